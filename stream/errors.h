@@ -1,0 +1,48 @@
+// Errors raised by the readers and writers of wirestream.
+//
+// One hierarchy for untrusted input: everything a reader rejects is a
+// StreamError subclass whose message names the offending value (wire format §4).
+// Caller mistakes (a negative writeVLong, invalid UTF-8 handed to writeString)
+// are std::invalid_argument instead, so they are never confused with bad input.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace wirestream {
+
+class StreamError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The input ended before the value did.
+class EndOfStreamError : public StreamError {
+ public:
+  using StreamError::StreamError;
+};
+
+// The bytes cannot be a valid encoding (bad varint, bad boolean, bad UTF-8...).
+class CorruptStreamError : public StreamError {
+ public:
+  using StreamError::StreamError;
+};
+
+// A size, depth or capacity is above a configured or fixed maximum.
+class LimitExceededError : public StreamError {
+ public:
+  using StreamError::StreamError;
+};
+
+namespace internal {
+
+// Out-of-line, cold throw helpers keep the throw sequence off the hot paths.
+[[noreturn]] void throwEndOfStream(uint64_t requested, uint64_t remaining);
+[[noreturn]] void throwEndOfStream(const std::string& message);
+[[noreturn]] void throwCorrupt(const std::string& message);
+[[noreturn]] void throwLimitExceeded(const std::string& message);
+[[noreturn]] void throwInvalidArgument(const std::string& message);
+
+}  // namespace internal
+}  // namespace wirestream

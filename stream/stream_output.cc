@@ -1,0 +1,178 @@
+// Out-of-line parts of StreamOutput: the slow paths taken when a value does
+// not fit in the current buffer, and the writers too large to inline.
+//
+// Grammar of what is written here (wire format §1, §2):
+//   float/double   := int/long of the IEEE bits (NaN canonical)
+//   optional<T>    := bool present [T]
+//   string         := vint utf16_units, unit*   (unit: 1..3 bytes, CESU-8 style)
+//   byte array     := vint length, byte*
+//   T array        := vint count, T*
+#include "stream/stream_output.h"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "stream/string_codec.h"
+
+namespace wirestream {
+
+void StreamOutput::throwNegativeVLong(int64_t v) {
+  internal::throwInvalidArgument(
+      "Negative longs unsupported, use writeLong or writeZLong for negative "
+      "numbers [" +
+      std::to_string(v) + "]");
+}
+
+void StreamOutput::writeBytesSlow(const uint8_t* data, size_t n) {
+  ensureCapacity(n);
+  while (true) {
+    size_t room = static_cast<size_t>(end_ - pos_);
+    size_t take = room < n ? room : n;
+    if (take) std::memcpy(pos_, data, take);
+    pos_ += take;
+    data += take;
+    n -= take;
+    if (n == 0) return;
+    nextBuffer();
+  }
+}
+
+void StreamOutput::writeFixedSlow(uint64_t v, int width) {
+  uint8_t buf[8];
+  switch (width) {
+    case 2: storeBig16(buf, static_cast<uint16_t>(v)); break;
+    case 4: storeBig32(buf, static_cast<uint32_t>(v)); break;
+    default: storeBig64(buf, v); break;
+  }
+  writeBytesSlow(buf, static_cast<size_t>(width));
+}
+
+void StreamOutput::writeVIntSlow(uint32_t v) {
+  uint8_t buf[kMaxVIntBytes];
+  writeBytesSlow(buf, static_cast<size_t>(encodeVInt(buf, v) - buf));
+}
+
+void StreamOutput::writeVarint64Slow(uint64_t v) {
+  uint8_t buf[kMaxVLongBytes];
+  writeBytesSlow(buf, static_cast<size_t>(encodeVarint64(buf, v) - buf));
+}
+
+void StreamOutput::writeFloat(float v) {
+  uint32_t bits = std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(v);
+  writeInt(static_cast<int32_t>(bits));
+}
+
+void StreamOutput::writeDouble(double v) {
+  uint64_t bits =
+      std::isnan(v) ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
+  writeLong(static_cast<int64_t>(bits));
+}
+
+void StreamOutput::writeOptionalVInt(std::optional<int32_t> v) {
+  writeBoolean(v.has_value());
+  if (v) writeVInt(*v);
+}
+
+void StreamOutput::writeOptionalVLong(std::optional<int64_t> v) {
+  writeBoolean(v.has_value());
+  if (v) writeVLong(*v);
+}
+
+void StreamOutput::writeOptionalInt(std::optional<int32_t> v) {
+  writeBoolean(v.has_value());
+  if (v) writeInt(*v);
+}
+
+void StreamOutput::writeOptionalLong(std::optional<int64_t> v) {
+  writeBoolean(v.has_value());
+  if (v) writeLong(*v);
+}
+
+void StreamOutput::writeOptionalFloat(std::optional<float> v) {
+  writeBoolean(v.has_value());
+  if (v) writeFloat(*v);
+}
+
+void StreamOutput::writeOptionalDouble(std::optional<double> v) {
+  writeBoolean(v.has_value());
+  if (v) writeDouble(*v);
+}
+
+void StreamOutput::writeArraySize(size_t size) {
+  if (size > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    internal::throwInvalidArgument("array size too large for the wire: " +
+                                   std::to_string(size));
+  }
+  writeVInt(static_cast<int32_t>(size));
+}
+
+void StreamOutput::writeString(std::string_view s) {
+  Utf8Measure m = measureUtf8(s);  // validates before anything is written
+  writeArraySize(m.utf16_units);
+  const auto* data = reinterpret_cast<const uint8_t*>(s.data());
+  if (m.ascii) {
+    writeBytes({data, s.size()});
+  } else if (static_cast<size_t>(end_ - pos_) >= m.wire_bytes) {
+    pos_ = encodeUtf8AsWire(pos_, s);
+  } else {
+    std::string wire(m.wire_bytes, '\0');
+    encodeUtf8AsWire(reinterpret_cast<uint8_t*>(wire.data()), s);
+    writeBytesSlow(reinterpret_cast<const uint8_t*>(wire.data()), wire.size());
+  }
+}
+
+void StreamOutput::writeOptionalString(std::optional<std::string_view> s) {
+  writeBoolean(s.has_value());
+  if (s) writeString(*s);
+}
+
+void StreamOutput::writeByteArray(std::span<const uint8_t> bytes) {
+  writeArraySize(bytes.size());
+  writeBytes(bytes);
+}
+
+void StreamOutput::writeStringArray(std::span<const std::string> values) {
+  writeArraySize(values.size());
+  for (const auto& v : values) writeString(v);
+}
+
+void StreamOutput::writeStringArray(std::span<const std::string_view> values) {
+  writeArraySize(values.size());
+  for (auto v : values) writeString(v);
+}
+
+void StreamOutput::writeVIntArray(std::span<const int32_t> values) {
+  writeArraySize(values.size());
+  for (int32_t v : values) writeVInt(v);
+}
+
+void StreamOutput::writeVLongArray(std::span<const int64_t> values) {
+  for (int64_t v : values) {  // refuse before writing anything
+    if (v < 0) throwNegativeVLong(v);
+  }
+  writeArraySize(values.size());
+  for (int64_t v : values) writeVLong(v);
+}
+
+void StreamOutput::writeIntArray(std::span<const int32_t> values) {
+  writeArraySize(values.size());
+  for (int32_t v : values) writeInt(v);
+}
+
+void StreamOutput::writeLongArray(std::span<const int64_t> values) {
+  writeArraySize(values.size());
+  for (int64_t v : values) writeLong(v);
+}
+
+void StreamOutput::writeFloatArray(std::span<const float> values) {
+  writeArraySize(values.size());
+  for (float v : values) writeFloat(v);
+}
+
+void StreamOutput::writeDoubleArray(std::span<const double> values) {
+  writeArraySize(values.size());
+  for (double v : values) writeDouble(v);
+}
+
+}  // namespace wirestream

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs everything wirestream needs to build, test and benchmark, from
+# Debian's packages only (no other downloads). Idempotent: when every package
+# is already present it only checks and returns.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap       # Bazel 4.2.3, offline (WORKSPACE mode)
+  g++                   # the default compiler (gcc 12, C++20)
+  clang-14              # libFuzzer builds (fuzz/)
+  libclang-rt-14-dev    # clang's sanitizer and fuzzer runtimes
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  libboost-dev          # Boost.Endian, Boost.Asio
+  libprotobuf-dev protobuf-compiler   # the protobuf peer in bench/
+  libhwy-dev            # Highway: SIMD dispatch
+  nlohmann-json3-dev    # JSON in the CLI and renderers
+  libcli11-dev          # the CLI's argument parser
+  liblz4-dev            # transport frame compression
+  python3               # tools/*.py (test counting, charts)
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "setup: all ${#PACKAGES[@]} packages present" >&2
