@@ -59,7 +59,7 @@ constexpr uint32_t kKeyAsc = 4;
 constexpr int64_t kOtherDocCount = 100000;
 
 std::unique_ptr<agg::StringTerms> newTerms(int buckets, bool nested) {
-  auto terms = std::make_unique<agg::StringTerms>("test", agg::Metadata::none());
+  auto terms = std::make_unique<agg::StringTerms>("test", agg::Metadata::null());
   terms->setReduceOrder(agg::BucketOrder::key(true));
   terms->setOrder(agg::BucketOrder::key(true));
   terms->setRequiredSize(buckets);

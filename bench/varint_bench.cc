@@ -112,13 +112,17 @@ inline void writeVIntEsLoop(StreamOutput& out, uint32_t v) {
     v >>= 7;
   }
   scratch[n++] = static_cast<uint8_t>(v);
+  // Tells the compiler what it cannot see, or -Warray-bounds flags the
+  // 8..16-byte branch of the inline copy in writeBytes.
+  if (n > sizeof scratch) __builtin_unreachable();
   out.writeBytes({scratch, n});
 }
 
 inline void writeVIntUnrolled(StreamOutput& out, uint32_t v) {
   uint8_t scratch[kMaxVIntBytes];
-  uint8_t* end = encodeVInt(scratch, v);
-  out.writeBytes({scratch, end});
+  size_t n = static_cast<size_t>(encodeVInt(scratch, v) - scratch);
+  if (n > sizeof scratch) __builtin_unreachable();  // as in writeVIntEsLoop
+  out.writeBytes({scratch, n});
 }
 
 template <typename WriteFn>
