@@ -99,12 +99,9 @@ void StreamOutput::writeOptionalDouble(std::optional<double> v) {
   if (v) writeDouble(*v);
 }
 
-void StreamOutput::writeArraySize(size_t size) {
-  if (size > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-    internal::throwInvalidArgument("array size too large for the wire: " +
-                                   std::to_string(size));
-  }
-  writeVInt(static_cast<int32_t>(size));
+void StreamOutput::throwArraySizeTooLarge(size_t size) {
+  internal::throwInvalidArgument("array size too large for the wire: " +
+                                 std::to_string(size));
 }
 
 void StreamOutput::writeString(std::string_view s) {
@@ -125,11 +122,6 @@ void StreamOutput::writeString(std::string_view s) {
 void StreamOutput::writeOptionalString(std::optional<std::string_view> s) {
   writeBoolean(s.has_value());
   if (s) writeString(*s);
-}
-
-void StreamOutput::writeByteArray(std::span<const uint8_t> bytes) {
-  writeArraySize(bytes.size());
-  writeBytes(bytes);
 }
 
 void StreamOutput::writeStringArray(std::span<const std::string> values) {

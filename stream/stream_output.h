@@ -62,7 +62,7 @@ class StreamOutput {
 
   void writeBytes(std::span<const uint8_t> bytes) {
     if (static_cast<size_t>(end_ - pos_) >= bytes.size()) [[likely]] {
-      if (!bytes.empty()) std::memcpy(pos_, bytes.data(), bytes.size());
+      copyBytes(pos_, bytes.data(), bytes.size());
       pos_ += bytes.size();
     } else {
       writeBytesSlow(bytes.data(), bytes.size());
@@ -151,7 +151,10 @@ class StreamOutput {
   void writeOptionalString(std::optional<std::string_view> s);
 
   // VInt length, then the bytes.
-  void writeByteArray(std::span<const uint8_t> bytes);
+  void writeByteArray(std::span<const uint8_t> bytes) {
+    writeArraySize(bytes.size());
+    writeBytes(bytes);
+  }
   void writeBytesRef(std::span<const uint8_t> bytes) { writeByteArray(bytes); }
 
   // ---- arrays: VInt count, then the elements ----
@@ -165,7 +168,10 @@ class StreamOutput {
   void writeDoubleArray(std::span<const double> values);
 
   // Writes a collection size (VInt); sizes above INT32_MAX are caller errors.
-  void writeArraySize(size_t size);
+  void writeArraySize(size_t size) {
+    if (size > static_cast<size_t>(INT32_MAX)) [[unlikely]] throwArraySizeTooLarge(size);
+    writeVInt(static_cast<int32_t>(size));
+  }
 
   // ---- structured values (generic_value.h, named_writeable_registry.h,
   //      time_value.h, instant.h, wire_enum.h; wire format §2, §3) ----
@@ -278,6 +284,33 @@ class StreamOutput {
 
  private:
   [[noreturn]] static void throwNegativeVLong(int64_t v);
+  [[noreturn]] static void throwArraySizeTooLarge(size_t size);
+
+  // memcpy, with copies of up to 16 bytes (keys, short strings) done inline
+  // as two overlapping loads and stores: a call into libc costs more than
+  // such a copy.
+  static void copyBytes(uint8_t* dst, const uint8_t* src, size_t n) {
+    if (n > 16) {
+      std::memcpy(dst, src, n);
+    } else if (n >= 8) {
+      uint64_t head, tail;
+      std::memcpy(&head, src, 8);
+      std::memcpy(&tail, src + n - 8, 8);
+      std::memcpy(dst, &head, 8);
+      std::memcpy(dst + n - 8, &tail, 8);
+    } else if (n >= 4) {
+      uint32_t head, tail;
+      std::memcpy(&head, src, 4);
+      std::memcpy(&tail, src + n - 4, 4);
+      std::memcpy(dst, &head, 4);
+      std::memcpy(dst + n - 4, &tail, 4);
+    } else if (n > 0) {
+      uint8_t first = src[0], middle = src[n / 2], last = src[n - 1];
+      dst[0] = first;
+      dst[n / 2] = middle;
+      dst[n - 1] = last;
+    }
+  }
   [[noreturn]] static void throwBadEnumValue(std::string_view enum_name, int64_t value);
   [[noreturn]] static void throwNullElement();
 
