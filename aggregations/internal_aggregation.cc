@@ -101,8 +101,7 @@ const InternalAggregation* InternalAggregations::get(std::string_view name) cons
   return nullptr;
 }
 
-void InternalAggregations::writeTo(StreamOutput& out) const {
-  out.writeArraySize(aggs_.size());
+void InternalAggregations::writeEach(StreamOutput& out) const {
   for (const Ptr& a : aggs_) {
     out.writeString(a->getWriteableName());
     a->writeTo(out);

@@ -137,8 +137,13 @@ class InternalAggregations {
   // The aggregation named `name`, or nullptr.
   const InternalAggregation* get(std::string_view name) const;
 
-  // VInt count, then for each: string type name, the aggregation.
-  void writeTo(StreamOutput& out) const;
+  // VInt count, then for each: string type name, the aggregation. Inline
+  // for the empty list every leaf bucket carries (a call per leaf bucket was
+  // a fifth of serializing a 10^6-bucket terms tree).
+  void writeTo(StreamOutput& out) const {
+    out.writeArraySize(aggs_.size());
+    if (!aggs_.empty()) writeEach(out);
+  }
   // Each aggregation through registry's readers (category InternalAggregation):
   // unknown type names are CorruptStreamError "Unknown NamedWriteable
   // [InternalAggregation][name]"; nesting deeper than in.maxNestingDepth() is
@@ -165,6 +170,9 @@ class InternalAggregations {
   friend bool operator==(const InternalAggregations& a, const InternalAggregations& b);
 
  private:
+  // The type name and body of each aggregation (the count is written).
+  void writeEach(StreamOutput& out) const;
+
   std::vector<Ptr> aggs_;
 };
 
