@@ -22,9 +22,11 @@
 // value uniform within that width), FiveByte (values >= 2^28 as uint32, so
 // half are negative int32s). kValues values per iteration, drawn once from
 // kSeed outside the timed loop; every implementation gets the same values and
-// (checked at setup) produces the same bytes. The output is rewound with
-// seek(0), which keeps its pages, so the write loops measure encoding and
-// page crossings, not page allocation.
+// (checked at setup) produces the same bytes. The output is reused with
+// reset(): its pages go back to the recycler and come again, so the write
+// loops measure encoding and page crossings, not page allocation. (Not
+// seek(0): writing below the furthest position written takes the careful
+// path that keeps the bytes after each value; see BytesStreamOutput.)
 //
 // kValues is 64 Ki, not a few thousand: Zen 3's branch predictor learns a
 // 4096-value Mixed sequence replayed every iteration, which made branchy
@@ -129,7 +131,7 @@ template <typename WriteFn>
 void writeIntoBytesStream(benchmark::State& state, const Workload& w, WriteFn write) {
   BytesStreamOutput out;
   for (auto _ : state) {
-    out.seek(0);
+    out.reset();
     for (uint32_t v : w.values) write(out, v);
     benchmark::ClobberMemory();
   }

@@ -19,6 +19,11 @@ inline void storeBig32(uint8_t* p, uint32_t v) {
 inline void storeBig64(uint8_t* p, uint64_t v) {
   boost::endian::endian_store<uint64_t, 8, boost::endian::order::big>(p, v);
 }
+// Little-endian: only for varints assembled in a register (LEB128 puts the
+// low group first), never for a fixed-width wire value.
+inline void storeLittle64(uint8_t* p, uint64_t v) {
+  boost::endian::endian_store<uint64_t, 8, boost::endian::order::little>(p, v);
+}
 inline uint16_t loadBig16(const uint8_t* p) {
   return boost::endian::endian_load<uint16_t, 2, boost::endian::order::big>(p);
 }

@@ -1,5 +1,6 @@
 #include "stream/bytes_stream_output.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +20,7 @@ void BytesStreamOutput::reset() {
   for (uint8_t* page : pages_) recycler_->release(page);
   pages_.clear();  // keeps its capacity: a reused output does not reallocate
   page_index_ = 0;
+  high_water_ = 0;
   pos_ = end_ = nullptr;
 }
 
@@ -37,12 +39,20 @@ void BytesStreamOutput::moveTo(size_t index, size_t offset) {
   size_t room = std::min(page_size_, max_size_ - page_start);
   pos_ = page + offset;
   end_ = page + room;
+  if (page_start + offset < high_water_) {
+    end_ = pos_ + std::min(room - offset, kGuardedBufferBytes);
+  }
 }
 
 void BytesStreamOutput::nextBuffer() {
   if (pages_.empty()) {
     if (max_size_ == 0) throwFull(1);
     moveTo(0, 0);
+    return;
+  }
+  size_t offset = static_cast<size_t>(pos_ - pages_[page_index_]);
+  if (offset < std::min(page_size_, max_size_ - page_index_ * page_size_)) {
+    moveTo(page_index_, offset);  // a guarded buffer ran out inside the page
     return;
   }
   if ((page_index_ + 1) * page_size_ >= max_size_) throwFull(1);
@@ -56,6 +66,7 @@ void BytesStreamOutput::ensureCapacity(size_t n) {
 void BytesStreamOutput::seek(size_t position) {
   if (position > max_size_) throwFull(position > size() ? position - size() : 0);
   if (position == 0 && pages_.empty()) return;
+  high_water_ = std::max(high_water_, size());
   // A position on a page boundary stays at the end of the full page before
   // it, so that seeking never takes a page nothing is written to.
   size_t index = position == 0 ? 0 : (position - 1) / page_size_;

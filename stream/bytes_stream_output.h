@@ -49,7 +49,9 @@ class BytesStreamOutput final : public StreamOutput {
   // Moves the write position to `position`, taking pages as needed (the bytes
   // skipped over are unspecified until written). Used to fill in a header once
   // the body's length is known. LimitExceededError past kMaxSize (checked
-  // before any page is taken).
+  // before any page is taken). Writes below the furthest position written
+  // keep the bytes after them, which makes them slower (they are exact, not
+  // 8-byte stores): to reuse an output for a new message, reset().
   void seek(size_t position);
   void skip(size_t n) { seek(size() + n); }
 
@@ -70,6 +72,12 @@ class BytesStreamOutput final : public StreamOutput {
   size_t max_size_;
   std::vector<uint8_t*> pages_;
   size_t page_index_ = 0;
+  // The furthest position written, as of the last seek(). Below it the page
+  // holds bytes to keep, so moveTo() hands out buffers of at most
+  // kGuardedBufferBytes there: the 8-byte stores of the inline writers
+  // (StreamOutput::pos_) then never happen, and every write is exact.
+  size_t high_water_ = 0;
+  static constexpr size_t kGuardedBufferBytes = 7;
 };
 
 }  // namespace wirestream

@@ -97,12 +97,17 @@ class StreamOutput {
   }
 
   // Negatives always take 5 bytes (the 32-bit two's complement, unsigned).
+  // One-byte values and five-byte values (every negative) each have a
+  // branch of their own, predictable when a stream is mostly one kind; widths
+  // 2 to 4 are assembled without branching on the width (encodeVIntPadded),
+  // so mixed widths cost no mispredictions. That path stores 8 bytes at pos_
+  // (see nextBuffer()).
   void writeVInt(int32_t v) {
     uint32_t u = static_cast<uint32_t>(v);
     if (u < 0x80 && pos_ != end_) [[likely]] {
       *pos_++ = static_cast<uint8_t>(u);
-    } else if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
-      pos_ = encodeVInt(pos_, u);
+    } else if (end_ - pos_ >= kVIntPaddedStoreBytes) [[likely]] {
+      pos_ = u >= (1u << 28) ? encodeVInt(pos_, u) : encodeVIntPadded(pos_, u);
     } else {
       writeVIntSlow(u);
     }
@@ -270,6 +275,9 @@ class StreamOutput {
 
  protected:
   // The buffer the inline writes fill. A subclass sets it in nextBuffer().
+  // Inline writes may store up to 8 bytes at pos_ when end_ - pos_ >= 8,
+  // even for a shorter value: the bytes of [pos_, end_) past what was
+  // written are unspecified, so they must hold nothing to keep.
   uint8_t* pos_ = nullptr;
   uint8_t* end_ = nullptr;
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "stream/byte_order.h"
 #include "stream/errors.h"
 
 namespace wirestream {
@@ -82,6 +83,27 @@ inline uint8_t* encodeVInt(uint8_t* dst, uint32_t v) {
       dst[4] = static_cast<uint8_t>(v >> 28);
       return dst + 5;
   }
+}
+
+// Bytes encodeVIntPadded stores, whatever the value's width.
+inline constexpr int kVIntPaddedStoreBytes = 8;
+
+// The bytes of encodeVInt, assembled in a register and written with one
+// unaligned 8-byte store: dst[vIntSize(v)..7] are overwritten with
+// unspecified bytes. The caller guarantees 8 writable bytes at dst and that
+// nothing past the value in them is to be kept. No branch on the width, so
+// values of unpredictable widths cost no branch mispredictions.
+inline uint8_t* encodeVIntPadded(uint8_t* dst, uint32_t v) {
+  uint64_t x = v;
+  uint64_t groups = (x & 0x7F) | ((x & 0x3F80) << 1) | ((x & 0x1FC000) << 2) |
+                    ((x & 0xFE00000) << 3) | ((x & 0xF0000000) << 4);
+  // The last byte is the highest non-zero group (byte 0 for v == 0): one bsr
+  // and a shift, cheaper than vIntSize's division by 7.
+  int last = (63 - std::countl_zero(groups | 1)) >> 3;
+  // 0x80 on every byte before the last.
+  uint64_t continuation = 0x0000008080808080ull & ((uint64_t{1} << (8 * last)) - 1);
+  storeLittle64(dst, groups | continuation);
+  return dst + last + 1;
 }
 
 inline uint8_t* encodeVLong(uint8_t* dst, uint64_t v) {
