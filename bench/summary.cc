@@ -159,7 +159,8 @@ void Summary::print(std::FILE* out) const {
   std::vector<std::pair<std::string, std::string>> rows;
   std::map<std::pair<std::string, std::string>, std::map<std::string, std::string>> cells;
   std::vector<std::string> extra_impls;
-  std::map<std::string, std::string> memcpy_bounds;  // "<X>/<arg>" prefix -> name
+  std::map<std::string, std::string> memcpy_bounds;  // "<X>\n<arg>" -> name
+  std::map<std::string, std::string> walk_bounds;    // the same, for BM_Walk_<X>Tree
   for (const std::string& name : order_) {
     auto p = parse(name);
     if (!p || !timeOf(name)) continue;
@@ -167,6 +168,12 @@ void Summary::print(std::FILE* out) const {
       std::string subject = p->impl;
       if (subject.size() > 5 && subject.ends_with("Bytes")) subject.resize(subject.size() - 5);
       memcpy_bounds[subject + "\n" + p->kase] = name;
+      continue;
+    }
+    if (p->op == "Walk") {
+      std::string subject = p->impl;
+      if (subject.size() > 4 && subject.ends_with("Tree")) subject.resize(subject.size() - 4);
+      walk_bounds[subject + "\n" + p->kase] = name;
       continue;
     }
     auto key = std::make_pair(p->op, p->kase);
@@ -222,11 +229,20 @@ void Summary::print(std::FILE* out) const {
                      bound_name.c_str());
         printed_bound_header = true;
       }
+      std::optional<double> walk;
+      if (auto w = walk_bounds.find(subject_and_case); w != walk_bounds.end()) {
+        walk = timeOf(w->second);
+      }
       for (const auto& [impl, name] : cells[key]) {
         auto t = timeOf(name);
-        std::fprintf(out, "%-24s %-9s %-12s %11s = %s memcpy (%s)\n", key.first.c_str(),
+        std::string walked =
+            walk ? ", " + formatRatio(*t / *walk) + " a walk of the tree (" +
+                       formatTime(*walk) + ")"
+                 : "";
+        std::fprintf(out, "%-24s %-9s %-12s %11s = %s memcpy (%s)%s\n", key.first.c_str(),
                      key.second.c_str(), impl.c_str(), formatTime(*t).c_str(),
-                     formatRatio(*t / *bound).c_str(), formatTime(*bound).c_str());
+                     formatRatio(*t / *bound).c_str(), formatTime(*bound).c_str(),
+                     walked.c_str());
       }
     }
   }

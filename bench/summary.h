@@ -9,7 +9,8 @@
 //
 // Names are parsed as BM_<Op>_<Impl>_<Case> or BM_<Op>_<Impl>/<arg>;
 // BM_Memcpy_<X>Bytes/<arg> is the bound of every <X>... operation with the
-// same arg. A name that does not parse is left out of the table. The time of
+// same arg, and BM_Walk_<X>Tree/<arg> (reading the in-memory tree) is shown
+// beside it. A name that does not parse is left out of the table. The time of
 // a benchmark is its CPU time per iteration: the "median" aggregate when the
 // run has repetitions, else the median of the iteration runs seen. Ratios are
 // "times faster than protobuf" (> 1 is better) and "times the memcpy bound"
