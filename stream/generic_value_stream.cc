@@ -213,16 +213,20 @@ struct Frame {
 // stays flat whatever the depth, and each open container holds a
 // NestingScope, so the depth limit is the only bound.
 GenericValue readValue(StreamInput& in) {
+  auto tag = static_cast<int8_t>(in.readByte());
+  // Scalars (null metadata, say) need none of the machinery below.
+  if (!isContainerTag(tag)) return readScalar(in, tag);
+
   const bool generic_keys = in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
   std::vector<Frame> open;
   std::deque<StreamInput::NestingScope> scopes;  // one per open frame; never moved
   GenericValue v;
-  for (;;) {
+  for (bool first = true;; first = false) {
     // Produce the next complete value, or open a container and go on.
     if (!generic_keys && !open.empty() && open.back().isMap() && !open.back().has_key) {
       v = GenericValue::ofString(in.readString());  // a map key before 8.7.0
     } else {
-      auto tag = static_cast<int8_t>(in.readByte());
+      if (!first) tag = static_cast<int8_t>(in.readByte());
       if (isContainerTag(tag)) {
         scopes.emplace_back(in);
         bool map = tag == 9 || tag == 10;
