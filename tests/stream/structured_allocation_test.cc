@@ -39,8 +39,9 @@ namespace wirestream {
 namespace {
 
 using GV = GenericValue;
-using testing::fromHex;
-using testing::writeBytes;
+using testing::bytesOf;
+using testing::hexBytes;
+using testing::writeAt;
 
 // Generous: a null element is 1 input byte and one GenericValue, and a vector
 // grows by doubling, so allocations sum to about 2 x 2 x sizeof(GenericValue)
@@ -62,7 +63,9 @@ size_t allocatedBy(F read) {
 // The exception's message is allocated too; it is not part of the budget.
 constexpr size_t kMessageBytes = 256;
 
-size_t flatBound(size_t n) { return std::max<size_t>(4096, 4 * n) + kMessageBytes; }
+size_t flatBound(size_t n) {
+  return std::max<size_t>(4096, 4 * n) + kMessageBytes;
+}
 
 TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
   struct Case {
@@ -71,14 +74,18 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
     std::function<void(StreamInput&)> read;
   } cases[] = {
       {"collection of INT32_MAX", "ff ff ff ff 07 01 02",
-       [](StreamInput& in) { in.readCollection([](StreamInput& i) { return i.readLong(); }); }},
+       [](StreamInput& in) {
+         in.readCollection([](StreamInput& i) { return i.readLong(); });
+       }},
       // 1000 elements of 512 bytes announced, 1000 bytes left, the first
       // element corrupt: reserving the count would take 512 KB.
-      {"collection of big elements", "e8 07" + [] {
-         std::string h;
-         for (int i = 0; i < 1000; ++i) h += " 05";
-         return h;
-       }(),
+      {"collection of big elements",
+       "e8 07" +
+           [] {
+             std::string h;
+             for (int i = 0; i < 1000; ++i) h += " 05";
+             return h;
+           }(),
        [](StreamInput& in) {
          in.readCollection([](StreamInput& i) {
            i.readBoolean();
@@ -96,18 +103,23 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
        [](StreamInput& in) { in.readBytesReference(); }},
       {"optional bytes reference", "ff ff ff ff 07 00",
        [](StreamInput& in) { in.readOptionalBytesReference(); }},
-      {"text", "0f 7f ff ff ff 61", [](StreamInput& in) { in.readGenericValue(); }},
-      {"double array", "14 ff ff ff ff 07 00", [](StreamInput& in) { in.readGenericValue(); }},
-      {"list of INT32_MAX", "07 ff ff ff ff 07 ff", [](StreamInput& in) { in.readGenericValue(); }},
-      {"map of INT32_MAX", "0a ff ff ff ff 07 ff", [](StreamInput& in) { in.readGenericValue(); }},
+      {"text", "0f 7f ff ff ff 61",
+       [](StreamInput& in) { in.readGenericValue(); }},
+      {"double array", "14 ff ff ff ff 07 00",
+       [](StreamInput& in) { in.readGenericValue(); }},
+      {"list of INT32_MAX", "07 ff ff ff ff 07 ff",
+       [](StreamInput& in) { in.readGenericValue(); }},
+      {"map of INT32_MAX", "0a ff ff ff ff 07 ff",
+       [](StreamInput& in) { in.readGenericValue(); }},
   };
   for (auto& c : cases) {
-    auto bytes = fromHex(c.hex);
+    auto bytes = hexBytes(c.hex);
     size_t got = allocatedBy([&] {
       ByteArrayStreamInput in(bytes);
       c.read(in);
     });
-    EXPECT_LE(got, flatBound(bytes.size())) << c.what << ": " << bytes.size() << " input bytes";
+    EXPECT_LE(got, flatBound(bytes.size()))
+        << c.what << ": " << bytes.size() << " input bytes";
   }
 }
 
@@ -115,13 +127,15 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
 // allocation while failing is bounded per input byte.
 TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
   const uint64_t seed = 77;
-  std::printf("allocation test seed %llu\n", static_cast<unsigned long long>(seed));
+  std::printf("allocation test seed %llu\n",
+              static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   std::vector<GV> trees = {
       GV::ofList(GV::List(20000, GV())),  // 1 byte a node: the worst case
       GV::ofMap([] {
         GV::Entries e;
-        for (int i = 0; i < 3000; ++i) e.emplace_back(GV(std::to_string(i)), GV());
+        for (int i = 0; i < 3000; ++i)
+          e.emplace_back(GV(std::to_string(i)), GV());
         return e;
       }()),
       GV::ofSet(GV::List(5000, GV::ofList({}))),
@@ -129,7 +143,8 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
   };
   double worst = 0;
   for (const GV& tree : trees) {
-    auto bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(tree); });
+    auto bytes =
+        bytesOf([&](StreamOutput& out) { out.writeGenericValue(tree); });
     std::vector<size_t> cuts;
     for (int i = 0; i < 60; ++i) cuts.push_back(rng() % bytes.size());
     cuts.push_back(bytes.size() - 1);
@@ -139,8 +154,10 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
         ByteArrayStreamInput in(prefix);
         in.readGenericValue();
       });
-      worst = std::max(worst, static_cast<double>(got) / std::max<size_t>(1, cut));
-      ASSERT_LE(got, std::max<size_t>(4096, kTreeBytesPerInputByte * cut) + kMessageBytes)
+      worst =
+          std::max(worst, static_cast<double>(got) / std::max<size_t>(1, cut));
+      ASSERT_LE(got, std::max<size_t>(4096, kTreeBytesPerInputByte * cut) +
+                         kMessageBytes)
           << "cut " << cut;
     }
     for (int i = 0; i < 60; ++i) {
@@ -150,13 +167,15 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
         ByteArrayStreamInput in(flipped);
         in.readGenericValue();
       });
-      ASSERT_LE(got, std::max<size_t>(4096, kTreeBytesPerInputByte * flipped.size()) +
-                         kMessageBytes);
+      ASSERT_LE(
+          got, std::max<size_t>(4096, kTreeBytesPerInputByte * flipped.size()) +
+                   kMessageBytes);
     }
   }
-  std::printf("worst allocation while failing: %.1f bytes per input byte "
-              "(sizeof(GenericValue) = %zu)\n",
-              worst, sizeof(GenericValue));
+  std::printf(
+      "worst allocation while failing: %.1f bytes per input byte "
+      "(sizeof(GenericValue) = %zu)\n",
+      worst, sizeof(GenericValue));
 }
 
 }  // namespace
