@@ -38,13 +38,13 @@ class TreeGen {
         case 1:
           return GV::ofObjectArray(elements(depth));
         case 2:
-          return GV::ofOrderedSet(elements(depth));
+          return set(GV::ofOrderedSet(elements(depth)));
         case 3:
-          return GV::ofSet(elements(depth));
+          return set(GV::ofSet(elements(depth)));
         case 4:
-          return GV::ofOrderedMap(entries(depth));
+          return map(GV::ofOrderedMap(entries(depth)));
         default:
-          return GV::ofMap(entries(depth));
+          return map(GV::ofMap(entries(depth)));
       }
     }
     return scalar();
@@ -56,6 +56,20 @@ class TreeGen {
   }
 
  private:
+  // Sets hold no repeated element: drop the repeats the generator made.
+  GV set(GV v) {
+    while (auto d = v.findDuplicate())
+      v.elements().erase(v.elements().begin() + *d);
+    return v;
+  }
+
+  // Maps hold no repeated key.
+  GV map(GV v) {
+    while (auto d = v.findDuplicate())
+      v.entries().erase(v.entries().begin() + *d);
+    return v;
+  }
+
   GV::List elements(int depth) {
     GV::List out(static_cast<size_t>(uniform(0, 5)));
     for (auto& e : out) e = value(depth + 1);

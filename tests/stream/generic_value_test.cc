@@ -294,6 +294,29 @@ TEST(GenericValueErrorsTest, SizesAboveTheConfiguredLimit) {
   }
 }
 
+TEST(GenericValueErrorsTest, RepeatedKeysAndElements) {
+  expectError<CorruptStreamError>("19 02 01 00 00 00 01 01 00 00 00 01",
+                                  "duplicate element [1] in set");
+  expectError<CorruptStreamError>("18 03 00 01 61 00 01 62 00 01 61",
+                                  "duplicate element [\"a\"] in ordered set");
+  expectError<CorruptStreamError>("0a 02 00 01 6b ff 00 01 6b 05 01",
+                                  "duplicate key [\"k\"] in map");
+  expectError<CorruptStreamError>("09 02 01 6b ff 01 6b ff",
+                                  "duplicate key [\"k\"] in ordered map", kOld);
+  // Hostile repeats are shown shortened.
+  std::string hex = "19 02";
+  for (int i = 0; i < 2; ++i) {
+    hex += " 00 c8 01";
+    for (int j = 0; j < 200; ++j) hex += " 61";
+  }
+  expectError<CorruptStreamError>(hex, "...] in set");
+  // The same key at different levels is fine.
+  auto nested = hexBytes("0a 01 00 01 6b 0a 01 00 01 6b ff");
+  ByteArrayStreamInput in(nested);
+  EXPECT_EQ(in.readGenericValue(),
+            GV::ofMap({{"k", GV::ofMap({{"k", nullptr}})}}));
+}
+
 TEST(GenericValueErrorsTest, InvalidStringsAndText) {
   expectError<CorruptStreamError>("00 01 ff", "Invalid string");
   expectError<CorruptStreamError>("0f 00 00 00 01 ff", "Invalid string");
@@ -377,11 +400,47 @@ TEST(GenericValueTest, PlainMapsAndSetsIgnoreOrderOrderedOnesDoNot) {
   EXPECT_EQ(GV::ofMap(ab), GV::ofMap(ba));
   EXPECT_EQ(GV::ofMap(ab).hash(), GV::ofMap(ba).hash());
   EXPECT_NE(GV::ofOrderedMap(ab), GV::ofOrderedMap(ba));
+  EXPECT_EQ(GV::ofSet({1, 2, 3}), GV::ofSet({3, 1, 2}));
+  EXPECT_EQ(GV::ofSet({1, 2, 3}).hash(), GV::ofSet({3, 1, 2}).hash());
+  // Values built with repeats (which cannot be written) compare as multisets.
   EXPECT_EQ(GV::ofSet({1, 2, 2}), GV::ofSet({2, 1, 2}));
-  EXPECT_NE(GV::ofSet({1, 2, 2}), GV::ofSet({1, 1, 2}));  // multisets
+  EXPECT_NE(GV::ofSet({1, 2, 2}), GV::ofSet({1, 1, 2}));
   EXPECT_NE(GV::ofOrderedSet({1, 2}), GV::ofOrderedSet({2, 1}));
   EXPECT_NE(GV::ofMap(ab), GV::ofMap({{"a", 1}, {"b", 3}}));
   EXPECT_NE(GV::ofMap(ab), GV::ofMap({{"a", 1}}));
+}
+
+TEST(GenericValueTest, FindDuplicate) {
+  EXPECT_EQ(GV::ofSet({}).findDuplicate(), std::nullopt);
+  EXPECT_EQ(GV::ofSet({1, 2, GV::ofLong(1)}).findDuplicate(), std::nullopt);
+  EXPECT_EQ(GV::ofSet({1, 2, 3, 2, 1}).findDuplicate(), 3u);
+  EXPECT_EQ(GV::ofOrderedSet(
+                {GV::ofDouble(std::nan("")), GV::ofDouble(-std::nan("1"))})
+                .findDuplicate(),
+            1u);
+  EXPECT_EQ(GV::ofOrderedSet({0.0, -0.0}).findDuplicate(), std::nullopt);
+  EXPECT_EQ(GV::ofMap({{"a", 1}, {"b", 1}, {"a", 2}}).findDuplicate(), 2u);
+  EXPECT_EQ(GV::ofOrderedMap({{GV::ofList({}), 1}, {GV::ofList({}), 1}})
+                .findDuplicate(),
+            1u);
+  EXPECT_THROW(GV::ofList({1, 1}).findDuplicate(), std::invalid_argument);
+}
+
+TEST(GenericValueTest, RepeatsCannotBeWritten) {
+  for (const GV& v :
+       {GV::ofSet({1, 1}), GV::ofOrderedSet({"x", "x"}),
+        GV::ofMap({{"k", 1}, {"k", 2}}), GV::ofOrderedMap({{"k", 1}, {"k", 1}}),
+        GV::ofList({GV::ofSet({GV(), GV()})})}) {
+    for (TransportVersion version : {kOld, kNew}) {
+      try {
+        bytesOf([&](StreamOutput& out) { out.writeGenericValue(v); }, version);
+        ADD_FAILURE() << v << " was written";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("duplicate"), std::string::npos)
+            << e.what();
+      }
+    }
+  }
 }
 
 TEST(GenericValueTest, Accessors) {
