@@ -67,6 +67,17 @@ size_t flatBound(size_t n) {
   return std::max<size_t>(4096, 4 * n) + kMessageBytes;
 }
 
+// The counter must see allocations made inside //stream, or every bound
+// below would hold vacuously.
+TEST(AllocationTest, CounterSeesLibraryAllocations) {
+  auto bytes = hexBytes("06 03 01 02 03");
+  size_t got = allocatedBy([&] {
+    ByteArrayStreamInput in(bytes);
+    in.readGenericValue();
+  });
+  EXPECT_GE(got, 3u);
+}
+
 TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
   struct Case {
     const char* what;
