@@ -116,10 +116,10 @@ void StreamInput::throwDuplicateOrdinal(std::string_view name,
 }
 
 const NamedWriteableRegistry& StreamInput::requireRegistry(
-    const std::string& category) const {
+    std::string (*category_name)()) const {
   if (registry_ == nullptr) {
     internal::throwInvalidArgument(
-        "can't read named writeable [" + category +
+        "can't read named writeable [" + category_name() +
         "] from a StreamInput without a NamedWriteableRegistry: call "
         "setNamedWriteableRegistry() or pass the registry");
   }
