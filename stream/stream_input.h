@@ -247,7 +247,7 @@ class StreamInput {
   // std::invalid_argument (a setup mistake, not bad input), nothing consumed.
   template <std::derived_from<NamedWriteable> C>
   std::unique_ptr<C> readNamedWriteable() {
-    return readNamedWriteable<C>(requireRegistry(namedWriteableCategoryName<C>()));
+    return readNamedWriteable<C>(requireRegistry(&namedWriteableCategoryName<C>));
   }
   template <std::derived_from<NamedWriteable> C>
   std::unique_ptr<C> readNamedWriteable(const NamedWriteableRegistry& registry) {
@@ -267,7 +267,7 @@ class StreamInput {
   template <std::derived_from<NamedWriteable> C>
   std::vector<std::unique_ptr<C>> readNamedWriteableCollection() {
     const NamedWriteableRegistry& registry =
-        requireRegistry(namedWriteableCategoryName<C>());
+        requireRegistry(&namedWriteableCategoryName<C>);
     return readCollection(
         [&registry](StreamInput& in) { return in.readNamedWriteable<C>(registry); });
   }
@@ -371,7 +371,9 @@ class StreamInput {
   [[noreturn]] void throwTooDeep() const;
   [[noreturn]] static void throwDuplicateKey(int32_t index);
   [[noreturn]] static void throwDuplicateOrdinal(std::string_view name, int64_t ordinal);
-  const NamedWriteableRegistry& requireRegistry(const std::string& category) const;
+  // The registry, or std::invalid_argument naming the category (whose name
+  // is only computed then: demangling is not cheap).
+  const NamedWriteableRegistry& requireRegistry(std::string (*category_name)()) const;
 
   TransportVersion version_ = TransportVersion::current();
   int32_t max_array_size_ = std::numeric_limits<int32_t>::max();
