@@ -1,11 +1,12 @@
 // The avx2 level (AVX2 + BMI1 + POPCNT), compiled with those flags only.
 //
 // The same algorithms as sse4.cc at twice the width: VInt/VLong encode spread
-// four values per register; VInt decode takes 8 values from a 32-byte window
-// as two 16-byte groups (the second starting where the first ends) shuffled
-// in the two 128-bit lanes at once, falling back to one 4-value group, then to
-// one value; ByteStreamSplit transposes 32 values per step, the two lanes
-// holding values 0..15 and 16..31 so each stream's 32 bytes come out in order.
+// four values per register; VLong decode takes 4 values from a 32-byte window
+// as two 16-byte groups (the second starting where the first ends) shuffled in
+// the two 128-bit lanes at once, falling back to one pair, then to one value;
+// VInt decode is the 16-byte loop of x86_sse4.h (see there why); ByteStream-
+// Split transposes 32 values per step, the two lanes holding values 0..15 and
+// 16..31 so that each stream's 32 bytes come out in order.
 #include "simd/x86_sse4.h"
 
 namespace wirestream::simd::internal {
@@ -46,15 +47,6 @@ __m256i gather56x4(__m256i x) {
   return _mm256_or_si256(
       _mm256_and_si256(x, _mm256_set1_epi64x(0x0FFFFFFF)),
       _mm256_srli_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(0x0FFFFFFF00000000LL)), 4));
-}
-
-__m256i gatherVIntx8(__m256i lo, __m256i hi) {
-  __m256i x = _mm256_and_si256(lo, _mm256_set1_epi8(0x7F));
-  x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi32(0x007F007F)),
-                      _mm256_srli_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7F007F00)), 1));
-  x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi32(0x00003FFF)),
-                      _mm256_srli_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x3FFF0000)), 2));
-  return _mm256_or_si256(x, _mm256_slli_epi32(hi, 4));
 }
 
 __m256i load2x128(const void* lo, const void* hi) {
@@ -127,63 +119,7 @@ void terminatorPositions(uint64_t t, uint32_t* e) {
 }
 
 DecodeBatch decodeVIntsAvx2(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n) {
-  size_t i = 0;
-  const __m256i bad_fifth = _mm256_set1_epi32(static_cast<int>(0xF0000000u));
-  while (n - i >= 8 && limit - p >= 32) {
-    __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    uint32_t cont = static_cast<uint32_t>(_mm256_movemask_epi8(w));
-    if (cont == 0 && n - i >= 32) {  // thirty-two 1-byte values
-      __m256i* o = reinterpret_cast<__m256i*>(out + i);
-      __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
-      _mm256_storeu_si256(o, _mm256_cvtepu8_epi32(lo));
-      _mm256_storeu_si256(o + 1, _mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8)));
-      _mm256_storeu_si256(o + 2, _mm256_cvtepu8_epi32(hi));
-      _mm256_storeu_si256(o + 3, _mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8)));
-      p += 32;
-      i += 32;
-      continue;
-    }
-    uint32_t e[8];
-    terminatorPositions<8>(~cont, e);
-    uint32_t l0 = e[0], l1 = e[1] - e[0] - 1, l2 = e[2] - e[1] - 1, l3 = e[3] - e[2] - 1;
-    uint32_t l4 = e[4] - e[3] - 1, l5 = e[5] - e[4] - 1, l6 = e[6] - e[5] - 1,
-             l7 = e[7] - e[6] - 1;
-    // Both groups of four: every length 1..5, the first ending inside bytes
-    // 0..15 and the second inside the 16 bytes from its start.
-    bool ok = ((l0 > 4) | (l1 > 4) | (l2 > 4) | (l3 > 4) | (l4 > 4) | (l5 > 4) | (l6 > 4) |
-               (l7 > 4) | (e[3] > 15) | (e[7] > 31) | (e[7] - e[3] > 16)) == 0;
-    if (ok) {
-      const VIntShuffle& a = kVIntShuffles.e[l0 + 5 * l1 + 25 * l2 + 125 * l3];
-      const VIntShuffle& b = kVIntShuffles.e[l4 + 5 * l5 + 25 * l6 + 125 * l7];
-      __m256i win = load2x128(p, p + e[3] + 1);
-      __m256i lo = _mm256_shuffle_epi8(win, load2x128(a.lo, b.lo));
-      __m256i hi = _mm256_shuffle_epi8(win, load2x128(a.hi, b.hi));
-      if (_mm256_testz_si256(hi, bad_fifth)) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), gatherVIntx8(lo, hi));
-        p += e[7] + 1;
-        i += 8;
-        continue;
-      }
-    }
-    size_t used = decodeVIntGroup4(_mm256_castsi256_si128(w), ~cont, out + i);
-    if (used != 0) {
-      p += used;
-      i += 4;
-      continue;
-    }
-    const uint8_t* next = tryDecodeVInt(p, limit, out + i);
-    if (next == nullptr) return {i, p};
-    p = next;
-    ++i;
-  }
-  while (n - i >= 4 && limit - p >= 16) {
-    __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    size_t used = decodeVIntGroup4(w, ~static_cast<uint32_t>(_mm_movemask_epi8(w)), out + i);
-    if (used == 0) break;
-    p += used;
-    i += 4;
-  }
-  return decodeVIntsTail(p, limit, out, n, i);
+  return decodeVIntsWindow16(p, limit, out, n);
 }
 
 DecodeBatch decodeVLongsAvx2(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n) {

@@ -65,32 +65,7 @@ uint8_t* encodeVLongsSse4(const int64_t* in, size_t n, uint8_t* dst) {
 }
 
 DecodeBatch decodeVIntsSse4(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n) {
-  size_t i = 0;
-  while (n - i >= 4 && limit - p >= 16) {
-    __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    uint32_t cont = static_cast<uint32_t>(_mm_movemask_epi8(w));
-    if (cont == 0 && n - i >= 16) {  // sixteen 1-byte values
-      __m128i* o = reinterpret_cast<__m128i*>(out + i);
-      _mm_storeu_si128(o, _mm_cvtepu8_epi32(w));
-      _mm_storeu_si128(o + 1, _mm_cvtepu8_epi32(_mm_srli_si128(w, 4)));
-      _mm_storeu_si128(o + 2, _mm_cvtepu8_epi32(_mm_srli_si128(w, 8)));
-      _mm_storeu_si128(o + 3, _mm_cvtepu8_epi32(_mm_srli_si128(w, 12)));
-      p += 16;
-      i += 16;
-      continue;
-    }
-    size_t used = decodeVIntGroup4(w, ~cont, out + i);
-    if (used != 0) {
-      p += used;
-      i += 4;
-      continue;
-    }
-    const uint8_t* next = tryDecodeVInt(p, limit, out + i);
-    if (next == nullptr) return {i, p};
-    p = next;
-    ++i;
-  }
-  return decodeVIntsTail(p, limit, out, n, i);
+  return decodeVIntsWindow16(p, limit, out, n);
 }
 
 DecodeBatch decodeVLongsSse4(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n) {
