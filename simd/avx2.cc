@@ -13,7 +13,7 @@ namespace wirestream::simd::internal {
 
 namespace {
 
-__m256i spread56x4(__m256i v) {
+WIRESTREAM_SIMD_INLINE __m256i spread56x4(__m256i v) {
   __m256i x = _mm256_or_si256(
       _mm256_and_si256(v, _mm256_set1_epi64x(0x0FFFFFFF)),
       _mm256_and_si256(_mm256_slli_epi64(v, 4), _mm256_set1_epi64x(0x0FFFFFFF00000000LL)));
@@ -26,7 +26,7 @@ __m256i spread56x4(__m256i v) {
 }
 
 template <int kSmear>
-__m256i continuationx4(__m256i x, __m256i top) {
+WIRESTREAM_SIMD_INLINE __m256i continuationx4(__m256i x, __m256i top) {
   __m256i nz = _mm256_and_si256(_mm256_add_epi8(x, _mm256_set1_epi8(0x7F)),
                                 _mm256_set1_epi8(char(0x80)));
   __m256i s = _mm256_or_si256(_mm256_srli_epi64(nz, 8), top);
@@ -36,7 +36,7 @@ __m256i continuationx4(__m256i x, __m256i top) {
   return s;
 }
 
-__m256i gather56x4(__m256i x) {
+WIRESTREAM_SIMD_INLINE __m256i gather56x4(__m256i x) {
   x = _mm256_and_si256(x, _mm256_set1_epi8(0x7F));
   x = _mm256_or_si256(
       _mm256_and_si256(x, _mm256_set1_epi64x(0x007F007F007F007FLL)),
@@ -49,7 +49,7 @@ __m256i gather56x4(__m256i x) {
       _mm256_srli_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(0x0FFFFFFF00000000LL)), 4));
 }
 
-__m256i load2x128(const void* lo, const void* hi) {
+WIRESTREAM_SIMD_INLINE __m256i load2x128(const void* lo, const void* hi) {
   return _mm256_inserti128_si256(
       _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))),
       _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1);
@@ -69,6 +69,7 @@ uint8_t* encodeVIntsAvx2(const int32_t* in, size_t n, uint8_t* dst) {
         reinterpret_cast<__m256i*>(lens),
         _mm256_add_epi64(_mm256_sad_epu8(_mm256_srli_epi64(s, 7), _mm256_setzero_si256()),
                          _mm256_set1_epi64x(1)));
+    #pragma GCC unroll 8
     for (int j = 0; j < 4; ++j) {
       std::memcpy(dst, &bytes[j], 8);
       dst += lens[j];
@@ -97,6 +98,7 @@ uint8_t* encodeVLongsAvx2(const int64_t* in, size_t n, uint8_t* dst) {
     len = _mm256_add_epi64(len, _mm256_srli_epi64(top, 7));  // the 10th byte
     _mm256_store_si256(reinterpret_cast<__m256i*>(lens), len);
     _mm256_store_si256(reinterpret_cast<__m256i*>(tops), top);
+    #pragma GCC unroll 8
     for (int j = 0; j < 4; ++j) {
       std::memcpy(dst, &bytes[j], 8);
       dst[8] = static_cast<uint8_t>(tops[j]);
@@ -111,7 +113,8 @@ uint8_t* encodeVLongsAvx2(const int64_t* in, size_t n, uint8_t* dst) {
 // Ends (terminator positions) of the next `count` values in a 32-bit mask;
 // 32 for a missing one.
 template <int kCount>
-void terminatorPositions(uint64_t t, uint32_t* e) {
+WIRESTREAM_SIMD_INLINE void terminatorPositions(uint64_t t, uint32_t* e) {
+  #pragma GCC unroll 8
   for (int k = 0; k < kCount; ++k) {
     e[k] = static_cast<uint32_t>(__builtin_ctzll(t | (1ULL << 32)));
     t &= t - 1;
@@ -130,6 +133,7 @@ DecodeBatch decodeVLongsAvx2(const uint8_t* p, const uint8_t* limit, int64_t* ou
     if (cont == 0 && n - i >= 32) {
       __m256i* o = reinterpret_cast<__m256i*>(out + i);
       __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+      #pragma GCC unroll 8
       for (int k = 0; k < 4; ++k) {
         _mm256_storeu_si256(o + k, _mm256_cvtepu8_epi64(lo));
         _mm256_storeu_si256(o + 4 + k, _mm256_cvtepu8_epi64(hi));
@@ -194,7 +198,7 @@ size_t utf16LengthAvx2(const uint8_t* p, size_t n) {
 
 // ---- ByteStreamSplit: 32 values a step, lane 0 = values 0..15, lane 1 = 16..31 ----
 
-void transpose8x16(__m256i r[8]) {
+WIRESTREAM_SIMD_INLINE void transpose8x16(__m256i r[8]) {
   __m256i a0 = _mm256_unpacklo_epi16(r[0], r[1]), a1 = _mm256_unpackhi_epi16(r[0], r[1]);
   __m256i a2 = _mm256_unpacklo_epi16(r[2], r[3]), a3 = _mm256_unpackhi_epi16(r[2], r[3]);
   __m256i a4 = _mm256_unpacklo_epi16(r[4], r[5]), a5 = _mm256_unpackhi_epi16(r[4], r[5]);
@@ -213,7 +217,7 @@ void transpose8x16(__m256i r[8]) {
   r[7] = _mm256_unpackhi_epi64(b3, b7);
 }
 
-void transpose4x32(__m256i r[4]) {
+WIRESTREAM_SIMD_INLINE void transpose4x32(__m256i r[4]) {
   __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpackhi_epi32(r[0], r[1]);
   __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
   r[0] = _mm256_unpacklo_epi64(t0, t2);
@@ -222,9 +226,9 @@ void transpose4x32(__m256i r[4]) {
   r[3] = _mm256_unpackhi_epi64(t1, t3);
 }
 
-__m256i broadcast(__m128i x) { return _mm256_broadcastsi128_si256(x); }
+WIRESTREAM_SIMD_INLINE __m256i broadcast(__m128i x) { return _mm256_broadcastsi128_si256(x); }
 
-void store2x128(void* lo, void* hi, __m256i x) {
+WIRESTREAM_SIMD_INLINE void store2x128(void* lo, void* hi, __m256i x) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(lo), _mm256_castsi256_si128(x));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(hi), _mm256_extracti128_si256(x, 1));
 }
@@ -235,12 +239,14 @@ void splitEncodeFloatsAvx2(const float* in, size_t n, uint8_t* out) {
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256i r[4];
+    #pragma GCC unroll 8
     for (int j = 0; j < 4; ++j) {
       __m256 f = _mm256_castsi256_ps(load2x128(in + i + 4 * j, in + i + 16 + 4 * j));
       f = _mm256_blendv_ps(f, nan, _mm256_cmp_ps(f, f, _CMP_UNORD_Q));
       r[j] = _mm256_shuffle_epi8(_mm256_castps_si256(f), to_words);
     }
     transpose4x32(r);
+    #pragma GCC unroll 8
     for (int k = 0; k < 4; ++k) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k * n + i), r[k]);
     }
@@ -253,10 +259,12 @@ void splitDecodeFloatsAvx2(const uint8_t* in, size_t n, float* out) {
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256i r[4];
+    #pragma GCC unroll 8
     for (int k = 0; k < 4; ++k) {
       r[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + k * n + i));
     }
     transpose4x32(r);
+    #pragma GCC unroll 8
     for (int j = 0; j < 4; ++j) {
       store2x128(out + i + 4 * j, out + i + 16 + 4 * j, _mm256_shuffle_epi8(r[j], to_floats));
     }
@@ -270,12 +278,14 @@ void splitEncodeDoublesAvx2(const double* in, size_t n, uint8_t* out) {
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256i r[8];
+    #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       __m256d d = _mm256_castsi256_pd(load2x128(in + i + 2 * j, in + i + 16 + 2 * j));
       d = _mm256_blendv_pd(d, nan, _mm256_cmp_pd(d, d, _CMP_UNORD_Q));
       r[j] = _mm256_shuffle_epi8(_mm256_castpd_si256(d), to_words);
     }
     transpose8x16(r);
+    #pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k * n + i), r[k]);
     }
@@ -288,10 +298,12 @@ void splitDecodeDoublesAvx2(const uint8_t* in, size_t n, double* out) {
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     __m256i r[8];
+    #pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       r[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + k * n + i));
     }
     transpose8x16(r);
+    #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       store2x128(out + i + 2 * j, out + i + 16 + 2 * j, _mm256_shuffle_epi8(r[j], to_doubles));
     }

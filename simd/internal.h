@@ -17,6 +17,10 @@
 
 #include "simd/simd.h"
 
+// Vector helpers are forced inline: gcc otherwise keeps a transpose that is
+// called twice out of line and passes its registers through memory.
+#define WIRESTREAM_SIMD_INLINE static inline __attribute__((always_inline))
+
 namespace wirestream::simd::internal {
 
 extern const Kernels kScalarKernels;

@@ -53,6 +53,7 @@ uint8_t* encodeVLongsSse4(const int64_t* in, size_t n, uint8_t* dst) {
     len = _mm_add_epi64(len, _mm_srli_epi64(top, 7));  // the 10th byte
     _mm_store_si128(reinterpret_cast<__m128i*>(lens), len);
     _mm_store_si128(reinterpret_cast<__m128i*>(tops), top);
+    #pragma GCC unroll 8
     for (int j = 0; j < 2; ++j) {
       std::memcpy(dst, &bytes[j], 8);
       dst[8] = static_cast<uint8_t>(tops[j]);
@@ -75,6 +76,7 @@ DecodeBatch decodeVLongsSse4(const uint8_t* p, const uint8_t* limit, int64_t* ou
     uint32_t cont = static_cast<uint32_t>(_mm_movemask_epi8(w));
     if (cont == 0 && n - i >= 16) {
       __m128i* o = reinterpret_cast<__m128i*>(out + i);
+      #pragma GCC unroll 8
       for (int k = 0; k < 8; ++k) {
         _mm_storeu_si128(o + k, _mm_cvtepu8_epi64(w));
         w = _mm_srli_si128(w, 2);
@@ -127,12 +129,14 @@ void splitEncodeFloatsSse4(const float* in, size_t n, uint8_t* out) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m128i r[4];
+    #pragma GCC unroll 8
     for (int j = 0; j < 4; ++j) {
       __m128 f = _mm_loadu_ps(in + i + 4 * j);
       f = _mm_blendv_ps(f, nan, _mm_cmpunord_ps(f, f));
       r[j] = _mm_shuffle_epi8(_mm_castps_si128(f), to_words);
     }
     transpose4x32(r);
+    #pragma GCC unroll 8
     for (int k = 0; k < 4; ++k) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k * n + i), r[k]);
     }
@@ -145,10 +149,12 @@ void splitDecodeFloatsSse4(const uint8_t* in, size_t n, float* out) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m128i r[4];
+    #pragma GCC unroll 8
     for (int k = 0; k < 4; ++k) {
       r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k * n + i));
     }
     transpose4x32(r);
+    #pragma GCC unroll 8
     for (int j = 0; j < 4; ++j) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 4 * j),
                        _mm_shuffle_epi8(r[j], to_floats));
@@ -163,12 +169,14 @@ void splitEncodeDoublesSse4(const double* in, size_t n, uint8_t* out) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m128i r[8];
+    #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       __m128d d = _mm_loadu_pd(in + i + 2 * j);
       d = _mm_blendv_pd(d, nan, _mm_cmpunord_pd(d, d));
       r[j] = _mm_shuffle_epi8(_mm_castpd_si128(d), to_words);
     }
     transpose8x16(r);
+    #pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k * n + i), r[k]);
     }
@@ -181,10 +189,12 @@ void splitDecodeDoublesSse4(const uint8_t* in, size_t n, double* out) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m128i r[8];
+    #pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       r[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k * n + i));
     }
     transpose8x16(r);
+    #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 2 * j),
                        _mm_shuffle_epi8(r[j], to_doubles));

@@ -12,7 +12,7 @@ namespace wirestream::simd::internal {
 // Spreads the low 56 bits of each 64-bit lane into 8 bytes of 7 bits, low
 // group first: 28|28 into the 32-bit halves, 14|14 into 16-bit quarters, 7|7
 // into bytes. Bits 56..63 are dropped.
-static inline __m128i spread56x2(__m128i v) {
+WIRESTREAM_SIMD_INLINE __m128i spread56x2(__m128i v) {
   __m128i x = _mm_or_si128(_mm_and_si128(v, _mm_set1_epi64x(0x0FFFFFFF)),
                            _mm_and_si128(_mm_slli_epi64(v, 4),
                                          _mm_set1_epi64x(0x0FFFFFFF00000000LL)));
@@ -27,7 +27,7 @@ static inline __m128i spread56x2(__m128i v) {
 // when it is non-zero). `top` has bit 63 set when a group above the eight is
 // non-zero. `smear` bytes: 4 enough for 32-bit values, 8 for 64-bit.
 template <int kSmear>
-static inline __m128i continuationx2(__m128i x, __m128i top) {
+WIRESTREAM_SIMD_INLINE __m128i continuationx2(__m128i x, __m128i top) {
   __m128i nz = _mm_and_si128(_mm_add_epi8(x, _mm_set1_epi8(0x7F)), _mm_set1_epi8(char(0x80)));
   __m128i s = _mm_or_si128(_mm_srli_epi64(nz, 8), top);
   s = _mm_or_si128(s, _mm_srli_epi64(s, 8));
@@ -37,7 +37,7 @@ static inline __m128i continuationx2(__m128i x, __m128i top) {
 }
 
 // Gathers 7-bit groups back: the inverse of spread56x2 on masked bytes.
-static inline __m128i gather56x2(__m128i x) {
+WIRESTREAM_SIMD_INLINE __m128i gather56x2(__m128i x) {
   x = _mm_and_si128(x, _mm_set1_epi8(0x7F));
   x = _mm_or_si128(_mm_and_si128(x, _mm_set1_epi64x(0x007F007F007F007FLL)),
                    _mm_srli_epi64(_mm_and_si128(x, _mm_set1_epi64x(0x7F007F007F007F00LL)), 1));
@@ -49,7 +49,7 @@ static inline __m128i gather56x2(__m128i x) {
 
 // Four VInts in lanes from their shuffled bytes: `lo` holds bytes 0..3 of each
 // value (zero past its length), `hi` its 5th byte in byte 3 of the lane.
-static inline __m128i gatherVIntx4(__m128i lo, __m128i hi) {
+WIRESTREAM_SIMD_INLINE __m128i gatherVIntx4(__m128i lo, __m128i hi) {
   __m128i x = _mm_and_si128(lo, _mm_set1_epi8(0x7F));
   x = _mm_or_si128(_mm_and_si128(x, _mm_set1_epi32(0x007F007F)),
                    _mm_srli_epi32(_mm_and_si128(x, _mm_set1_epi32(0x7F007F00)), 1));
@@ -61,7 +61,7 @@ static inline __m128i gatherVIntx4(__m128i lo, __m128i hi) {
 // Decodes four VInts from the 16 bytes in w (terminators: ~pmovmskb), or returns 0 when they
 // do not all end inside those bytes, one is longer than 5 bytes, or a 5th byte
 // has a bit of 0xF0 set (the caller then takes the per-value path).
-static inline size_t decodeVIntGroup4(__m128i w, uint32_t terminators, int32_t* out) {
+WIRESTREAM_SIMD_INLINE size_t decodeVIntGroup4(__m128i w, uint32_t terminators, int32_t* out) {
   uint32_t t = terminators & 0xFFFF;
   uint32_t e0 = __builtin_ctz(t | 0x10000);
   t &= t - 1;
@@ -82,7 +82,7 @@ static inline size_t decodeVIntGroup4(__m128i w, uint32_t terminators, int32_t* 
 }
 
 // Two VLongs of at most 8 bytes each from the 16 bytes in w, or 0.
-static inline size_t decodeVLongGroup2(__m128i w, uint32_t terminators, int64_t* out) {
+WIRESTREAM_SIMD_INLINE size_t decodeVLongGroup2(__m128i w, uint32_t terminators, int64_t* out) {
   uint32_t t = terminators & 0xFFFF;
   uint32_t e0 = __builtin_ctz(t | 0x10000);
   t &= t - 1;
@@ -100,7 +100,7 @@ static inline size_t decodeVLongGroup2(__m128i w, uint32_t terminators, int64_t*
 // per-value rules (stopping where those fail). An 8-value, 32-byte AVX2 variant
 // was measured slower on Zen 3: its validity test fails more often and the
 // mispredictions cost more than the wider shuffle saves.
-static inline DecodeBatch decodeVIntsWindow16(const uint8_t* p, const uint8_t* limit,
+WIRESTREAM_SIMD_INLINE DecodeBatch decodeVIntsWindow16(const uint8_t* p, const uint8_t* limit,
                                               int32_t* out, size_t n) {
   size_t i = 0;
   while (n - i >= 4 && limit - p >= 16) {
@@ -133,7 +133,7 @@ static inline DecodeBatch decodeVIntsWindow16(const uint8_t* p, const uint8_t* l
 // ---- ByteStreamSplit ----
 
 // 8x8 transpose of 16-bit words across eight registers (in each 128-bit lane).
-static inline void transpose8x16(__m128i r[8]) {
+WIRESTREAM_SIMD_INLINE void transpose8x16(__m128i r[8]) {
   __m128i a0 = _mm_unpacklo_epi16(r[0], r[1]), a1 = _mm_unpackhi_epi16(r[0], r[1]);
   __m128i a2 = _mm_unpacklo_epi16(r[2], r[3]), a3 = _mm_unpackhi_epi16(r[2], r[3]);
   __m128i a4 = _mm_unpacklo_epi16(r[4], r[5]), a5 = _mm_unpackhi_epi16(r[4], r[5]);
@@ -153,7 +153,7 @@ static inline void transpose8x16(__m128i r[8]) {
 }
 
 // 4x4 transpose of 32-bit words across four registers.
-static inline void transpose4x32(__m128i r[4]) {
+WIRESTREAM_SIMD_INLINE void transpose4x32(__m128i r[4]) {
   __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]), t1 = _mm_unpackhi_epi32(r[0], r[1]);
   __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]), t3 = _mm_unpackhi_epi32(r[2], r[3]);
   r[0] = _mm_unpacklo_epi64(t0, t2);
@@ -163,18 +163,18 @@ static inline void transpose4x32(__m128i r[4]) {
 }
 
 // Two doubles (little-endian in memory) -> word k = big-endian byte k of both.
-static inline __m128i doublesToWords() {
+WIRESTREAM_SIMD_INLINE __m128i doublesToWords() {
   return _mm_setr_epi8(7, 15, 6, 14, 5, 13, 4, 12, 3, 11, 2, 10, 1, 9, 0, 8);
 }
 // The inverse: word k = byte k of both -> two little-endian doubles.
-static inline __m128i wordsToDoubles() {
+WIRESTREAM_SIMD_INLINE __m128i wordsToDoubles() {
   return _mm_setr_epi8(14, 12, 10, 8, 6, 4, 2, 0, 15, 13, 11, 9, 7, 5, 3, 1);
 }
 // Four floats -> 32-bit word k = big-endian byte k of the four.
-static inline __m128i floatsToWords() {
+WIRESTREAM_SIMD_INLINE __m128i floatsToWords() {
   return _mm_setr_epi8(3, 7, 11, 15, 2, 6, 10, 14, 1, 5, 9, 13, 0, 4, 8, 12);
 }
-static inline __m128i wordsToFloats() {
+WIRESTREAM_SIMD_INLINE __m128i wordsToFloats() {
   return _mm_setr_epi8(12, 8, 4, 0, 13, 9, 5, 1, 14, 10, 6, 2, 15, 11, 7, 3);
 }
 
