@@ -1,5 +1,6 @@
 // CPU detection and the choice of kernel table: detected once, overridable by
 // WIRESTREAM_SIMD (read on first use) and by setLevel().
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,7 @@ const Kernels& table(Level level) {
 }
 
 std::atomic<const Kernels*> g_active{nullptr};
+std::atomic<int> g_cap{static_cast<int>(Level::kAvx2)};
 std::atomic<bool> g_warned{false};
 
 void warnOnce(const std::string& message) {
@@ -90,7 +92,11 @@ std::optional<Level> parseLevel(std::string_view name) {
 
 Level detectedLevel() {
   static const Level level = detect();
-  return level;
+  return static_cast<Level>(std::min(static_cast<int>(level), g_cap.load()));
+}
+
+void capDetectedLevelForTesting(std::optional<Level> cap) {
+  g_cap.store(static_cast<int>(cap.value_or(Level::kAvx2)));
 }
 
 bool cpuSupports(Level level) {

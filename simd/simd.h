@@ -94,4 +94,8 @@ const Kernels& kernels();
 // (std::invalid_argument otherwise).
 const Kernels& kernelsFor(Level level);
 
+// Tests only: pretend the CPU stops at `cap` (nullopt: the real CPU), so the
+// fallback of a forced level the CPU lacks can be tested on any machine.
+void capDetectedLevelForTesting(std::optional<Level> cap);
+
 }  // namespace wirestream::simd

@@ -50,6 +50,24 @@ TEST(Dispatch, EachLevelHasItsOwnKernels) {
   }
 }
 
+// On a CPU capped at scalar, every forced vector level falls back to scalar,
+// and the warning is printed once for the whole process.
+TEST(Dispatch, LevelTheCpuLacksFallsBackWithOneWarning) {
+  capDetectedLevelForTesting(Level::kScalar);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(setLevel(Level::kAvx2), Level::kScalar);
+  EXPECT_EQ(activeLevel(), Level::kScalar);
+  EXPECT_EQ(setLevel(Level::kSse4), Level::kScalar);
+  EXPECT_THROW(kernelsFor(Level::kSse4), std::invalid_argument);
+  std::string err = ::testing::internal::GetCapturedStderr();
+  capDetectedLevelForTesting(std::nullopt);
+  setLevel(std::nullopt);
+  EXPECT_NE(err.find("SIMD level avx2 is not supported by this CPU; using scalar"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("sse4 is not supported"), std::string::npos) << "warned twice: " << err;
+}
+
 TEST(Dispatch, UnsupportedLevelIsRefusedByKernelsFor) {
   for (Level level : kAllLevels) {
     if (cpuSupports(level)) continue;
