@@ -175,12 +175,19 @@ class StreamInput {
   int32_t readArraySize(size_t min_bytes_each = 1);
 
   std::vector<std::string> readStringArray();
+  // Decoded with the SIMD batch kernels (//simd) inside each chunk; a value
+  // that crosses chunks, or is malformed, goes through readVInt / readVLong,
+  // so the errors are theirs.
   std::vector<int32_t> readVIntArray();
   std::vector<int64_t> readVLongArray();
   std::vector<int32_t> readIntArray();
   std::vector<int64_t> readLongArray();
   std::vector<float> readFloatArray();
   std::vector<double> readDoubleArray();
+  // The ByteStreamSplit arrays of StreamOutput::writeFloatArraySplit /
+  // writeDoubleArraySplit (a wirestream extension).
+  std::vector<float> readFloatArraySplit();
+  std::vector<double> readDoubleArraySplit();
 
   // ---- structured values (generic_value.h, named_writeable_registry.h,
   //      time_value.h, instant.h, wire_enum.h; wire format §2, §3, §4) ----
@@ -388,6 +395,8 @@ class StreamInput {
   int32_t readVIntSlow();
   uint64_t readVarint64Slow(bool zigzag);
   uint32_t readStringUnit();
+  template <typename T>
+  std::vector<T> readSplit(void (*decode)(const uint8_t*, size_t, T*));
   void ensureAvailable(size_t n);
 
   void enterNesting() {
