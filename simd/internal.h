@@ -69,9 +69,40 @@ static inline uint8_t* encodeVLongOne(uint8_t* dst, uint64_t v) {
 }
 
 // One VInt from [p, limit), or nullptr if it runs past limit or its 5th byte
-// has any bit of 0xF0 set (what decodeVInt throws for).
+// has any bit of 0xF0 set (what decodeVInt throws for). With 5 bytes left it
+// checks no bound per byte, as stream/varint.h does.
 static inline const uint8_t* tryDecodeVInt(const uint8_t* p, const uint8_t* limit,
                                            int32_t* out) {
+  if (limit - p >= 5) {
+    uint32_t b = p[0];
+    uint32_t r = b & 0x7F;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 1;
+    }
+    b = p[1];
+    r |= (b & 0x7F) << 7;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 2;
+    }
+    b = p[2];
+    r |= (b & 0x7F) << 14;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 3;
+    }
+    b = p[3];
+    r |= (b & 0x7F) << 21;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 4;
+    }
+    b = p[4];
+    if (b & 0xF0) return nullptr;
+    *out = static_cast<int32_t>(r | (b << 28));
+    return p + 5;
+  }
   uint32_t r = 0;
   for (int i = 0; i < 4; ++i) {
     if (p + i >= limit) return nullptr;
