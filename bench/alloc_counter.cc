@@ -1,9 +1,9 @@
 #include "bench/alloc_counter.h"
 
-#include <malloc.h>
-
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace wirestream::bench {
@@ -13,8 +13,17 @@ std::atomic<uint64_t> g_allocations{0};
 std::atomic<uint64_t> g_live_bytes{0};
 std::atomic<uint64_t> g_peak_bytes{0};
 
-void noteAlloc(void* p) {
-  uint64_t size = malloc_usable_size(p);
+// Every block carries a 16-byte header just before the pointer handed out:
+// the offset back to what malloc returned, and the size asked for. Bytes are
+// counted as asked, not as malloc rounded them, so the figures do not move
+// with the heap's state.
+struct Header {
+  uint64_t offset;
+  uint64_t size;
+};
+static_assert(sizeof(Header) == 16);
+
+void noteAlloc(uint64_t size) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   uint64_t live = g_live_bytes.fetch_add(size, std::memory_order_relaxed) + size;
   uint64_t peak = g_peak_bytes.load(std::memory_order_relaxed);
@@ -23,21 +32,22 @@ void noteAlloc(void* p) {
   }
 }
 
-void noteFree(void* p) {
-  g_live_bytes.fetch_sub(malloc_usable_size(p), std::memory_order_relaxed);
-}
-
 void* countedAlloc(size_t size, size_t align, bool nothrow) {
-  if (size == 0) size = 1;
+  size_t offset = align > sizeof(Header) ? align : sizeof(Header);
   for (;;) {
-    void* p = nullptr;
-    if (align <= alignof(std::max_align_t)) {
-      p = std::malloc(size);
-    } else if (posix_memalign(&p, align, size) != 0) {
-      p = nullptr;
+    void* base = nullptr;
+    if (size <= SIZE_MAX - offset) {
+      if (align <= alignof(std::max_align_t)) {
+        base = std::malloc(size + offset);
+      } else if (posix_memalign(&base, align, size + offset) != 0) {
+        base = nullptr;
+      }
     }
-    if (p != nullptr) {
-      noteAlloc(p);
+    if (base != nullptr) {
+      auto* p = static_cast<char*>(base) + offset;
+      Header h{offset, size};
+      std::memcpy(p - sizeof(Header), &h, sizeof h);
+      noteAlloc(size);
       return p;
     }
     std::new_handler handler = std::get_new_handler();
@@ -51,8 +61,10 @@ void* countedAlloc(size_t size, size_t align, bool nothrow) {
 
 void countedFree(void* p) {
   if (p == nullptr) return;
-  noteFree(p);
-  std::free(p);
+  Header h;
+  std::memcpy(&h, static_cast<char*>(p) - sizeof(Header), sizeof h);
+  g_live_bytes.fetch_sub(h.size, std::memory_order_relaxed);
+  std::free(static_cast<char*>(p) - h.offset);
 }
 
 }  // namespace

@@ -10,10 +10,10 @@
 //
 // alloc_counter.cc replaces every form of global operator new / delete
 // (plain, array, nothrow, aligned) with versions that go to malloc and count;
-// link it with alwayslink so the replacement is in the binary. Bytes are
-// malloc_usable_size(), so they include the allocator's rounding, and the same
-// figure is added on new and subtracted on delete. Memory that code takes
-// from malloc() directly, not through operator new, is not seen.
+// link it with alwayslink so the replacement is in the binary. Bytes are the
+// sizes asked for (a small header remembers each), not the allocator's
+// rounding, so the figures are repeatable. Memory that code takes from
+// malloc() directly, not through operator new, is not seen.
 //
 // Thread-safe: relaxed atomics; the peak is exact for one allocating thread
 // and a close bound otherwise. A Scope resets the process-wide peak, so two

@@ -179,9 +179,30 @@ void Summary::print(std::FILE* out) const {
     auto key = std::make_pair(p->op, p->kase);
     if (!cells.count(key)) rows.push_back(key);
     cells[key][p->impl] = name;
-    if (p->impl != kOurs && p->impl != kPeer &&
-        std::find(extra_impls.begin(), extra_impls.end(), p->impl) == extra_impls.end()) {
-      extra_impls.push_back(p->impl);
+  }
+  // The table is about peers: rows with a protobuf time, or with our time and
+  // a memcpy bound. Suites that compare only their own variants (simd) have
+  // their ratios in Google Benchmark's output above.
+  auto hasBound = [&](const std::pair<std::string, std::string>& key) {
+    for (const auto& [subject_and_case, name] : memcpy_bounds) {
+      size_t nl = subject_and_case.find('\n');
+      if (key.first.starts_with(subject_and_case.substr(0, nl)) &&
+          key.second == subject_and_case.substr(nl + 1)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  std::erase_if(rows, [&](const auto& key) {
+    const auto& row = cells[key];
+    return !row.count(kPeer) && !(row.count(kOurs) && hasBound(key));
+  });
+  for (const auto& key : rows) {
+    for (const auto& [impl, name] : cells[key]) {
+      if (impl != kOurs && impl != kPeer &&
+          std::find(extra_impls.begin(), extra_impls.end(), impl) == extra_impls.end()) {
+        extra_impls.push_back(impl);
+      }
     }
   }
   if (rows.empty()) return;
