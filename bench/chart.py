@@ -91,7 +91,7 @@ def rows_from(times):
                 bars.append(("Memcpy", peer / ns, ns))
         order = list(COLORS)
         bars.sort(key=lambda b: order.index(b[0]) if b[0] in order else len(order))
-        rows.append(("%s %s" % (op, case), bars))
+        rows.append(("%s %s (protobuf %s)" % (op, case, fmt_ns(peer)), bars))
     return rows
 
 
@@ -103,7 +103,7 @@ def fmt_ns(ns):
 
 
 def svg(rows, context):
-    bar_h, gap, label_w, plot_w, top = 14, 10, 230, 560, 64
+    bar_h, gap, label_w, plot_w, top = 14, 10, 300, 520, 64
     lo, hi = 0.1, 100.0
     for _, bars in rows:
         for _, ratio, _ in bars:
