@@ -4,7 +4,7 @@
 //   required_size            : VInt, INT32_MAX travels as 0 (writeSize)
 //   min_doc_count            : VLong
 //   [>= 8.0.0] has_error     : boolean, then ZLong doc_count_error when set
-//   [<  8.0.0] doc_count_error : ZLong (absent is written as 0)
+//   [<  8.0.0] doc_count_error : ZLong, 0 for absent (so 0 reads back absent)
 //   format                   : DocValueFormat (named writeable)
 //   shard_size               : VInt (writeSize)
 //   show_term_doc_count_error: boolean
@@ -126,7 +126,10 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
   if (v.onOrAfter(TransportVersion::V_8_0_0)) {
     doc_count_error_ = in.readBoolean() ? std::optional<int64_t>(in.readZLong()) : std::nullopt;
   } else {
-    doc_count_error_ = in.readZLong();
+    // Before 8.0.0 a 0 meant "not computed" (ES 7 falls back to the last
+    // bucket's count for it), which is what absent means from 8.0.0 on.
+    int64_t e = in.readZLong();
+    doc_count_error_ = e == 0 ? std::nullopt : std::optional<int64_t>(e);
   }
   format_ = DocValueFormat::readFrom(in, registry);
   shard_size_ = readSize(in, "shard size");

@@ -112,7 +112,8 @@ class InternalTerms final : public InternalAggregation {
   void setShardSize(int32_t v) { shard_size_ = v; }
   int64_t minDocCount() const { return min_doc_count_; }
   void setMinDocCount(int64_t v) { min_doc_count_ = v; }
-  // The aggregation-level error bound; absent only from 8.0.0 on.
+  // The aggregation-level error bound; absent = not computed yet (a shard's
+  // result). Before 8.0.0 absent travels as 0, so a present 0 reads back absent.
   std::optional<int64_t> docCountError() const { return doc_count_error_; }
   void setDocCountError(std::optional<int64_t> v) { doc_count_error_ = v; }
   bool showTermDocCountError() const { return show_term_doc_count_error_; }

@@ -148,7 +148,10 @@ class RandomAggs {
     t->setShardSize(size());
     t->setMinDocCount(uniform(0, 3));
     bool old = version_.before(TransportVersion::V_8_0_0);
-    t->setDocCountError(!old && coin(0.3) ? std::nullopt : std::optional<int64_t>(uniform(-1, 100)));
+    // Before 8.0.0, 0 is how absent travels.
+    int64_t error = uniform(-1, 100);
+    if (old && error == 0) error = 1;
+    t->setDocCountError(coin(0.3) ? std::nullopt : std::optional<int64_t>(error));
     t->setShowTermDocCountError(coin());
     t->setOtherDocCount(uniform(0, 1000000));
     int64_t n = bucketCount(depth);

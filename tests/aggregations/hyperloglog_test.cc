@@ -68,7 +68,7 @@ TEST(HyperLogLog, AccuracyAgainstExactCounts) {
       if (static_cast<int64_t>(exact.size()) >= next_check) {
         double err = relativeError(s.cardinality(), static_cast<int64_t>(exact.size()));
         worst = std::max(worst, err / se);
-        next_check = next_check * 5 / 4 + 1;
+        next_check = next_check * 3 / 2 + 1;
       }
     }
     // Within 4 standard errors everywhere (small counts are nearly exact).

@@ -104,7 +104,7 @@ TEST(AggregationRoundTrip, EveryStrictPrefixIsEndOfStream) {
 }
 
 // Version gates of §7: the reduce order only from 7.10.0; hasDocCountError
-// only from 8.0.0. Written at 7.10.0, an absent docCountError reads back as 0.
+// only from 8.0.0. Before 8.0.0 an absent docCountError travels as 0.
 TEST(AggregationRoundTrip, VersionGatesOfTerms) {
   LongTerms t("t", GenericValue());
   t.setDocCountError(std::nullopt);
@@ -135,7 +135,7 @@ TEST(AggregationRoundTrip, VersionGatesOfTerms) {
   in.setTransportVersion(TransportVersion::fromRelease(7, 9, 0));
   LongTerms back(in, defaultRegistry());
   EXPECT_EQ(back.reduceOrder(), BucketOrder::count(false));
-  EXPECT_EQ(back.docCountError(), std::optional<int64_t>(0));
+  EXPECT_EQ(back.docCountError(), std::nullopt);
 }
 
 // Metadata map keys: strings before 8.7.0, generic values from 8.7.0 on.
