@@ -419,5 +419,20 @@ TEST(AggregationCorrupt, DeepNestingIsLimited) {
   expectReadError<LimitExceededError>(bytes, "");
 }
 
+TEST(AggregationCorrupt, DeepWireJsonIsLimited) {
+  std::string deep = "\"x\"";
+  for (int i = 0; i < 1000; ++i) deep = "{\"list\":[" + deep + "]}";
+  auto j = nlohmann::ordered_json::parse(
+      R"([{"type":"max","name":"m","format":"raw","value":1,"metadata":{"map":[["k",)" + deep + "]]}}]");
+  EXPECT_THROW(InternalAggregations::fromWireJson(j), LimitExceededError);
+  std::string aggs = "[]";
+  for (int i = 0; i < 300; ++i) {
+    aggs = R"([{"type":"histogram","name":"h","metadata":null,"order":{"_key":"asc"},"min_doc_count":1,)"
+           R"("empty_bucket_info":null,"format":"raw","keyed":false,"buckets":[{"key":1,"doc_count":1,"aggregations":)" +
+           aggs + "}]}]";
+  }
+  EXPECT_THROW(InternalAggregations::fromWireJson(nlohmann::ordered_json::parse(aggs)), LimitExceededError);
+}
+
 }  // namespace
 }  // namespace wirestream::aggregations
