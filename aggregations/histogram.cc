@@ -199,37 +199,47 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets,
   if (!(e.interval > 0) || !std::isfinite(e.interval)) return;
   auto round = [&](double k) { return std::floor((k - e.offset) / e.interval) * e.interval + e.offset; };
   auto next = [&](double k) { return round(k + e.interval + e.interval / 2); };
-  const InternalAggregations* empty_subs[] = {&e.aggregations};
-  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
-
-  std::vector<Bucket> out;
-  size_t added = 0;
-  auto add = [&](double key) {
-    if (++added > kMaxEmptyBuckets) {
-      internal::throwLimitExceeded("histogram [" + getName() + "] would need more than " +
-                                   std::to_string(kMaxEmptyBuckets) + " empty buckets");
+  // Walks the keys of the result in order: emit_empty(key) for each empty
+  // bucket to add, emit_existing(i) for buckets[i]. Each loop also stops when
+  // the key stops growing (a huge key, a tiny interval).
+  auto walk = [&](auto&& emit_empty, auto&& emit_existing) {
+    auto fill = [&](double from, double until, bool inclusive) {
+      for (double k = from; inclusive ? k <= until : k < until;) {
+        emit_empty(k);
+        double n = next(k);
+        if (!(n > k)) break;
+        k = n;
+      }
+    };
+    if (buckets.empty()) {
+      if (e.min_bound && e.max_bound) fill(round(*e.min_bound), *e.max_bound, true);
+      return;
     }
-    out.push_back({key, 0, reduced_empty});
-  };
-  // Each loop also stops when the key stops growing (a huge key, a tiny interval).
-  auto fill = [&](double from, double until, bool inclusive) {
-    for (double k = from; inclusive ? k <= until : k < until;) {
-      add(k);
-      double n = next(k);
-      if (!(n > k)) break;
-      k = n;
-    }
-  };
-  if (buckets.empty()) {
-    if (e.min_bound && e.max_bound) fill(round(*e.min_bound), *e.max_bound, true);
-  } else {
     if (e.min_bound && std::isfinite(*e.min_bound)) fill(round(*e.min_bound), buckets.front().key, false);
     for (size_t i = 0; i < buckets.size(); ++i) {
       if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
-      out.push_back(std::move(buckets[i]));
+      emit_existing(i);
     }
-    if (e.max_bound) fill(next(out.back().key), *e.max_bound, true);
-  }
+    if (e.max_bound) fill(next(buckets.back().key), *e.max_bound, true);
+  };
+
+  // Count first, so that a request for too many buckets fails before any is built.
+  size_t empty_count = 0;
+  walk(
+      [&](double) {
+        if (++empty_count > kMaxEmptyBuckets) {
+          internal::throwLimitExceeded("histogram [" + getName() + "] would need more than " +
+                                       std::to_string(kMaxEmptyBuckets) + " empty buckets");
+        }
+      },
+      [](size_t) {});
+
+  const InternalAggregations* empty_subs[] = {&e.aggregations};
+  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
+  std::vector<Bucket> out;
+  out.reserve(buckets.size() + empty_count);
+  walk([&](double key) { out.push_back({key, 0, reduced_empty}); },
+       [&](size_t i) { out.push_back(std::move(buckets[i])); });
   buckets = std::move(out);
 }
 
