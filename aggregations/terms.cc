@@ -222,7 +222,8 @@ int64_t InternalTerms<Key>::shardDocCountError() const {
   size_t n = buckets_.size();
   if (n == 0 || n < static_cast<size_t>(shard_size_) || order_.isKeyOrder()) return 0;
   if (order_.isCountDesc()) {
-    if (doc_count_error_) return *doc_count_error_;
+    // A negative bound from the wire can only mean unknown.
+    if (doc_count_error_) return *doc_count_error_ < 0 ? -1 : *doc_count_error_;
     int64_t min = buckets_[0].doc_count;
     for (const Bucket& b : buckets_) min = std::min(min, b.doc_count);
     return min;
@@ -248,17 +249,17 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   int64_t sum_error = 0;  // -1 is sticky: unbounded
   int64_t other = 0;
   for (const InternalTerms* t : downcast<InternalTerms>(aggs)) {
-    other += t->other_doc_count_;
+    other = checkedAdd(other, t->other_doc_count_, "sum_other_doc_count");
     int64_t shard_error = t->shardDocCountError();
-    if (sum_error != -1) sum_error = shard_error == -1 ? -1 : sum_error + shard_error;
+    if (sum_error != -1) sum_error = shard_error == -1 ? -1 : checkedAdd(sum_error, shard_error, "doc count error");
     for (const Bucket& b : t->buckets_) {
       Merged& m = merged[b.key];
-      m.doc_count += b.doc_count;
+      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
       if (!t->show_term_doc_count_error_ || b.doc_count_error == -1 || shard_error == -1) {
         m.error_unknown = true;
       } else {
-        m.error += b.doc_count_error;
-        m.shard_errors += shard_error;
+        m.error = checkedAdd(m.error, b.doc_count_error, "doc count error");
+        m.shard_errors = checkedAdd(m.shard_errors, shard_error, "doc count error");
       }
       m.subs.push_back(&b.aggregations);
     }
@@ -290,7 +291,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
       // bound of every shard that did not.
       b.doc_count_error = (sum_error == -1 || m.error_unknown)
                               ? -1
-                              : m.error + (sum_error - m.shard_errors);
+                              : checkedAdd(m.error, sum_error - m.shard_errors, "doc count error");
     }
     b.aggregations = InternalAggregations::reduce(m.subs, context);
   }
@@ -300,7 +301,9 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     auto less = [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; };
     size_t keep = std::min(buckets.size(), static_cast<size_t>(first.required_size_));
     std::partial_sort(buckets.begin(), buckets.begin() + keep, buckets.end(), less);
-    for (size_t i = keep; i < buckets.size(); ++i) other += buckets[i].doc_count;
+    for (size_t i = keep; i < buckets.size(); ++i) {
+      other = checkedAdd(other, buckets[i].doc_count, "sum_other_doc_count");
+    }
     buckets.resize(keep);
   }
   out->other_doc_count_ = other;
