@@ -244,7 +244,8 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets,
 }
 
 namespace {
-// Java's Double.toString for the common cases: "10.0", "2.5", "1.0E10".
+// The bucket's name in a keyed response: Java's Double.toString for the
+// common cases ("10.0", "2.5"); other values in the shortest exact form.
 std::string keyAsString(double k) {
   if (std::isnan(k)) return "NaN";
   if (std::isinf(k)) return k > 0 ? "Infinity" : "-Infinity";
@@ -262,7 +263,6 @@ void Histogram::responseFieldsToJson(json& j) const {
   json bs = keyed_ ? json::object() : json::array();
   for (const Bucket& b : buckets_) {
     json bj = json::object();
-    if (keyed_) bj["key_as_string"] = keyAsString(b.key);
     bj["key"] = ju::fromDouble(b.key);
     bj["doc_count"] = b.doc_count;
     for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();

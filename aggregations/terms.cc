@@ -199,7 +199,12 @@ void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
   for (const Bucket& b : buckets_) {
     out.writeVLong(b.doc_count);
     if (show_term_doc_count_error_) out.writeLong(b.doc_count_error);
-    b.aggregations.writeTo(out);
+    // Most leaf buckets have no sub-aggregations: one inline byte.
+    if (b.aggregations.empty()) {
+      out.writeByte(0);
+    } else {
+      b.aggregations.writeTo(out);
+    }
     Key::write(out, b.key);
   }
 }
