@@ -20,7 +20,6 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <map>
 
 #include "aggregations/json_util.h"
 #include "aggregations/registry.h"
@@ -98,13 +97,6 @@ typename Key::Type wireKeyFromJson(const json& b) {
     return ju::getDouble(b, "key");
   }
 }
-
-template <class Key>
-struct KeyLess {
-  bool operator()(const typename Key::Type& a, const typename Key::Type& b) const {
-    return Key::compare(a, b) < 0;
-  }
-};
 
 }  // namespace
 
@@ -241,15 +233,18 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const InternalTerms*>(aggs[0]);
 
-  struct Merged {
-    int64_t doc_count = 0;
-    int64_t error = 0;  // sum of the bucket errors of the shards that have it
-    bool error_unknown = false;
-    // sum of the shard error bounds of the shards that have it
-    int64_t shard_errors = 0;
-    std::vector<const InternalAggregations*> subs;
+  // Every bucket of every shard, sorted by key (stable: shard order within a
+  // key), then merged run by run. Shards send their buckets in key order, so
+  // the sort is a cheap merge of sorted runs.
+  struct Entry {
+    const Bucket* bucket;
+    int64_t shard_error;
+    bool show_error;
   };
-  std::map<typename Key::Type, Merged, KeyLess<Key>> merged;
+  std::vector<Entry> entries;
+  size_t total = 0;
+  for (const InternalTerms* t : downcast<InternalTerms>(aggs)) total += t->buckets_.size();
+  entries.reserve(total);
 
   int64_t sum_error = 0;  // -1 is sticky: unbounded
   int64_t other = 0;
@@ -257,18 +252,11 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     other = checkedAdd(other, t->other_doc_count_, "sum_other_doc_count");
     int64_t shard_error = t->shardDocCountError();
     if (sum_error != -1) sum_error = shard_error == -1 ? -1 : checkedAdd(sum_error, shard_error, "doc count error");
-    for (const Bucket& b : t->buckets_) {
-      Merged& m = merged[b.key];
-      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
-      if (!t->show_term_doc_count_error_ || b.doc_count_error == -1 || shard_error == -1) {
-        m.error_unknown = true;
-      } else {
-        m.error = checkedAdd(m.error, b.doc_count_error, "doc count error");
-        m.shard_errors = checkedAdd(m.shard_errors, shard_error, "doc count error");
-      }
-      m.subs.push_back(&b.aggregations);
-    }
+    for (const Bucket& b : t->buckets_) entries.push_back({&b, shard_error, t->show_term_doc_count_error_});
   }
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return Key::compare(a.bucket->key, b.bucket->key) < 0;
+  });
 
   auto out = std::make_unique<InternalTerms>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -285,20 +273,43 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   }
 
   std::vector<Bucket> buckets;
-  buckets.reserve(merged.size());
-  for (auto& [key, m] : merged) {
-    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
+  std::vector<const InternalAggregations*> subs;
+  for (size_t i = 0; i < entries.size();) {
+    size_t run_end = i + 1;
+    while (run_end < entries.size() &&
+           Key::compare(entries[run_end].bucket->key, entries[i].bucket->key) == 0) {
+      ++run_end;
+    }
+    int64_t doc_count = 0;
+    int64_t error = 0;         // the errors of the shards that returned the term
+    int64_t shard_errors = 0;  // the bounds of those shards
+    bool error_unknown = false;
+    subs.clear();
+    for (size_t k = i; k < run_end; ++k) {
+      const Entry& e = entries[k];
+      doc_count = checkedAdd(doc_count, e.bucket->doc_count, "doc count");
+      if (!e.show_error || e.bucket->doc_count_error == -1 || e.shard_error == -1) {
+        error_unknown = true;
+      } else {
+        error = checkedAdd(error, e.bucket->doc_count_error, "doc count error");
+        shard_errors = checkedAdd(shard_errors, e.shard_error, "doc count error");
+      }
+      subs.push_back(&e.bucket->aggregations);
+    }
+    const typename Key::Type& key = entries[i].bucket->key;
+    i = run_end;
+    if (context.final_reduce && doc_count < first.min_doc_count_) continue;
     Bucket& b = buckets.emplace_back();
     b.key = key;
-    b.doc_count = m.doc_count;
+    b.doc_count = doc_count;
     if (out->show_term_doc_count_error_) {
       // The bound of a term: what the shards that returned it say, plus the
       // bound of every shard that did not.
-      b.doc_count_error = (sum_error == -1 || m.error_unknown)
+      b.doc_count_error = (sum_error == -1 || error_unknown)
                               ? -1
-                              : checkedAdd(m.error, sum_error - m.shard_errors, "doc count error");
+                              : checkedAdd(error, sum_error - shard_errors, "doc count error");
     }
-    b.aggregations = InternalAggregations::reduce(m.subs, context);
+    b.aggregations = InternalAggregations::reduce(subs, context);
   }
 
   if (context.final_reduce) {
