@@ -1,3 +1,6 @@
+// Metadata is read with readGenericValue (wire format §3) and checked to be a
+// map or null; it is written by InternalAggregation::writeTo. The rest of this
+// file converts generic values to and from JSON, so it has no byte grammar.
 #include "aggregations/metadata.h"
 
 #include <string>

@@ -130,7 +130,9 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
   // A bucket is at least a doc count, an aggregation count and its key.
   size_t min_bucket = 2 + Key::kMinWireBytes + (show_term_doc_count_error_ ? 8 : 0);
   int32_t n = in.readArraySize(min_bucket);
-  buckets_.reserve(static_cast<size_t>(n));
+  // Reserve only what the bytes left justify (a bucket object is larger than
+  // its smallest encoding); the vector grows as buckets actually arrive.
+  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
   for (int32_t i = 0; i < n; ++i) {
     Bucket& b = buckets_.emplace_back();
     b.doc_count = readNonNegativeVLong(in, "doc count");
