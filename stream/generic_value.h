@@ -42,6 +42,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -107,6 +108,10 @@ class GenericValue {
   GenericValue(int32_t v) : kind_(Kind::kInt), storage_(v) {}
   GenericValue(int64_t v) : kind_(Kind::kLong), storage_(v) {}
   GenericValue(double v) : kind_(Kind::kDouble), storage_(v) {}
+  // Any other pointer would silently become a boolean.
+  template <typename T>
+    requires(!std::is_same_v<std::remove_cv_t<T>, char>)
+  GenericValue(T*) = delete;
 
   static GenericValue null() { return {}; }
   static GenericValue ofString(std::string s) {
