@@ -33,7 +33,9 @@ namespace {
 constexpr int64_t kSizes[] = {1 << 10, 1 << 16, 1 << 20};
 
 // How many different inputs a benchmark of n values rotates through.
-size_t variants(size_t n) { return std::clamp<size_t>((size_t{1} << 16) / n, 1, 64); }
+size_t variants(size_t n) {
+  return std::clamp<size_t>((size_t{1} << 16) / n, 1, 64);
+}
 
 std::vector<int32_t> mixedVInts(size_t n, uint64_t seed = 42) {
   std::mt19937_64 rng(seed);
@@ -42,7 +44,8 @@ std::vector<int32_t> mixedVInts(size_t n, uint64_t seed = 42) {
     uint64_t r = rng();
     int width = static_cast<int>(r % 5);
     uint32_t bits = static_cast<uint32_t>(r >> 32);
-    v = static_cast<int32_t>(width == 4 ? bits | 0x80000000u : bits >> (32 - 7 * (width + 1)));
+    v = static_cast<int32_t>(width == 4 ? bits | 0x80000000u
+                                        : bits >> (32 - 7 * (width + 1)));
   }
   return out;
 }
@@ -53,7 +56,8 @@ std::vector<int64_t> mixedVLongs(size_t n, uint64_t seed = 43) {
   for (auto& v : out) {
     uint64_t r = rng();
     int width = static_cast<int>(rng() % 9);
-    v = static_cast<int64_t>((r >> (64 - 7 * (width + 1))) & 0x7fffffffffffffffULL);
+    v = static_cast<int64_t>((r >> (64 - 7 * (width + 1))) &
+                             0x7fffffffffffffffULL);
   }
   return out;
 }
@@ -77,7 +81,8 @@ std::vector<uint8_t> encodedVInts(const std::vector<int32_t>& values) {
 void writeVIntArray(benchmark::State& state, std::optional<simd::Level> level) {
   size_t n = static_cast<size_t>(state.range(0));
   std::vector<std::vector<int32_t>> inputs;
-  for (size_t v = 0; v < variants(n); ++v) inputs.push_back(mixedVInts(n, 42 + v));
+  for (size_t v = 0; v < variants(n); ++v)
+    inputs.push_back(mixedVInts(n, 42 + v));
   if (level) simd::setLevel(*level);
   PageRecycler recycler;
   BytesStreamOutput out(recycler);
@@ -103,7 +108,8 @@ void writeVIntArray(benchmark::State& state, std::optional<simd::Level> level) {
 void readVIntArray(benchmark::State& state, std::optional<simd::Level> level) {
   size_t n = static_cast<size_t>(state.range(0));
   std::vector<std::vector<uint8_t>> inputs;
-  for (size_t v = 0; v < variants(n); ++v) inputs.push_back(encodedVInts(mixedVInts(n, 42 + v)));
+  for (size_t v = 0; v < variants(n); ++v)
+    inputs.push_back(encodedVInts(mixedVInts(n, 42 + v)));
   if (level) simd::setLevel(*level);
   std::vector<int32_t> sink;
   size_t next = 0, bytes = 0;
@@ -125,10 +131,12 @@ void readVIntArray(benchmark::State& state, std::optional<simd::Level> level) {
   simd::setLevel(std::nullopt);
 }
 
-void writeVLongArray(benchmark::State& state, std::optional<simd::Level> level) {
+void writeVLongArray(benchmark::State& state,
+                     std::optional<simd::Level> level) {
   size_t n = static_cast<size_t>(state.range(0));
   std::vector<std::vector<int64_t>> inputs;
-  for (size_t v = 0; v < variants(n); ++v) inputs.push_back(mixedVLongs(n, 43 + v));
+  for (size_t v = 0; v < variants(n); ++v)
+    inputs.push_back(mixedVLongs(n, 43 + v));
   if (level) simd::setLevel(*level);
   PageRecycler recycler;
   BytesStreamOutput out(recycler);
@@ -169,7 +177,8 @@ void splitDecodeDouble(benchmark::State& state, simd::Level level) {
   size_t n = static_cast<size_t>(state.range(0));
   auto values = doubles(n);
   std::vector<uint8_t> split(8 * n);
-  simd::kernelsFor(simd::Level::kScalar).splitEncodeDoubles(values.data(), n, split.data());
+  simd::kernelsFor(simd::Level::kScalar)
+      .splitEncodeDoubles(values.data(), n, split.data());
   std::vector<double> out(n);
   const simd::Kernels& k = simd::kernelsFor(level);
   for (auto _ : state) {
@@ -190,7 +199,8 @@ void memcpyBytes(benchmark::State& state, size_t bytes) {
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * state.range(0)));
+  state.SetItemsProcessed(
+      static_cast<int64_t>(state.iterations() * state.range(0)));
 }
 
 std::string capitalized(simd::Level level) {
@@ -221,13 +231,16 @@ int registerAll() {
                   [level](benchmark::State& s) { readVIntArray(s, level); });
     registerSizes("BM_WriteVLongArray_" + l + "_Mixed",
                   [level](benchmark::State& s) { writeVLongArray(s, level); });
-    registerSizes("BM_ByteStreamSplitEncode_" + l + "_Double",
-                  [level](benchmark::State& s) { splitEncodeDouble(s, level); });
-    registerSizes("BM_ByteStreamSplitDecode_" + l + "_Double",
-                  [level](benchmark::State& s) { splitDecodeDouble(s, level); });
+    registerSizes(
+        "BM_ByteStreamSplitEncode_" + l + "_Double",
+        [level](benchmark::State& s) { splitEncodeDouble(s, level); });
+    registerSizes(
+        "BM_ByteStreamSplitDecode_" + l + "_Double",
+        [level](benchmark::State& s) { splitDecodeDouble(s, level); });
   }
   registerSizes("BM_Memcpy_VIntMixed", [](benchmark::State& s) {
-    memcpyBytes(s, encodedVInts(mixedVInts(static_cast<size_t>(s.range(0)))).size());
+    memcpyBytes(
+        s, encodedVInts(mixedVInts(static_cast<size_t>(s.range(0)))).size());
   });
   registerSizes("BM_Memcpy_Double", [](benchmark::State& s) {
     memcpyBytes(s, 8 * static_cast<size_t>(s.range(0)));

@@ -30,9 +30,12 @@ Level detect() {
 
 const Kernels& table(Level level) {
   switch (level) {
-    case Level::kAvx2: return internal::kAvx2Kernels;
-    case Level::kSse4: return internal::kSse4Kernels;
-    default: return internal::kScalarKernels;
+    case Level::kAvx2:
+      return internal::kAvx2Kernels;
+    case Level::kSse4:
+      return internal::kSse4Kernels;
+    default:
+      return internal::kScalarKernels;
   }
 }
 
@@ -41,7 +44,8 @@ std::atomic<int> g_cap{static_cast<int>(Level::kAvx2)};
 std::atomic<bool> g_warned{false};
 
 void warnOnce(const std::string& message) {
-  if (!g_warned.exchange(true)) std::fprintf(stderr, "wirestream: %s\n", message.c_str());
+  if (!g_warned.exchange(true))
+    std::fprintf(stderr, "wirestream: %s\n", message.c_str());
 }
 
 // The level to use for a request: the request if the CPU has it, else the best
@@ -76,9 +80,12 @@ const Kernels& initFromEnvironment() {
 
 const char* levelName(Level level) {
   switch (level) {
-    case Level::kScalar: return "scalar";
-    case Level::kSse4: return "sse4";
-    case Level::kAvx2: return "avx2";
+    case Level::kScalar:
+      return "scalar";
+    case Level::kSse4:
+      return "sse4";
+    case Level::kAvx2:
+      return "avx2";
   }
   return "unknown";
 }
@@ -113,7 +120,8 @@ std::vector<Level> supportedLevels() {
 
 const Kernels& kernels() {
   const Kernels* k = g_active.load(std::memory_order_acquire);
-  if (k != nullptr) [[likely]] return *k;
+  if (k != nullptr) [[likely]]
+    return *k;
   return initFromEnvironment();
 }
 

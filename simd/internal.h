@@ -69,9 +69,40 @@ static inline uint8_t* encodeVLongOne(uint8_t* dst, uint64_t v) {
 }
 
 // One VInt from [p, limit), or nullptr if it runs past limit or its 5th byte
-// has any bit of 0xF0 set (what decodeVInt throws for).
-static inline const uint8_t* tryDecodeVInt(const uint8_t* p, const uint8_t* limit,
-                                           int32_t* out) {
+// has any bit of 0xF0 set (what decodeVInt throws for). With 5 bytes left it
+// checks no bound per byte, as stream/varint.h does.
+static inline const uint8_t* tryDecodeVInt(const uint8_t* p,
+                                           const uint8_t* limit, int32_t* out) {
+  if (limit - p >= 5) {
+    uint32_t b = p[0];
+    uint32_t r = b & 0x7F;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 1;
+    }
+    b = p[1];
+    r |= (b & 0x7F) << 7;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 2;
+    }
+    b = p[2];
+    r |= (b & 0x7F) << 14;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 3;
+    }
+    b = p[3];
+    r |= (b & 0x7F) << 21;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 4;
+    }
+    b = p[4];
+    if (b & 0xF0) return nullptr;
+    *out = static_cast<int32_t>(r | (b << 28));
+    return p + 5;
+  }
   uint32_t r = 0;
   for (int i = 0; i < 4; ++i) {
     if (p + i >= limit) return nullptr;
@@ -90,7 +121,8 @@ static inline const uint8_t* tryDecodeVInt(const uint8_t* p, const uint8_t* limi
 }
 
 // One VLong: up to 10 bytes, the 10th only 0 or 1; nullptr otherwise.
-static inline const uint8_t* tryDecodeVLong(const uint8_t* p, const uint8_t* limit,
+static inline const uint8_t* tryDecodeVLong(const uint8_t* p,
+                                            const uint8_t* limit,
                                             int64_t* out) {
   uint64_t r = 0;
   for (int i = 0; i < 9; ++i) {
@@ -110,8 +142,9 @@ static inline const uint8_t* tryDecodeVLong(const uint8_t* p, const uint8_t* lim
 }
 
 // Per-value tails shared by the vector kernels.
-static inline DecodeBatch decodeVIntsTail(const uint8_t* p, const uint8_t* limit,
-                                          int32_t* out, size_t n, size_t done) {
+static inline DecodeBatch decodeVIntsTail(const uint8_t* p,
+                                          const uint8_t* limit, int32_t* out,
+                                          size_t n, size_t done) {
   for (; done < n; ++done) {
     const uint8_t* next = tryDecodeVInt(p, limit, out + done);
     if (next == nullptr) break;
@@ -120,8 +153,9 @@ static inline DecodeBatch decodeVIntsTail(const uint8_t* p, const uint8_t* limit
   return {done, p};
 }
 
-static inline DecodeBatch decodeVLongsTail(const uint8_t* p, const uint8_t* limit,
-                                           int64_t* out, size_t n, size_t done) {
+static inline DecodeBatch decodeVLongsTail(const uint8_t* p,
+                                           const uint8_t* limit, int64_t* out,
+                                           size_t n, size_t done) {
   for (; done < n; ++done) {
     const uint8_t* next = tryDecodeVLong(p, limit, out + done);
     if (next == nullptr) break;
@@ -155,16 +189,17 @@ static inline uint64_t canonicalDoubleBits(double v) {
 
 // Scalar ByteStreamSplit over values [from, n): the reference the vector
 // kernels are tested against, and their tail.
-static inline void splitEncodeFloatsTail(const float* in, size_t n, uint8_t* out,
-                                         size_t from) {
+static inline void splitEncodeFloatsTail(const float* in, size_t n,
+                                         uint8_t* out, size_t from) {
   for (size_t i = from; i < n; ++i) {
     uint32_t bits = canonicalFloatBits(in[i]);
-    for (int k = 0; k < 4; ++k) out[k * n + i] = static_cast<uint8_t>(bits >> (24 - 8 * k));
+    for (int k = 0; k < 4; ++k)
+      out[k * n + i] = static_cast<uint8_t>(bits >> (24 - 8 * k));
   }
 }
 
-static inline void splitDecodeFloatsTail(const uint8_t* in, size_t n, float* out,
-                                         size_t from) {
+static inline void splitDecodeFloatsTail(const uint8_t* in, size_t n,
+                                         float* out, size_t from) {
   for (size_t i = from; i < n; ++i) {
     uint32_t bits = 0;
     for (int k = 0; k < 4; ++k) bits = (bits << 8) | in[k * n + i];
@@ -172,16 +207,17 @@ static inline void splitDecodeFloatsTail(const uint8_t* in, size_t n, float* out
   }
 }
 
-static inline void splitEncodeDoublesTail(const double* in, size_t n, uint8_t* out,
-                                          size_t from) {
+static inline void splitEncodeDoublesTail(const double* in, size_t n,
+                                          uint8_t* out, size_t from) {
   for (size_t i = from; i < n; ++i) {
     uint64_t bits = canonicalDoubleBits(in[i]);
-    for (int k = 0; k < 8; ++k) out[k * n + i] = static_cast<uint8_t>(bits >> (56 - 8 * k));
+    for (int k = 0; k < 8; ++k)
+      out[k * n + i] = static_cast<uint8_t>(bits >> (56 - 8 * k));
   }
 }
 
-static inline void splitDecodeDoublesTail(const uint8_t* in, size_t n, double* out,
-                                          size_t from) {
+static inline void splitDecodeDoublesTail(const uint8_t* in, size_t n,
+                                          double* out, size_t from) {
   for (size_t i = from; i < n; ++i) {
     uint64_t bits = 0;
     for (int k = 0; k < 8; ++k) bits = (bits << 8) | in[k * n + i];

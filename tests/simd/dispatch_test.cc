@@ -43,7 +43,8 @@ TEST(Dispatch, EachLevelHasItsOwnKernels) {
   for (size_t a = 0; a < levels.size(); ++a) {
     EXPECT_EQ(kernelsFor(levels[a]).level, levels[a]);
     for (size_t b = a + 1; b < levels.size(); ++b) {
-      EXPECT_NE(kernelsFor(levels[a]).decodeVInts, kernelsFor(levels[b]).decodeVInts);
+      EXPECT_NE(kernelsFor(levels[a]).decodeVInts,
+                kernelsFor(levels[b]).decodeVInts);
       EXPECT_NE(kernelsFor(levels[a]).splitEncodeDoubles,
                 kernelsFor(levels[b]).splitEncodeDoubles);
     }
@@ -62,10 +63,12 @@ TEST(Dispatch, LevelTheCpuLacksFallsBackWithOneWarning) {
   std::string err = ::testing::internal::GetCapturedStderr();
   capDetectedLevelForTesting(std::nullopt);
   setLevel(std::nullopt);
-  EXPECT_NE(err.find("SIMD level avx2 is not supported by this CPU; using scalar"),
-            std::string::npos)
+  EXPECT_NE(
+      err.find("SIMD level avx2 is not supported by this CPU; using scalar"),
+      std::string::npos)
       << err;
-  EXPECT_EQ(err.find("sse4 is not supported"), std::string::npos) << "warned twice: " << err;
+  EXPECT_EQ(err.find("sse4 is not supported"), std::string::npos)
+      << "warned twice: " << err;
 }
 
 TEST(Dispatch, UnsupportedLevelIsRefusedByKernelsFor) {
