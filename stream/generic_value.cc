@@ -74,6 +74,16 @@ bool unorderedEqual(const std::vector<T>& a, const std::vector<T>& b, Hash hash,
 template <typename Get>
 std::optional<size_t> firstRepeat(size_t n, Get get) {
   if (n < 2) return std::nullopt;
+  // Metadata maps are small: compare pairs, with no allocation or hashing.
+  constexpr size_t kPairwiseUpTo = 16;
+  if (n <= kPairwiseUpTo) {
+    for (size_t i = 1; i < n; ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (get(i) == get(j)) return i;
+      }
+    }
+    return std::nullopt;
+  }
   std::vector<std::pair<size_t, size_t>> by_hash;  // (hash, index)
   by_hash.reserve(n);
   for (size_t i = 0; i < n; ++i) by_hash.emplace_back(get(i).hash(), i);

@@ -31,7 +31,6 @@
 // each inside a StreamInput::NestingScope, so the input's depth limit bounds
 // the work and no depth reaches the machine stack. Writing recurses once per
 // level of the caller's tree.
-#include <deque>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -316,8 +315,7 @@ GenericValue readValue(StreamInput& in) {
   const bool generic_keys =
       in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
   std::vector<Frame> open;
-  std::deque<StreamInput::NestingScope>
-      scopes;  // one per open frame; never moved
+  StreamInput::NestingLevels levels(in);  // one level per open frame
   GenericValue v;
   for (bool first = true;; first = false) {
     // Produce the next complete value, or open a container and go on.
@@ -327,7 +325,7 @@ GenericValue readValue(StreamInput& in) {
     } else {
       if (!first) tag = static_cast<int8_t>(in.readByte());
       if (isContainerTag(tag)) {
-        scopes.emplace_back(in);
+        levels.enter();
         bool map = tag == 9 || tag == 10;
         // A value is at least its tag byte; a map entry at least two bytes.
         int32_t n = in.readArraySize(map ? 2 : 1);
@@ -342,7 +340,7 @@ GenericValue readValue(StreamInput& in) {
         if (n > 0) continue;
         v = f.finish();
         open.pop_back();
-        scopes.pop_back();
+        levels.leave();
       } else {
         v = readScalar(in, tag);
       }
@@ -353,7 +351,7 @@ GenericValue readValue(StreamInput& in) {
       if (!open.back().add(std::move(v))) break;
       v = open.back().finish();
       open.pop_back();
-      scopes.pop_back();
+      levels.leave();
     }
   }
 }

@@ -202,18 +202,40 @@ class StreamInput {
   void setMaxNestingDepth(int32_t max) { max_nesting_depth_ = max; }
   int32_t nestingDepth() const { return nesting_depth_; }
 
+  // One level, for a recursive reader: hold one across reading the children.
   class NestingScope {
    public:
-    explicit NestingScope(StreamInput& in) : in_(in) {
-      if (in.nesting_depth_ >= in.max_nesting_depth_) [[unlikely]] in.throwTooDeep();
-      ++in.nesting_depth_;
-    }
+    explicit NestingScope(StreamInput& in) : in_(in) { in.enterNesting(); }
     ~NestingScope() { --in_.nesting_depth_; }
     NestingScope(const NestingScope&) = delete;
     NestingScope& operator=(const NestingScope&) = delete;
 
    private:
     StreamInput& in_;
+  };
+
+  // Any number of levels, for an iterative reader that keeps its own stack:
+  // enter() per level opened (LimitExceededError past the limit), leave()
+  // per level closed; the destructor leaves whatever is still entered.
+  class NestingLevels {
+   public:
+    explicit NestingLevels(StreamInput& in) : in_(in) {}
+    ~NestingLevels() { in_.nesting_depth_ -= entered_; }
+    void enter() {
+      in_.enterNesting();
+      ++entered_;
+    }
+    void leave() {
+      assert(entered_ > 0);
+      --in_.nesting_depth_;
+      --entered_;
+    }
+    NestingLevels(const NestingLevels&) = delete;
+    NestingLevels& operator=(const NestingLevels&) = delete;
+
+   private:
+    StreamInput& in_;
+    int32_t entered_ = 0;
   };
 
   // How many elements of `element_size` bytes a reader may reserve for a
@@ -377,6 +399,10 @@ class StreamInput {
   std::vector<T> readSplit(void (*decode)(const uint8_t*, size_t, T*));
   void ensureAvailable(size_t n);
 
+  void enterNesting() {
+    if (nesting_depth_ >= max_nesting_depth_) [[unlikely]] throwTooDeep();
+    ++nesting_depth_;
+  }
   [[noreturn]] void throwTooDeep() const;
   [[noreturn]] static void throwDuplicateKey(int32_t index);
   [[noreturn]] static void throwDuplicateOrdinal(std::string_view name, int64_t ordinal);

@@ -145,3 +145,41 @@ TEST(NestingLimitTest, TreeAtTheLimitWorksOnASmallStack) {
 
 }  // namespace
 }  // namespace wirestream
+
+namespace wirestream {
+namespace {
+
+TEST(NestingLevelsTest, EnterLeaveAndUnwind) {
+  std::vector<uint8_t> none;
+  ByteArrayStreamInput in(none);
+  in.setMaxNestingDepth(3);
+  {
+    StreamInput::NestingScope outer(in);
+    StreamInput::NestingLevels levels(in);
+    levels.enter();
+    levels.enter();
+    EXPECT_EQ(in.nestingDepth(), 3);
+    try {
+      levels.enter();
+      FAIL() << "a fourth level was entered";
+    } catch (const LimitExceededError& e) {
+      EXPECT_STREQ(e.what(), "nesting depth [4] exceeds the limit of [3]");
+    }
+    EXPECT_EQ(in.nestingDepth(), 3);
+    levels.leave();
+    EXPECT_EQ(in.nestingDepth(), 2);
+    levels.enter();
+    // The destructor leaves the two levels still entered; the scope its one.
+  }
+  EXPECT_EQ(in.nestingDepth(), 0);
+  EXPECT_THROW(
+      {
+        StreamInput::NestingLevels levels(in);
+        for (;;) levels.enter();
+      },
+      LimitExceededError);
+  EXPECT_EQ(in.nestingDepth(), 0);
+}
+
+}  // namespace
+}  // namespace wirestream
