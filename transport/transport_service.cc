@@ -1,0 +1,832 @@
+// The Asio side of the transport: accepting, connecting, reading into the
+// FrameDecoder, gather-writing serialized frames, and routing decoded frames
+// to handlers and pending calls. The frame bytes themselves are built and
+// parsed by the socket-free units (frame.h, frame_decoder.h,
+// inbound_message.h).
+//
+// Handshake grammar (frames with status 0x08, action "internal:tcp/handshake"):
+//   request  header version: the sender's minimum compatible version, so that
+//            any compatible peer can read it
+//            body: VInt n, then n bytes holding VInt sender version id (ES
+//            wraps it this way so later versions can append fields)
+//   response header version: the agreed version; body: VInt responder version id
+//   error response (0x01 | 0x02 | 0x08) when the versions are incompatible.
+//
+// Threading: each connection has a strand; its reads, writes, pending-call
+// table, timers and close run on it, so none of them needs a lock. Callers on
+// other threads serialize their frame on their own thread and post it.
+#include "transport/transport_service.h"
+
+#include <atomic>
+// Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
+#include <utility>
+#include <boost/asio.hpp>
+#include <deque>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "stream/bytes_stream_output.h"
+#include "stream/errors.h"
+#include "transport/frame.h"
+#include "transport/frame_decoder.h"
+#include "transport/inbound_message.h"
+
+namespace wirestream::transport {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+// A peer broke the protocol (wrong direction, no handshake...): close.
+class ProtocolError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+constexpr size_t kReadBufferSize = 64 * 1024;
+// One gather write takes at most this many frames / bytes, so a long queue
+// neither builds a huge iovec list nor delays the first frame's completion.
+constexpr size_t kMaxFramesPerWrite = 64;
+constexpr size_t kMaxBytesPerWrite = 8 * 1024 * 1024;
+
+std::string endpointText(const tcp::endpoint& e) {
+  return e.address().to_string() + ":" + std::to_string(e.port());
+}
+
+void safeFail(const TransportService::FailureCallback& on_failure, std::exception_ptr e) {
+  try {
+    if (on_failure) on_failure(e);
+  } catch (...) {
+    // A failing failure callback must not take the I/O thread down.
+  }
+}
+
+struct HandshakeRequestBody final : Writeable {
+  TransportVersion version;
+  explicit HandshakeRequestBody(TransportVersion v) : version(v) {}
+  void writeTo(StreamOutput& out) const override {
+    BytesStreamOutput inner;
+    inner.writeVInt(version.id());
+    std::vector<uint8_t> bytes = inner.bytes().toVector();
+    out.writeByteArray(bytes);
+  }
+};
+
+struct VersionBody final : Writeable {
+  TransportVersion version;
+  explicit VersionBody(TransportVersion v) : version(v) {}
+  void writeTo(StreamOutput& out) const override { out.writeVInt(version.id()); }
+};
+
+}  // namespace
+
+class TcpConnection;
+
+class TransportService::Impl : public std::enable_shared_from_this<Impl> {
+ public:
+  explicit Impl(TransportOptions o) : options(std::move(o)) {
+    if (!options.logger) {
+      std::string node = options.node_name;
+      options.logger = [node](LogLevel level, const std::string& line) {
+        if (level == LogLevel::kDebug) return;
+        std::cerr << "[" << node << "] " << (level == LogLevel::kWarn ? "WARN " : "INFO ")
+                  << line << "\n";
+      };
+    }
+    if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
+    guard.emplace(io.get_executor());
+    for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { io.run(); });
+  }
+
+  void log(LogLevel level, const std::string& line) const {
+    try {
+      options.logger(level, line);
+    } catch (...) {
+    }
+  }
+
+  void doAccept();
+  void addConnection(const std::shared_ptr<TcpConnection>& c) {
+    std::lock_guard<std::mutex> lock(mu);
+    connections.insert(c);
+  }
+  void removeConnection(const std::shared_ptr<TcpConnection>& c) {
+    std::lock_guard<std::mutex> lock(mu);
+    connections.erase(c);
+  }
+  RawRequestHandler findHandler(const std::string& action) const {
+    std::shared_lock<std::shared_mutex> lock(handlers_mu);
+    auto it = handlers.find(action);
+    return it == handlers.end() ? RawRequestHandler() : it->second;
+  }
+  void stop();
+
+  TransportOptions options;
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
+  std::vector<std::thread> threads;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  std::mutex mu;
+  std::unordered_set<std::shared_ptr<TcpConnection>> connections;
+  bool stopped = false;
+  mutable std::shared_mutex handlers_mu;
+  std::unordered_map<std::string, RawRequestHandler> handlers;
+  std::atomic<int64_t> next_request_id{1};
+};
+
+class TcpConnection final : public Connection,
+                            public std::enable_shared_from_this<TcpConnection> {
+ public:
+  enum class Direction { kInbound, kOutbound };
+
+  TcpConnection(std::shared_ptr<TransportService::Impl> service, tcp::socket socket,
+                Direction direction)
+      : service_(std::move(service)),
+        socket_(std::move(socket)),
+        strand_(asio::make_strand(service_->io)),
+        deadline_(strand_),
+        direction_(direction),
+        decoder_(service_->options.max_frame_size),
+        version_id_(service_->options.version.id()),
+        read_buffer_(kReadBufferSize) {
+    error_code ec;
+    tcp::endpoint local = socket_.local_endpoint(ec);
+    tcp::endpoint remote = socket_.remote_endpoint(ec);
+    description_ = (direction == Direction::kInbound ? "inbound " : "outbound ") +
+                   endpointText(local) + " -> " + endpointText(remote);
+  }
+
+  void start() {
+    asio::dispatch(strand_, [self = shared_from_this()] { self->doRead(); });
+  }
+
+  TransportVersion version() const override { return TransportVersion(version_id_.load()); }
+  bool isOpen() const override { return !closed_.load(); }
+  void close() override { closeAsync("closed by the local node", LogLevel::kDebug); }
+  void sendPing() override {
+    auto frame = std::make_shared<BytesStreamOutput>();
+    frame->writeBytes(kPingFrame);
+    enqueue(std::move(frame));
+  }
+  uint64_t bytesSent() const override { return bytes_sent_.load(); }
+  uint64_t bytesReceived() const override { return bytes_received_.load(); }
+  uint64_t pingsReceived() const override { return pings_received_.load(); }
+  std::string description() const override { return description_; }
+
+  Direction direction() const { return direction_; }
+  TransportService::Impl& service() const { return *service_; }
+
+  void closeAsync(std::string reason, LogLevel level) {
+    asio::dispatch(strand_, [self = shared_from_this(), reason = std::move(reason), level] {
+      self->closeNow(reason, level);
+    });
+  }
+
+  void enqueue(std::shared_ptr<BytesStreamOutput> frame) {
+    asio::post(strand_, [self = shared_from_this(), frame = std::move(frame)]() mutable {
+      self->enqueueOnStrand(std::move(frame));
+    });
+  }
+
+  // Registers a call and sends its frame; the call completes exactly once.
+  void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
+              TransportService::RawResponseReader reader,
+              TransportService::FailureCallback on_failure,
+              std::chrono::milliseconds timeout) {
+    asio::post(strand_, [self = shared_from_this(), id, action = std::move(action),
+                         frame = std::move(frame), reader = std::move(reader),
+                         on_failure = std::move(on_failure), timeout]() mutable {
+      self->submitOnStrand(id, std::move(action), std::move(frame), std::move(reader),
+                           std::move(on_failure), timeout);
+    });
+  }
+
+  void releaseInFlight(size_t bytes) { in_flight_.fetch_sub(bytes); }
+
+  void completeHandshake(TransportVersion agreed) {
+    version_id_.store(agreed.id());
+    handshake_done_ = true;
+  }
+
+ private:
+  struct PendingCall {
+    std::string action;
+    TransportService::RawResponseReader reader;
+    TransportService::FailureCallback on_failure;
+    std::chrono::milliseconds timeout{0};
+    std::unique_ptr<asio::steady_timer> timer;
+  };
+
+  const TransportOptions& options() const { return service_->options; }
+
+  void submitOnStrand(int64_t id, std::string action,
+                      std::shared_ptr<BytesStreamOutput> frame,
+                      TransportService::RawResponseReader reader,
+                      TransportService::FailureCallback on_failure,
+                      std::chrono::milliseconds timeout) {
+    if (closed_) {
+      safeFail(on_failure, std::make_exception_ptr(NodeDisconnectedError(
+                               "[" + description_ + "] is closed; cannot send [" + action +
+                               "] (" + close_reason_ + ")")));
+      return;
+    }
+    PendingCall call{std::move(action), std::move(reader), std::move(on_failure), timeout,
+                     nullptr};
+    if (timeout.count() > 0) {
+      call.timer = std::make_unique<asio::steady_timer>(strand_, timeout);
+      call.timer->async_wait([weak = weak_from_this(), id](const error_code& ec) {
+        if (ec) return;
+        if (auto self = weak.lock()) self->onCallTimeout(id);
+      });
+    }
+    pending_.emplace(id, std::move(call));
+    enqueueOnStrand(std::move(frame));
+  }
+
+  void onCallTimeout(int64_t id) {
+    auto it = pending_.find(id);
+    if (it == pending_.end()) return;
+    PendingCall call = std::move(it->second);
+    pending_.erase(it);
+    safeFail(call.on_failure,
+             std::make_exception_ptr(ReceiveTimeoutError(
+                 "[" + description_ + "][" + call.action + "] request_id [" +
+                 std::to_string(id) + "] timed out after [" +
+                 std::to_string(call.timeout.count()) + "ms]")));
+  }
+
+  void doRead() {
+    if (closed_) return;
+    socket_.async_read_some(
+        asio::buffer(read_buffer_),
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
+          self->onRead(ec, n);
+        }));
+  }
+
+  void onRead(const error_code& ec, size_t n) {
+    if (closed_) return;
+    if (ec) {
+      std::string reason = ec == asio::error::eof ? "the peer closed the connection"
+                                                  : "read failed: " + ec.message();
+      if (decoder_.midFrame()) {
+        reason += " in the middle of a frame (received " +
+                  std::to_string(decoder_.bufferedBytes()) + " of " +
+                  std::to_string(decoder_.expectedFrameSize()) + " bytes)";
+        closeNow(reason, LogLevel::kWarn);
+      } else {
+        closeNow(reason, LogLevel::kDebug);
+      }
+      return;
+    }
+    bytes_received_ += n;
+    try {
+      decoder_.feed({read_buffer_.data(), n},
+                    [this](DecodedFrame&& frame) { handleFrame(std::move(frame)); });
+    } catch (const std::exception& e) {
+      closeNow(e.what(), LogLevel::kWarn);
+      return;
+    }
+    if (closed_) return;
+    updateDeadline();
+    doRead();
+  }
+
+  void updateDeadline() {
+    if (!decoder_.midFrame()) {
+      if (deadline_armed_) {
+        deadline_armed_ = false;
+        deadline_.cancel();
+      }
+      return;
+    }
+    uint64_t start = decoder_.position() - decoder_.bufferedBytes();
+    if (deadline_armed_ && start == deadline_frame_start_) return;
+    deadline_armed_ = true;
+    deadline_frame_start_ = start;
+    deadline_.expires_after(options().read_deadline);
+    deadline_.async_wait([weak = weak_from_this(), start](const error_code& ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) self->onDeadline(start);
+    });
+  }
+
+  void onDeadline(uint64_t start) {
+    if (closed_ || !deadline_armed_ || deadline_frame_start_ != start || !decoder_.midFrame()) {
+      return;
+    }
+    closeNow("read deadline of " + std::to_string(options().read_deadline.count()) +
+                 "ms exceeded: received " + std::to_string(decoder_.bufferedBytes()) +
+                 " of " + std::to_string(decoder_.expectedFrameSize()) +
+                 " bytes of a frame",
+             LogLevel::kWarn);
+  }
+
+  void handleFrame(DecodedFrame&& frame) {
+    const FrameHeader& h = frame.header;
+    if (h.isPing()) {
+      ++pings_received_;
+      return;
+    }
+    if (h.isResponse() && direction_ == Direction::kInbound) {
+      throw ProtocolError("received a response (request id [" + std::to_string(h.request_id) +
+                          "]) on an inbound connection");
+    }
+    if (h.isRequest() && direction_ == Direction::kOutbound) {
+      throw ProtocolError("received a request (request id [" + std::to_string(h.request_id) +
+                          "]) on an outbound connection");
+    }
+    if (h.isHandshake()) {
+      if (h.isRequest()) {
+        handleHandshakeRequest(std::move(frame));
+      } else {
+        handleResponse(std::move(frame));
+      }
+      return;
+    }
+    if (!handshake_done_) {
+      throw ProtocolError("received a " + std::string(h.isRequest() ? "request" : "response") +
+                          " before the handshake");
+    }
+    if (h.version_id != version_id_.load()) {
+      throw ProtocolError("frame version " + h.version().toString() +
+                          " differs from the version agreed in the handshake, " +
+                          version().toString());
+    }
+    if (h.isRequest()) {
+      handleRequest(std::move(frame));
+    } else {
+      handleResponse(std::move(frame));
+    }
+  }
+
+  void handleHandshakeRequest(DecodedFrame&& frame) {
+    if (handshake_done_) throw ProtocolError("received a second handshake");
+    const int64_t id = frame.header.request_id;
+    InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+    ByteArrayStreamInput in(m.body());
+    in.setTransportVersion(m.header.version());
+    std::vector<uint8_t> inner_bytes = in.readByteArray();
+    if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
+    ByteArrayStreamInput inner(inner_bytes);
+    TransportVersion remote(inner.readVInt());
+    const TransportVersion local = options().version;
+    const TransportVersion agreed = std::min(local, remote);
+    auto out = std::make_shared<BytesStreamOutput>();
+    if (remote.before(options().minimum_compatible_version)) {
+      std::string message = "incompatible transport version " + remote.toString() +
+                            "; this node (" + local.toString() +
+                            ") needs at least " +
+                            options().minimum_compatible_version.toString();
+      writeErrorFrame(*out, {id, agreed, true}, "illegal_state_exception", message);
+      close_after_flush_ = true;
+      close_reason_ = message;
+      enqueueOnStrand(std::move(out));
+      return;
+    }
+    completeHandshake(agreed);
+    writeResponseFrame(*out, {id, agreed, true}, {}, VersionBody(local), false);
+    enqueueOnStrand(std::move(out));
+  }
+
+  void handleRequest(DecodedFrame&& frame);
+  void handleResponse(DecodedFrame&& frame) {
+    const FrameHeader h = frame.header;
+    auto it = pending_.find(h.request_id);
+    if (it == pending_.end()) {
+      service_->log(LogLevel::kDebug, "[" + description_ + "] dropping the response to request id [" +
+                                          std::to_string(h.request_id) +
+                                          "]: no such pending request (timed out?)");
+      return;
+    }
+    PendingCall call = std::move(it->second);
+    pending_.erase(it);
+    std::function<void()> complete;
+    try {
+      InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+      ByteArrayStreamInput in(m.body());
+      in.setTransportVersion(h.version());
+      if (h.isError()) {
+        std::string type = in.readString();
+        std::string message = in.readString();
+        throw RemoteTransportError(std::move(type), std::move(message));
+      }
+      complete = call.reader(in);
+      if (in.available() != 0) {
+        throw TransportError("transport_serialization_exception",
+                             "Message not fully read (response) for requestId [" +
+                                 std::to_string(h.request_id) + "], action [" + call.action +
+                                 "], available [" + std::to_string(in.available()) + "]");
+      }
+    } catch (...) {
+      safeFail(call.on_failure, std::current_exception());
+      return;
+    }
+    try {
+      complete();
+    } catch (const std::exception& e) {
+      service_->log(LogLevel::kWarn, "response callback for [" + call.action + "] threw: " + e.what());
+    } catch (...) {
+      service_->log(LogLevel::kWarn, "response callback for [" + call.action + "] threw");
+    }
+  }
+
+  void enqueueOnStrand(std::shared_ptr<BytesStreamOutput> frame) {
+    if (closed_) return;
+    write_queue_.push_back(std::move(frame));
+    if (!writing_) startWrite();
+  }
+
+  void startWrite() {
+    writing_frames_.clear();
+    buffers_.clear();
+    size_t bytes = 0;
+    while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
+           bytes < kMaxBytesPerWrite) {
+      std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
+      write_queue_.pop_front();
+      // The frame's own pages, no flattening copy.
+      for (BytesReference::Piece piece : frame->bytes().pieces()) {
+        buffers_.emplace_back(piece.data(), piece.size());
+      }
+      bytes += frame->size();
+      writing_frames_.push_back(std::move(frame));
+    }
+    writing_ = true;
+    asio::async_write(socket_, buffers_,
+                      asio::bind_executor(strand_, [self = shared_from_this()](
+                                                       const error_code& ec, size_t n) {
+                        self->onWrite(ec, n);
+                      }));
+  }
+
+  void onWrite(const error_code& ec, size_t n) {
+    writing_ = false;
+    writing_frames_.clear();
+    if (closed_) return;
+    if (ec) {
+      closeNow("write failed: " + ec.message(), LogLevel::kWarn);
+      return;
+    }
+    bytes_sent_ += n;
+    if (!write_queue_.empty()) {
+      startWrite();
+    } else if (close_after_flush_) {
+      closeNow(close_reason_, LogLevel::kWarn);
+    }
+  }
+
+  void closeNow(const std::string& reason, LogLevel level) {
+    if (closed_.exchange(true)) return;
+    close_reason_ = reason;
+    service_->log(level, "closing connection [" + description_ + "]: " + reason);
+    deadline_armed_ = false;
+    deadline_.cancel();
+    error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    write_queue_.clear();
+    auto pending = std::move(pending_);
+    pending_.clear();
+    for (auto& [id, call] : pending) {
+      safeFail(call.on_failure,
+               std::make_exception_ptr(NodeDisconnectedError(
+                   "[" + description_ + "] disconnected before the response to [" +
+                   call.action + "] request_id [" + std::to_string(id) + "]: " + reason)));
+    }
+    service_->removeConnection(shared_from_this());
+  }
+
+  std::shared_ptr<TransportService::Impl> service_;
+  tcp::socket socket_;
+  asio::strand<asio::io_context::executor_type> strand_;
+  asio::steady_timer deadline_;
+  const Direction direction_;
+  std::string description_;
+
+  FrameDecoder decoder_;
+  std::atomic<int32_t> version_id_;
+  bool handshake_done_ = false;
+  std::vector<uint8_t> read_buffer_;
+
+  std::unordered_map<int64_t, PendingCall> pending_;
+  std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;
+  std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;
+  std::vector<asio::const_buffer> buffers_;
+  bool writing_ = false;
+  bool close_after_flush_ = false;
+  std::string close_reason_;
+
+  bool deadline_armed_ = false;
+  uint64_t deadline_frame_start_ = 0;
+
+  std::atomic<bool> closed_{false};
+  std::atomic<size_t> in_flight_{0};
+  std::atomic<uint64_t> bytes_sent_{0};
+  std::atomic<uint64_t> bytes_received_{0};
+  std::atomic<uint64_t> pings_received_{0};
+};
+
+namespace {
+
+// The server side of one request. Answers once; dropping it unanswered sends
+// an error so the caller is never left waiting.
+class ChannelImpl final : public TransportChannel {
+ public:
+  ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id,
+              std::string action, TransportVersion version, size_t reserved)
+      : connection_(std::move(connection)),
+        request_id_(request_id),
+        action_(std::move(action)),
+        version_(version),
+        reserved_(reserved) {}
+
+  ~ChannelImpl() override {
+    if (responded_.load()) return;
+    try {
+      sendError("illegal_state_exception",
+                "the handler of [" + action_ + "] dropped the channel without a response");
+    } catch (...) {
+    }
+  }
+
+  void sendResponse(const Writeable& response) override {
+    claim();
+    const TransportOptions& options = connection_->service().options;
+    auto frame = std::make_shared<BytesStreamOutput>();
+    try {
+      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response,
+                         options.compress);
+      if (frame->size() > options.max_frame_size) {
+        internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
+                                     " bytes exceeds the maximum frame size of " +
+                                     std::to_string(options.max_frame_size) + " bytes");
+      }
+    } catch (...) {
+      std::exception_ptr e = std::current_exception();
+      frame = std::make_shared<BytesStreamOutput>();
+      writeErrorFrame(*frame, {request_id_, version_, false}, errorTypeOf(e),
+                      errorMessageOf(e));
+    }
+    finish(std::move(frame));
+  }
+
+  void sendError(const std::string& type, const std::string& message) override {
+    claim();
+    auto frame = std::make_shared<BytesStreamOutput>();
+    writeErrorFrame(*frame, {request_id_, version_, false}, type, message);
+    finish(std::move(frame));
+  }
+
+  // For the dispatcher: answers with `error` unless a response went out.
+  void failIfUnanswered(std::exception_ptr error) {
+    if (responded_.load()) {
+      connection_->service().log(LogLevel::kWarn, "handler of [" + action_ +
+                                                      "] threw after responding: " +
+                                                      errorMessageOf(error));
+      return;
+    }
+    sendError(errorTypeOf(error), errorMessageOf(error));
+  }
+
+  const std::string& action() const override { return action_; }
+  int64_t requestId() const override { return request_id_; }
+  TransportVersion version() const override { return version_; }
+
+ private:
+  void claim() {
+    if (responded_.exchange(true)) {
+      throw std::logic_error("request [" + std::to_string(request_id_) + "] of [" + action_ +
+                             "] was already answered");
+    }
+  }
+  void finish(std::shared_ptr<BytesStreamOutput> frame) {
+    connection_->releaseInFlight(reserved_);
+    connection_->enqueue(std::move(frame));
+  }
+
+  std::shared_ptr<TcpConnection> connection_;
+  const int64_t request_id_;
+  const std::string action_;
+  const TransportVersion version_;
+  const size_t reserved_;
+  std::atomic<bool> responded_{false};
+};
+
+}  // namespace
+
+void TcpConnection::handleRequest(DecodedFrame&& frame) {
+  const FrameHeader h = frame.header;
+  const size_t size = h.frameSize();
+  const size_t budget = options().in_flight_budget;
+  const size_t before = in_flight_.fetch_add(size);
+  if (before + size > budget) {
+    in_flight_.fetch_sub(size);
+    // Worded as ES's in-flight-requests circuit breaker words it.
+    std::string message = "[in_flight_requests] Data too large, data for [<transport_request>]"
+                          " would be [" + std::to_string(before + size) +
+                          "/" + std::to_string(before + size) + "b], which is larger than the limit of [" +
+                          std::to_string(budget) + "/" + std::to_string(budget) + "b]";
+    service_->log(LogLevel::kInfo, "[" + description_ + "] rejecting request id [" +
+                                       std::to_string(h.request_id) + "]: " + message);
+    auto out = std::make_shared<BytesStreamOutput>();
+    writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception",
+                    message);
+    enqueueOnStrand(std::move(out));
+    return;
+  }
+  std::optional<InboundMessage> message;
+  try {
+    message.emplace(InboundMessage::parse(std::move(frame), options().max_frame_size));
+  } catch (...) {
+    in_flight_.fetch_sub(size);
+    throw;
+  }
+  auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id,
+                                               message->action, version(), size);
+  TransportService::RawRequestHandler handler = service_->findHandler(message->action);
+  if (!handler) {
+    channel->sendError("action_not_found_transport_exception",
+                       "No handler for action [" + message->action + "]");
+    return;
+  }
+  ByteArrayStreamInput in(message->body());
+  in.setTransportVersion(h.version());
+  try {
+    TransportService::RequestContinuation run = handler(in);
+    if (in.available() != 0) {
+      throw TransportError("illegal_state_exception",
+                           "Message not fully read (request) for requestId [" +
+                               std::to_string(h.request_id) + "], action [" + message->action +
+                               "], available [" + std::to_string(in.available()) +
+                               "]; resetting");
+    }
+    run(channel);
+  } catch (...) {
+    channel->failIfUnanswered(std::current_exception());
+  }
+}
+
+void TransportService::Impl::doAccept() {
+  acceptor->async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+    if (ec) {
+      if (ec != asio::error::operation_aborted) {
+        self->log(LogLevel::kWarn, "accept failed: " + ec.message());
+        if (self->acceptor->is_open()) self->doAccept();
+      }
+      return;
+    }
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto connection = std::make_shared<TcpConnection>(self, std::move(socket),
+                                                      TcpConnection::Direction::kInbound);
+    {
+      std::lock_guard<std::mutex> lock(self->mu);
+      if (self->stopped) return;
+      self->connections.insert(connection);
+    }
+    connection->start();
+    self->doAccept();
+  });
+}
+
+void TransportService::Impl::stop() {
+  std::vector<std::shared_ptr<TcpConnection>> open;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopped) return;
+    stopped = true;
+    open.assign(connections.begin(), connections.end());
+  }
+  if (acceptor) {
+    asio::post(io, [this] {
+      error_code ignored;
+      acceptor->close(ignored);
+    });
+  }
+  for (auto& c : open) c->closeAsync("the node is shutting down", LogLevel::kDebug);
+  guard.reset();
+  for (auto& t : threads) t.join();
+  threads.clear();
+  std::lock_guard<std::mutex> lock(mu);
+  connections.clear();
+}
+
+TransportService::TransportService(TransportOptions options)
+    : impl_(std::make_shared<Impl>(std::move(options))) {}
+
+TransportService::~TransportService() { stop(); }
+
+void TransportService::stop() { impl_->stop(); }
+
+const TransportOptions& TransportService::options() const { return impl_->options; }
+
+uint16_t TransportService::listen(const std::string& host, uint16_t port) {
+  tcp::endpoint endpoint(asio::ip::make_address(host), port);
+  auto acceptor = std::make_unique<tcp::acceptor>(impl_->io);
+  acceptor->open(endpoint.protocol());
+  acceptor->set_option(tcp::acceptor::reuse_address(true));
+  acceptor->bind(endpoint);
+  acceptor->listen();
+  uint16_t bound = acceptor->local_endpoint().port();
+  impl_->acceptor = std::move(acceptor);
+  impl_->doAccept();
+  impl_->log(LogLevel::kDebug, "listening on " + host + ":" + std::to_string(bound));
+  return bound;
+}
+
+void TransportService::registerRawHandler(std::string action, RawRequestHandler handler) {
+  if (action.empty()) throw std::invalid_argument("action name must not be empty");
+  std::unique_lock<std::shared_mutex> lock(impl_->handlers_mu);
+  if (!impl_->handlers.emplace(std::move(action), std::move(handler)).second) {
+    throw std::invalid_argument("a handler is already registered for this action");
+  }
+}
+
+std::shared_ptr<Connection> TransportService::connect(const std::string& host, uint16_t port) {
+  const std::string target = host + ":" + std::to_string(port);
+  error_code ec;
+  asio::ip::address address = asio::ip::make_address(host, ec);
+  if (ec) throw ConnectTransportError("[" + target + "] bad address: " + ec.message());
+  tcp::socket socket(impl_->io);
+  socket.connect(tcp::endpoint(address, port), ec);
+  if (ec) throw ConnectTransportError("[" + target + "] connect failed: " + ec.message());
+  socket.set_option(tcp::no_delay(true), ec);
+  auto connection = std::make_shared<TcpConnection>(impl_, std::move(socket),
+                                                    TcpConnection::Direction::kOutbound);
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopped) throw ConnectTransportError("[" + target + "] the service is stopped");
+    impl_->connections.insert(connection);
+  }
+  connection->start();
+
+  const TransportOptions& options = impl_->options;
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> handshake = done->get_future();
+  const int64_t id = impl_->next_request_id++;
+  auto frame = std::make_shared<BytesStreamOutput>();
+  writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction,
+                    {}, HandshakeRequestBody(options.version), false);
+  std::weak_ptr<TcpConnection> weak = connection;
+  RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
+    TransportVersion remote(in.readVInt());
+    return [weak, done, remote, local = options.version,
+            minimum = options.minimum_compatible_version] {
+      auto c = weak.lock();
+      if (!c) return;
+      if (remote.before(minimum)) {
+        done->set_exception(std::make_exception_ptr(ConnectTransportError(
+            "incompatible transport version " + remote.toString() + " of the peer; need " +
+            minimum.toString())));
+        return;
+      }
+      c->completeHandshake(std::min(local, remote));
+      done->set_value();
+    };
+  };
+  connection->submit(id, std::string(kHandshakeAction), std::move(frame), std::move(reader),
+                     [done](std::exception_ptr e) { done->set_exception(e); },
+                     options.connect_timeout);
+  try {
+    handshake.get();
+  } catch (const std::exception& e) {
+    connection->close();
+    throw ConnectTransportError("[" + target + "] handshake failed: " + e.what());
+  }
+  return connection;
+}
+
+void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connection,
+                                      std::string_view action, const Writeable& request,
+                                      RawResponseReader reader, FailureCallback on_failure,
+                                      std::chrono::milliseconds timeout) {
+  auto tcp_connection = std::dynamic_pointer_cast<TcpConnection>(connection);
+  if (!tcp_connection) throw std::invalid_argument("not a connection of a TransportService");
+  const int64_t id = impl_->next_request_id++;
+  auto frame = std::make_shared<BytesStreamOutput>();
+  try {
+    writeRequestFrame(*frame, {id, tcp_connection->version(), false}, action, {}, request,
+                      impl_->options.compress);
+    if (frame->size() > impl_->options.max_frame_size) {
+      internal::throwLimitExceeded("request of " + std::to_string(frame->size()) +
+                                   " bytes exceeds the maximum frame size of " +
+                                   std::to_string(impl_->options.max_frame_size) + " bytes");
+    }
+  } catch (...) {
+    safeFail(on_failure, std::current_exception());
+    return;
+  }
+  tcp_connection->submit(id, std::string(action), std::move(frame), std::move(reader),
+                         std::move(on_failure), timeout);
+}
+
+}  // namespace wirestream::transport
