@@ -4,7 +4,8 @@
 //   BytesStreamOutput out;
 //   writeRequestFrame(out, {.request_id = 7, .version = v}, "indices:data/read",
 //                     /*headers=*/{}, request, /*compress=*/false);
-//   socket.write_some(out.bytes().pieces());   // gather write, no flattening
+//   BytesReference bytes = out.bytes();        // keep it alive while writing
+//   writev(fd, bytes.pieces());                // gather write, no flattening
 //
 // A frame is written body first: the writer skips the 23 header bytes, writes
 // the variable header and the body, then seeks back and fills in the header,

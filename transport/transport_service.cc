@@ -454,7 +454,8 @@ class TcpConnection final : public Connection,
       std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
       write_queue_.pop_front();
       // The frame's own pages, no flattening copy.
-      for (BytesReference::Piece piece : frame->bytes().pieces()) {
+      const BytesReference bytes_ref = frame->bytes();
+      for (BytesReference::Piece piece : bytes_ref.pieces()) {
         buffers_.emplace_back(piece.data(), piece.size());
       }
       bytes += frame->size();
