@@ -29,9 +29,6 @@ bool looksLikeHttp(uint8_t a, uint8_t b) {
   return false;
 }
 
-// The growth step of a frame buffer before its first bytes arrive.
-constexpr size_t kInitialContentReserve = 64 * 1024;
-
 }  // namespace
 
 std::string describeGarbage(uint8_t first, uint8_t second) {
@@ -46,7 +43,8 @@ std::string describeGarbage(uint8_t first, uint8_t second) {
   return what + ", got (" + hex2(first, second) + ") instead of 'E' 'S' (45 53)";
 }
 
-FrameDecoder::FrameDecoder(size_t max_frame_size) : max_frame_size_(max_frame_size) {}
+FrameDecoder::FrameDecoder(size_t max_frame_size, PageRecycler& recycler)
+    : max_frame_size_(max_frame_size), recycler_(&recycler) {}
 
 size_t FrameDecoder::expectedFrameSize() const {
   if (header_have_ < kMarkerAndLengthSize) return 0;
@@ -107,8 +105,7 @@ void FrameDecoder::checkFixedHeader() {
     fail(std::current_exception());
   }
   content_need_ = current_.contentSize();
-  content_.clear();
-  content_.reserve(std::min(content_need_, kInitialContentReserve));
+  content_ = std::make_shared<BytesStreamOutput>(*recycler_);
 }
 
 size_t FrameDecoder::consumeHeader(std::span<const uint8_t> bytes) {
@@ -157,22 +154,19 @@ void FrameDecoder::feed(std::span<const uint8_t> bytes,
       on_frame(std::move(frame));
       continue;
     }
-    size_t missing = content_need_ - content_.size();
+    size_t missing = content_need_ - content_->size();
     size_t n = std::min(missing, bytes.size() - at);
     if (n > 0) {
-      if (content_.capacity() - content_.size() < n) {
-        content_.reserve(std::min(content_need_,
-                                  std::max(2 * content_.capacity(), content_.size() + n)));
-      }
-      content_.insert(content_.end(), bytes.begin() + at, bytes.begin() + at + n);
+      content_->writeBytes(bytes.subspan(at, n));
       at += n;
       position_ += n;
     }
-    if (content_.size() < content_need_) return;
+    if (content_->size() < content_need_) return;
     DecodedFrame frame;
     frame.header = current_;
-    frame.content = std::move(content_);
-    content_ = {};
+    const BytesReference pages = content_->bytes();
+    frame.content = BytesReference(pages.pieces(), std::move(content_));
+    content_.reset();
     header_have_ = 0;
     current_ = FrameHeader{};
     on_frame(std::move(frame));

@@ -18,31 +18,38 @@
 //     CorruptStreamError.
 // After an error the decoder is failed: every later feed() rethrows it.
 //
-// Memory: the buffer of a frame grows with the bytes that arrived, not with
-// the length the header claims. Not thread-safe (one connection, one decoder).
+// Memory: a frame's bytes go into 16 KiB pages from a PageRecycler as they
+// arrive, never sized from the length the header claims, never reallocated
+// or copied again, and given back to the recycler when the last reference to
+// the frame's content goes. Not thread-safe (one connection, one decoder).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "stream/bytes_reference.h"
+#include "stream/bytes_stream_output.h"
+#include "stream/page_recycler.h"
 #include "transport/frame.h"
 
 namespace wirestream::transport {
 
 struct DecodedFrame {
   FrameHeader header;
-  // The bytes after the 23-byte header (variable header, then body); empty
-  // for a ping.
-  std::vector<uint8_t> content;
+  // The bytes after the 23-byte header (variable header, then body), in
+  // recycled pages that this reference keeps alive; empty for a ping.
+  BytesReference content;
 };
 
 class FrameDecoder {
  public:
-  explicit FrameDecoder(size_t max_frame_size);
+  explicit FrameDecoder(size_t max_frame_size,
+                        PageRecycler& recycler = PageRecycler::defaultRecycler());
 
   // Consumes every byte of `bytes`, calling `on_frame` for each complete frame
   // (pings included) in order. Throws as described above; frames completed
@@ -54,7 +61,9 @@ class FrameDecoder {
   // Some bytes of a frame have arrived, but not all of it.
   bool midFrame() const { return header_have_ > 0; }
   // Bytes of the current, incomplete frame received so far.
-  size_t bufferedBytes() const { return header_have_ + content_.size(); }
+  size_t bufferedBytes() const {
+    return header_have_ + (content_ ? content_->size() : 0);
+  }
   // Size of the frame in progress, once its length is known (else 0).
   size_t expectedFrameSize() const;
   // Total bytes consumed, i.e. the stream offset of the next byte.
@@ -71,10 +80,11 @@ class FrameDecoder {
   void checkFixedHeader();
 
   const size_t max_frame_size_;
+  PageRecycler* recycler_;
   uint8_t header_[kHeaderSize];
   size_t header_have_ = 0;
   FrameHeader current_;
-  std::vector<uint8_t> content_;
+  std::shared_ptr<BytesStreamOutput> content_;
   size_t content_need_ = 0;
   uint64_t position_ = 0;
   std::exception_ptr error_;

@@ -1,6 +1,9 @@
 // Reads the variable header and body of frame.cc's grammar; see there.
 #include "transport/inbound_message.h"
 
+#include <memory>
+#include <vector>
+
 #include "stream/errors.h"
 #include "stream/stream_input.h"
 #include "transport/compression.h"
@@ -10,15 +13,15 @@ namespace wirestream::transport {
 InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size) {
   InboundMessage m;
   m.header = frame.header;
-  m.storage_ = std::move(frame.content);
+  const BytesReference content = std::move(frame.content);
   const size_t variable_size = static_cast<size_t>(m.header.variable_header_size);
   // FrameDecoder guarantees this; a hand-built frame may not.
-  if (variable_size > m.storage_.size()) {
+  if (variable_size > content.length()) {
     internal::throwCorrupt("variable header size " + std::to_string(variable_size) +
                            " is larger than the frame content of " +
-                           std::to_string(m.storage_.size()) + " bytes");
+                           std::to_string(content.length()) + " bytes");
   }
-  ByteArrayStreamInput in(std::span<const uint8_t>(m.storage_.data(), variable_size));
+  BytesReferenceStreamInput in(content.slice(0, variable_size));
   in.setTransportVersion(m.header.version());
   readThreadContext(in, m.request_headers, m.response_headers);
   if (m.header.isRequest()) {
@@ -30,14 +33,14 @@ InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size)
                            std::to_string(m.header.request_id) + "] has " +
                            std::to_string(in.available()) + " unread bytes");
   }
-  std::span<const uint8_t> body(m.storage_.data() + variable_size,
-                                m.storage_.size() - variable_size);
+  BytesReference body = content.slice(variable_size, content.length() - variable_size);
   if (m.header.isCompressed()) {
-    std::vector<uint8_t> plain = decompressLz4(body, max_body_size);
-    m.storage_ = std::move(plain);
-    m.body_ = m.storage_;
+    const std::vector<uint8_t> packed = body.toVector();
+    auto plain = std::make_shared<std::vector<uint8_t>>(decompressLz4(packed, max_body_size));
+    BytesReference::Piece piece(plain->data(), plain->size());
+    m.body_ = BytesReference(piece, std::move(plain));
   } else {
-    m.body_ = body;
+    m.body_ = std::move(body);
   }
   return m;
 }

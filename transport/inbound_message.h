@@ -2,19 +2,19 @@
 // (wire format §9), with a compressed body inflated.
 //
 //   InboundMessage m = InboundMessage::parse(std::move(frame), max_frame_size);
-//   ByteArrayStreamInput in(m.body());
+//   BytesReferenceStreamInput in(m.body());
 //   in.setTransportVersion(m.header.version());
 //
-// Socket-free, like FrameDecoder. Owns its bytes; body() is valid while the
-// message lives. Not thread-safe.
+// Socket-free, like FrameDecoder. The body is a BytesReference that keeps the
+// frame's pages (or the inflated bytes) alive, so a message and copies of its
+// body may outlive the decoder. Not thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
-#include <vector>
 
+#include "stream/bytes_reference.h"
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
 
@@ -29,23 +29,15 @@ class InboundMessage {
   // CorruptStreamError / LimitExceededError.
   static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
 
-  InboundMessage() = default;
-  // body() points into storage_, whose buffer a move keeps; a copy would not.
-  InboundMessage(InboundMessage&&) = default;
-  InboundMessage& operator=(InboundMessage&&) = default;
-  InboundMessage(const InboundMessage&) = delete;
-  InboundMessage& operator=(const InboundMessage&) = delete;
-
   FrameHeader header;
   RequestHeaders request_headers;
   ResponseHeaders response_headers;
   std::string action;  // requests only
 
-  std::span<const uint8_t> body() const { return body_; }
+  const BytesReference& body() const { return body_; }
 
  private:
-  std::vector<uint8_t> storage_;
-  std::span<const uint8_t> body_;
+  BytesReference body_;
 };
 
 }  // namespace wirestream::transport

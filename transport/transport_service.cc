@@ -51,7 +51,7 @@ class ProtocolError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-constexpr size_t kReadBufferSize = 64 * 1024;
+constexpr size_t kReadBufferSize = 256 * 1024;
 // One gather write takes at most this many frames / bytes, so a long queue
 // neither builds a huge iovec list nor delays the first frame's completion.
 constexpr size_t kMaxFramesPerWrite = 64;
@@ -372,7 +372,7 @@ class TcpConnection final : public Connection,
     if (handshake_done_) throw ProtocolError("received a second handshake");
     const int64_t id = frame.header.request_id;
     InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
-    ByteArrayStreamInput in(m.body());
+    BytesReferenceStreamInput in(m.body());
     in.setTransportVersion(m.header.version());
     std::vector<uint8_t> inner_bytes = in.readByteArray();
     if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
@@ -412,7 +412,7 @@ class TcpConnection final : public Connection,
     std::function<void()> complete;
     try {
       InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
-      ByteArrayStreamInput in(m.body());
+      BytesReferenceStreamInput in(m.body());
       in.setTransportVersion(h.version());
       if (h.isError()) {
         std::string type = in.readString();
@@ -462,7 +462,14 @@ class TcpConnection final : public Connection,
       writing_frames_.push_back(std::move(frame));
     }
     writing_ = true;
+    // Asio's default completion conditions cap each sendmsg at 64 KiB; a
+    // large frame would then cost a trip through the reactor per 64 KiB.
+    // This one lets every sendmsg take as much as the kernel accepts (Asio
+    // still passes at most 64 iovecs, i.e. 1 MiB of pages, a call).
     asio::async_write(socket_, buffers_,
+                      [](const error_code& ec, size_t) -> size_t {
+                        return ec ? 0 : kMaxBytesPerWrite;
+                      },
                       asio::bind_executor(strand_, [self = shared_from_this()](
                                                        const error_code& ec, size_t n) {
                         self->onWrite(ec, n);
@@ -659,7 +666,7 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
                        "No handler for action [" + message->action + "]");
     return;
   }
-  ByteArrayStreamInput in(message->body());
+  BytesReferenceStreamInput in(message->body());
   in.setTransportVersion(h.version());
   try {
     TransportService::RequestContinuation run = handler(in);

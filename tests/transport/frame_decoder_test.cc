@@ -21,7 +21,7 @@ struct RawBody final : Writeable {
 
 struct Seen {
   FrameHeader header;
-  std::vector<uint8_t> content;
+  BytesReference content;
   bool operator==(const Seen& o) const {
     return header.length == o.header.length && header.request_id == o.header.request_id &&
            header.status == o.header.status && header.version_id == o.header.version_id &&
@@ -236,12 +236,27 @@ TEST(FrameDecoder, GarbageMessageNamesTheBytes) {
             "instead of 'E' 'S' (45 53)");
 }
 
-TEST(FrameDecoder, BufferGrowsWithArrivedBytesNotClaimedLength) {
-  FrameDecoder decoder(1u << 30);
-  std::vector<uint8_t> h = header((1 << 30) - 6, 0, 100);
-  decoder.feed(h, [](DecodedFrame&&) { FAIL(); });
-  EXPECT_EQ(decoder.bufferedBytes(), h.size());
-  EXPECT_EQ(decoder.expectedFrameSize(), 1u << 30);
+TEST(FrameDecoder, PagesFollowArrivedBytesNotClaimedLength) {
+  PageRecycler recycler(PageRecycler::kPageSize);
+  {
+    FrameDecoder decoder(1u << 30, recycler);
+    std::vector<uint8_t> h = header((1 << 30) - 6, 0, 100);
+    decoder.feed(h, [](DecodedFrame&&) { FAIL(); });
+    EXPECT_EQ(decoder.bufferedBytes(), h.size());
+    EXPECT_EQ(decoder.expectedFrameSize(), 1u << 30);
+    EXPECT_EQ(recycler.outstandingPages(), 1u);
+  }
+  EXPECT_EQ(recycler.outstandingPages(), 0u);
+  // A whole frame's pages live as long as its content, then go back.
+  FrameDecoder decoder(1u << 30, recycler);
+  std::vector<uint8_t> f = header(17 + 40000, 0, 40000);
+  std::vector<DecodedFrame> frames;
+  decoder.feed(f, [&](DecodedFrame&& d) { frames.push_back(std::move(d)); });
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].content.length(), 40000u);
+  EXPECT_EQ(recycler.outstandingPages(), 3u);
+  frames.clear();
+  EXPECT_EQ(recycler.outstandingPages(), 0u);
 }
 
 TEST(FrameDecoder, ExceptionFromSinkLeavesDecoderAtNextFrame) {

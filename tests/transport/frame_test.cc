@@ -114,7 +114,7 @@ TEST(Frame, RequestRoundTripAtBothSidesOfTheGate) {
     EXPECT_EQ(m.header.version(), v);
     EXPECT_EQ(m.action, "indices:data/read/search");
     EXPECT_EQ(m.request_headers, (RequestHeaders{{"a", "1"}, {"\xC3\xA9", ""}}));
-    EXPECT_EQ(std::vector<uint8_t>(m.body().begin(), m.body().end()),
+    EXPECT_EQ(m.body().toVector(),
               (std::vector<uint8_t>{1, 2, 3}));
   }
 }
@@ -138,7 +138,7 @@ TEST(Frame, CompressedBodyRoundTrip) {
   // The variable header stays plain; the body starts with ES's LZ4 marker.
   EXPECT_EQ(out.bytes().slice(23, 6).toHex(), "00 00 4c 5a 34 00");
   InboundMessage m = decodeOne(out);
-  EXPECT_EQ(std::vector<uint8_t>(m.body().begin(), m.body().end()), body);
+  EXPECT_EQ(m.body().toVector(), body);
 }
 
 TEST(Compression, RejectsDamagedAndOversizedInput) {
