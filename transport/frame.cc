@@ -45,31 +45,19 @@ FrameHeader decodeHeader(const uint8_t* src) {
 
 void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers,
                         const ResponseHeaders& response_headers) {
-  out.writeArraySize(request_headers.size());
-  for (const auto& [key, value] : request_headers) {
-    out.writeString(key);
-    out.writeString(value);
-  }
-  out.writeArraySize(response_headers.size());
-  for (const auto& [key, values] : response_headers) {
-    out.writeString(key);
-    out.writeStringArray(std::span<const std::string>(values));
-  }
+  auto string = [](StreamOutput& o, const std::string& s) { o.writeString(s); };
+  out.writeMap(request_headers, string, string);
+  out.writeMap(response_headers, string, [](StreamOutput& o, const std::vector<std::string>& v) {
+    o.writeStringArray(std::span<const std::string>(v));
+  });
 }
 
 void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
                        ResponseHeaders& response_headers) {
-  // Each entry is at least two empty strings: 2 bytes.
-  int32_t n = in.readArraySize(2);
-  for (int32_t i = 0; i < n; ++i) {
-    std::string key = in.readString();
-    request_headers.insert_or_assign(std::move(key), in.readString());
-  }
-  n = in.readArraySize(2);
-  for (int32_t i = 0; i < n; ++i) {
-    std::string key = in.readString();
-    response_headers.insert_or_assign(std::move(key), in.readStringArray());
-  }
+  auto string = [](StreamInput& i) { return i.readString(); };
+  request_headers = in.readMap<RequestHeaders>(string, string);
+  response_headers =
+      in.readMap<ResponseHeaders>(string, [](StreamInput& i) { return i.readStringArray(); });
 }
 
 namespace {

@@ -92,8 +92,8 @@ struct FrameIds {
   bool handshake = false;
 };
 
-// The headers maps (VInt size, then key/value pairs). One place, so it can
-// switch to StreamOutput::writeMap once //stream has it.
+// The headers maps (StreamOutput::writeMap: VInt size, then key/value
+// pairs). A repeated key on read is CorruptStreamError.
 void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers,
                         const ResponseHeaders& response_headers);
 void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
