@@ -7,9 +7,10 @@
 // `inflight` requests are outstanding at a time on both sides (1: one round
 // trip at a time, bound by thread hand-offs; 8: a pipelined stream, bound by
 // bytes moved).
-//   BM_Transport_Service/1048576: the handler returns a 1 MiB byte array; the
-//     frame is serialized into pages and gather-written; the client decodes
-//     the frame and its reader reads the byte array into a reused buffer.
+//   BM_Transport_Service: the handler returns a 1 MiB byte array; the frame
+//     is serialized into pages and gather-written; the client receives it
+//     into pages and its reader reads the byte array, copying it into a
+//     reused buffer (copy:1) or consuming it in place (copy:0).
 //   BM_Transport_RawSocket/1048576: a thread answers each request with
 //     send() of the identical, pre-serialized frame from one contiguous
 //     buffer; the client recv()s it into a buffer. No serialization, no
@@ -56,10 +57,12 @@ std::vector<uint8_t> payloadOf(size_t n) {
 }
 
 // range(0): response bytes; range(1): requests in flight (1 = one round trip
-// at a time, latency-bound; more = a pipelined stream, throughput-bound).
+// at a time, latency-bound; more = a pipelined stream, throughput-bound);
+// range(2): whether the reader copies the payload out (see `reader`).
 void BM_Transport_Service(benchmark::State& state) {
   const size_t size = static_cast<size_t>(state.range(0));
   const int window = static_cast<int>(state.range(1));
+  const bool copy_out = state.range(2) != 0;
   const std::vector<uint8_t> payload = payloadOf(size);
   TransportOptions options;
   options.logger = [](LogLevel, const std::string&) {};
@@ -77,9 +80,17 @@ void BM_Transport_Service(benchmark::State& state) {
   std::vector<uint8_t> sink(size);
   SizeRequest request;
   request.size = static_cast<int32_t>(size);
-  auto reader = [&sink](StreamInput& in) {
+  // copy 1: the bytes are copied out of the frame into `sink`, as a reader
+  // that builds a std::vector would. copy 0: consumed where they are, in the
+  // frame's pages the kernel received into, as RawSocket's bytes stay in the
+  // buffer recv() filled.
+  auto reader = [&sink, copy_out](StreamInput& in) {
     int32_t n = in.readArraySize();
-    in.readBytes({sink.data(), static_cast<size_t>(n)});
+    if (copy_out) {
+      in.readBytes({sink.data(), static_cast<size_t>(n)});
+    } else {
+      in.skip(static_cast<size_t>(n));
+    }
     return n;
   };
   std::mutex mu;
@@ -117,9 +128,11 @@ void BM_Transport_Service(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
 }
 BENCHMARK(BM_Transport_Service)
-    ->ArgNames({"bytes", "inflight"})
-    ->Args({1 << 20, 1})
-    ->Args({1 << 20, 8})
+    ->ArgNames({"bytes", "inflight", "copy"})
+    ->Args({1 << 20, 1, 1})
+    ->Args({1 << 20, 8, 1})
+    ->Args({1 << 20, 1, 0})
+    ->Args({1 << 20, 8, 0})
     ->UseRealTime()
     ->MinTime(1.0);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "stream/errors.h"
@@ -162,15 +163,54 @@ void FrameDecoder::feed(std::span<const uint8_t> bytes,
       position_ += n;
     }
     if (content_->size() < content_need_) return;
-    DecodedFrame frame;
-    frame.header = current_;
-    const BytesReference pages = content_->bytes();
-    frame.content = BytesReference(pages.pieces(), std::move(content_));
-    content_.reset();
-    header_have_ = 0;
-    current_ = FrameHeader{};
-    on_frame(std::move(frame));
+    emitFrame(on_frame);
   }
+}
+
+void FrameDecoder::emitFrame(const std::function<void(DecodedFrame&&)>& on_frame) {
+  DecodedFrame frame;
+  frame.header = current_;
+  const BytesReference pages = content_->bytes();
+  frame.content = BytesReference(pages.pieces(), std::move(content_));
+  content_.reset();
+  header_have_ = 0;
+  current_ = FrameHeader{};
+  on_frame(std::move(frame));
+}
+
+size_t FrameDecoder::contentRemaining() const {
+  if (header_have_ != kHeaderSize || !content_) return 0;
+  return content_need_ - content_->size();
+}
+
+std::vector<std::span<uint8_t>> FrameDecoder::contentSpace(size_t max) {
+  if (error_) std::rethrow_exception(error_);
+  std::vector<std::span<uint8_t>> space;
+  const size_t k = std::min(max, contentRemaining());
+  if (k == 0) return space;
+  // Seeking ahead makes the pages exist; seeking back leaves them in place
+  // (BytesStreamOutput never moves or drops a page it took), and
+  // commitContent() seeks forward over what the socket wrote into them.
+  const size_t start = content_->size();
+  content_->seek(start + k);
+  const BytesReference ahead = content_->bytes().slice(start, k);
+  content_->seek(start);
+  for (BytesReference::Piece piece : ahead.pieces()) {
+    // The pages belong to content_, which only this decoder writes.
+    space.emplace_back(const_cast<uint8_t*>(piece.data()), piece.size());
+  }
+  return space;
+}
+
+void FrameDecoder::commitContent(size_t n,
+                                 const std::function<void(DecodedFrame&&)>& on_frame) {
+  if (n == 0) return;
+  if (n > contentRemaining()) {
+    throw std::invalid_argument("commitContent past the frame's content");
+  }
+  content_->seek(content_->size() + n);
+  position_ += n;
+  if (content_->size() == content_need_) emitFrame(on_frame);
 }
 
 }  // namespace wirestream::transport

@@ -58,6 +58,17 @@ class FrameDecoder {
   void feed(std::span<const uint8_t> bytes,
             const std::function<void(DecodedFrame&&)>& on_frame);
 
+  // Receiving straight into the frame's pages, for large frames: while a
+  // frame's content is arriving, contentSpace(max) returns page space for up
+  // to `max` of its remaining bytes (empty otherwise); after the socket wrote
+  // n bytes at its start, commitContent(n) accounts for them and delivers the
+  // frame if it is complete. Same frames, same offsets as feed(); no feed()
+  // may come between the two calls.
+  std::vector<std::span<uint8_t>> contentSpace(size_t max);
+  void commitContent(size_t n, const std::function<void(DecodedFrame&&)>& on_frame);
+  // Content bytes of the current frame still to come (0 outside a content).
+  size_t contentRemaining() const;
+
   // Some bytes of a frame have arrived, but not all of it.
   bool midFrame() const { return header_have_ > 0; }
   // Bytes of the current, incomplete frame received so far.
@@ -75,6 +86,7 @@ class FrameDecoder {
   // Returns how many bytes of `bytes` were consumed (validating as it goes).
   size_t consumeHeader(std::span<const uint8_t> bytes);
   [[noreturn]] void fail(std::exception_ptr error);
+  void emitFrame(const std::function<void(DecodedFrame&&)>& on_frame);
   void checkMagic();
   void checkLength();
   void checkFixedHeader();

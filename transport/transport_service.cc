@@ -17,7 +17,12 @@
 // other threads serialize their frame on their own thread and post it.
 #include "transport/transport_service.h"
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
 #include <utility>
 #include <boost/asio.hpp>
@@ -52,10 +57,15 @@ class ProtocolError : public std::runtime_error {
 };
 
 constexpr size_t kReadBufferSize = 256 * 1024;
+// A frame with at least this much content still to come is received straight
+// into its pages.
+constexpr size_t kDirectReadThreshold = 64 * 1024;
 // One gather write takes at most this many frames / bytes, so a long queue
 // neither builds a huge iovec list nor delays the first frame's completion.
 constexpr size_t kMaxFramesPerWrite = 64;
 constexpr size_t kMaxBytesPerWrite = 8 * 1024 * 1024;
+// iovecs a sendmsg takes (Linux's IOV_MAX).
+constexpr size_t kMaxIovPerCall = 1024;
 
 std::string endpointText(const tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
@@ -190,23 +200,48 @@ class TcpConnection final : public Connection,
     });
   }
 
+  // Sends `frame` after every frame enqueued before it; from any thread.
   void enqueue(std::shared_ptr<BytesStreamOutput> frame) {
-    asio::post(strand_, [self = shared_from_this(), frame = std::move(frame)]() mutable {
-      self->enqueueOnStrand(std::move(frame));
-    });
+    {
+      std::lock_guard<std::mutex> lock(write_mu_);
+      if (closed_) return;
+      write_queue_.push_back(std::move(frame));
+      if (writer_active_) return;
+      writer_active_ = true;
+    }
+    drainWrites();
   }
 
-  // Registers a call and sends its frame; the call completes exactly once.
+  // Registers a call and sends its frame, on the caller's thread; the call
+  // completes exactly once.
   void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
               TransportService::RawResponseReader reader,
               TransportService::FailureCallback on_failure,
               std::chrono::milliseconds timeout) {
-    asio::post(strand_, [self = shared_from_this(), id, action = std::move(action),
-                         frame = std::move(frame), reader = std::move(reader),
-                         on_failure = std::move(on_failure), timeout]() mutable {
-      self->submitOnStrand(id, std::move(action), std::move(frame), std::move(reader),
-                           std::move(on_failure), timeout);
-    });
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      if (!pending_closed_) {
+        PendingCall call{action, std::move(reader), on_failure, timeout, nullptr};
+        if (timeout.count() > 0) {
+          // Created and armed under the lock that every taker of the entry
+          // holds, so no taker can destroy it mid-arming.
+          call.timer = std::make_unique<asio::steady_timer>(strand_, timeout);
+          call.timer->async_wait([weak = weak_from_this(), id](const error_code& ec) {
+            if (ec) return;
+            if (auto self = weak.lock()) self->onCallTimeout(id);
+          });
+        }
+        pending_.emplace(id, std::move(call));
+        on_failure = nullptr;
+      }
+    }
+    if (on_failure) {
+      safeFail(on_failure, std::make_exception_ptr(NodeDisconnectedError(
+                               "[" + description_ + "] is closed; cannot send [" + action +
+                               "] (" + closeReason() + ")")));
+      return;
+    }
+    enqueue(std::move(frame));
   }
 
   void releaseInFlight(size_t bytes) { in_flight_.fetch_sub(bytes); }
@@ -227,35 +262,24 @@ class TcpConnection final : public Connection,
 
   const TransportOptions& options() const { return service_->options; }
 
-  void submitOnStrand(int64_t id, std::string action,
-                      std::shared_ptr<BytesStreamOutput> frame,
-                      TransportService::RawResponseReader reader,
-                      TransportService::FailureCallback on_failure,
-                      std::chrono::milliseconds timeout) {
-    if (closed_) {
-      safeFail(on_failure, std::make_exception_ptr(NodeDisconnectedError(
-                               "[" + description_ + "] is closed; cannot send [" + action +
-                               "] (" + close_reason_ + ")")));
-      return;
-    }
-    PendingCall call{std::move(action), std::move(reader), std::move(on_failure), timeout,
-                     nullptr};
-    if (timeout.count() > 0) {
-      call.timer = std::make_unique<asio::steady_timer>(strand_, timeout);
-      call.timer->async_wait([weak = weak_from_this(), id](const error_code& ec) {
-        if (ec) return;
-        if (auto self = weak.lock()) self->onCallTimeout(id);
-      });
-    }
-    pending_.emplace(id, std::move(call));
-    enqueueOnStrand(std::move(frame));
+  std::optional<PendingCall> takePending(int64_t id) {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    auto it = pending_.find(id);
+    if (it == pending_.end()) return std::nullopt;
+    std::optional<PendingCall> call(std::move(it->second));
+    pending_.erase(it);
+    return call;
+  }
+
+  std::string closeReason() {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    return close_reason_;
   }
 
   void onCallTimeout(int64_t id) {
-    auto it = pending_.find(id);
-    if (it == pending_.end()) return;
-    PendingCall call = std::move(it->second);
-    pending_.erase(it);
+    std::optional<PendingCall> taken = takePending(id);
+    if (!taken) return;
+    PendingCall& call = *taken;
     safeFail(call.on_failure,
              std::make_exception_ptr(ReceiveTimeoutError(
                  "[" + description_ + "][" + call.action + "] request_id [" +
@@ -265,14 +289,28 @@ class TcpConnection final : public Connection,
 
   void doRead() {
     if (closed_) return;
+    // The rest of a large frame goes straight into its pages: one copy (the
+    // kernel's) instead of two.
+    if (decoder_.contentRemaining() >= kDirectReadThreshold) {
+      std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
+      direct_buffers_.clear();
+      for (std::span<uint8_t> s : space) direct_buffers_.emplace_back(s.data(), s.size());
+      socket_.async_read_some(
+          direct_buffers_,
+          asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec,
+                                                                   size_t n) {
+            self->onRead(ec, n, true);
+          }));
+      return;
+    }
     socket_.async_read_some(
         asio::buffer(read_buffer_),
         asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
-          self->onRead(ec, n);
+          self->onRead(ec, n, false);
         }));
   }
 
-  void onRead(const error_code& ec, size_t n) {
+  void onRead(const error_code& ec, size_t n, bool direct) {
     if (closed_) return;
     if (ec) {
       std::string reason = ec == asio::error::eof ? "the peer closed the connection"
@@ -289,8 +327,12 @@ class TcpConnection final : public Connection,
     }
     bytes_received_ += n;
     try {
-      decoder_.feed({read_buffer_.data(), n},
-                    [this](DecodedFrame&& frame) { handleFrame(std::move(frame)); });
+      auto on_frame = [this](DecodedFrame&& frame) { handleFrame(std::move(frame)); };
+      if (direct) {
+        decoder_.commitContent(n, on_frame);
+      } else {
+        decoder_.feed({read_buffer_.data(), n}, on_frame);
+      }
     } catch (const std::exception& e) {
       closeNow(e.what(), LogLevel::kWarn);
       return;
@@ -387,28 +429,30 @@ class TcpConnection final : public Connection,
                             ") needs at least " +
                             options().minimum_compatible_version.toString();
       writeErrorFrame(*out, {id, agreed, true}, "illegal_state_exception", message);
-      close_after_flush_ = true;
-      close_reason_ = message;
-      enqueueOnStrand(std::move(out));
+      {
+        std::lock_guard<std::mutex> lock(write_mu_);
+        close_after_flush_ = true;
+        flush_close_reason_ = message;
+      }
+      enqueue(std::move(out));
       return;
     }
     completeHandshake(agreed);
     writeResponseFrame(*out, {id, agreed, true}, {}, VersionBody(local), false);
-    enqueueOnStrand(std::move(out));
+    enqueue(std::move(out));
   }
 
   void handleRequest(DecodedFrame&& frame);
   void handleResponse(DecodedFrame&& frame) {
     const FrameHeader h = frame.header;
-    auto it = pending_.find(h.request_id);
-    if (it == pending_.end()) {
+    std::optional<PendingCall> taken = takePending(h.request_id);
+    if (!taken) {
       service_->log(LogLevel::kDebug, "[" + description_ + "] dropping the response to request id [" +
                                           std::to_string(h.request_id) +
                                           "]: no such pending request (timed out?)");
       return;
     }
-    PendingCall call = std::move(it->second);
-    pending_.erase(it);
+    PendingCall& call = *taken;
     std::function<void()> complete;
     try {
       InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
@@ -439,71 +483,115 @@ class TcpConnection final : public Connection,
     }
   }
 
-  void enqueueOnStrand(std::shared_ptr<BytesStreamOutput> frame) {
-    if (closed_) return;
-    write_queue_.push_back(std::move(frame));
-    if (!writing_) startWrite();
-  }
-
-  void startWrite() {
-    writing_frames_.clear();
-    buffers_.clear();
-    size_t bytes = 0;
-    while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
-           bytes < kMaxBytesPerWrite) {
-      std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
-      write_queue_.pop_front();
-      // The frame's own pages, no flattening copy.
-      const BytesReference bytes_ref = frame->bytes();
-      for (BytesReference::Piece piece : bytes_ref.pieces()) {
-        buffers_.emplace_back(piece.data(), piece.size());
+  // The write path. Whichever thread enqueues into an idle connection becomes
+  // its writer and sends with non-blocking sendmsg right away, so a request
+  // costs no hand-off to an I/O thread; when the kernel's buffer is full the
+  // rest continues on the strand once the socket is writable. Only the
+  // writer (writer_active_) touches writing_frames_ and iov_.
+  void drainWrites() {
+    while (true) {
+      if (iov_next_ == iov_.size()) {
+        writing_frames_.clear();
+        iov_.clear();
+        iov_next_ = 0;
+        std::unique_lock<std::mutex> lock(write_mu_);
+        if (write_queue_.empty()) {
+          writer_active_ = false;
+          if (close_after_flush_) {
+            std::string reason = flush_close_reason_;
+            lock.unlock();  // closing takes write_mu_ again, maybe inline
+            closeAsync(std::move(reason), LogLevel::kWarn);
+          }
+          return;
+        }
+        size_t bytes = 0;
+        while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
+               bytes < kMaxBytesPerWrite) {
+          std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
+          write_queue_.pop_front();
+          // The frame's own pages, no flattening copy.
+          const BytesReference bytes_ref = frame->bytes();
+          for (BytesReference::Piece piece : bytes_ref.pieces()) {
+            iov_.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
+          }
+          bytes += frame->size();
+          writing_frames_.push_back(std::move(frame));
+        }
       }
-      bytes += frame->size();
-      writing_frames_.push_back(std::move(frame));
-    }
-    writing_ = true;
-    // Asio's default completion conditions cap each sendmsg at 64 KiB; a
-    // large frame would then cost a trip through the reactor per 64 KiB.
-    // This one lets every sendmsg take as much as the kernel accepts (Asio
-    // still passes at most 64 iovecs, i.e. 1 MiB of pages, a call).
-    asio::async_write(socket_, buffers_,
-                      [](const error_code& ec, size_t) -> size_t {
-                        return ec ? 0 : kMaxBytesPerWrite;
-                      },
-                      asio::bind_executor(strand_, [self = shared_from_this()](
-                                                       const error_code& ec, size_t n) {
-                        self->onWrite(ec, n);
-                      }));
-  }
-
-  void onWrite(const error_code& ec, size_t n) {
-    writing_ = false;
-    writing_frames_.clear();
-    if (closed_) return;
-    if (ec) {
-      closeNow("write failed: " + ec.message(), LogLevel::kWarn);
+      ssize_t n;
+      {
+        // Shared with other writers' syscalls, exclusive with close: the fd
+        // number cannot be closed (and reused) under a sendmsg.
+        std::shared_lock<std::shared_mutex> fd_lock(fd_mu_);
+        if (closed_) return;
+        msghdr msg{};
+        msg.msg_iov = iov_.data() + iov_next_;
+        msg.msg_iovlen = std::min<size_t>(iov_.size() - iov_next_, kMaxIovPerCall);
+        n = ::sendmsg(socket_.native_handle(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+      }
+      if (n > 0) {
+        bytes_sent_ += static_cast<uint64_t>(n);
+        size_t left = static_cast<size_t>(n);
+        while (left > 0) {
+          iovec& v = iov_[iov_next_];
+          if (left >= v.iov_len) {
+            left -= v.iov_len;
+            ++iov_next_;
+          } else {
+            v.iov_base = static_cast<uint8_t*>(v.iov_base) + left;
+            v.iov_len -= left;
+            left = 0;
+          }
+        }
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        asio::post(strand_, [self = shared_from_this()] { self->waitWritable(); });
+        return;
+      }
+      closeAsync(std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE),
+                 LogLevel::kWarn);
       return;
     }
-    bytes_sent_ += n;
-    if (!write_queue_.empty()) {
-      startWrite();
-    } else if (close_after_flush_) {
-      closeNow(close_reason_, LogLevel::kWarn);
-    }
+  }
+
+  void waitWritable() {
+    if (closed_) return;
+    socket_.async_wait(tcp::socket::wait_write,
+                       asio::bind_executor(strand_, [self = shared_from_this()](
+                                                        const error_code& ec) {
+                         if (self->closed_) return;
+                         if (ec) {
+                           self->closeNow("write failed: " + ec.message(), LogLevel::kWarn);
+                           return;
+                         }
+                         self->drainWrites();
+                       }));
   }
 
   void closeNow(const std::string& reason, LogLevel level) {
     if (closed_.exchange(true)) return;
-    close_reason_ = reason;
     service_->log(level, "closing connection [" + description_ + "]: " + reason);
     deadline_armed_ = false;
     deadline_.cancel();
-    error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
-    write_queue_.clear();
-    auto pending = std::move(pending_);
-    pending_.clear();
+    {
+      std::unique_lock<std::shared_mutex> fd_lock(fd_mu_);
+      error_code ignored;
+      socket_.shutdown(tcp::socket::shutdown_both, ignored);
+      socket_.close(ignored);
+    }
+    {
+      std::lock_guard<std::mutex> lock(write_mu_);
+      write_queue_.clear();
+    }
+    std::unordered_map<int64_t, PendingCall> pending;
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      close_reason_ = reason;
+      pending_closed_ = true;
+      pending.swap(pending_);
+    }
     for (auto& [id, call] : pending) {
       safeFail(call.on_failure,
                std::make_exception_ptr(NodeDisconnectedError(
@@ -524,14 +612,22 @@ class TcpConnection final : public Connection,
   std::atomic<int32_t> version_id_;
   bool handshake_done_ = false;
   std::vector<uint8_t> read_buffer_;
+  std::vector<asio::mutable_buffer> direct_buffers_;
 
-  std::unordered_map<int64_t, PendingCall> pending_;
-  std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;
-  std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;
-  std::vector<asio::const_buffer> buffers_;
-  bool writing_ = false;
-  bool close_after_flush_ = false;
-  std::string close_reason_;
+  std::mutex pending_mu_;
+  std::unordered_map<int64_t, PendingCall> pending_;  // guarded by pending_mu_
+  bool pending_closed_ = false;                        // guarded by pending_mu_
+  std::string close_reason_;                           // guarded by pending_mu_
+
+  std::mutex write_mu_;
+  std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;  // guarded by write_mu_
+  bool writer_active_ = false;                                   // guarded by write_mu_
+  bool close_after_flush_ = false;                               // guarded by write_mu_
+  std::string flush_close_reason_;                               // guarded by write_mu_
+  std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;  // the writer's
+  std::vector<iovec> iov_;                                          // the writer's
+  size_t iov_next_ = 0;                                             // the writer's
+  std::shared_mutex fd_mu_;
 
   bool deadline_armed_ = false;
   uint64_t deadline_frame_start_ = 0;
@@ -648,7 +744,7 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
     auto out = std::make_shared<BytesStreamOutput>();
     writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception",
                     message);
-    enqueueOnStrand(std::move(out));
+    enqueue(std::move(out));
     return;
   }
   std::optional<InboundMessage> message;
