@@ -12,9 +12,13 @@
 //   response header version: the agreed version; body: VInt responder version id
 //   error response (0x01 | 0x02 | 0x08) when the versions are incompatible.
 //
-// Threading: each connection has a strand; its reads, writes, pending-call
-// table, timers and close run on it, so none of them needs a lock. Callers on
-// other threads serialize their frame on their own thread and post it.
+// Threading: each connection has a strand; its reads, timers, handshake and
+// close run on it. Two things are shared with other threads and locked: the
+// pending-call table (callers register a call on their own thread before its
+// frame can be answered) and the write queue (the thread that enqueues into
+// an idle connection sends right away with a non-blocking sendmsg; the strand
+// takes over only when the kernel's buffer is full). Closing the socket takes
+// fd_mu_ exclusively so no sendmsg can run on a closed (reused) fd number.
 #include "transport/transport_service.h"
 
 #include <sys/socket.h>

@@ -160,6 +160,28 @@ TEST(Compression, RejectsDamagedAndOversizedInput) {
   EXPECT_THROW(decompressLz4(no_marker, 1 << 20), CorruptStreamError);
 }
 
+TEST(InboundMessage, RepeatedHeaderKeyIsCorrupt) {
+  // Request headers {"k": "v", "k": "w"}, hand-written: no writer makes them.
+  std::vector<uint8_t> var = {0x02, 0x01, 'k', 0x01, 'v', 0x01, 'k', 0x01, 'w', 0x00, 0x01, 'a'};
+  FrameHeader h;
+  h.length = static_cast<int32_t>(kMinFrameLength + var.size());
+  h.request_id = 1;
+  h.version_id = TransportVersion::current().id();
+  h.variable_header_size = static_cast<int32_t>(var.size());
+  DecodedFrame frame;
+  frame.header = h;
+  frame.content = BytesReference::copyOf(var);
+  EXPECT_THROW(InboundMessage::parse(std::move(frame), 1 << 20), CorruptStreamError);
+  // The same bytes with distinct keys parse.
+  var[6] = 'j';
+  DecodedFrame good;
+  good.header = h;
+  good.content = BytesReference::copyOf(var);
+  InboundMessage m = InboundMessage::parse(std::move(good), 1 << 20);
+  EXPECT_EQ(m.request_headers, (RequestHeaders{{"j", "w"}, {"k", "v"}}));
+  EXPECT_EQ(m.action, "a");
+}
+
 TEST(InboundMessage, VariableHeaderMustBeConsumedExactly) {
   BytesStreamOutput out;
   writeResponseFrame(out, {1, TransportVersion::V_8_7_0, false}, {}, RawBody({5}), false);
