@@ -17,8 +17,11 @@
 // a bound does not hold.
 //
 // Shards are threads of this process with their own TransportService (own
-// I/O thread, own loopback port); nothing but frames passes between them.
+// I/O thread, own loopback port), or with --processes child processes of
+// their own; either way nothing but frames passes between them.
 #include <CLI/CLI.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -222,6 +225,59 @@ Exact exactAnswer(const std::vector<Shard>& shards, uint32_t vocabulary) {
   return e;
 }
 
+// ---- shard nodes as child processes ----
+
+struct ShardProcess {
+  pid_t pid = -1;
+  uint16_t port = 0;
+  int stop_fd = -1;  // closing it tells the child to exit
+};
+
+// Forks a child that starts node `i` (the child inherits the generated
+// documents copy-on-write), reports its port through a pipe and serves until
+// the parent closes the stop pipe. Call before this process starts threads.
+template <class StartNode>
+ShardProcess forkShard(int i, StartNode& startNode, const std::vector<ShardProcess>& earlier) {
+  int port_pipe[2], stop_pipe[2];
+  if (::pipe(port_pipe) != 0 || ::pipe(stop_pipe) != 0) throw std::runtime_error("pipe failed");
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    ::close(port_pipe[0]);
+    ::close(stop_pipe[1]);
+    // Or an earlier child would never see its stop pipe close.
+    for (const ShardProcess& e : earlier) ::close(e.stop_fd);
+    int status = 0;
+    {
+      auto node = startNode(i);
+      uint16_t port = node->listen("127.0.0.1", 0);
+      if (::write(port_pipe[1], &port, sizeof port) != sizeof port) status = 1;
+      ::close(port_pipe[1]);
+      char c;
+      while (::read(stop_pipe[0], &c, 1) > 0) {
+      }
+    }
+    std::fflush(nullptr);
+    ::_exit(status);
+  }
+  ::close(port_pipe[1]);
+  ::close(stop_pipe[0]);
+  ShardProcess p;
+  p.pid = pid;
+  p.stop_fd = stop_pipe[1];
+  if (::read(port_pipe[0], &p.port, sizeof p.port) != sizeof p.port) {
+    throw std::runtime_error("shard process " + std::to_string(i) + " did not start");
+  }
+  ::close(port_pipe[0]);
+  return p;
+}
+
+void stopShard(ShardProcess& p) {
+  ::close(p.stop_fd);
+  int status = 0;
+  ::waitpid(p.pid, &status, 0);
+}
+
 int run(int argc, char** argv) {
   int shards = 3;
   int64_t docs = 1000000;
@@ -230,6 +286,7 @@ int run(int argc, char** argv) {
   double exponent = 1.0;
   uint32_t seed = 42;
   bool compress = false;
+  bool processes = false;
   CLI::App app{"wirestream cluster example: shard nodes and a coordinator on loopback"};
   app.add_option("--shards", shards, "Shard nodes")->check(CLI::Range(1, 64));
   app.add_option("--docs", docs, "Documents over all shards")->check(CLI::Range(int64_t{1}, int64_t{200000000}));
@@ -238,27 +295,38 @@ int run(int argc, char** argv) {
   app.add_option("--zipf", exponent, "Zipf exponent of the keyword field");
   app.add_option("--seed", seed, "Seed of the generated documents");
   app.add_flag("--compress", compress, "LZ4-compress frames (status bit 0x04)");
+  app.add_flag("--processes", processes, "Run each shard node in a child process");
   CLI11_PARSE(app, argc, argv);
 
   auto t = Clock::now();
   std::vector<Shard> data = generate(shards, docs, vocabulary, exponent, seed);
   const double generate_ms = msSince(t);
 
-  // Shard nodes: each its own TransportService on an ephemeral loopback port.
+  // Shard nodes: each its own TransportService on an ephemeral loopback port,
+  // in this process or (--processes) in a child process of its own.
   t = Clock::now();
   TransportOptions node_options;
   node_options.compress = compress;
-  std::vector<std::unique_ptr<TransportService>> nodes;
-  std::vector<uint16_t> ports;
-  for (int i = 0; i < shards; ++i) {
+  auto startNode = [&](int i) {
     node_options.node_name = "shard-" + std::to_string(i);
     auto node = std::make_unique<TransportService>(node_options);
     const Shard* shard = &data[static_cast<size_t>(i)];
     node->registerRequestHandler(
         std::string(kQueryAction), [](StreamInput& in) { return ShardQuery(in); },
         [shard, vocabulary](const ShardQuery& q) { return executeQuery(*shard, q, vocabulary); });
-    ports.push_back(node->listen("127.0.0.1", 0));
-    nodes.push_back(std::move(node));
+    return node;
+  };
+  std::vector<std::unique_ptr<TransportService>> nodes;
+  std::vector<uint16_t> ports;
+  std::vector<ShardProcess> children;
+  for (int i = 0; i < shards; ++i) {
+    if (processes) {
+      children.push_back(forkShard(i, startNode, children));
+      ports.push_back(children.back().port);
+    } else {
+      nodes.push_back(startNode(i));
+      ports.push_back(nodes.back()->listen("127.0.0.1", 0));
+    }
   }
   TransportOptions coordinator_options;
   coordinator_options.node_name = "coordinator";
@@ -384,6 +452,7 @@ int run(int argc, char** argv) {
   check["wire"] = {{"bytes_sent_to_shards", sent},
                    {"bytes_received_from_shards", received},
                    {"compressed", compress},
+                   {"shard_nodes_are", processes ? "processes" : "threads"},
                    {"transport_version", connections[0]->version().toString()}};
   check["phases_ms"] = {{"generate_documents", generate_ms},
                         {"start_nodes_connect_handshake", connect_ms},
@@ -392,6 +461,7 @@ int run(int argc, char** argv) {
                         {"exact_answer", exact_ms}};
   std::cout << check.dump(2) << "\n";
   connections.clear();
+  for (ShardProcess& c : children) stopShard(c);
   return ok ? 0 : 1;
 }
 
