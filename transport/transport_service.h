@@ -128,8 +128,9 @@ class TransportService {
   // Starts accepting connections; returns the bound port (port 0: ephemeral).
   uint16_t listen(const std::string& host = "127.0.0.1", uint16_t port = 0);
 
-  // Connects and handshakes; ConnectTransportError on failure or after
-  // options.connect_timeout.
+  // Connects and handshakes, blocking the caller (so never call it from a
+  // handler or callback on an I/O thread); ConnectTransportError on failure
+  // or after options.connect_timeout.
   std::shared_ptr<Connection> connect(const std::string& host, uint16_t port);
 
   // Handler that answers synchronously: handler(const Request&) returns a

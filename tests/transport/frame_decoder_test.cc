@@ -9,6 +9,7 @@
 
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
+#include "transport/inbound_message.h"
 
 namespace wirestream::transport {
 namespace {
@@ -267,6 +268,42 @@ TEST(FrameDecoder, RejectsEachBadFrameAtTheSameOffsetHoweverSliced) {
       EXPECT_EQ(o.error_position, p + c.position) << c.name;
     }
   }
+}
+
+// Mutated streams: the decoder and the message parser either succeed or
+// throw a StreamError, never anything else (ASan checks the memory side).
+TEST(FrameDecoder, MutatedStreamsFailCleanly) {
+  const uint32_t seed = 4242;
+  std::printf("seed %u\n", seed);
+  std::mt19937 rng(seed);
+  size_t frames_seen = 0, errors = 0;
+  for (int round = 0; round < 300; ++round) {
+    size_t n = 0;
+    std::vector<uint8_t> stream = mixedStream(seed + round, 4, &n);
+    int mutations = 1 + static_cast<int>(rng() % 4);
+    for (int m = 0; m < mutations; ++m) {
+      // Mostly near the start, where headers and variable headers live.
+      size_t at = rng() % 2 ? rng() % std::min<size_t>(stream.size(), 64) : rng() % stream.size();
+      stream[at] = static_cast<uint8_t>(rng());
+    }
+    FrameDecoder decoder(1 << 20);
+    try {
+      decoder.feed(stream, [&](DecodedFrame&& f) {
+        ++frames_seen;
+        if (f.header.isPing()) return;
+        try {
+          InboundMessage m = InboundMessage::parse(std::move(f), 1 << 20);
+          (void)m;
+        } catch (const StreamError&) {
+          ++errors;
+        }
+      });
+    } catch (const StreamError&) {
+      ++errors;
+    }
+  }
+  EXPECT_GT(frames_seen, 0u);
+  EXPECT_GT(errors, 0u);
 }
 
 TEST(FrameDecoder, GarbageMessageNamesTheBytes) {
