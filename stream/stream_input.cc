@@ -9,11 +9,15 @@
 //   string   := vint units, unit*  (unit: 0xxxxxxx | 110xxxxx 10xxxxxx
 //                                   | 1110xxxx 10xxxxxx 10xxxxxx, no overlong)
 //   T array  := vint count, T*
+//   float/double array split (wirestream extension, not ES):
+//            := vint count, stream_0 .. stream_{w-1}; stream_k is byte k of
+//               each value's big-endian bits (w = 4 or 8)
 #include "stream/stream_input.h"
 
 #include <bit>
 #include <cstdio>
 
+#include "simd/simd.h"
 #include "stream/string_codec.h"
 
 namespace wirestream {
@@ -257,11 +261,35 @@ std::vector<T> readArray(StreamInput& in, size_t min_bytes_each, ReadOne read_on
 }
 }  // namespace
 
+// The batch decoder takes every value wholly inside the chunk; it stops
+// before a value that crosses the chunk's end or is malformed, and readVInt /
+// readVLong takes that one (crossing, or throwing the per-value error).
 std::vector<int32_t> StreamInput::readVIntArray() {
-  return readArray<int32_t>(*this, 1, [&] { return readVInt(); });
+  size_t n = static_cast<size_t>(readArraySize(1));
+  std::vector<int32_t> out(n);
+  const simd::Kernels& kernels = simd::kernels();
+  size_t i = 0;
+  while (i < n) {
+    simd::DecodeBatch r = kernels.decodeVInts(pos_, end_, out.data() + i, n - i);
+    pos_ = r.next;
+    i += r.count;
+    if (i < n) out[i++] = readVInt();
+  }
+  return out;
 }
+
 std::vector<int64_t> StreamInput::readVLongArray() {
-  return readArray<int64_t>(*this, 1, [&] { return readVLong(); });
+  size_t n = static_cast<size_t>(readArraySize(1));
+  std::vector<int64_t> out(n);
+  const simd::Kernels& kernels = simd::kernels();
+  size_t i = 0;
+  while (i < n) {
+    simd::DecodeBatch r = kernels.decodeVLongs(pos_, end_, out.data() + i, n - i);
+    pos_ = r.next;
+    i += r.count;
+    if (i < n) out[i++] = readVLong();
+  }
+  return out;
 }
 std::vector<int32_t> StreamInput::readIntArray() {
   return readArray<int32_t>(*this, 4, [&] { return readInt(); });
@@ -274,6 +302,30 @@ std::vector<float> StreamInput::readFloatArray() {
 }
 std::vector<double> StreamInput::readDoubleArray() {
   return readArray<double>(*this, 8, [&] { return readDouble(); });
+}
+
+template <typename T>
+std::vector<T> StreamInput::readSplit(void (*decode)(const uint8_t*, size_t, T*)) {
+  size_t n = static_cast<size_t>(readArraySize(sizeof(T)));  // checked before allocating
+  std::vector<T> out(n);
+  size_t bytes = n * sizeof(T);
+  if (static_cast<size_t>(end_ - pos_) >= bytes) {
+    if (n > 0) decode(pos_, n, out.data());
+    pos_ += bytes;
+  } else {
+    std::vector<uint8_t> split(bytes);  // the streams span chunks: gather first
+    readBytes(split);
+    decode(split.data(), n, out.data());
+  }
+  return out;
+}
+
+std::vector<float> StreamInput::readFloatArraySplit() {
+  return readSplit<float>(simd::kernels().splitDecodeFloats);
+}
+
+std::vector<double> StreamInput::readDoubleArraySplit() {
+  return readSplit<double>(simd::kernels().splitDecodeDoubles);
 }
 
 // ---- ByteArrayStreamInput ----
