@@ -32,6 +32,15 @@ struct DepthGuard {
 };
 }  // namespace
 
+int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    internal::throwLimitExceeded(std::string(what) + " overflows a long: " + std::to_string(a) +
+                                 " + " + std::to_string(b));
+  }
+  return sum;
+}
+
 int64_t readNonNegativeVLong(StreamInput& in, std::string_view what) {
   int64_t v = in.readVLong();
   if (v < 0) internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
@@ -113,7 +122,7 @@ InternalAggregations InternalAggregations::readFrom(StreamInput& in,
   // Each aggregation takes at least a type, a name and a metadata byte.
   int32_t n = in.readArraySize(3);
   std::vector<Ptr> aggs;
-  aggs.reserve(static_cast<size_t>(n));
+  aggs.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Ptr)));
   for (int32_t i = 0; i < n; ++i) {
     aggs.push_back(in.readNamedWriteable<InternalAggregation>(registry));
   }

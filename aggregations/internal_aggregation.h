@@ -113,6 +113,10 @@ auto downcast(std::span<const InternalAggregation* const> aggs) {
   });
 }
 
+// a + b for counts and error bounds summed by a reduce; hostile shard
+// results can make the sum overflow a long: LimitExceededError naming `what`.
+int64_t checkedAdd(int64_t a, int64_t b, std::string_view what);
+
 // readVLong for counts: a negative value (a 10-byte VLong) is
 // CorruptStreamError "negative <what> [v]".
 int64_t readNonNegativeVLong(StreamInput& in, std::string_view what);

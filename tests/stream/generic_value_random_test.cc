@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -266,6 +267,69 @@ void runRoundTrips(TransportVersion version) {
   EXPECT_EQ(kinds_seen.size(),
             static_cast<size_t>(GenericValue::Kind::kSet) + 1);
   EXPECT_GE(max_depth_seen, 4);
+}
+
+// Damaged encodings (a byte flipped, inserted or removed, a random tag
+// planted, the end cut off) either fail with a StreamError or decode to a
+// value that itself round-trips; nothing else may happen.
+void runDamage(TransportVersion version) {
+  std::printf("GenericValue damage at %s\n", version.toString().c_str());
+  const uint64_t s = testing::testSeed(777);
+  TreeGen gen(s + static_cast<uint64_t>(version.id()),
+              version.onOrAfter(TransportVersion::V_8_7_0));
+  int failed = 0, decoded = 0;
+  for (int iter = 0; iter < 1500; ++iter) {
+    SCOPED_TRACE("iteration " + std::to_string(iter) + ", seed " +
+                 std::to_string(s));
+    GV original = gen.value(0);
+    auto bytes = bytesOf(
+        [&](StreamOutput& out) { out.writeGenericValue(original); }, version);
+    size_t at = static_cast<size_t>(gen.rng()() % bytes.size());
+    switch (gen.uniform(0, 4)) {
+      case 0:
+        bytes[at] ^= static_cast<uint8_t>(1 + gen.rng()() % 255);
+        break;
+      case 1:
+        bytes.insert(bytes.begin() + at, static_cast<uint8_t>(gen.rng()()));
+        break;
+      case 2:
+        bytes.erase(bytes.begin() + at);
+        break;
+      case 3:
+        bytes[at] = static_cast<uint8_t>(gen.uniform(-2, 27));
+        break;
+      default:
+        bytes.resize(at);
+        break;
+    }
+    PiecewiseInput input(bytes, static_cast<size_t>(gen.uniform(1, 9)));
+    input.in().setTransportVersion(version);
+    std::optional<GV> damaged;
+    try {
+      damaged = input.in().readGenericValue();
+    } catch (const StreamError&) {
+      ++failed;
+      ASSERT_EQ(input.in().nestingDepth(), 0);
+      continue;
+    }
+    ++decoded;
+    auto again = bytesOf(
+        [&](StreamOutput& out) { out.writeGenericValue(*damaged); }, version);
+    ByteArrayStreamInput in(again);
+    in.setTransportVersion(version);
+    ASSERT_EQ(in.readGenericValue(), *damaged);
+  }
+  std::printf("%d damaged inputs refused, %d decoded to other values\n", failed,
+              decoded);
+  EXPECT_GT(failed, 0);
+  EXPECT_GT(decoded, 0);
+}
+
+TEST(GenericValueRandomTest, DamageAt7100) {
+  runDamage(TransportVersion::V_7_10_0);
+}
+TEST(GenericValueRandomTest, DamageAt870) {
+  runDamage(TransportVersion::V_8_7_0);
 }
 
 TEST(GenericValueRandomTest, RoundTripAt7100) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "stream/bytes_stream_output.h"
 #include "tests/stream/structured_test_util.h"
@@ -368,6 +369,22 @@ TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
 }
 
 // ---- the value type ----
+
+// Pointers other than C strings do not quietly become booleans.
+static_assert(!std::is_constructible_v<GV, int*>);
+static_assert(!std::is_constructible_v<GV, const GV*>);
+static_assert(std::is_constructible_v<GV, char*>);
+static_assert(std::is_constructible_v<GV, const char*>);
+
+TEST(GenericValueTest, ConvenienceConversions) {
+  char buf[] = "x";
+  EXPECT_EQ(GV(buf).kind(), Kind::kString);
+  EXPECT_EQ(GV(int64_t{1}).kind(), Kind::kLong);
+  EXPECT_EQ(GV(1).kind(), Kind::kInt);
+  EXPECT_EQ(GV(1.0f).kind(), Kind::kDouble);  // ofFloat() for a float
+  EXPECT_EQ(GV(nullptr).kind(), Kind::kNull);
+  EXPECT_EQ(GV(std::string_view("v")), GV("v"));
+}
 
 TEST(GenericValueTest, EqualityDistinguishesKinds) {
   EXPECT_NE(GV::ofInt(1), GV::ofLong(1));
