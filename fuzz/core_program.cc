@@ -108,6 +108,10 @@ const Op kOps[kCoreOpCount] = {
 
 const char* coreOpName(uint8_t op) { return kOps[op % kCoreOpCount].name; }
 
+bool decodeCoreOp(uint8_t op, StreamInput& in, StreamOutput& out) {
+  return kOps[op % kCoreOpCount].run(in, out);
+}
+
 std::string hexPrefix(std::span<const uint8_t> bytes) {
   std::string s;
   char buf[4];
@@ -133,7 +137,7 @@ ProgramResult runCoreProgram(StreamInput& in, std::span<const uint8_t> raw) {
     try {
       op = in.readByte();
       one.writeByte(op);
-      nan = kOps[op % kCoreOpCount].run(in, one);
+      nan = decodeCoreOp(op, in, one);
     } catch (const StreamError& e) {
       r.error = std::string(typeid(e).name()) + ": " + e.what();
       return r;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "stream/stream_input.h"
+#include "stream/stream_output.h"
 
 namespace wirestream::fuzz {
 
@@ -42,6 +43,11 @@ struct ProgramResult {
 // Decodes ops from `in` until it is exhausted or a reader throws StreamError.
 // `raw` is the whole logical input of `in` (for the per-op byte comparison).
 ProgramResult runCoreProgram(StreamInput& in, std::span<const uint8_t> raw);
+
+// Reads one value with the reader of op `op % kCoreOpCount` and writes it to
+// `out`; returns true if a NaN was written. (The allocation test drives every
+// reader through this, with an output that discards.)
+bool decodeCoreOp(uint8_t op, StreamInput& in, StreamOutput& out);
 
 // Name of op `op % kCoreOpCount`, for messages and the seed generator.
 const char* coreOpName(uint8_t op);

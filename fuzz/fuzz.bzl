@@ -10,6 +10,7 @@ Bazel, so that `bazel test //...` needs gcc only.
 def fuzz_target(name, deps):
     native.filegroup(
         name = name + "_inputs",
+        visibility = ["//tests/hardening:__pkg__"],
         srcs = native.glob([
             "corpus/%s/**" % name,
             "regressions/%s/**" % name,

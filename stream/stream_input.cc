@@ -239,23 +239,30 @@ std::vector<uint8_t> StreamInput::readByteArray() {
   return out;
 }
 
-std::vector<std::string> StreamInput::readStringArray() {
-  int32_t n = readArraySize();
-  std::vector<std::string> out;
-  out.reserve(static_cast<size_t>(n));
-  for (int32_t i = 0; i < n; ++i) out.push_back(readString());
-  return out;
+namespace {
+// How many of `count` announced elements of `element_bytes` each a reader may
+// reserve: readArraySize() only proves min_bytes_each wire bytes per element,
+// so a 32-byte std::string or an 8-byte vlong per 1-byte element would hold
+// 8 to 32 times the input before the first element is read. Reserve at most
+// 4 bytes per input byte left; elements past that grow the vector as they
+// actually decode.
+size_t boundedReserve(const StreamInput& in, int32_t count, size_t element_bytes) {
+  return std::min(static_cast<size_t>(count), 4 * in.available() / element_bytes);
 }
 
-namespace {
 template <typename T, typename ReadOne>
 std::vector<T> readArray(StreamInput& in, size_t min_bytes_each, ReadOne read_one) {
   int32_t n = in.readArraySize(min_bytes_each);
-  std::vector<T> out(static_cast<size_t>(n));
-  for (auto& v : out) v = read_one();
+  std::vector<T> out;
+  out.reserve(boundedReserve(in, n, sizeof(T)));
+  for (int32_t i = 0; i < n; ++i) out.push_back(read_one());
   return out;
 }
 }  // namespace
+
+std::vector<std::string> StreamInput::readStringArray() {
+  return readArray<std::string>(*this, 1, [&] { return readString(); });
+}
 
 std::vector<int32_t> StreamInput::readVIntArray() {
   return readArray<int32_t>(*this, 1, [&] { return readVInt(); });

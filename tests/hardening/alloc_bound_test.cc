@@ -1,0 +1,341 @@
+// Proves the allocation bound of the readers: with the counting allocator
+// (counting_allocator.h), no input of n bytes makes a reader hold more than
+// max(4 KiB, 4·n) bytes before it fails.
+//
+// Readers whose elements are larger in memory than 4 bytes per wire byte
+// (readStringArray: a 32-byte std::string per 1-byte empty string;
+// readVLongArray: 8 bytes per 1-byte vlong) must hold that much for the
+// elements they have actually decoded; for them the bound adds
+// 3 · expansion · (bytes consumed when the reader stopped) — the elements
+// decoded, with room for one geometric regrowth. Inputs that fail at the first
+// element therefore still get the plain max(4 KiB, 4·n): a reader that
+// reserves for the announced count up front fails this test. The message of
+// the StreamError being thrown is allowed on top (it is the error, not the
+// reader's working memory).
+//
+// Input families, for every reader (alone, and behind a `01` presence byte):
+// length prefixes of 0x7FFFFFFF, counts larger than the data, counts that fit
+// only at one byte per element (k, k/2, k/4, k/8 over k bytes), every strict
+// prefix of every committed fuzz seed, and randomized inputs whose seed is
+// printed (set WIRESTREAM_TEST_SEED to replay one).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fuzz/core_program.h"
+#include "stream/stream_input.h"
+#include "stream/stream_output.h"
+#include "tests/hardening/counting_allocator.h"
+
+namespace wirestream {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using testing::AllocationScope;
+
+std::vector<std::string> g_seed_files;  // from argv: the fuzz corpus
+
+// A StreamOutput that forgets what it is given, so that driving the readers
+// through fuzz::decodeCoreOp measures the reader, not an output buffer.
+class DiscardingOutput final : public StreamOutput {
+ public:
+  DiscardingOutput() { nextBuffer(); }
+
+ protected:
+  void nextBuffer() override {
+    pos_ = buf_;
+    end_ = buf_ + sizeof buf_;
+  }
+
+ private:
+  uint8_t buf_[64];
+};
+
+struct Reader {
+  std::string name;
+  std::function<void(StreamInput&)> read;
+  size_t expansion;  // in-memory bytes per wire byte of an element, if above 4
+};
+
+std::vector<Reader> allReaders() {
+  std::vector<Reader> readers;
+  for (int op = 0; op < fuzz::kCoreOpCount; ++op) {
+    std::string name = fuzz::coreOpName(static_cast<uint8_t>(op));
+    size_t expansion = name == "readStringArray" ? sizeof(std::string)
+                       : name == "readVLongArray" ? sizeof(int64_t)
+                                                  : 0;
+    readers.push_back({name,
+                       [op](StreamInput& in) {
+                         DiscardingOutput out;
+                         fuzz::decodeCoreOp(static_cast<uint8_t>(op), in, out);
+                       },
+                       expansion});
+  }
+  // A whole core program (op byte, value, ...), as the fuzz targets read it.
+  readers.push_back({"coreProgram",
+                     [](StreamInput& in) {
+                       DiscardingOutput out;
+                       while (in.available() > 0) {
+                         fuzz::decodeCoreOp(in.readByte(), in, out);
+                       }
+                     },
+                     sizeof(std::string)});
+  return readers;
+}
+
+struct Outcome {
+  size_t peak = 0;
+  size_t consumed = 0;
+  bool failed = false;
+  size_t message = 0;  // the error's message, allocated as it is thrown
+};
+
+Outcome measure(const Reader& reader, const Bytes& input) {
+  Outcome o;
+  ByteArrayStreamInput in(input);
+  {
+    AllocationScope scope;
+    try {
+      reader.read(in);
+    } catch (const StreamError& e) {
+      o.failed = true;
+      o.message = std::strlen(e.what());
+    }
+    o.peak = scope.peakBytes();
+  }
+  o.consumed = input.size() - in.available();
+  return o;
+}
+
+// The error being thrown is not the reader's allocation: its message, and the
+// temporaries that build it ("..." + std::to_string(v) + "..."), are allowed
+// on top.
+size_t bound(const Reader& reader, size_t n, const Outcome& o) {
+  size_t message = o.failed ? 4 * o.message + 128 : 0;
+  return std::max<size_t>(4096, 4 * n) + 3 * reader.expansion * o.consumed + message;
+}
+
+// Checks one input against one reader; returns false (and reports) on a breach.
+bool checkBound(const Reader& reader, const Bytes& input, const std::string& what) {
+  Outcome o = measure(reader, input);
+  size_t b = bound(reader, input.size(), o);
+  EXPECT_LE(o.peak, b) << reader.name << " on " << what << ": " << input.size()
+                       << " bytes (" << (o.failed ? "failed" : "decoded")
+                       << " after " << o.consumed << ") held " << o.peak
+                       << " bytes; input starts " << fuzz::hexPrefix(input);
+  return o.peak <= b;
+}
+
+Bytes vint(uint32_t v) {
+  Bytes b;
+  do {
+    uint8_t byte = v & 0x7F;
+    v >>= 7;
+    b.push_back(v ? (byte | 0x80) : byte);
+  } while (v);
+  return b;
+}
+
+Bytes concat(std::initializer_list<Bytes> parts) {
+  Bytes out;
+  for (const Bytes& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+const std::vector<Bytes> kPresencePrefixes = {{}, {0x01}};
+// 00: smallest valid elements; 80: an unfinished varint / bad lead byte;
+// FF: an invalid 5- or 10-byte varint; 01: small valid counts.
+const uint8_t kFillers[] = {0x00, 0x80, 0xFF, 0x01};
+const size_t kFillLengths[] = {0, 1, 7, 64, 1000, 20000};
+
+TEST(CountingAllocator, CountsWhatVectorsHold) {
+  AllocationScope scope;
+  {
+    std::vector<int64_t> v(1000);
+    EXPECT_GE(scope.peakBytes(), 8000u);
+  }
+  EXPECT_GE(scope.totalBytes(), 8000u);
+  EXPECT_GE(scope.peakBytes(), 8000u);
+}
+
+TEST(AllocationBound, LengthPrefixOf0x7FFFFFFF) {
+  for (const Reader& r : allReaders()) {
+    for (const Bytes& prefix : kPresencePrefixes) {
+      for (uint8_t fill : kFillers) {
+        for (size_t k : kFillLengths) {
+          Bytes in = concat({prefix, vint(0x7FFFFFFF), Bytes(k, fill)});
+          checkBound(r, in, "0x7FFFFFFF prefix + " + std::to_string(k) + " fill");
+        }
+      }
+    }
+  }
+}
+
+TEST(AllocationBound, CountsLargerThanTheData) {
+  for (const Reader& r : allReaders()) {
+    for (const Bytes& prefix : kPresencePrefixes) {
+      for (uint8_t fill : kFillers) {
+        for (size_t k : kFillLengths) {
+          for (uint64_t count : {k + 1, 2 * k + 1, 8 * k + 8, uint64_t{1} << 30}) {
+            Bytes in = concat({prefix, vint(static_cast<uint32_t>(count)), Bytes(k, fill)});
+            checkBound(r, in, "count " + std::to_string(count) + " over " +
+                                  std::to_string(k) + " bytes");
+          }
+        }
+      }
+    }
+  }
+}
+
+// The counts a 1-byte-per-element check lets through: for 8-byte or 32-byte
+// elements, reserving for the count would hold 8·n or 32·n bytes.
+TEST(AllocationBound, CountsThatFitOnlyAtOneBytePerElement) {
+  for (const Reader& r : allReaders()) {
+    for (const Bytes& prefix : kPresencePrefixes) {
+      for (uint8_t fill : kFillers) {
+        for (size_t k : kFillLengths) {
+          for (size_t div : {1, 2, 4, 8}) {
+            Bytes in = concat({prefix, vint(static_cast<uint32_t>(k / div)), Bytes(k, fill)});
+            checkBound(r, in, "count " + std::to_string(k / div) + " over " +
+                                  std::to_string(k) + " bytes");
+          }
+        }
+      }
+    }
+  }
+}
+
+const Reader& readerNamed(const std::vector<Reader>& readers, const std::string& name) {
+  for (const Reader& r : readers) {
+    if (r.name == name) return r;
+  }
+  ADD_FAILURE() << "no reader " << name;
+  return readers.front();
+}
+
+// Found by this test: readStringArray reserved count * sizeof(std::string)
+// (32 bytes per 1-byte element) before reading the first string, so 20 KB of
+// input held 640 KB. Fixed by boundedReserve() in stream_input.cc.
+TEST(AllocationBoundRegression, ReadStringArrayReservedCountTimes32Bytes) {
+  std::vector<Reader> readers = allReaders();
+  Bytes in = concat({vint(20000), Bytes(20000, 0xFF)});  // first string: bad vint
+  Outcome o = measure(readerNamed(readers, "readStringArray"), in);
+  EXPECT_TRUE(o.failed);
+  EXPECT_LE(o.peak, 4 * in.size() + 4 * o.message + 128);
+}
+
+// Found by this test: readVLongArray built a vector of count int64s (8 bytes
+// per 1-byte element) before reading the first vlong.
+TEST(AllocationBoundRegression, ReadVLongArrayAllocatedCountTimes8Bytes) {
+  std::vector<Reader> readers = allReaders();
+  Bytes in = concat({vint(20000), Bytes(20000, 0xFF)});  // first vlong: invalid
+  Outcome o = measure(readerNamed(readers, "readVLongArray"), in);
+  EXPECT_TRUE(o.failed);
+  EXPECT_LE(o.peak, 4 * in.size() + 4 * o.message + 128);
+}
+
+// Decoded elements are held, of course: 20000 empty strings are 640 KB of
+// std::string, and the bound's expansion term is what admits them.
+TEST(AllocationBound, DecodedElementsAreHeld) {
+  std::vector<Reader> readers = allReaders();
+  Bytes in = concat({vint(20000), Bytes(20000, 0x00)});
+  const Reader& r = readerNamed(readers, "readStringArray");
+  Outcome o = measure(r, in);
+  EXPECT_FALSE(o.failed);
+  EXPECT_GE(o.peak, 20000 * sizeof(std::string));
+  EXPECT_LE(o.peak, bound(r, in.size(), o));
+}
+
+std::vector<Bytes> seedInputs() {
+  std::vector<Bytes> seeds;
+  for (const std::string& path : g_seed_files) {
+    std::ifstream f(path, std::ios::binary);
+    seeds.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  return seeds;
+}
+
+TEST(AllocationBound, EveryPrefixOfEverySeed) {
+  std::vector<Bytes> seeds = seedInputs();
+  ASSERT_GE(seeds.size(), 20u) << "fuzz corpus missing from the test's args";
+  std::vector<Reader> readers = allReaders();
+  for (const Bytes& seed : seeds) {
+    if (seed.empty()) continue;
+    // The program reader on the seed; the op's own reader on its value.
+    const Reader& own = readers[seed[0] % fuzz::kCoreOpCount];
+    Bytes value(seed.begin() + 1, seed.end());
+    for (size_t len = 0; len <= seed.size(); ++len) {
+      checkBound(readers.back(), Bytes(seed.begin(), seed.begin() + len), "seed prefix");
+      if (len <= value.size()) {
+        checkBound(own, Bytes(value.begin(), value.begin() + len), "seed value prefix");
+      }
+    }
+  }
+}
+
+uint64_t testSeed() {
+  if (const char* s = std::getenv("WIRESTREAM_TEST_SEED")) return std::strtoull(s, nullptr, 0);
+  return 0x5EED0008;
+}
+
+TEST(AllocationBound, RandomizedInputs) {
+  const uint64_t seed = testSeed();
+  std::printf("AllocationBound.RandomizedInputs seed: %llu (WIRESTREAM_TEST_SEED)\n",
+              static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<Bytes> seeds = seedInputs();
+  ASSERT_FALSE(seeds.empty());
+  std::vector<Reader> readers = allReaders();
+  int breaches = 0;
+  for (const Reader& r : readers) {
+    for (int iter = 0; iter < 400 && breaches < 5; ++iter) {
+      Bytes in;
+      switch (iter % 4) {
+        case 0: {  // random bytes
+          in.resize(rng() % 3000);
+          for (auto& b : in) b = static_cast<uint8_t>(rng());
+          break;
+        }
+        case 1: {  // a plausible count, then random small bytes
+          size_t k = rng() % 3000;
+          in = vint(static_cast<uint32_t>(rng() % (k + 2)));
+          for (size_t i = 0; i < k; ++i) in.push_back(static_cast<uint8_t>(rng() % 4 == 0 ? rng() : rng() % 3));
+          break;
+        }
+        default: {  // a mutated seed value: byte flips, a huge count spliced in
+          const Bytes& s = seeds[rng() % seeds.size()];
+          in.assign(s.begin() + 1, s.end());
+          for (int m = 0, muts = 1 + static_cast<int>(rng() % 4); m < muts && !in.empty(); ++m) {
+            size_t at = rng() % in.size();
+            if (rng() % 3 == 0) {
+              Bytes big = vint(static_cast<uint32_t>(rng() % 0x7FFFFFFF));
+              in.insert(in.begin() + static_cast<std::ptrdiff_t>(at), big.begin(), big.end());
+            } else {
+              in[at] = static_cast<uint8_t>(rng());
+            }
+          }
+          break;
+        }
+      }
+      if (!checkBound(r, in, "random input (seed " + std::to_string(seed) + ")")) ++breaches;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wirestream
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) wirestream::g_seed_files.emplace_back(argv[i]);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,76 @@
+// Replaces the global operator new / delete (all the non-aligned forms; the
+// aligned forms keep the default, which pairs them with each other). Each
+// block carries its size in a 16-byte header so delete can count it.
+#include "tests/hardening/counting_allocator.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace wirestream::testing {
+
+namespace {
+constexpr size_t kHeader = 16;  // keeps max_align_t alignment
+
+AllocationCounters counters;
+
+void* countedAlloc(size_t n) {
+  void* p = std::malloc(n + kHeader);
+  if (p == nullptr) return nullptr;
+  *static_cast<size_t*>(p) = n;
+  counters.live += n;
+  counters.total += n;
+  if (counters.live > counters.peak) counters.peak = counters.live;
+  return static_cast<char*>(p) + kHeader;
+}
+
+void countedFree(void* user) {
+  if (user == nullptr) return;
+  void* p = static_cast<char*>(user) - kHeader;
+  counters.live -= *static_cast<size_t*>(p);
+  std::free(p);
+}
+
+void* allocOrThrow(size_t n) {
+  void* p = countedAlloc(n);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+}  // namespace
+
+AllocationCounters& allocationCounters() { return counters; }
+
+AllocationScope::AllocationScope()
+    : start_live_(counters.live),
+      start_total_(counters.total),
+      saved_peak_(counters.peak) {
+  counters.peak = counters.live;
+}
+
+AllocationScope::~AllocationScope() {
+  if (saved_peak_ > counters.peak) counters.peak = saved_peak_;
+}
+
+size_t AllocationScope::peakBytes() const {
+  return counters.peak > start_live_ ? counters.peak - start_live_ : 0;
+}
+
+size_t AllocationScope::totalBytes() const {
+  return counters.total - start_total_;
+}
+
+}  // namespace wirestream::testing
+
+using wirestream::testing::allocOrThrow;
+using wirestream::testing::countedAlloc;
+using wirestream::testing::countedFree;
+
+void* operator new(size_t n) { return allocOrThrow(n); }
+void* operator new[](size_t n) { return allocOrThrow(n); }
+void* operator new(size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n); }
+void* operator new[](size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n); }
+void operator delete(void* p) noexcept { countedFree(p); }
+void operator delete[](void* p) noexcept { countedFree(p); }
+void operator delete(void* p, size_t) noexcept { countedFree(p); }
+void operator delete[](void* p, size_t) noexcept { countedFree(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { countedFree(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { countedFree(p); }
