@@ -15,20 +15,43 @@
 // maximal encoding. Not thread-safe: one reader at a time.
 #pragma once
 
+#include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "stream/byte_order.h"
 #include "stream/errors.h"
+#include "stream/instant.h"
+#include "stream/named_writeable_registry.h"
+#include "stream/time_value.h"
 #include "stream/transport_version.h"
 #include "stream/varint.h"
+#include "stream/wire_enum.h"
+#include "stream/writeable.h"
 
 namespace wirestream {
+
+class BytesReference;
+class GenericValue;
+
+namespace internal {
+template <typename T>
+struct IsNullableHandle : std::false_type {};
+template <typename T, typename D>
+struct IsNullableHandle<std::unique_ptr<T, D>> : std::true_type {};
+template <typename T>
+struct IsNullableHandle<std::shared_ptr<T>> : std::true_type {};
+}  // namespace internal
 
 class StreamInput {
  public:
@@ -159,6 +182,171 @@ class StreamInput {
   std::vector<float> readFloatArray();
   std::vector<double> readDoubleArray();
 
+  // ---- structured values (generic_value.h, named_writeable_registry.h,
+  //      time_value.h, instant.h, wire_enum.h; wire format §2, §3, §4) ----
+  // Defined in generic_value_stream.cc and structured_stream.cc.
+
+  // Nesting: every recursive reader (generic values, named writeables,
+  // sub-aggregations) holds a NestingScope per level, so hostile input can
+  // nest at most maxNestingDepth() levels (default 100) and never overflows
+  // the stack: one level more is LimitExceededError naming the depth.
+  static constexpr int32_t kDefaultMaxNestingDepth = 100;
+  int32_t maxNestingDepth() const { return max_nesting_depth_; }
+  void setMaxNestingDepth(int32_t max) { max_nesting_depth_ = max; }
+  int32_t nestingDepth() const { return nesting_depth_; }
+
+  class NestingScope {
+   public:
+    explicit NestingScope(StreamInput& in) : in_(in) {
+      if (in.nesting_depth_ >= in.max_nesting_depth_) [[unlikely]] in.throwTooDeep();
+      ++in.nesting_depth_;
+    }
+    ~NestingScope() { --in_.nesting_depth_; }
+    NestingScope(const NestingScope&) = delete;
+    NestingScope& operator=(const NestingScope&) = delete;
+
+   private:
+    StreamInput& in_;
+  };
+
+  // How many elements of `element_size` bytes a reader may reserve for a
+  // validated `count`: at most max(4 KiB, 4 x bytes left) worth, so hostile
+  // sizes cannot make a reader allocate far beyond the input; vectors grow
+  // past that as elements actually arrive.
+  size_t boundedReserve(size_t count, size_t element_size) const {
+    size_t budget = std::max<size_t>(4096, 4 * available());
+    return std::min(count, budget / std::max<size_t>(element_size, 1));
+  }
+
+  // A tag byte and its payload (§3); unknown tag t is CorruptStreamError
+  // "Can't read unknown type [t]" (t as a signed byte).
+  GenericValue readGenericValue();
+
+  // VInt length + bytes, as an owning BytesReference.
+  BytesReference readBytesReference();
+  // 00 -> nullopt, else VInt (length + 1) + bytes.
+  std::optional<BytesReference> readOptionalBytesReference();
+
+  // ZLong duration, unit byte: a unit byte > 6 is "Unknown TimeUnit ordinal [n]",
+  // a duration below -1 is CorruptStreamError.
+  TimeValue readTimeValue();
+  std::optional<TimeValue> readOptionalTimeValue();
+
+  // long seconds, int nanos; outside Instant's range -> CorruptStreamError.
+  Instant readInstant();
+  std::optional<Instant> readOptionalInstant();
+
+  // The registry readNamedWriteable<C>() uses; not owned, may be null.
+  const NamedWriteableRegistry* namedWriteableRegistry() const { return registry_; }
+  void setNamedWriteableRegistry(const NamedWriteableRegistry* registry) {
+    registry_ = registry;
+  }
+
+  // writeString(name) + body, read by the reader the registry has for
+  // (C, name), inside a NestingScope. Without a registry on this input:
+  // std::invalid_argument (a setup mistake, not bad input), nothing consumed.
+  template <std::derived_from<NamedWriteable> C>
+  std::unique_ptr<C> readNamedWriteable() {
+    return readNamedWriteable<C>(requireRegistry(namedWriteableCategoryName<C>()));
+  }
+  template <std::derived_from<NamedWriteable> C>
+  std::unique_ptr<C> readNamedWriteable(const NamedWriteableRegistry& registry) {
+    std::string name = readString();
+    const auto& reader = registry.getReader<C>(name);
+    NestingScope scope(*this);
+    std::unique_ptr<NamedWriteable> value = reader(*this);
+    assert(value != nullptr && value->getWriteableName() == name);
+    return std::unique_ptr<C>(static_cast<C*>(value.release()));
+  }
+  template <std::derived_from<NamedWriteable> C>
+  std::unique_ptr<C> readOptionalNamedWriteable() {
+    if (!readBoolean()) return nullptr;
+    return readNamedWriteable<C>();
+  }
+  // VInt count, then that many named writeables of category C.
+  template <std::derived_from<NamedWriteable> C>
+  std::vector<std::unique_ptr<C>> readNamedWriteableCollection() {
+    const NamedWriteableRegistry& registry =
+        requireRegistry(namedWriteableCategoryName<C>());
+    return readCollection(
+        [&registry](StreamInput& in) { return in.readNamedWriteable<C>(registry); });
+  }
+
+  // Presence boolean, then reader(*this). A reader returning a unique_ptr or
+  // shared_ptr gives that pointer (null when absent); any other T gives
+  // std::optional<T>.
+  template <typename F>
+  auto readOptionalWriteable(F&& reader) {
+    using T = std::invoke_result_t<F&, StreamInput&>;
+    if constexpr (internal::IsNullableHandle<T>::value) {
+      if (!readBoolean()) return T();
+      return T(reader(*this));
+    } else {
+      if (!readBoolean()) return std::optional<T>();
+      return std::optional<T>(reader(*this));
+    }
+  }
+
+  // VInt count (validated: every element takes at least one byte), then
+  // reader(*this) per element.
+  template <typename F>
+  auto readCollection(F&& reader) {
+    using T = std::invoke_result_t<F&, StreamInput&>;
+    int32_t n = readArraySize();
+    std::vector<T> out;
+    out.reserve(boundedReserve(static_cast<size_t>(n), sizeof(T)));
+    for (int32_t i = 0; i < n; ++i) out.push_back(reader(*this));
+    return out;
+  }
+
+  // VInt size, then key_reader(*this), value_reader(*this) per entry, into
+  // MapT (default std::map<K, V>). A repeated key is CorruptStreamError:
+  // no writer produces one, and keeping either value would hide corruption.
+  template <typename MapT = void, typename KR, typename VR>
+  auto readMap(KR&& key_reader, VR&& value_reader) {
+    using K = std::invoke_result_t<KR&, StreamInput&>;
+    using V = std::invoke_result_t<VR&, StreamInput&>;
+    using M = std::conditional_t<std::is_void_v<MapT>, std::map<K, V>, MapT>;
+    int32_t n = readArraySize();
+    M out;
+    for (int32_t i = 0; i < n; ++i) {
+      K key = key_reader(*this);
+      V value = value_reader(*this);
+      if (!out.emplace(std::move(key), std::move(value)).second) throwDuplicateKey(i);
+    }
+    return out;
+  }
+
+  // VInt ordinal; outside 0..kCount-1 -> "Unknown <Enum> ordinal [n]".
+  template <WireEnum E>
+  E readEnum() {
+    int32_t ordinal = readVInt();
+    if (ordinal < 0 || ordinal >= WireEnumTraits<E>::kCount) {
+      internal::throwUnknownOrdinal(WireEnumTraits<E>::kName, ordinal);
+    }
+    return static_cast<E>(ordinal);
+  }
+  template <WireEnum E>
+  std::optional<E> readOptionalEnum() {
+    if (!readBoolean()) return std::nullopt;
+    return readEnum<E>();
+  }
+  // VInt count + ordinals; a repeated ordinal is CorruptStreamError.
+  template <WireEnum E>
+  std::set<E> readEnumSet() {
+    int32_t n = readArraySize();
+    std::set<E> out;
+    for (int32_t i = 0; i < n; ++i) {
+      E v = readEnum<E>();
+      if (!out.insert(v).second) {
+        throwDuplicateOrdinal(WireEnumTraits<E>::kName, static_cast<int64_t>(v));
+      }
+    }
+    return out;
+  }
+
+  // ---- end of structured values ----
+
  protected:
   // The chunk the inline reads consume. A subclass sets it in nextChunk().
   const uint8_t* pos_ = nullptr;
@@ -180,8 +368,16 @@ class StreamInput {
   uint32_t readStringUnit();
   void ensureAvailable(size_t n);
 
+  [[noreturn]] void throwTooDeep() const;
+  [[noreturn]] static void throwDuplicateKey(int32_t index);
+  [[noreturn]] static void throwDuplicateOrdinal(std::string_view name, int64_t ordinal);
+  const NamedWriteableRegistry& requireRegistry(const std::string& category) const;
+
   TransportVersion version_ = TransportVersion::current();
   int32_t max_array_size_ = std::numeric_limits<int32_t>::max();
+  int32_t max_nesting_depth_ = kDefaultMaxNestingDepth;
+  int32_t nesting_depth_ = 0;
+  const NamedWriteableRegistry* registry_ = nullptr;
 };
 
 // A StreamInput over memory it does not own; the memory must outlive it.

@@ -17,17 +17,28 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <optional>
+#include <ranges>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "stream/byte_order.h"
 #include "stream/errors.h"
+#include "stream/instant.h"
+#include "stream/time_value.h"
 #include "stream/transport_version.h"
 #include "stream/varint.h"
+#include "stream/wire_enum.h"
+#include "stream/writeable.h"
 
 namespace wirestream {
+
+class BytesReference;
+class GenericValue;
 
 class StreamOutput {
  public:
@@ -156,6 +167,101 @@ class StreamOutput {
   // Writes a collection size (VInt); sizes above INT32_MAX are caller errors.
   void writeArraySize(size_t size);
 
+  // ---- structured values (generic_value.h, named_writeable_registry.h,
+  //      time_value.h, instant.h, wire_enum.h; wire format §2, §3) ----
+  // Defined in generic_value_stream.cc and structured_stream.cc. On a caller
+  // error (std::invalid_argument) part of the value may already be written;
+  // discard the output.
+
+  // A tag byte, then the payload (§3). Map keys: writeString before 8.7.0
+  // (a non-string key is std::invalid_argument), writeGenericValue from 8.7.0.
+  void writeGenericValue(const GenericValue& value);
+
+  // VInt length + bytes (empty -> 00).
+  void writeBytesReference(const BytesReference& ref);
+  // absent -> 00, else VInt (length + 1) + bytes.
+  void writeOptionalBytesReference(const std::optional<BytesReference>& ref);
+
+  // ZLong duration, then the unit ordinal as one byte: 100d -> C8 01 06.
+  void writeTimeValue(const TimeValue& value);
+  void writeOptionalTimeValue(const std::optional<TimeValue>& value);
+
+  // long epoch seconds, int nanos. std::invalid_argument if !value.valid().
+  void writeInstant(const Instant& value);
+  void writeOptionalInstant(const std::optional<Instant>& value);
+
+  // writeString(getWriteableName()), then the body.
+  void writeNamedWriteable(const NamedWriteable& value);
+  // Presence boolean, then the named writeable; nullptr is absent.
+  void writeOptionalNamedWriteable(const NamedWriteable* value);
+
+  // Presence boolean, then writeTo(); nullptr / nullopt is absent.
+  void writeOptionalWriteable(const Writeable* value) {
+    writeBoolean(value != nullptr);
+    if (value != nullptr) value->writeTo(*this);
+  }
+  template <std::derived_from<Writeable> T>
+  void writeOptionalWriteable(const std::optional<T>& value) {
+    writeOptionalWriteable(value ? &*value : nullptr);
+  }
+
+  // VInt count, then write_one(*this, element) for each element in order.
+  template <std::ranges::sized_range Range, typename F>
+    requires std::invocable<F&, StreamOutput&, std::ranges::range_reference_t<const Range>>
+  void writeCollection(const Range& values, F&& write_one) {
+    writeArraySize(std::ranges::size(values));
+    for (const auto& v : values) write_one(*this, v);
+  }
+  // VInt count, then each Writeable's writeTo() (elements may be Writeables
+  // or pointers / smart pointers to them; a null element is a caller error).
+  template <std::ranges::sized_range Range>
+  void writeCollection(const Range& values) {
+    writeCollection(values, [](StreamOutput& out, const auto& v) {
+      out.writeWriteableElement(v);
+    });
+  }
+  // VInt count, then writeNamedWriteable() for each element.
+  template <std::ranges::sized_range Range>
+  void writeNamedWriteableCollection(const Range& values) {
+    writeCollection(values, [](StreamOutput& out, const auto& v) {
+      out.writeNamedWriteable(derefWriteable(v));
+    });
+  }
+
+  // VInt size, then key_writer(*this, key), value_writer(*this, value) for
+  // each entry in iteration order.
+  template <typename Map, typename KW, typename VW>
+  void writeMap(const Map& map, KW&& key_writer, VW&& value_writer) {
+    writeArraySize(std::ranges::size(map));
+    for (const auto& [k, v] : map) {
+      key_writer(*this, k);
+      value_writer(*this, v);
+    }
+  }
+
+  // VInt ordinal. A value outside 0..kCount-1 is a caller error.
+  template <WireEnum E>
+  void writeEnum(E value) {
+    auto ordinal = static_cast<int64_t>(value);
+    if (ordinal < 0 || ordinal >= WireEnumTraits<E>::kCount) {
+      throwBadEnumValue(WireEnumTraits<E>::kName, ordinal);
+    }
+    writeVInt(static_cast<int32_t>(ordinal));
+  }
+  template <WireEnum E>
+  void writeOptionalEnum(std::optional<E> value) {
+    writeBoolean(value.has_value());
+    if (value) writeEnum(*value);
+  }
+  // VInt count, then the ordinals in ascending order (Java's EnumSet order).
+  template <WireEnum E>
+  void writeEnumSet(const std::set<E>& values) {
+    writeArraySize(values.size());
+    for (E v : values) writeEnum(v);
+  }
+
+  // ---- end of structured values ----
+
  protected:
   // The buffer the inline writes fill. A subclass sets it in nextBuffer().
   uint8_t* pos_ = nullptr;
@@ -172,6 +278,22 @@ class StreamOutput {
 
  private:
   [[noreturn]] static void throwNegativeVLong(int64_t v);
+  [[noreturn]] static void throwBadEnumValue(std::string_view enum_name, int64_t value);
+  [[noreturn]] static void throwNullElement();
+
+  template <typename T>
+  static const auto& derefWriteable(const T& v) {
+    if constexpr (std::derived_from<T, Writeable>) {
+      return v;
+    } else {
+      if (v == nullptr) throwNullElement();
+      return *v;
+    }
+  }
+  template <typename T>
+  void writeWriteableElement(const T& v) {
+    derefWriteable(v).writeTo(*this);
+  }
   void writeBytesSlow(const uint8_t* data, size_t n);
   void writeFixedSlow(uint64_t v, int width);
   void writeVIntSlow(uint32_t v);

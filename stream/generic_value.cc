@@ -1,0 +1,361 @@
+#include "stream/generic_value.h"
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <ostream>
+#include <stdexcept>
+
+#include "stream/bytes_reference.h"
+
+namespace wirestream {
+
+namespace {
+
+using Kind = GenericValue::Kind;
+
+// Java's Float.equals / Double.equals: compare the bits with NaN canonical.
+uint32_t floatBits(float v) { return std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(v); }
+uint64_t doubleBits(double v) {
+  return std::isnan(v) ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
+}
+
+template <typename T, typename Eq>
+bool rangeEqual(const std::vector<T>& a, const std::vector<T>& b, Eq eq) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), eq);
+}
+
+size_t mix(size_t h, size_t v) {
+  // boost::hash_combine's constant, widened.
+  return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+}
+
+// Multiset equality for the unordered kinds: elements are grouped by hash,
+// and each group of `a` is matched against the same group of `b`, so the
+// cost is O(n log n) unless hashes collide.
+template <typename T, typename Hash, typename Eq>
+bool unorderedEqual(const std::vector<T>& a, const std::vector<T>& b, Hash hash, Eq eq) {
+  if (a.size() != b.size()) return false;
+  if (std::equal(a.begin(), a.end(), b.begin(), eq)) return true;  // same order: common
+  std::vector<std::pair<size_t, size_t>> ha, hb;  // (hash, index)
+  ha.reserve(a.size());
+  hb.reserve(b.size());
+  for (size_t i = 0; i < a.size(); ++i) ha.emplace_back(hash(a[i]), i);
+  for (size_t i = 0; i < b.size(); ++i) hb.emplace_back(hash(b[i]), i);
+  std::sort(ha.begin(), ha.end());
+  std::sort(hb.begin(), hb.end());
+  std::vector<bool> used(b.size(), false);
+  size_t gb = 0;  // start of the current hash group in hb
+  for (size_t i = 0; i < ha.size(); ++i) {
+    size_t h = ha[i].first;
+    while (gb < hb.size() && hb[gb].first < h) ++gb;
+    bool matched = false;
+    for (size_t j = gb; j < hb.size() && hb[j].first == h; ++j) {
+      if (!used[j] && eq(a[ha[i].second], b[hb[j].second])) {
+        used[j] = true;
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) return false;
+  }
+  return true;
+}
+
+bool entryEqual(const GenericValue::Entry& a, const GenericValue::Entry& b) {
+  return a.first == b.first && a.second == b.second;
+}
+
+size_t entryHash(const GenericValue::Entry& e) {
+  return mix(e.first.hash(), e.second.hash());
+}
+
+void appendQuoted(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+template <typename T>
+void appendNumber(std::string& out, T v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendHex(std::string& out, std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += kDigits[bytes[i] >> 4];
+    out += kDigits[bytes[i] & 15];
+  }
+}
+
+template <typename T, typename F>
+void appendJoined(std::string& out, const std::vector<T>& values, F each) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ", ";
+    each(values[i]);
+  }
+}
+
+void appendTo(std::string& out, const GenericValue& v);
+
+void appendElements(std::string& out, const char* open, const GenericValue::List& list,
+                    const char* close) {
+  out += open;
+  appendJoined(out, list, [&](const GenericValue& e) { appendTo(out, e); });
+  out += close;
+}
+
+void appendTo(std::string& out, const GenericValue& v) {
+  switch (v.kind()) {
+    case Kind::kNull: out += "null"; return;
+    case Kind::kString: appendQuoted(out, v.asString()); return;
+    case Kind::kInt: appendNumber(out, v.asInt()); return;
+    case Kind::kLong: appendNumber(out, v.asLong()); out += 'L'; return;
+    case Kind::kFloat: appendNumber(out, v.asFloat()); out += 'f'; return;
+    case Kind::kDouble: appendNumber(out, v.asDouble()); return;
+    case Kind::kBoolean: out += v.asBoolean() ? "true" : "false"; return;
+    case Kind::kByteArray: out += "bytes["; appendHex(out, v.asBytes()); out += ']'; return;
+    case Kind::kList: appendElements(out, "[", v.elements(), "]"); return;
+    case Kind::kObjectArray: appendElements(out, "array[", v.elements(), "]"); return;
+    case Kind::kOrderedMap:
+    case Kind::kMap:
+      out += v.kind() == Kind::kMap ? "{" : "ordered{";
+      appendJoined(out, v.entries(), [&](const GenericValue::Entry& e) {
+        appendTo(out, e.first);
+        out += ": ";
+        appendTo(out, e.second);
+      });
+      out += '}';
+      return;
+    case Kind::kByte: out += "(byte)"; appendNumber(out, static_cast<int>(v.asByte())); return;
+    case Kind::kDate: out += "date("; appendNumber(out, v.asLong()); out += ')'; return;
+    case Kind::kBytesReference:
+      out += "bytes_reference["; appendHex(out, v.asBytes()); out += ']'; return;
+    case Kind::kText: out += "text("; appendQuoted(out, v.asString()); out += ')'; return;
+    case Kind::kShort: out += "(short)"; appendNumber(out, static_cast<int>(v.asShort())); return;
+    case Kind::kIntArray:
+      out += "int[";
+      appendJoined(out, v.asIntArray(), [&](int32_t e) { appendNumber(out, e); });
+      out += ']';
+      return;
+    case Kind::kLongArray:
+      out += "long[";
+      appendJoined(out, v.asLongArray(), [&](int64_t e) { appendNumber(out, e); });
+      out += ']';
+      return;
+    case Kind::kFloatArray:
+      out += "float[";
+      appendJoined(out, v.asFloatArray(), [&](float e) { appendNumber(out, e); });
+      out += ']';
+      return;
+    case Kind::kDoubleArray:
+      out += "double[";
+      appendJoined(out, v.asDoubleArray(), [&](double e) { appendNumber(out, e); });
+      out += ']';
+      return;
+    case Kind::kBytesRef: out += "bytes_ref["; appendHex(out, v.asBytes()); out += ']'; return;
+    case Kind::kGeoPoint: {
+      GeoPoint p = v.asGeoPoint();
+      out += "geo(";
+      appendNumber(out, p.lat);
+      out += ", ";
+      appendNumber(out, p.lon);
+      out += ')';
+      return;
+    }
+    case Kind::kOrderedSet: appendElements(out, "ordered_set{", v.elements(), "}"); return;
+    case Kind::kSet: appendElements(out, "set{", v.elements(), "}"); return;
+  }
+}
+
+}  // namespace
+
+bool operator==(const GeoPoint& a, const GeoPoint& b) {
+  return doubleBits(a.lat) == doubleBits(b.lat) && doubleBits(a.lon) == doubleBits(b.lon);
+}
+
+GenericValue GenericValue::ofBytesReference(const BytesReference& ref) {
+  return ofBytesReference(ref.toVector());
+}
+
+int8_t GenericValue::wireTag(Kind kind) {
+  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                     12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25};
+  static_assert(std::size(kTags) == static_cast<size_t>(Kind::kSet) + 1);
+  return kTags[static_cast<size_t>(kind)];
+}
+
+std::string_view GenericValue::kindName(Kind kind) {
+  static constexpr std::string_view kNames[] = {
+      "null",   "string",      "int",          "long",         "float",
+      "double", "boolean",     "byte array",   "list",         "object array",
+      "ordered map", "map",    "byte",         "date",         "bytes reference",
+      "text",   "short",       "int array",    "long array",   "float array",
+      "double array", "bytes ref", "geo point", "ordered set", "set"};
+  static_assert(std::size(kNames) == static_cast<size_t>(Kind::kSet) + 1);
+  return kNames[static_cast<size_t>(kind)];
+}
+
+void GenericValue::throwWrongKind(std::string_view wanted) const {
+  throw std::invalid_argument("GenericValue is a " + std::string(kindName(kind_)) +
+                              ", not a " + std::string(wanted));
+}
+
+template <typename T>
+const T& GenericValue::get(std::string_view wanted) const {
+  const T* p = std::get_if<T>(&storage_);
+  if (p == nullptr) throwWrongKind(wanted);
+  return *p;
+}
+
+const std::string& GenericValue::asString() const { return get<std::string>("string"); }
+int32_t GenericValue::asInt() const { return get<int32_t>("int"); }
+int64_t GenericValue::asLong() const { return get<int64_t>("long"); }
+float GenericValue::asFloat() const { return get<float>("float"); }
+double GenericValue::asDouble() const { return get<double>("double"); }
+bool GenericValue::asBoolean() const { return get<bool>("boolean"); }
+int8_t GenericValue::asByte() const { return get<int8_t>("byte"); }
+int16_t GenericValue::asShort() const { return get<int16_t>("short"); }
+std::span<const uint8_t> GenericValue::asBytes() const { return get<Bytes>("byte array"); }
+const GenericValue::List& GenericValue::elements() const { return get<List>("list"); }
+GenericValue::List& GenericValue::elements() {
+  return const_cast<List&>(std::as_const(*this).elements());
+}
+const GenericValue::Entries& GenericValue::entries() const { return get<Entries>("map"); }
+GenericValue::Entries& GenericValue::entries() {
+  return const_cast<Entries&>(std::as_const(*this).entries());
+}
+const std::vector<int32_t>& GenericValue::asIntArray() const {
+  return get<std::vector<int32_t>>("int array");
+}
+const std::vector<int64_t>& GenericValue::asLongArray() const {
+  return get<std::vector<int64_t>>("long array");
+}
+const std::vector<float>& GenericValue::asFloatArray() const {
+  return get<std::vector<float>>("float array");
+}
+const std::vector<double>& GenericValue::asDoubleArray() const {
+  return get<std::vector<double>>("double array");
+}
+GeoPoint GenericValue::asGeoPoint() const { return get<GeoPoint>("geo point"); }
+
+const GenericValue* GenericValue::find(std::string_view key) const {
+  for (const Entry& e : entries()) {
+    if (e.first.kind_ == Kind::kString && e.first.asString() == key) return &e.second;
+  }
+  return nullptr;
+}
+
+bool operator==(const GenericValue& a, const GenericValue& b) {
+  if (a.kind_ != b.kind_) return false;
+  switch (a.kind_) {
+    case Kind::kFloat: return floatBits(a.asFloat()) == floatBits(b.asFloat());
+    case Kind::kDouble: return doubleBits(a.asDouble()) == doubleBits(b.asDouble());
+    case Kind::kFloatArray:
+      return rangeEqual(a.asFloatArray(), b.asFloatArray(),
+                        [](float x, float y) { return floatBits(x) == floatBits(y); });
+    case Kind::kDoubleArray:
+      return rangeEqual(a.asDoubleArray(), b.asDoubleArray(),
+                        [](double x, double y) { return doubleBits(x) == doubleBits(y); });
+    case Kind::kMap:
+      return unorderedEqual(a.entries(), b.entries(), entryHash, entryEqual);
+    case Kind::kSet:
+      return unorderedEqual(a.elements(), b.elements(),
+                            [](const GenericValue& v) { return v.hash(); },
+                            std::equal_to<GenericValue>());
+    default:
+      // Every other kind compares its storage exactly (element by element for
+      // lists, ordered maps and ordered sets, through this operator).
+      return a.storage_ == b.storage_;
+  }
+}
+
+size_t GenericValue::hash() const {
+  size_t h = static_cast<size_t>(kind_) * 0x100000001b3ull;
+  switch (kind_) {
+    case Kind::kNull: return h;
+    case Kind::kString:
+    case Kind::kText: return mix(h, std::hash<std::string>()(asString()));
+    case Kind::kInt: return mix(h, std::hash<int32_t>()(asInt()));
+    case Kind::kLong:
+    case Kind::kDate: return mix(h, std::hash<int64_t>()(asLong()));
+    case Kind::kFloat: return mix(h, floatBits(asFloat()));
+    case Kind::kDouble: return mix(h, doubleBits(asDouble()));
+    case Kind::kBoolean: return mix(h, asBoolean());
+    case Kind::kByte: return mix(h, static_cast<size_t>(asByte()));
+    case Kind::kShort: return mix(h, static_cast<size_t>(asShort()));
+    case Kind::kByteArray:
+    case Kind::kBytesReference:
+    case Kind::kBytesRef: {
+      auto b = asBytes();
+      return mix(h, std::hash<std::string_view>()(
+                        {reinterpret_cast<const char*>(b.data()), b.size()}));
+    }
+    case Kind::kList:
+    case Kind::kObjectArray:
+    case Kind::kOrderedSet:
+      for (const auto& e : elements()) h = mix(h, e.hash());
+      return h;
+    case Kind::kSet: {
+      size_t sum = 0;  // order-insensitive, as == is
+      for (const auto& e : elements()) sum += e.hash();
+      return mix(h, sum);
+    }
+    case Kind::kOrderedMap:
+      for (const auto& e : entries()) h = mix(h, entryHash(e));
+      return h;
+    case Kind::kMap: {
+      size_t sum = 0;
+      for (const auto& e : entries()) sum += entryHash(e);
+      return mix(h, sum);
+    }
+    case Kind::kIntArray:
+      for (int32_t e : asIntArray()) h = mix(h, static_cast<size_t>(e));
+      return h;
+    case Kind::kLongArray:
+      for (int64_t e : asLongArray()) h = mix(h, static_cast<size_t>(e));
+      return h;
+    case Kind::kFloatArray:
+      for (float e : asFloatArray()) h = mix(h, floatBits(e));
+      return h;
+    case Kind::kDoubleArray:
+      for (double e : asDoubleArray()) h = mix(h, doubleBits(e));
+      return h;
+    case Kind::kGeoPoint: {
+      GeoPoint p = asGeoPoint();
+      return mix(mix(h, doubleBits(p.lat)), doubleBits(p.lon));
+    }
+  }
+  return h;
+}
+
+std::string GenericValue::toString() const {
+  std::string out;
+  appendTo(out, *this);
+  return out;
+}
+
+std::ostream& operator<<(std::ostream& os, const GenericValue& v) {
+  return os << v.toString();
+}
+
+}  // namespace wirestream

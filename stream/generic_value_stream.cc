@@ -1,0 +1,224 @@
+// writeGenericValue / readGenericValue (wire format §3).
+//
+// Grammar:
+//   value   := tag payload
+//   tag FF  null            (no payload)
+//   tag 0   string          string
+//   tag 1   int32           int (4 bytes, big-endian)
+//   tag 2   int64           long
+//   tag 3   float           int of the IEEE bits      tag 4  double  long of the bits
+//   tag 5   boolean         00 | 01
+//   tag 6   byte array      vint length, byte*
+//   tag 7   list            vint count, value*         tag 8  object array: as 7
+//   tag 9   ordered map     vint count, (key value)*   tag 10 map: as 9
+//             key := string          before 8.7.0
+//             key := value           from 8.7.0 on
+//   tag 11  byte            1 byte
+//   tag 12  date            long epoch millis
+//   tag 14  bytes reference vint length, byte*
+//   tag 15  text            int length, UTF-8 byte*
+//   tag 16  short           2 bytes
+//   tag 17..20  int / long / float / double array: vint count, fixed-width values
+//   tag 21  bytes ref       vint length, byte*
+//   tag 22  geo point       double lat, double lon
+//   tag 24  ordered set     vint count, value*         tag 25 set: as 24
+// Any other tag (13 and 23 are Joda / ZonedDateTime in Elasticsearch and have
+// no GenericValue kind): CorruptStreamError "Can't read unknown type [t]".
+//
+// Reading recurses once per list / map / set level, each level inside a
+// StreamInput::NestingScope, so the depth is bounded by the input's limit.
+// The recursive function keeps its frame small (scalars are read in a
+// separate function) so that even the limit's worth of levels fits a small
+// thread stack.
+#include <stdexcept>
+
+#include "stream/generic_value.h"
+#include "stream/stream_input.h"
+#include "stream/stream_output.h"
+#include "stream/string_codec.h"
+
+namespace wirestream {
+
+namespace {
+
+using Kind = GenericValue::Kind;
+
+void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys);
+
+void writeEntries(StreamOutput& out, const GenericValue::Entries& entries,
+                  bool generic_keys) {
+  out.writeArraySize(entries.size());
+  for (const auto& [key, value] : entries) {
+    if (generic_keys) {
+      writeValue(out, key, true);
+    } else {
+      if (key.kind() != Kind::kString) {
+        throw std::invalid_argument(
+            "writeGenericValue: map keys must be strings before 8.7.0, got a " +
+            std::string(GenericValue::kindName(key.kind())) + " at " +
+            out.transportVersion().toString());
+      }
+      out.writeString(key.asString());
+    }
+    writeValue(out, value, generic_keys);
+  }
+}
+
+void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
+  out.writeByte(static_cast<uint8_t>(GenericValue::wireTag(v.kind())));
+  switch (v.kind()) {
+    case Kind::kNull: return;
+    case Kind::kString: out.writeString(v.asString()); return;
+    case Kind::kInt: out.writeInt(v.asInt()); return;
+    case Kind::kLong:
+    case Kind::kDate: out.writeLong(v.asLong()); return;
+    case Kind::kFloat: out.writeFloat(v.asFloat()); return;
+    case Kind::kDouble: out.writeDouble(v.asDouble()); return;
+    case Kind::kBoolean: out.writeBoolean(v.asBoolean()); return;
+    case Kind::kByteArray:
+    case Kind::kBytesReference:
+    case Kind::kBytesRef: out.writeByteArray(v.asBytes()); return;
+    case Kind::kList:
+    case Kind::kObjectArray:
+    case Kind::kOrderedSet:
+    case Kind::kSet:
+      out.writeArraySize(v.elements().size());
+      for (const auto& e : v.elements()) writeValue(out, e, generic_keys);
+      return;
+    case Kind::kOrderedMap:
+    case Kind::kMap: writeEntries(out, v.entries(), generic_keys); return;
+    case Kind::kByte: out.writeByte(static_cast<uint8_t>(v.asByte())); return;
+    case Kind::kText: {
+      const std::string& s = v.asString();
+      measureUtf8(s);  // std::invalid_argument on invalid UTF-8, before any byte of it
+      if (s.size() > static_cast<size_t>(INT32_MAX)) {
+        throw std::invalid_argument("writeGenericValue: text too long for the wire");
+      }
+      out.writeInt(static_cast<int32_t>(s.size()));
+      out.writeBytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+      return;
+    }
+    case Kind::kShort: out.writeShort(v.asShort()); return;
+    case Kind::kIntArray: out.writeIntArray(v.asIntArray()); return;
+    case Kind::kLongArray: out.writeLongArray(v.asLongArray()); return;
+    case Kind::kFloatArray: out.writeFloatArray(v.asFloatArray()); return;
+    case Kind::kDoubleArray: out.writeDoubleArray(v.asDoubleArray()); return;
+    case Kind::kGeoPoint:
+      out.writeDouble(v.asGeoPoint().lat);
+      out.writeDouble(v.asGeoPoint().lon);
+      return;
+  }
+}
+
+// Text: int length (not a VInt), then UTF-8 validated strictly.
+std::string readText(StreamInput& in) {
+  int32_t n = in.readInt();
+  if (n < 0) {
+    internal::throwCorrupt("array size must be positive but was: " + std::to_string(n));
+  }
+  if (n > in.maxArraySize()) {
+    internal::throwLimitExceeded("array size " + std::to_string(n) +
+                                 " is above the limit of " +
+                                 std::to_string(in.maxArraySize()));
+  }
+  if (in.available() < static_cast<size_t>(n)) {
+    internal::throwEndOfStream(static_cast<uint64_t>(n), in.available());
+  }
+  std::string s(static_cast<size_t>(n), '\0');
+  in.readBytes({reinterpret_cast<uint8_t*>(s.data()), s.size()});
+  try {
+    measureUtf8(s);
+  } catch (const std::invalid_argument& e) {
+    internal::throwCorrupt(std::string("Invalid string: text is not UTF-8: ") + e.what());
+  }
+  return s;
+}
+
+// Every non-container kind; out of line so readValue's frame stays small.
+[[gnu::noinline]] GenericValue readScalar(StreamInput& in, int8_t tag) {
+  switch (tag) {
+    case -1: return GenericValue::null();
+    case 0: return GenericValue::ofString(in.readString());
+    case 1: return GenericValue::ofInt(in.readInt());
+    case 2: return GenericValue::ofLong(in.readLong());
+    case 3: return GenericValue::ofFloat(in.readFloat());
+    case 4: return GenericValue::ofDouble(in.readDouble());
+    case 5: return GenericValue::ofBoolean(in.readBoolean());
+    case 6: return GenericValue::ofByteArray(in.readByteArray());
+    case 11: return GenericValue::ofByte(static_cast<int8_t>(in.readByte()));
+    case 12: return GenericValue::ofDate(in.readLong());
+    case 14: return GenericValue::ofBytesReference(in.readByteArray());
+    case 15: return GenericValue::ofText(readText(in));
+    case 16: return GenericValue::ofShort(in.readShort());
+    case 17: return GenericValue::ofIntArray(in.readIntArray());
+    case 18: return GenericValue::ofLongArray(in.readLongArray());
+    case 19: return GenericValue::ofFloatArray(in.readFloatArray());
+    case 20: return GenericValue::ofDoubleArray(in.readDoubleArray());
+    case 21: return GenericValue::ofBytesRef(in.readByteArray());
+    case 22: {
+      double lat = in.readDouble();
+      double lon = in.readDouble();
+      return GenericValue::ofGeoPoint(lat, lon);
+    }
+    default:
+      internal::throwCorrupt("Can't read unknown type [" + std::to_string(tag) + "]");
+  }
+}
+
+GenericValue readValue(StreamInput& in);
+
+GenericValue::List readElements(StreamInput& in) {
+  int32_t n = in.readArraySize(1);  // a value is at least its tag byte
+  GenericValue::List list;
+  list.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue)));
+  for (int32_t i = 0; i < n; ++i) list.push_back(readValue(in));
+  return list;
+}
+
+GenericValue::Entries readEntries(StreamInput& in) {
+  // A key is at least a string's length byte or a tag; a value at least a tag.
+  int32_t n = in.readArraySize(2);
+  bool generic_keys = in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
+  GenericValue::Entries entries;
+  entries.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue::Entry)));
+  for (int32_t i = 0; i < n; ++i) {
+    GenericValue key = generic_keys ? readValue(in) : GenericValue::ofString(in.readString());
+    entries.emplace_back(std::move(key), readValue(in));
+  }
+  return entries;
+}
+
+GenericValue readValue(StreamInput& in) {
+  auto tag = static_cast<int8_t>(in.readByte());
+  switch (tag) {
+    case 7:
+    case 8:
+    case 24:
+    case 25: {
+      StreamInput::NestingScope scope(in);
+      GenericValue::List list = readElements(in);
+      if (tag == 7) return GenericValue::ofList(std::move(list));
+      if (tag == 8) return GenericValue::ofObjectArray(std::move(list));
+      if (tag == 24) return GenericValue::ofOrderedSet(std::move(list));
+      return GenericValue::ofSet(std::move(list));
+    }
+    case 9:
+    case 10: {
+      StreamInput::NestingScope scope(in);
+      GenericValue::Entries entries = readEntries(in);
+      if (tag == 9) return GenericValue::ofOrderedMap(std::move(entries));
+      return GenericValue::ofMap(std::move(entries));
+    }
+    default: return readScalar(in, tag);
+  }
+}
+
+}  // namespace
+
+void StreamOutput::writeGenericValue(const GenericValue& value) {
+  writeValue(*this, value, transportVersion().onOrAfter(TransportVersion::V_8_7_0));
+}
+
+GenericValue StreamInput::readGenericValue() { return readValue(*this); }
+
+}  // namespace wirestream

@@ -1,0 +1,409 @@
+// GenericValue on the wire (wire format §3): expected bytes for every tag,
+// read-back equality, the 8.7.0 map-key gate, truncation and corruption.
+#include "stream/generic_value.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "stream/bytes_stream_output.h"
+#include "tests/stream/structured_test_util.h"
+
+namespace wirestream {
+namespace {
+
+using testing::fromHex;
+using testing::kPageSizes;
+using testing::PiecewiseInput;
+using testing::toHex;
+using testing::writeBytes;
+using GV = GenericValue;
+using Kind = GenericValue::Kind;
+
+const TransportVersion kOld = TransportVersion::V_7_10_0;
+const TransportVersion kNew = TransportVersion::V_8_7_0;
+
+struct Case {
+  const char* what;
+  GV value;
+  std::string hex;  // the same at every version unless it holds a map
+  std::string old_hex = "";  // at 7.10.0 when different
+};
+
+std::vector<Case> cases() {
+  return {
+      // The examples of wire format §3, verbatim.
+      {"null", GV(), "ff"},
+      {"string a", GV("a"), "00 01 61"},
+      {"int32 1", GV::ofInt(1), "01 00 00 00 01"},
+      {"true", GV(true), "05 01"},
+      {"bytes {1,2}", GV::ofByteArray({1, 2}), "06 02 01 02"},
+      {"int32 array {1,2,3}", GV::ofIntArray({1, 2, 3}),
+       "11 03 00 00 00 01 00 00 00 02 00 00 00 03"},
+      // Every other tag.
+      {"empty string", GV(""), "00 00"},
+      {"string with a surrogate pair", GV("\xF0\x9F\x98\x80"), "00 02 ed a0 bd ed b8 80"},
+      {"int32 -1", GV::ofInt(-1), "01 ff ff ff ff"},
+      {"int64 2", GV::ofLong(2), "02 00 00 00 00 00 00 00 02"},
+      {"int64 min", GV::ofLong(std::numeric_limits<int64_t>::min()),
+       "02 80 00 00 00 00 00 00 00"},
+      {"float 1.5", GV::ofFloat(1.5f), "03 3f c0 00 00"},
+      {"float NaN", GV::ofFloat(std::nanf("7")), "03 7f c0 00 00"},
+      {"float -0", GV::ofFloat(-0.0f), "03 80 00 00 00"},
+      {"double 1.5", GV(1.5), "04 3f f8 00 00 00 00 00 00"},
+      {"double -inf", GV(-std::numeric_limits<double>::infinity()),
+       "04 ff f0 00 00 00 00 00 00"},
+      {"false", GV(false), "05 00"},
+      {"empty byte array", GV::ofByteArray({}), "06 00"},
+      {"list [1, \"a\"]", GV::ofList({GV::ofInt(1), GV("a")}),
+       "07 02 01 00 00 00 01 00 01 61"},
+      {"empty list", GV::ofList({}), "07 00"},
+      {"object array [null]", GV::ofObjectArray({GV()}), "08 01 ff"},
+      {"ordered map {a: 1}", GV::ofOrderedMap({{"a", GV::ofInt(1)}}),
+       "09 01 00 01 61 01 00 00 00 01", "09 01 01 61 01 00 00 00 01"},
+      {"map {k: true, j: null}", GV::ofMap({{"k", true}, {"j", nullptr}}),
+       "0a 02 00 01 6b 05 01 00 01 6a ff", "0a 02 01 6b 05 01 01 6a ff"},
+      {"empty map", GV::ofMap({}), "0a 00"},
+      {"byte -1", GV::ofByte(-1), "0b ff"},
+      {"byte 127", GV::ofByte(127), "0b 7f"},
+      {"date 1000", GV::ofDate(1000), "0c 00 00 00 00 00 00 03 e8"},
+      {"bytes reference {ab}", GV::ofBytesReference(GV::Bytes{0xab}), "0e 01 ab"},
+      {"text é", GV::ofText("\xC3\xA9"), "0f 00 00 00 02 c3 a9"},
+      {"text emoji, plain UTF-8", GV::ofText("\xF0\x9F\x98\x80"),
+       "0f 00 00 00 04 f0 9f 98 80"},
+      {"empty text", GV::ofText(""), "0f 00 00 00 00"},
+      {"short -2", GV::ofShort(-2), "10 ff fe"},
+      {"long array {-1}", GV::ofLongArray({-1}), "12 01 ff ff ff ff ff ff ff ff"},
+      {"float array {0.5}", GV::ofFloatArray({0.5f}), "13 01 3f 00 00 00"},
+      {"double array {-2}", GV::ofDoubleArray({-2.0}), "14 01 c0 00 00 00 00 00 00 00"},
+      {"empty double array", GV::ofDoubleArray({}), "14 00"},
+      {"bytes ref {}", GV::ofBytesRef({}), "15 00"},
+      {"bytes ref {0, ff}", GV::ofBytesRef({0, 0xff}), "15 02 00 ff"},
+      {"geo point (1, -1)", GV::ofGeoPoint(1.0, -1.0),
+       "16 3f f0 00 00 00 00 00 00 bf f0 00 00 00 00 00 00"},
+      {"ordered set {x}", GV::ofOrderedSet({GV("x")}), "18 01 00 01 78"},
+      {"set {1L}", GV::ofSet({GV::ofLong(1)}), "19 01 02 00 00 00 00 00 00 00 01"},
+      {"nested list in map", GV::ofMap({{"l", GV::ofList({GV::ofShort(1)})}}),
+       "0a 01 00 01 6c 07 01 10 00 01", "0a 01 01 6c 07 01 10 00 01"},
+  };
+}
+
+TEST(GenericValueTest, ExpectedBytesAndReadBackAtBothVersions) {
+  for (const Case& c : cases()) {
+    for (TransportVersion version : {kOld, kNew}) {
+      SCOPED_TRACE(std::string(c.what) + " at " + version.toString());
+      const std::string& expected =
+          version == kOld && !c.old_hex.empty() ? c.old_hex : c.hex;
+      for (size_t page : kPageSizes) {
+        auto bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(c.value); },
+                                version, page);
+        ASSERT_EQ(toHex(bytes), expected) << "page size " << page;
+        PiecewiseInput input(bytes, page);
+        input.in().setTransportVersion(version);
+        GV back = input.in().readGenericValue();
+        EXPECT_EQ(back, c.value);
+        EXPECT_EQ(back.kind(), c.value.kind());
+        EXPECT_EQ(input.in().available(), 0u);
+      }
+    }
+  }
+}
+
+TEST(GenericValueTest, EveryStrictPrefixIsEndOfStream) {
+  for (const Case& c : cases()) {
+    for (TransportVersion version : {kOld, kNew}) {
+      auto bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(c.value); },
+                              version);
+      for (size_t n = 0; n < bytes.size(); ++n) {
+        SCOPED_TRACE(std::string(c.what) + " prefix " + std::to_string(n));
+        std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
+        for (size_t page : {size_t{1}, size_t{3}, size_t{64}}) {
+          PiecewiseInput input(prefix, page);
+          input.in().setTransportVersion(version);
+          EXPECT_THROW(input.in().readGenericValue(), EndOfStreamError);
+        }
+      }
+    }
+  }
+}
+
+TEST(GenericValueTest, EveryKindIsCovered) {
+  std::set<Kind> seen;
+  for (const Case& c : cases()) seen.insert(c.value.kind());
+  EXPECT_EQ(seen.size(), static_cast<size_t>(Kind::kSet) + 1);
+}
+
+TEST(GenericValueTest, GenericMapKeysFrom870) {
+  GV map = GV::ofMap({{GV::ofInt(1), nullptr}, {GV::ofList({GV("k")}), GV::ofLong(0)}});
+  auto bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(map); }, kNew);
+  EXPECT_EQ(toHex(bytes),
+            "0a 02 01 00 00 00 01 ff 07 01 00 01 6b 02 00 00 00 00 00 00 00 00");
+  ByteArrayStreamInput in(bytes);
+  EXPECT_EQ(in.readGenericValue(), map);
+}
+
+TEST(GenericValueTest, NonStringKeyBefore870IsCallerError) {
+  GV map = GV::ofOrderedMap({{GV::ofInt(1), nullptr}});
+  try {
+    writeBytes([&](StreamOutput& out) { out.writeGenericValue(map); }, kOld);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("map keys must be strings before 8.7.0"),
+              std::string::npos)
+        << e.what();
+  }
+  // Text is not a string key either: the key is writeString, text is a distinct kind.
+  GV text_key = GV::ofMap({{GV::ofText("t"), nullptr}});
+  EXPECT_THROW(writeBytes([&](StreamOutput& out) { out.writeGenericValue(text_key); }, kOld),
+               std::invalid_argument);
+}
+
+TEST(GenericValueTest, OldStreamReadsKeysAsStrings) {
+  // The same bytes mean different things at the two versions: at 7.10.0 the
+  // key is the string "a"; at 8.7.0 the 01 is read as an int tag.
+  auto bytes = fromHex("0a 01 01 61 ff");
+  ByteArrayStreamInput old_in(bytes);
+  old_in.setTransportVersion(kOld);
+  EXPECT_EQ(old_in.readGenericValue(), GV::ofMap({{"a", nullptr}}));
+  ByteArrayStreamInput new_in(bytes);
+  new_in.setTransportVersion(kNew);
+  EXPECT_THROW(new_in.readGenericValue(), EndOfStreamError);
+}
+
+TEST(GenericValueTest, InvalidUtf8IsCallerErrorOnWrite) {
+  EXPECT_THROW(writeBytes([](StreamOutput& out) { out.writeGenericValue(GV("\xFF")); }),
+               std::invalid_argument);
+  EXPECT_THROW(
+      writeBytes([](StreamOutput& out) { out.writeGenericValue(GV::ofText("\xC3")); }),
+      std::invalid_argument);
+}
+
+// ---- errors of wire format §4 ----
+
+template <typename E>
+void expectError(const std::string& hex, const std::string& message,
+                 TransportVersion version = kNew) {
+  SCOPED_TRACE(hex);
+  auto bytes = fromHex(hex);
+  ByteArrayStreamInput in(bytes);
+  in.setTransportVersion(version);
+  try {
+    in.readGenericValue();
+    FAIL() << "expected an error";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(in.nestingDepth(), 0);
+}
+
+TEST(GenericValueErrorsTest, UnknownTags) {
+  expectError<CorruptStreamError>("7f", "Can't read unknown type [127]");
+  expectError<CorruptStreamError>("0d", "Can't read unknown type [13]");
+  expectError<CorruptStreamError>("17 00", "Can't read unknown type [23]");
+  expectError<CorruptStreamError>("1a", "Can't read unknown type [26]");
+  expectError<CorruptStreamError>("80", "Can't read unknown type [-128]");
+  expectError<CorruptStreamError>("fe", "Can't read unknown type [-2]");
+  // Inside containers too, and as a key from 8.7.0.
+  expectError<CorruptStreamError>("07 02 ff 7f", "Can't read unknown type [127]");
+  expectError<CorruptStreamError>("0a 01 7f ff", "Can't read unknown type [127]");
+}
+
+TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
+  std::set<int> known = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                         14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25};
+  for (int t = -128; t < 128; ++t) {
+    if (known.count(t)) continue;
+    std::vector<uint8_t> bytes(64, 0);
+    bytes[0] = static_cast<uint8_t>(t);
+    ByteArrayStreamInput in(bytes);
+    try {
+      in.readGenericValue();
+      FAIL() << "tag " << t << " was accepted";
+    } catch (const CorruptStreamError& e) {
+      EXPECT_EQ(std::string(e.what()), "Can't read unknown type [" + std::to_string(t) + "]");
+    }
+  }
+}
+
+TEST(GenericValueErrorsTest, BadBoolean) {
+  expectError<CorruptStreamError>("05 02", "unexpected byte [0x02]");
+  expectError<CorruptStreamError>("07 01 05 ff", "unexpected byte [0xff]");
+}
+
+TEST(GenericValueErrorsTest, NegativeSizes) {
+  const std::string kNeg = "array size must be positive but was: -1";
+  for (const char* tag : {"06", "07", "08", "09", "0a", "0e", "11", "12", "13", "14", "15",
+                          "18", "19"}) {
+    expectError<CorruptStreamError>(std::string(tag) + " ff ff ff ff 0f", kNeg);
+  }
+  expectError<CorruptStreamError>("00 ff ff ff ff 0f", kNeg);  // string
+  expectError<CorruptStreamError>("0f ff ff ff ff", kNeg);     // text: int length
+  expectError<CorruptStreamError>("0f 80 00 00 00",
+                                  "array size must be positive but was: -2147483648");
+}
+
+TEST(GenericValueErrorsTest, SizesBeyondTheInput) {
+  // Counted as at least one byte an element (tag), 2 per map entry, the
+  // fixed width for primitive arrays; checked before anything is allocated.
+  expectError<EndOfStreamError>("07 05 ff", "tried to read: 5 bytes but only 1 remaining");
+  expectError<EndOfStreamError>("0a 03 ff ff", "tried to read: 6 bytes but only 2 remaining");
+  expectError<EndOfStreamError>("11 02 00 00 00 01",
+                                "tried to read: 8 bytes but only 4 remaining");
+  expectError<EndOfStreamError>("14 ff ff ff ff 07",
+                                "tried to read: 17179869176 bytes but only 0 remaining");
+  expectError<EndOfStreamError>("06 ff ff ff ff 07",
+                                "tried to read: 2147483647 bytes but only 0 remaining");
+  expectError<EndOfStreamError>("0f 7f ff ff ff 61",
+                                "tried to read: 2147483647 bytes but only 1 remaining");
+}
+
+TEST(GenericValueErrorsTest, SizesAboveTheConfiguredLimit) {
+  for (const char* hex : {"07 03 ff ff ff", "06 03 01 02 03", "0f 00 00 00 03 61 62 63",
+                          "11 03 00 00 00 01 00 00 00 02 00 00 00 03"}) {
+    auto bytes = fromHex(hex);
+    ByteArrayStreamInput in(bytes);
+    in.setMaxArraySize(2);
+    EXPECT_THROW(in.readGenericValue(), LimitExceededError) << hex;
+  }
+}
+
+TEST(GenericValueErrorsTest, InvalidStringsAndText) {
+  expectError<CorruptStreamError>("00 01 ff", "Invalid string");
+  expectError<CorruptStreamError>("0f 00 00 00 01 ff", "Invalid string");
+  expectError<CorruptStreamError>("0f 00 00 00 02 c0 80", "Invalid string");  // overlong NUL
+  // CESU-8 surrogates are the string encoding, not valid UTF-8 text.
+  expectError<CorruptStreamError>("0f 00 00 00 03 ed a0 bd", "Invalid string");
+}
+
+TEST(GenericValueErrorsTest, DeepNestingIsLimitExceeded) {
+  auto nested = [](int depth, const std::string& open) {
+    std::string hex;
+    for (int i = 0; i < depth; ++i) hex += open + " ";
+    return hex + "ff";
+  };
+  // 100 levels are fine, 101 are not; the message names the depth.
+  for (const std::string open : {"07 01", "08 01", "18 01", "19 01", "0a 01 00 01 61",
+                                 "09 01 ff"}) {
+    SCOPED_TRACE(open);
+    auto ok = fromHex(nested(100, open));
+    ByteArrayStreamInput in(ok);
+    EXPECT_NO_THROW(in.readGenericValue());
+    EXPECT_EQ(in.nestingDepth(), 0);
+    expectError<LimitExceededError>(nested(101, open), "nesting depth [101]");
+  }
+  // Nesting through map keys counts too (8.7.0 keys are generic values).
+  std::string keys;
+  for (int i = 0; i < 101; ++i) keys += "0a 01 ";
+  expectError<LimitExceededError>(keys + "ff ff", "exceeds the limit of [100]");
+}
+
+TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
+  auto bytes = fromHex("07 01 07 01 07 01 ff");
+  ByteArrayStreamInput in(bytes);
+  in.setMaxNestingDepth(2);
+  try {
+    in.readGenericValue();
+    FAIL();
+  } catch (const LimitExceededError& e) {
+    EXPECT_EQ(std::string(e.what()), "nesting depth [3] exceeds the limit of [2]");
+  }
+  EXPECT_EQ(in.nestingDepth(), 0);
+  in.seek(0);
+  in.setMaxNestingDepth(3);
+  EXPECT_EQ(in.readGenericValue(),
+            GV::ofList({GV::ofList({GV::ofList({GV()})})}));
+  EXPECT_EQ(in.nestingDepth(), 0);
+}
+
+// ---- the value type ----
+
+TEST(GenericValueTest, EqualityDistinguishesKinds) {
+  EXPECT_NE(GV::ofInt(1), GV::ofLong(1));
+  EXPECT_NE(GV::ofLong(1), GV::ofDate(1));
+  EXPECT_NE(GV("a"), GV::ofText("a"));
+  EXPECT_NE(GV::ofByteArray({1}), GV::ofBytesRef({1}));
+  EXPECT_NE(GV::ofByteArray({1}), GV::ofBytesReference(GV::Bytes{1}));
+  EXPECT_NE(GV::ofList({}), GV::ofObjectArray({}));
+  EXPECT_NE(GV::ofSet({}), GV::ofOrderedSet({}));
+  EXPECT_NE(GV::ofMap({}), GV::ofOrderedMap({}));
+  EXPECT_NE(GV::ofFloat(1), GV::ofDouble(1));
+  EXPECT_NE(GV::ofByte(1), GV::ofShort(1));
+  EXPECT_NE(GV(), GV(false));
+}
+
+TEST(GenericValueTest, FloatsCompareLikeJava) {
+  EXPECT_EQ(GV::ofDouble(std::nan("")), GV::ofDouble(-std::nan("1")));
+  EXPECT_NE(GV::ofDouble(0.0), GV::ofDouble(-0.0));
+  EXPECT_EQ(GV::ofFloatArray({std::nanf("")}), GV::ofFloatArray({std::nanf("3")}));
+  EXPECT_NE(GV::ofFloatArray({0.0f}), GV::ofFloatArray({-0.0f}));
+  EXPECT_EQ(GV::ofGeoPoint(std::nan(""), 1), GV::ofGeoPoint(std::nan("2"), 1));
+  EXPECT_EQ(GV::ofDouble(std::nan("")).hash(), GV::ofDouble(std::nan("5")).hash());
+}
+
+TEST(GenericValueTest, PlainMapsAndSetsIgnoreOrderOrderedOnesDoNot) {
+  GV::Entries ab = {{"a", 1}, {"b", 2}};
+  GV::Entries ba = {{"b", 2}, {"a", 1}};
+  EXPECT_EQ(GV::ofMap(ab), GV::ofMap(ba));
+  EXPECT_EQ(GV::ofMap(ab).hash(), GV::ofMap(ba).hash());
+  EXPECT_NE(GV::ofOrderedMap(ab), GV::ofOrderedMap(ba));
+  EXPECT_EQ(GV::ofSet({1, 2, 2}), GV::ofSet({2, 1, 2}));
+  EXPECT_NE(GV::ofSet({1, 2, 2}), GV::ofSet({1, 1, 2}));  // multisets
+  EXPECT_NE(GV::ofOrderedSet({1, 2}), GV::ofOrderedSet({2, 1}));
+  EXPECT_NE(GV::ofMap(ab), GV::ofMap({{"a", 1}, {"b", 3}}));
+  EXPECT_NE(GV::ofMap(ab), GV::ofMap({{"a", 1}}));
+}
+
+TEST(GenericValueTest, Accessors) {
+  GV meta = GV::ofMap({{"owner", "ops"}, {"n", GV::ofLong(3)}});
+  ASSERT_NE(meta.find("owner"), nullptr);
+  EXPECT_EQ(meta.find("owner")->asString(), "ops");
+  EXPECT_EQ(meta.find("n")->asLong(), 3);
+  EXPECT_EQ(meta.find("missing"), nullptr);
+  EXPECT_TRUE(meta.isMap());
+  EXPECT_THROW(meta.asInt(), std::invalid_argument);
+  EXPECT_THROW(GV(1).find("x"), std::invalid_argument);
+  EXPECT_EQ(GV::ofDate(5).asLong(), 5);
+  EXPECT_EQ(GV::ofText("t").asString(), "t");
+  EXPECT_EQ(GV::ofBytesRef({7}).asBytes()[0], 7);
+  try {
+    GV("s").asInt();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "GenericValue is a string, not a int");
+  }
+}
+
+TEST(GenericValueTest, ToString) {
+  GV v = GV::ofMap({{"a", 1},
+                    {"b", GV::ofLong(2)},
+                    {"c", GV::ofList({GV::ofFloat(1.5f), GV::ofShort(3), GV::ofByte(-1)})},
+                    {"d", GV::ofDate(0)},
+                    {"e", GV::ofText("q\"")},
+                    {"f", GV::ofByteArray({1, 0xab})},
+                    {"g", GV::ofIntArray({1, 2})},
+                    {"h", GV::ofGeoPoint(1.5, -2)},
+                    {"i", GV::ofSet({nullptr})},
+                    {"j", GV::ofOrderedMap({{GV::ofInt(1), true}})},
+                    {"k", 0.1}});
+  EXPECT_EQ(v.toString(),
+            "{\"a\": 1, \"b\": 2L, \"c\": [1.5f, (short)3, (byte)-1], \"d\": date(0), "
+            "\"e\": text(\"q\\\"\"), \"f\": bytes[01 ab], \"g\": int[1, 2], "
+            "\"h\": geo(1.5, -2), \"i\": set{null}, \"j\": ordered{1: true}, \"k\": 0.1}");
+  EXPECT_EQ(GV::ofObjectArray({"x"}).toString(), "array[\"x\"]");
+  EXPECT_EQ(GV::ofOrderedSet({}).toString(), "ordered_set{}");
+  EXPECT_EQ(GV::ofBytesReference(GV::Bytes{}).toString(), "bytes_reference[]");
+  EXPECT_EQ(GV::ofBytesRef({0}).toString(), "bytes_ref[00]");
+  EXPECT_EQ(GV::ofLongArray({-1}).toString(), "long[-1]");
+  EXPECT_EQ(GV::ofFloatArray({0.5f}).toString(), "float[0.5]");
+  EXPECT_EQ(GV::ofDoubleArray({}).toString(), "double[]");
+  EXPECT_EQ(GV("tab\t").toString(), "\"tab\\u0009\"");
+}
+
+TEST(GenericValueTest, FromBytesReference) {
+  std::vector<uint8_t> a = {1, 2}, b = {3};
+  BytesReference ref(std::vector<BytesReference::Piece>{a, b});
+  EXPECT_EQ(GV::ofBytesReference(ref), GV::ofBytesReference(GV::Bytes{1, 2, 3}));
+}
+
+}  // namespace
+}  // namespace wirestream
