@@ -240,21 +240,15 @@ std::vector<uint8_t> StreamInput::readByteArray() {
 }
 
 namespace {
-// How many of `count` announced elements of `element_bytes` each a reader may
-// reserve: readArraySize() only proves min_bytes_each wire bytes per element,
-// so a 32-byte std::string or an 8-byte vlong per 1-byte element would hold
-// 8 to 32 times the input before the first element is read. Reserve at most
-// 4 bytes per input byte left; elements past that grow the vector as they
-// actually decode.
-size_t boundedReserve(const StreamInput& in, int32_t count, size_t element_bytes) {
-  return std::min(static_cast<size_t>(count), 4 * in.available() / element_bytes);
-}
-
+// readArraySize() only proves min_bytes_each wire bytes per element, so a
+// 32-byte std::string or an 8-byte int64 per 1-byte element must not be
+// reserved for up front: boundedReserve() caps the reservation at 4 bytes per
+// input byte left, and elements past that grow the vector as they decode.
 template <typename T, typename ReadOne>
 std::vector<T> readArray(StreamInput& in, size_t min_bytes_each, ReadOne read_one) {
   int32_t n = in.readArraySize(min_bytes_each);
   std::vector<T> out;
-  out.reserve(boundedReserve(in, n, sizeof(T)));
+  out.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(T)));
   for (int32_t i = 0; i < n; ++i) out.push_back(read_one());
   return out;
 }
