@@ -14,10 +14,13 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "fuzz/core_program.h"
+#include "fuzz/program.h"
+#include "stream/bytes_reference.h"
+#include "stream/generic_value.h"
 #include "stream/bytes_stream_output.h"
 
 namespace wirestream::fuzz {
@@ -26,18 +29,9 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 using Writer = std::function<void(StreamOutput&)>;
 
-uint8_t opIndex(const char* name) {
-  for (int i = 0; i < kCoreOpCount; ++i) {
-    if (std::strcmp(coreOpName(static_cast<uint8_t>(i)), name) == 0) {
-      return static_cast<uint8_t>(i);
-    }
-  }
-  std::fprintf(stderr, "make_seeds: no op %s\n", name);
-  std::exit(1);
-}
-
-Bytes encode(const Writer& w) {
+Bytes encode(const Writer& w, TransportVersion version = TransportVersion::current()) {
   BytesStreamOutput out;
+  out.setTransportVersion(version);
   w(out);
   return out.bytes().toVector();
 }
@@ -93,7 +87,7 @@ std::vector<Seed> coreSeeds() {
   std::vector<Seed> seeds;
   Bytes all;
   auto add = [&](const char* op, size_t i, const Writer& w) {
-    Bytes b{opIndex(op)};
+    Bytes b{opIndex(coreOps(), op)};
     Bytes v = encode(w);
     b.insert(b.end(), v.begin(), v.end());
     all.insert(all.end(), b.begin(), b.end());
@@ -108,7 +102,7 @@ std::vector<Seed> coreSeeds() {
   seeds.push_back({"all-ops", all});
   for (const Seed& s : seeds) {
     ByteArrayStreamInput in(s.bytes);
-    ProgramResult r = runCoreProgram(in, s.bytes);
+    ProgramResult r = runProgram(coreOps(), in, s.bytes);
     if (!r.error.empty()) {
       std::fprintf(stderr, "make_seeds: seed %s fails: %s\n", s.name.c_str(),
                    r.error.c_str());
@@ -131,6 +125,157 @@ std::vector<Seed> pagedSeeds() {
     }
   }
   return out;
+}
+
+GenericValue sampleMap() {
+  return GenericValue::ofMap(
+      {{"owner", "ops"},
+       {"ids", GenericValue::ofIntArray({1, 2})},
+       {"nested", GenericValue::ofList({GenericValue::null(), 1.5, int64_t{7},
+                                         GenericValue::ofOrderedMap({{"k", true}})})}});
+}
+
+// Every generic kind once, then containers of them.
+std::vector<std::pair<std::string, GenericValue>> genericSamples() {
+  using GV = GenericValue;
+  return {
+      {"null", GV::null()},
+      {"string", GV::ofString("h\xC3\xA9\xF0\x9F\x98\x80")},
+      {"int", GV::ofInt(-5)},
+      {"long", GV::ofLong(1LL << 40)},
+      {"float", GV::ofFloat(0.5f)},
+      {"double", GV::ofDouble(-2.25)},
+      {"boolean", GV::ofBoolean(true)},
+      {"byte_array", GV::ofByteArray({1, 2, 3})},
+      {"list", GV::ofList({1, "a", GV::null()})},
+      {"object_array", GV::ofObjectArray({int64_t{2}})},
+      {"ordered_map", GV::ofOrderedMap({{"b", 1}, {"a", 2}})},
+      {"map", sampleMap()},
+      {"byte", GV::ofByte(-1)},
+      {"date", GV::ofDate(1700000000000)},
+      {"bytes_reference", GV::ofBytesReference(GV::Bytes{9, 8})},
+      {"text", GV::ofText("text \xE2\x82\xAC")},
+      {"short", GV::ofShort(300)},
+      {"int_array", GV::ofIntArray({1, 2, 3})},
+      {"long_array", GV::ofLongArray({-1})},
+      {"float_array", GV::ofFloatArray({1.0f, 2.0f})},
+      {"double_array", GV::ofDoubleArray({3.0})},
+      {"bytes_ref", GV::ofBytesRef(GV::Bytes{0xFF})},
+      {"geo_point", GV::ofGeoPoint(52.5, 13.4)},
+      {"ordered_set", GV::ofOrderedSet({"x", "y"})},
+      {"set", GV::ofSet({1, 2})},
+      {"deep", GV::ofList({GV::ofList({GV::ofList({GV::ofMap({{"d", GV::ofList({})}})})})})},
+  };
+}
+
+// Version byte (00: 8.7.0, 01: 7.10.0), then one generic value.
+std::vector<Seed> genericValueSeeds() {
+  std::vector<Seed> seeds;
+  for (auto& [name, v] : genericSamples()) {
+    for (uint8_t vb : {uint8_t{0}, uint8_t{1}}) {
+      TransportVersion version = vb ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0;
+      Bytes b{vb};
+      Bytes e = encode([&](StreamOutput& o) { o.writeGenericValue(v); }, version);
+      b.insert(b.end(), e.begin(), e.end());
+      seeds.push_back({name + (vb ? "-v7_10" : "-v8_7"), std::move(b)});
+    }
+  }
+  return seeds;
+}
+
+// The shapes of structured_ops.cc, written by hand: "circle" := double,
+// "group" := string label, vint count, named shapes.
+void writeCircle(StreamOutput& o, double r) {
+  o.writeString("circle");
+  o.writeDouble(r);
+}
+
+std::vector<Seed> structuredSeeds() {
+  using GV = GenericValue;
+  struct Case {
+    const char* op;
+    Writer write;
+  };
+  const std::vector<Case> cases = {
+      {"readGenericValue", [](StreamOutput& o) { o.writeGenericValue(sampleMap()); }},
+      {"readBytesReference", [](StreamOutput& o) {
+         o.writeBytesReference(BytesReference::copyOf(Bytes{1, 2, 3}));
+       }},
+      {"readOptionalBytesReference", [](StreamOutput& o) {
+         o.writeOptionalBytesReference(BytesReference::copyOf(Bytes{4}));
+       }},
+      {"readOptionalBytesReference", [](StreamOutput& o) { o.writeOptionalBytesReference(std::nullopt); }},
+      {"readTimeValue", [](StreamOutput& o) { o.writeTimeValue(TimeValue(100, TimeUnit::kDays)); }},
+      {"readOptionalTimeValue", [](StreamOutput& o) { o.writeOptionalTimeValue(TimeValue(30000)); }},
+      {"readInstant", [](StreamOutput& o) { o.writeInstant(Instant::ofEpochMilli(-1)); }},
+      {"readOptionalInstant", [](StreamOutput& o) { o.writeOptionalInstant(Instant{5, 6}); }},
+      {"readCollectionOfStrings", [](StreamOutput& o) {
+         o.writeCollection(std::vector<std::string>{"a", "", "\xE2\x82\xAC"},
+                           [](StreamOutput& w, const std::string& s) { w.writeString(s); });
+       }},
+      {"readCollectionOfGenericValues", [](StreamOutput& o) {
+         o.writeCollection(std::vector<GV>{GV::null(), 1, "s"},
+                           [](StreamOutput& w, const GV& g) { w.writeGenericValue(g); });
+       }},
+      {"readMapOfStringToGenericValue", [](StreamOutput& o) {
+         std::map<std::string, GV> m{{"a", 1}, {"b", GV::ofList({2.5})}};
+         o.writeMap(m, [](StreamOutput& w, const std::string& k) { w.writeString(k); },
+                    [](StreamOutput& w, const GV& g) { w.writeGenericValue(g); });
+       }},
+      {"readMapOfVLongToStrings", [](StreamOutput& o) {
+         std::map<int64_t, std::vector<std::string>> m{{1, {"x"}}, {300, {}}};
+         o.writeMap(m, [](StreamOutput& w, int64_t k) { w.writeVLong(k); },
+                    [](StreamOutput& w, const std::vector<std::string>& v) {
+                      w.writeStringArray(std::span<const std::string>(v));
+                    });
+       }},
+      {"readEnum", [](StreamOutput& o) { o.writeVInt(2); }},
+      {"readOptionalEnum", [](StreamOutput& o) { o.writeBoolean(true); o.writeVInt(1); }},
+      {"readEnumSet", [](StreamOutput& o) { o.writeVInt(2); o.writeVInt(0); o.writeVInt(2); }},
+      {"readOptionalWriteable", [](StreamOutput& o) { o.writeBoolean(true); o.writeVInt(7); o.writeString("tag"); }},
+      {"readNamedWriteable", [](StreamOutput& o) { writeCircle(o, 1.5); }},
+      {"readNamedWriteable", [](StreamOutput& o) {
+         o.writeString("group");
+         o.writeString("g");
+         o.writeVInt(2);
+         writeCircle(o, 2.0);
+         o.writeString("group");
+         o.writeString("inner");
+         o.writeVInt(1);
+         writeCircle(o, 3.0);
+       }},
+      {"readOptionalNamedWriteable", [](StreamOutput& o) { o.writeBoolean(true); writeCircle(o, 4.0); }},
+      {"readNamedWriteableCollection", [](StreamOutput& o) {
+         o.writeVInt(2);
+         writeCircle(o, 5.0);
+         writeCircle(o, 6.0);
+       }},
+  };
+  std::vector<Seed> seeds;
+  for (uint8_t vb : {uint8_t{0}, uint8_t{1}}) {
+    TransportVersion version = vb ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0;
+    Bytes all{vb};
+    for (size_t i = 0; i < cases.size(); ++i) {
+      Bytes prog{opIndex(structuredOps(), cases[i].op)};
+      Bytes v = encode(cases[i].write, version);
+      prog.insert(prog.end(), v.begin(), v.end());
+      all.insert(all.end(), prog.begin(), prog.end());
+      prog.insert(prog.begin(), vb);
+      seeds.push_back({std::string(cases[i].op) + "-" + std::to_string(i) + (vb ? "-v7_10" : "-v8_7"),
+                       std::move(prog)});
+    }
+    seeds.push_back({std::string("all-ops") + (vb ? "-v7_10" : "-v8_7"), std::move(all)});
+  }
+  for (const Seed& s : seeds) {
+    ByteArrayStreamInput in(std::span<const uint8_t>(s.bytes).subspan(1));
+    in.setTransportVersion(s.bytes[0] ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0);
+    ProgramResult r = runProgram(structuredOps(), in, std::span<const uint8_t>(s.bytes).subspan(1));
+    if (!r.error.empty()) {
+      std::fprintf(stderr, "make_seeds: seed %s fails: %s\n", s.name.c_str(), r.error.c_str());
+      std::exit(1);
+    }
+  }
+  return seeds;
 }
 
 void writeCorpus(const std::filesystem::path& dir, const std::vector<Seed>& seeds) {
@@ -160,5 +305,7 @@ int main(int argc, char** argv) {
   }
   writeCorpus(root / "stream_input", coreSeeds());
   writeCorpus(root / "paged_input", pagedSeeds());
+  writeCorpus(root / "structured", structuredSeeds());
+  writeCorpus(root / "generic_value", genericValueSeeds());
   return 0;
 }

@@ -1,5 +1,5 @@
 // Fuzz target: BytesReferenceStreamInput, the reader over paged / composite
-// bytes. Input: one layout byte, then a core program (core_program.h). The
+// bytes. Input: one layout byte, then a core core program (program.h). The
 // program is cut into pieces whose sizes the layout byte picks (1, 2, 3, 5, 7,
 // 13, 32, 1024 bytes, as the page-size tables of the unit tests), each piece
 // in its own heap block so that ASan sees any read past a piece; with bit 7
@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "fuzz/core_program.h"
+#include "fuzz/program.h"
 #include "fuzz/fuzz_check.h"
 #include "stream/bytes_reference.h"
 
@@ -45,15 +45,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              ref.length(), raw.size());
 
   BytesReferenceStreamInput paged(ref);
-  fuzz::ProgramResult got = fuzz::runCoreProgram(paged, raw);
+  fuzz::ProgramResult got = fuzz::runProgram(fuzz::coreOps(), paged, raw);
   ByteArrayStreamInput flat(raw);
-  fuzz::ProgramResult want = fuzz::runCoreProgram(flat, raw);
+  fuzz::ProgramResult want = fuzz::runProgram(fuzz::coreOps(), flat, raw);
   FUZZ_CHECK(got.ops == want.ops && got.consumed == want.consumed,
              "paged read %zu ops / %zu bytes, flat %zu / %zu", got.ops,
              got.consumed, want.ops, want.consumed);
   FUZZ_CHECK(got.error == want.error, "paged error [%s], flat error [%s]",
              got.error.c_str(), want.error.c_str());
   FUZZ_CHECK(got.reencoded == want.reencoded, "paged and flat values differ");
-  fuzz::checkReencodingIsStable(got);
+  fuzz::checkReencodingIsStable(fuzz::coreOps(), got, flat.transportVersion());
   return 0;
 }

@@ -240,15 +240,18 @@ std::vector<uint8_t> StreamInput::readByteArray() {
 }
 
 namespace {
-// readArraySize() only proves min_bytes_each wire bytes per element, so a
-// 32-byte std::string or an 8-byte int64 per 1-byte element must not be
-// reserved for up front: boundedReserve() caps the reservation at 4 bytes per
-// input byte left, and elements past that grow the vector as they decode.
+// readArraySize() proves min_bytes_each wire bytes per element: enough to
+// reserve the whole count when an element is at most 4 bytes per wire byte,
+// but a 32-byte std::string or an 8-byte int64 per 1-byte element would hold
+// 8 to 32 times the input before the first element is read. Those reserve
+// what boundedReserve() allows and grow as elements actually decode.
 template <typename T, typename ReadOne>
 std::vector<T> readArray(StreamInput& in, size_t min_bytes_each, ReadOne read_one) {
   int32_t n = in.readArraySize(min_bytes_each);
+  auto count = static_cast<size_t>(n);
   std::vector<T> out;
-  out.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(T)));
+  out.reserve(sizeof(T) <= 4 * min_bytes_each ? count
+                                              : in.boundedReserve(count, sizeof(T)));
   for (int32_t i = 0; i < n; ++i) out.push_back(read_one());
   return out;
 }

@@ -31,7 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/core_program.h"
+#include "fuzz/program.h"
+#include "stream/generic_value.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
 #include "tests/hardening/counting_allocator.h"
@@ -66,29 +67,55 @@ struct Reader {
   size_t expansion;  // in-memory bytes per wire byte of an element, if above 4
 };
 
-std::vector<Reader> allReaders() {
-  std::vector<Reader> readers;
-  for (int op = 0; op < fuzz::kCoreOpCount; ++op) {
-    std::string name = fuzz::coreOpName(static_cast<uint8_t>(op));
-    size_t expansion = name == "readStringArray" ? sizeof(std::string)
-                       : name == "readVLongArray" ? sizeof(int64_t)
-                                                  : 0;
-    readers.push_back({name,
-                       [op](StreamInput& in) {
-                         DiscardingOutput out;
-                         fuzz::decodeCoreOp(static_cast<uint8_t>(op), in, out);
-                       },
-                       expansion});
+// In-memory bytes per wire byte that decoded elements can legitimately hold
+// (see the top of the file). Core: a 32-byte std::string per 1-byte string, an
+// int64 per 1-byte vlong. Structured values hold at most 64: a GenericValue
+// per 1-byte tag, a map entry per 2 bytes, a std::set node per 1-byte ordinal.
+size_t expansionOf(const std::string& name) {
+  static_assert(sizeof(GenericValue) <= 64);
+  if (name == "readStringArray") return sizeof(std::string);
+  if (name == "readVLongArray") return sizeof(int64_t);
+  for (const char* small : {"readBytesReference", "readOptionalBytesReference",
+                            "readTimeValue", "readOptionalTimeValue", "readInstant",
+                            "readOptionalInstant", "readEnum", "readOptionalEnum"}) {
+    if (name == small) return 0;
   }
-  // A whole core program (op byte, value, ...), as the fuzz targets read it.
-  readers.push_back({"coreProgram",
-                     [](StreamInput& in) {
+  for (const fuzz::Op& op : fuzz::structuredOps()) {
+    if (name == op.name) return 64;
+  }
+  return 0;
+}
+
+// Every op of an op table as a reader, and the table's whole program (op byte,
+// value, ...) as the fuzz targets read it.
+void addReaders(std::vector<Reader>& readers, std::span<const fuzz::Op> ops,
+                const std::string& program_name) {
+  size_t most = 0;
+  for (const fuzz::Op& op : ops) {
+    readers.push_back({op.name,
+                       [&op](StreamInput& in) {
+                         DiscardingOutput out;
+                         op.run(in, out);
+                       },
+                       expansionOf(op.name)});
+    most = std::max(most, readers.back().expansion);
+  }
+  readers.push_back({program_name,
+                     [ops](StreamInput& in) {
                        DiscardingOutput out;
                        while (in.available() > 0) {
-                         fuzz::decodeCoreOp(in.readByte(), in, out);
+                         ops[in.readByte() % ops.size()].run(in, out);
                        }
                      },
-                     sizeof(std::string)});
+                     most});
+}
+
+// The core readers, then the core program, the structured readers, and the
+// structured program.
+std::vector<Reader> allReaders() {
+  std::vector<Reader> readers;
+  addReaders(readers, fuzz::coreOps(), "coreProgram");
+  addReaders(readers, fuzz::structuredOps(), "structuredProgram");
   return readers;
 }
 
@@ -255,28 +282,107 @@ TEST(AllocationBound, DecodedElementsAreHeld) {
   EXPECT_LE(o.peak, bound(r, in.size(), o));
 }
 
-std::vector<Bytes> seedInputs() {
-  std::vector<Bytes> seeds;
+// Nesting: every level announces a count the rest of the input could hold,
+// so each level's reserve is individually justified by the bytes left; a
+// reader that reserves per level multiplies that by the depth.
+Bytes nested(const Bytes& level, size_t depth, size_t fill, uint8_t filler) {
+  Bytes in;
+  for (size_t i = 0; i < depth; ++i) in.insert(in.end(), level.begin(), level.end());
+  in.insert(in.end(), fill, filler);
+  return in;
+}
+
+TEST(AllocationBound, DeepNesting) {
+  std::vector<Reader> readers = allReaders();
+  const Reader& generic = readerNamed(readers, "readGenericValue");
+  const Reader& named = readerNamed(readers, "readNamedWriteable");
+  for (size_t fill : {size_t{0}, size_t{100}, size_t{1000}, size_t{20000}}) {
+    Bytes count = vint(static_cast<uint32_t>(fill));
+    for (size_t depth : {size_t{1}, size_t{10}, size_t{99}, size_t{100}, size_t{101}, size_t{5000}}) {
+      for (uint8_t filler : {uint8_t{0xFF}, uint8_t{0x63}}) {
+        const std::string what = "depth " + std::to_string(depth) + ", count " +
+                                 std::to_string(fill);
+        // list / set / object array: tag, count, then the next level.
+        for (uint8_t tag : {0x07, 0x08, 0x18, 0x19}) {
+          checkBound(generic, nested(concat({{tag}, count}), depth, fill, filler), "list " + what);
+        }
+        // map: tag, count, a null key, then the next level as the value.
+        for (uint8_t tag : {0x09, 0x0A}) {
+          checkBound(generic, nested(concat({{tag}, count, {0xFF}}), depth, fill, filler),
+                     "map " + what);
+        }
+        // named writeables: "group", label "", count, then the next member.
+        Bytes group = {0x05, 'g', 'r', 'o', 'u', 'p', 0x00};
+        checkBound(named, nested(concat({group, count}), depth, fill, filler), "group " + what);
+      }
+    }
+  }
+}
+
+// Found by DeepNesting: every open list level reserved up to the whole
+// max(4 KiB, 4 x bytes left) budget, checked against the same bytes left, so
+// 100 levels of `07 64` over 300 bytes held 416 KB. Fixed by halving the
+// budget per nesting level in StreamInput::boundedReserve.
+TEST(AllocationBoundRegression, NestedGenericListsEachReservedTheWholeBudget) {
+  std::vector<Reader> readers = allReaders();
+  Bytes in = nested({0x07, 0x64}, 100, 100, 0xFF);
+  Outcome o = measure(readerNamed(readers, "readGenericValue"), in);
+  EXPECT_TRUE(o.failed);
+  EXPECT_LE(o.peak, 4096 + 4 * o.message + 128 + 3 * 64 * o.consumed);
+  EXPECT_LE(o.peak, 64 * 1024u);
+}
+
+// A committed fuzz seed, reduced to what a reader reads: the program of a
+// stream_input or structured seed (after its version byte), or the value of a
+// generic_value seed.
+struct SeedInput {
+  std::string corpus;  // "stream_input", "structured" or "generic_value"
+  Bytes bytes;
+};
+
+std::vector<SeedInput> seedInputs() {
+  std::vector<SeedInput> seeds;
   for (const std::string& path : g_seed_files) {
     std::ifstream f(path, std::ios::binary);
-    seeds.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    Bytes b{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    for (const char* corpus : {"stream_input", "structured", "generic_value"}) {
+      if (path.find(std::string("corpus/") + corpus + "/") == std::string::npos) continue;
+      if (std::string(corpus) != "stream_input") {
+        if (b.empty()) continue;
+        b.erase(b.begin());  // the version byte
+      }
+      seeds.push_back({corpus, std::move(b)});
+      break;
+    }
   }
   return seeds;
 }
 
 TEST(AllocationBound, EveryPrefixOfEverySeed) {
-  std::vector<Bytes> seeds = seedInputs();
-  ASSERT_GE(seeds.size(), 20u) << "fuzz corpus missing from the test's args";
+  std::vector<SeedInput> seeds = seedInputs();
+  ASSERT_GE(seeds.size(), 100u) << "fuzz corpora missing from the test's args";
   std::vector<Reader> readers = allReaders();
-  for (const Bytes& seed : seeds) {
-    if (seed.empty()) continue;
-    // The program reader on the seed; the op's own reader on its value.
-    const Reader& own = readers[seed[0] % fuzz::kCoreOpCount];
-    Bytes value(seed.begin() + 1, seed.end());
-    for (size_t len = 0; len <= seed.size(); ++len) {
-      checkBound(readers.back(), Bytes(seed.begin(), seed.begin() + len), "seed prefix");
-      if (len <= value.size()) {
-        checkBound(own, Bytes(value.begin(), value.begin() + len), "seed value prefix");
+  const Reader& core_program = readerNamed(readers, "coreProgram");
+  const Reader& structured_program = readerNamed(readers, "structuredProgram");
+  const Reader& generic = readerNamed(readers, "readGenericValue");
+  for (const SeedInput& seed : seeds) {
+    if (seed.bytes.empty()) continue;
+    // The program reader on the seed, and the op's own reader on its value.
+    const Reader* program = &generic;
+    const Reader* own = nullptr;
+    if (seed.corpus == "stream_input") {
+      program = &core_program;
+      own = &readerNamed(readers, fuzz::coreOps()[seed.bytes[0] % fuzz::coreOps().size()].name);
+    } else if (seed.corpus == "structured") {
+      program = &structured_program;
+      own = &readerNamed(
+          readers, fuzz::structuredOps()[seed.bytes[0] % fuzz::structuredOps().size()].name);
+    }
+    for (size_t len = 0; len <= seed.bytes.size(); ++len) {
+      Bytes prefix(seed.bytes.begin(), seed.bytes.begin() + len);
+      checkBound(*program, prefix, seed.corpus + " seed prefix");
+      if (own != nullptr && len >= 1) {
+        checkBound(*own, Bytes(prefix.begin() + 1, prefix.end()), seed.corpus + " seed value prefix");
       }
     }
   }
@@ -292,7 +398,7 @@ TEST(AllocationBound, RandomizedInputs) {
   std::printf("AllocationBound.RandomizedInputs seed: %llu (WIRESTREAM_TEST_SEED)\n",
               static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
-  std::vector<Bytes> seeds = seedInputs();
+  std::vector<SeedInput> seeds = seedInputs();
   ASSERT_FALSE(seeds.empty());
   std::vector<Reader> readers = allReaders();
   int breaches = 0;
@@ -312,8 +418,8 @@ TEST(AllocationBound, RandomizedInputs) {
           break;
         }
         default: {  // a mutated seed value: byte flips, a huge count spliced in
-          const Bytes& s = seeds[rng() % seeds.size()];
-          in.assign(s.begin() + 1, s.end());
+          const Bytes& s = seeds[rng() % seeds.size()].bytes;
+          in.assign(s.begin() + (s.empty() ? 0 : 1), s.end());
           for (int m = 0, muts = 1 + static_cast<int>(rng() % 4); m < muts && !in.empty(); ++m) {
             size_t at = rng() % in.size();
             if (rng() % 3 == 0) {
