@@ -25,12 +25,13 @@
 // Any other tag (13 and 23 are Joda / ZonedDateTime in Elasticsearch and have
 // no GenericValue kind): CorruptStreamError "Can't read unknown type [t]".
 //
-// Reading recurses once per list / map / set level, each level inside a
-// StreamInput::NestingScope, so the depth is bounded by the input's limit.
-// The recursive function keeps its frame small (scalars are read in a
-// separate function) so that even the limit's worth of levels fits a small
-// thread stack.
+// Reading does not recurse: open lists, maps and sets wait on a heap stack,
+// each inside a StreamInput::NestingScope, so the input's depth limit bounds
+// the work and no depth reaches the machine stack. Writing recurses once per
+// level of the caller's tree.
+#include <deque>
 #include <stdexcept>
+#include <vector>
 
 #include "stream/generic_value.h"
 #include "stream/stream_input.h"
@@ -134,8 +135,8 @@ std::string readText(StreamInput& in) {
   return s;
 }
 
-// Every non-container kind; out of line so readValue's frame stays small.
-[[gnu::noinline]] GenericValue readScalar(StreamInput& in, int8_t tag) {
+// Every kind that is not a container.
+GenericValue readScalar(StreamInput& in, int8_t tag) {
   switch (tag) {
     case -1: return GenericValue::null();
     case 0: return GenericValue::ofString(in.readString());
@@ -165,51 +166,90 @@ std::string readText(StreamInput& in) {
   }
 }
 
-GenericValue readValue(StreamInput& in);
-
-GenericValue::List readElements(StreamInput& in) {
-  int32_t n = in.readArraySize(1);  // a value is at least its tag byte
-  GenericValue::List list;
-  list.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue)));
-  for (int32_t i = 0; i < n; ++i) list.push_back(readValue(in));
-  return list;
+bool isContainerTag(int8_t tag) {
+  return tag == 7 || tag == 8 || tag == 9 || tag == 10 || tag == 24 || tag == 25;
 }
 
-GenericValue::Entries readEntries(StreamInput& in) {
-  // A key is at least a string's length byte or a tag; a value at least a tag.
-  int32_t n = in.readArraySize(2);
-  bool generic_keys = in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
-  GenericValue::Entries entries;
-  entries.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue::Entry)));
-  for (int32_t i = 0; i < n; ++i) {
-    GenericValue key = generic_keys ? readValue(in) : GenericValue::ofString(in.readString());
-    entries.emplace_back(std::move(key), readValue(in));
+// A list, set or map being read: what is left of it, and what has been read.
+struct Frame {
+  int8_t tag;
+  int32_t remaining;
+  GenericValue::List elements;   // lists and sets
+  GenericValue::Entries entries;  // maps
+  GenericValue key;              // a map key waiting for its value
+  bool has_key = false;
+
+  bool isMap() const { return tag == 9 || tag == 10; }
+
+  // Takes the next element, key or value; true once the container is full.
+  bool add(GenericValue v) {
+    if (isMap()) {
+      if (!has_key) {
+        key = std::move(v);
+        has_key = true;
+        return false;
+      }
+      entries.emplace_back(std::move(key), std::move(v));
+      has_key = false;
+    } else {
+      elements.push_back(std::move(v));
+    }
+    return --remaining == 0;
   }
-  return entries;
-}
 
+  GenericValue finish() {
+    switch (tag) {
+      case 7: return GenericValue::ofList(std::move(elements));
+      case 8: return GenericValue::ofObjectArray(std::move(elements));
+      case 9: return GenericValue::ofOrderedMap(std::move(entries));
+      case 10: return GenericValue::ofMap(std::move(entries));
+      case 24: return GenericValue::ofOrderedSet(std::move(elements));
+      default: return GenericValue::ofSet(std::move(elements));
+    }
+  }
+};
+
+// Iterative, with the open containers on a heap stack: the machine stack
+// stays flat whatever the depth, and each open container holds a
+// NestingScope, so the depth limit is the only bound.
 GenericValue readValue(StreamInput& in) {
-  auto tag = static_cast<int8_t>(in.readByte());
-  switch (tag) {
-    case 7:
-    case 8:
-    case 24:
-    case 25: {
-      StreamInput::NestingScope scope(in);
-      GenericValue::List list = readElements(in);
-      if (tag == 7) return GenericValue::ofList(std::move(list));
-      if (tag == 8) return GenericValue::ofObjectArray(std::move(list));
-      if (tag == 24) return GenericValue::ofOrderedSet(std::move(list));
-      return GenericValue::ofSet(std::move(list));
+  const bool generic_keys = in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
+  std::vector<Frame> open;
+  std::deque<StreamInput::NestingScope> scopes;  // one per open frame; never moved
+  GenericValue v;
+  for (;;) {
+    // Produce the next complete value, or open a container and go on.
+    if (!generic_keys && !open.empty() && open.back().isMap() && !open.back().has_key) {
+      v = GenericValue::ofString(in.readString());  // a map key before 8.7.0
+    } else {
+      auto tag = static_cast<int8_t>(in.readByte());
+      if (isContainerTag(tag)) {
+        scopes.emplace_back(in);
+        bool map = tag == 9 || tag == 10;
+        // A value is at least its tag byte; a map entry at least two bytes.
+        int32_t n = in.readArraySize(map ? 2 : 1);
+        Frame& f = open.emplace_back(Frame{tag, n});
+        if (map) {
+          f.entries.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue::Entry)));
+        } else {
+          f.elements.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue)));
+        }
+        if (n > 0) continue;
+        v = f.finish();
+        open.pop_back();
+        scopes.pop_back();
+      } else {
+        v = readScalar(in, tag);
+      }
     }
-    case 9:
-    case 10: {
-      StreamInput::NestingScope scope(in);
-      GenericValue::Entries entries = readEntries(in);
-      if (tag == 9) return GenericValue::ofOrderedMap(std::move(entries));
-      return GenericValue::ofMap(std::move(entries));
+    // Hand it to its container, closing every container it completes.
+    for (;;) {
+      if (open.empty()) return v;
+      if (!open.back().add(std::move(v))) break;
+      v = open.back().finish();
+      open.pop_back();
+      scopes.pop_back();
     }
-    default: return readScalar(in, tag);
   }
 }
 

@@ -8,12 +8,12 @@
 #include <limits>
 
 #include "stream/bytes_stream_output.h"
-#include "tests/stream/structured_test_util.h"
+#include "tests/stream/test_util.h"
 
 namespace wirestream {
 namespace {
 
-using testing::fromHex;
+using testing::hexBytes;
 using testing::kPageSizes;
 using testing::PiecewiseInput;
 using testing::toHex;
@@ -162,7 +162,7 @@ TEST(GenericValueTest, NonStringKeyBefore870IsCallerError) {
 TEST(GenericValueTest, OldStreamReadsKeysAsStrings) {
   // The same bytes mean different things at the two versions: at 7.10.0 the
   // key is the string "a"; at 8.7.0 the 01 is read as an int tag.
-  auto bytes = fromHex("0a 01 01 61 ff");
+  auto bytes = hexBytes("0a 01 01 61 ff");
   ByteArrayStreamInput old_in(bytes);
   old_in.setTransportVersion(kOld);
   EXPECT_EQ(old_in.readGenericValue(), GV::ofMap({{"a", nullptr}}));
@@ -185,7 +185,7 @@ template <typename E>
 void expectError(const std::string& hex, const std::string& message,
                  TransportVersion version = kNew) {
   SCOPED_TRACE(hex);
-  auto bytes = fromHex(hex);
+  auto bytes = hexBytes(hex);
   ByteArrayStreamInput in(bytes);
   in.setTransportVersion(version);
   try {
@@ -261,7 +261,7 @@ TEST(GenericValueErrorsTest, SizesBeyondTheInput) {
 TEST(GenericValueErrorsTest, SizesAboveTheConfiguredLimit) {
   for (const char* hex : {"07 03 ff ff ff", "06 03 01 02 03", "0f 00 00 00 03 61 62 63",
                           "11 03 00 00 00 01 00 00 00 02 00 00 00 03"}) {
-    auto bytes = fromHex(hex);
+    auto bytes = hexBytes(hex);
     ByteArrayStreamInput in(bytes);
     in.setMaxArraySize(2);
     EXPECT_THROW(in.readGenericValue(), LimitExceededError) << hex;
@@ -286,7 +286,7 @@ TEST(GenericValueErrorsTest, DeepNestingIsLimitExceeded) {
   for (const std::string open : {"07 01", "08 01", "18 01", "19 01", "0a 01 00 01 61",
                                  "09 01 ff"}) {
     SCOPED_TRACE(open);
-    auto ok = fromHex(nested(100, open));
+    auto ok = hexBytes(nested(100, open));
     ByteArrayStreamInput in(ok);
     EXPECT_NO_THROW(in.readGenericValue());
     EXPECT_EQ(in.nestingDepth(), 0);
@@ -299,7 +299,7 @@ TEST(GenericValueErrorsTest, DeepNestingIsLimitExceeded) {
 }
 
 TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
-  auto bytes = fromHex("07 01 07 01 07 01 ff");
+  auto bytes = hexBytes("07 01 07 01 07 01 ff");
   ByteArrayStreamInput in(bytes);
   in.setMaxNestingDepth(2);
   try {
