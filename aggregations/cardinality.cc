@@ -1,0 +1,65 @@
+// Cardinality on the wire (wire format §7), after name and metadata:
+//   format      : DocValueFormat (named writeable)
+//   has_sketch  : boolean
+//   [has_sketch] HyperLogLog++ sketch (hyperloglog_plus_plus.cc)
+#include "aggregations/cardinality.h"
+
+#include <limits>
+
+#include "aggregations/json_util.h"
+#include "aggregations/registry.h"
+
+namespace wirestream::aggregations {
+
+using json = nlohmann::ordered_json;
+
+Cardinality::Cardinality(StreamInput& in, const NamedWriteableRegistry& registry)
+    : MetricAggregation(in, registry) {
+  if (in.readBoolean()) sketch_ = HyperLogLogPlusPlus::readFrom(in);
+}
+
+Cardinality::Cardinality(const json& j) : MetricAggregation(j) {
+  const json& s = json_util::field(j, "sketch");
+  if (!s.is_null()) sketch_ = HyperLogLogPlusPlus::fromJson(s);
+}
+
+
+void Cardinality::doWriteTo(StreamOutput& out) const {
+  writeFormat(out);
+  out.writeBoolean(sketch_.has_value());
+  if (sketch_) sketch_->writeTo(out);
+}
+
+bool Cardinality::doEquals(const InternalAggregation& other) const {
+  return sketch_ == static_cast<const Cardinality&>(other).sketch_;
+}
+
+std::unique_ptr<InternalAggregation> Cardinality::reduce(
+    std::span<const InternalAggregation* const> aggs, const ReduceContext&) const {
+  std::optional<HyperLogLogPlusPlus> merged;
+  for (const Cardinality* c : downcast<Cardinality>(aggs)) {
+    if (!c->sketch_) continue;
+    if (!merged) {
+      merged = *c->sketch_;
+    } else {
+      merged->merge(*c->sketch_);
+    }
+  }
+  auto out = std::make_unique<Cardinality>(getName(), getMetadata(), std::move(merged));
+  out->format_ = format_;
+  return out;
+}
+
+double Cardinality::sortValue(std::string_view metric) const {
+  return metric.empty() || metric == "value" ? static_cast<double>(value())
+                                             : std::numeric_limits<double>::quiet_NaN();
+}
+
+void Cardinality::responseFieldsToJson(json& j) const { j["value"] = value(); }
+
+void Cardinality::wireFieldsToJson(json& j) const {
+  j["format"] = std::string(format_.getWriteableName());
+  j["sketch"] = sketch_ ? sketch_->toJson() : json(nullptr);
+}
+
+}  // namespace wirestream::aggregations

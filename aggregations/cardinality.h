@@ -1,0 +1,53 @@
+// Cardinality: the approximate count of distinct values, a HyperLogLog++
+// sketch per shard merged on reduce.
+//
+//   HyperLogLogPlusPlus sketch(14);
+//   sketch.collect(HyperLogLogPlusPlus::hashBytes(value));
+//   Cardinality c("distinct_users", Metadata::none(), std::move(sketch));
+//   c.value();                                   // the estimate
+//
+// Wire format §7: format, boolean hasSketch, the sketch. Reduce merges every
+// sketch present (std::invalid_argument if their precisions differ). Value
+// type; not thread-safe.
+#pragma once
+
+#include <optional>
+
+#include "aggregations/hyperloglog_plus_plus.h"
+#include "aggregations/metrics.h"
+
+namespace wirestream::aggregations {
+
+class Cardinality final : public MetricAggregation {
+ public:
+  static constexpr std::string_view kType = "cardinality";
+
+  Cardinality(std::string name, Metadata metadata, std::optional<HyperLogLogPlusPlus> sketch)
+      : MetricAggregation(std::move(name), std::move(metadata)), sketch_(std::move(sketch)) {}
+  Cardinality(StreamInput& in, const NamedWriteableRegistry& registry);
+  explicit Cardinality(const nlohmann::ordered_json& j);
+
+  const std::optional<HyperLogLogPlusPlus>& sketch() const { return sketch_; }
+  std::optional<HyperLogLogPlusPlus>& sketch() { return sketch_; }
+  // The estimate; 0 without a sketch.
+  int64_t value() const { return sketch_ ? sketch_->cardinality() : 0; }
+
+  std::string_view getWriteableName() const override { return kType; }
+  std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
+                                              const ReduceContext& context) const override;
+  std::unique_ptr<InternalAggregation> clone() const override {
+    return std::make_unique<Cardinality>(*this);
+  }
+  double sortValue(std::string_view metric) const override;
+  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ protected:
+  void doWriteTo(StreamOutput& out) const override;
+  bool doEquals(const InternalAggregation& other) const override;
+  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ private:
+  std::optional<HyperLogLogPlusPlus> sketch_;
+};
+
+}  // namespace wirestream::aggregations

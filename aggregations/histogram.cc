@@ -1,0 +1,296 @@
+// Histogram on the wire (wire format §7), after name and metadata:
+//   order          : BucketOrder
+//   min_doc_count  : VLong
+//   [min_doc_count == 0] empty bucket info:
+//       double interval, double offset,
+//       optional double min bound, optional double max bound,
+//       InternalAggregations of an empty bucket
+//   format         : DocValueFormat (named writeable)
+//   keyed          : boolean
+//   buckets        : VInt count, count x (double key, VLong doc_count,
+//                    InternalAggregations)
+// A negative doc count or min_doc_count, or an interval that is not a
+// positive finite number, is CorruptStreamError.
+#include "aggregations/histogram.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "aggregations/json_util.h"
+#include "aggregations/metrics.h"
+#include "aggregations/registry.h"
+#include "aggregations/terms.h"
+
+namespace wirestream::aggregations {
+
+namespace ju = json_util;
+using json = nlohmann::ordered_json;
+
+int Histogram::Bucket::compareKey(const Bucket& o) const { return DoubleKey::compare(key, o.key); }
+
+bool operator==(const Histogram::Bucket& a, const Histogram::Bucket& b) {
+  return sameDouble(a.key, b.key) && a.doc_count == b.doc_count &&
+         a.aggregations == b.aggregations;
+}
+
+bool operator==(const Histogram::EmptyBucketInfo& a, const Histogram::EmptyBucketInfo& b) {
+  auto same = [](const std::optional<double>& x, const std::optional<double>& y) {
+    return x.has_value() == y.has_value() && (!x || sameDouble(*x, *y));
+  };
+  return sameDouble(a.interval, b.interval) && sameDouble(a.offset, b.offset) &&
+         same(a.min_bound, b.min_bound) && same(a.max_bound, b.max_bound) &&
+         a.aggregations == b.aggregations;
+}
+
+namespace {
+void checkInterval(double interval) {
+  if (!(interval > 0) || !std::isfinite(interval)) {
+    internal::throwCorrupt("histogram interval must be positive and finite but was [" +
+                           std::to_string(interval) + "]");
+  }
+}
+}  // namespace
+
+Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
+    : InternalAggregation(in) {
+  order_ = BucketOrder::readFrom(in);
+  min_doc_count_ = readNonNegativeVLong(in, "min doc count");
+  if (min_doc_count_ == 0) {
+    EmptyBucketInfo e;
+    e.interval = in.readDouble();
+    checkInterval(e.interval);
+    e.offset = in.readDouble();
+    e.min_bound = in.readOptionalDouble();
+    e.max_bound = in.readOptionalDouble();
+    e.aggregations = InternalAggregations::readFrom(in, registry);
+    empty_bucket_info_ = std::move(e);
+  }
+  format_ = DocValueFormat::readFrom(in, registry);
+  keyed_ = in.readBoolean();
+  int32_t n = in.readArraySize(8 + 1 + 1);
+  buckets_.reserve(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) {
+    Bucket& b = buckets_.emplace_back();
+    b.key = in.readDouble();
+    b.doc_count = readNonNegativeVLong(in, "doc count");
+    b.aggregations = InternalAggregations::readFrom(in, registry);
+  }
+}
+
+Histogram::Histogram(const json& j)
+    : InternalAggregation(j) {
+  order_ = BucketOrder::fromJson(ju::field(j, "order"));
+  min_doc_count_ = ju::getLong(j, "min_doc_count");
+  if (min_doc_count_ < 0) internal::throwCorrupt("negative min doc count");
+  const json& ej = ju::field(j, "empty_bucket_info");
+  if (ej.is_null() != (min_doc_count_ != 0)) {
+    internal::throwCorrupt("empty_bucket_info must be present exactly when min_doc_count is 0");
+  }
+  if (!ej.is_null()) {
+    EmptyBucketInfo e;
+    e.interval = ju::getDouble(ej, "interval");
+    checkInterval(e.interval);
+    e.offset = ju::getDouble(ej, "offset");
+    const json& mn = ju::field(ej, "min_bound");
+    const json& mx = ju::field(ej, "max_bound");
+    if (!mn.is_null()) e.min_bound = ju::toDouble(mn, "min_bound");
+    if (!mx.is_null()) e.max_bound = ju::toDouble(mx, "max_bound");
+    e.aggregations = InternalAggregations::fromWireJson(ju::field(ej, "aggregations"));
+    empty_bucket_info_ = std::move(e);
+  }
+  format_ = DocValueFormat::fromName(ju::getString(j, "format"));
+  keyed_ = ju::getBool(j, "keyed");
+  const json& bs = ju::field(j, "buckets");
+  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
+  for (const json& bj : bs) {
+    Bucket& b = buckets_.emplace_back();
+    b.key = ju::getDouble(bj, "key");
+    b.doc_count = ju::getLong(bj, "doc_count");
+    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
+    b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
+  }
+}
+
+void Histogram::doWriteTo(StreamOutput& out) const {
+  order_.writeTo(out);
+  out.writeVLong(min_doc_count_);
+  if (min_doc_count_ == 0) {
+    if (!empty_bucket_info_) {
+      throw std::invalid_argument("histogram [" + getName() +
+                                  "] has min_doc_count 0 but no empty bucket info");
+    }
+    const EmptyBucketInfo& e = *empty_bucket_info_;
+    out.writeDouble(e.interval);
+    out.writeDouble(e.offset);
+    out.writeOptionalDouble(e.min_bound);
+    out.writeOptionalDouble(e.max_bound);
+    e.aggregations.writeTo(out);
+  }
+  format_.writeNamed(out);
+  out.writeBoolean(keyed_);
+  out.writeArraySize(buckets_.size());
+  for (const Bucket& b : buckets_) {
+    out.writeDouble(b.key);
+    out.writeVLong(b.doc_count);
+    b.aggregations.writeTo(out);
+  }
+}
+
+bool Histogram::doEquals(const InternalAggregation& other) const {
+  const auto& o = static_cast<const Histogram&>(other);
+  return order_ == o.order_ && min_doc_count_ == o.min_doc_count_ &&
+         empty_bucket_info_ == o.empty_bucket_info_ && format_ == o.format_ &&
+         keyed_ == o.keyed_ && buckets_ == o.buckets_;
+}
+
+std::unique_ptr<InternalAggregation> Histogram::reduce(
+    std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
+  const auto& first = *static_cast<const Histogram*>(aggs[0]);
+  struct Merged {
+    int64_t doc_count = 0;
+    std::vector<const InternalAggregations*> subs;
+  };
+  auto less = [](double a, double b) { return DoubleKey::compare(a, b) < 0; };
+  std::map<double, Merged, decltype(less)> merged(less);
+  for (const Histogram* h : downcast<Histogram>(aggs)) {
+    for (const Bucket& b : h->buckets_) {
+      Merged& m = merged[b.key];
+      m.doc_count += b.doc_count;
+      m.subs.push_back(&b.aggregations);
+    }
+  }
+  std::vector<Bucket> buckets;
+  buckets.reserve(merged.size());
+  for (auto& [key, m] : merged) {
+    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
+    buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
+  }
+  if (context.final_reduce) {
+    if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
+      first.addEmptyBuckets(buckets, context);
+    }
+    const BucketOrder& order = first.order_;
+    if (order.kind() == BucketOrder::Kind::kKeyDesc) {
+      std::reverse(buckets.begin(), buckets.end());
+    } else if (order.kind() != BucketOrder::Kind::kKeyAsc) {
+      std::stable_sort(buckets.begin(), buckets.end(), [&](const Bucket& a, const Bucket& b) {
+        return order.compare(a, b) < 0;
+      });
+    }
+  }
+  auto out = std::make_unique<Histogram>(first.getName(), first.getMetadata());
+  out->order_ = first.order_;
+  out->min_doc_count_ = first.min_doc_count_;
+  out->empty_bucket_info_ = first.empty_bucket_info_;
+  out->format_ = first.format_;
+  out->keyed_ = first.keyed_;
+  out->buckets_ = std::move(buckets);
+  return out;
+}
+
+// As ES's InternalHistogram.addEmptyBuckets: fill from the min bound to the
+// first key, between keys, and from the last key to the max bound.
+void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets,
+                                const ReduceContext& context) const {
+  const EmptyBucketInfo& e = *empty_bucket_info_;
+  if (!(e.interval > 0) || !std::isfinite(e.interval)) return;
+  auto round = [&](double k) { return std::floor((k - e.offset) / e.interval) * e.interval + e.offset; };
+  auto next = [&](double k) { return round(k + e.interval + e.interval / 2); };
+  const InternalAggregations* empty_subs[] = {&e.aggregations};
+  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
+
+  std::vector<Bucket> out;
+  size_t added = 0;
+  auto add = [&](double key) {
+    if (++added > kMaxEmptyBuckets) {
+      internal::throwLimitExceeded("histogram [" + getName() + "] would need more than " +
+                                   std::to_string(kMaxEmptyBuckets) + " empty buckets");
+    }
+    out.push_back({key, 0, reduced_empty});
+  };
+  // Each loop also stops when the key stops growing (a huge key, a tiny interval).
+  auto fill = [&](double from, double until, bool inclusive) {
+    for (double k = from; inclusive ? k <= until : k < until;) {
+      add(k);
+      double n = next(k);
+      if (!(n > k)) break;
+      k = n;
+    }
+  };
+  if (buckets.empty()) {
+    if (e.min_bound && e.max_bound) fill(round(*e.min_bound), *e.max_bound, true);
+  } else {
+    if (e.min_bound && std::isfinite(*e.min_bound)) fill(round(*e.min_bound), buckets.front().key, false);
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
+      out.push_back(std::move(buckets[i]));
+    }
+    if (e.max_bound) fill(next(out.back().key), *e.max_bound, true);
+  }
+  buckets = std::move(out);
+}
+
+namespace {
+// Java's Double.toString for the common cases: "10.0", "2.5", "1.0E10".
+std::string keyAsString(double k) {
+  if (std::isnan(k)) return "NaN";
+  if (std::isinf(k)) return k > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  if (k == std::floor(k) && std::fabs(k) < 1e7) {
+    auto r = std::to_chars(buf, buf + sizeof buf, k, std::chars_format::fixed, 1);
+    return std::string(buf, r.ptr);
+  }
+  auto r = std::to_chars(buf, buf + sizeof buf, k);
+  return std::string(buf, r.ptr);
+}
+}  // namespace
+
+void Histogram::responseFieldsToJson(json& j) const {
+  json bs = keyed_ ? json::object() : json::array();
+  for (const Bucket& b : buckets_) {
+    json bj = json::object();
+    if (keyed_) bj["key_as_string"] = keyAsString(b.key);
+    bj["key"] = ju::fromDouble(b.key);
+    bj["doc_count"] = b.doc_count;
+    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
+    if (keyed_) {
+      bs[keyAsString(b.key)] = std::move(bj);
+    } else {
+      bs.push_back(std::move(bj));
+    }
+  }
+  j["buckets"] = std::move(bs);
+}
+
+void Histogram::wireFieldsToJson(json& j) const {
+  j["order"] = order_.toJson();
+  j["min_doc_count"] = min_doc_count_;
+  if (empty_bucket_info_) {
+    const EmptyBucketInfo& e = *empty_bucket_info_;
+    json ej = json::object();
+    ej["interval"] = ju::fromDouble(e.interval);
+    ej["offset"] = ju::fromDouble(e.offset);
+    ej["min_bound"] = e.min_bound ? ju::fromDouble(*e.min_bound) : json(nullptr);
+    ej["max_bound"] = e.max_bound ? ju::fromDouble(*e.max_bound) : json(nullptr);
+    ej["aggregations"] = e.aggregations.toWireJson();
+    j["empty_bucket_info"] = std::move(ej);
+  } else {
+    j["empty_bucket_info"] = nullptr;
+  }
+  j["format"] = std::string(format_.getWriteableName());
+  j["keyed"] = keyed_;
+  json bs = json::array();
+  for (const Bucket& b : buckets_) {
+    json bj = json::object();
+    bj["key"] = ju::fromDouble(b.key);
+    bj["doc_count"] = b.doc_count;
+    bj["aggregations"] = b.aggregations.toWireJson();
+    bs.push_back(std::move(bj));
+  }
+  j["buckets"] = std::move(bs);
+}
+
+}  // namespace wirestream::aggregations

@@ -1,0 +1,97 @@
+// Histogram: buckets of fixed width over a numeric field.
+//
+//   Histogram h("price_ranges", Metadata::none());
+//   h.setMinDocCount(0);
+//   h.setEmptyBucketInfo(Histogram::EmptyBucketInfo{/*interval=*/10, /*offset=*/0,
+//                                                   0.0, 100.0, {}});
+//   h.buckets().push_back({/*key=*/10, /*doc_count=*/3, {}});
+//
+// Wire format §7 (Histogram). The reduce merges buckets by key; the final
+// reduce drops buckets under minDocCount and, when minDocCount is 0, fills the
+// gaps (and the optional bounds) with empty buckets, as ES does; at most
+// kMaxEmptyBuckets are added (LimitExceededError beyond). Value type with
+// deep-copy semantics; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aggregations/bucket_order.h"
+#include "aggregations/doc_value_format.h"
+#include "aggregations/internal_aggregation.h"
+
+namespace wirestream::aggregations {
+
+class Histogram final : public InternalAggregation {
+ public:
+  static constexpr std::string_view kType = "histogram";
+  static constexpr size_t kMaxEmptyBuckets = 65536;
+
+  struct Bucket {
+    double key = 0;
+    int64_t doc_count = 0;
+    InternalAggregations aggregations;
+
+    int64_t docCount() const { return doc_count; }
+    int compareKey(const Bucket& o) const;
+    double sortValue(std::string_view path) const { return aggregations.sortValue(path); }
+    friend bool operator==(const Bucket& a, const Bucket& b);
+  };
+
+  // What the final reduce needs to create the empty buckets (minDocCount 0).
+  struct EmptyBucketInfo {
+    double interval = 1;
+    double offset = 0;
+    std::optional<double> min_bound;
+    std::optional<double> max_bound;
+    InternalAggregations aggregations;  // the sub-aggregations of an empty bucket
+    friend bool operator==(const EmptyBucketInfo& a, const EmptyBucketInfo& b);
+  };
+
+  Histogram(std::string name, Metadata metadata)
+      : InternalAggregation(std::move(name), std::move(metadata)) {}
+  Histogram(StreamInput& in, const NamedWriteableRegistry& registry);
+  explicit Histogram(const nlohmann::ordered_json& j);
+
+  const BucketOrder& order() const { return order_; }
+  void setOrder(BucketOrder o) { order_ = std::move(o); }
+  int64_t minDocCount() const { return min_doc_count_; }
+  // Written only when minDocCount is 0: writeTo throws std::invalid_argument
+  // when minDocCount is 0 and there is no EmptyBucketInfo.
+  void setMinDocCount(int64_t v) { min_doc_count_ = v; }
+  const std::optional<EmptyBucketInfo>& emptyBucketInfo() const { return empty_bucket_info_; }
+  std::optional<EmptyBucketInfo>& emptyBucketInfo() { return empty_bucket_info_; }
+  void setEmptyBucketInfo(std::optional<EmptyBucketInfo> e) { empty_bucket_info_ = std::move(e); }
+  bool keyed() const { return keyed_; }
+  void setKeyed(bool v) { keyed_ = v; }
+  const DocValueFormat& format() const { return format_; }
+  std::vector<Bucket>& buckets() { return buckets_; }
+  const std::vector<Bucket>& buckets() const { return buckets_; }
+
+  std::string_view getWriteableName() const override { return kType; }
+  std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
+                                              const ReduceContext& context) const override;
+  std::unique_ptr<InternalAggregation> clone() const override {
+    return std::make_unique<Histogram>(*this);
+  }
+  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ protected:
+  void doWriteTo(StreamOutput& out) const override;
+  bool doEquals(const InternalAggregation& other) const override;
+  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ private:
+  void addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const;
+
+  BucketOrder order_ = BucketOrder::key(true);
+  int64_t min_doc_count_ = 1;
+  std::optional<EmptyBucketInfo> empty_bucket_info_;
+  DocValueFormat format_;
+  bool keyed_ = false;
+  std::vector<Bucket> buckets_;
+};
+
+}  // namespace wirestream::aggregations

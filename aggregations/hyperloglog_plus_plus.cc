@@ -1,0 +1,336 @@
+// HyperLogLog++ sketch on the wire (wire format §7, Cardinality):
+//   sketch := VInt precision (4..18), boolean dense, then
+//             sparse: VLong n (<= 3 * 2^p / 16), n x int encoded hash
+//             dense:  2^p bytes, each a run length in 0..65-p
+//   encoded hash (ES's encodeHash, P2 = 25), e = hash >>> 39:
+//             e's low 25-p bits all 0: (e << 7) | (run length at P2 << 1) | 1
+//             else:                    e << 1
+#include "aggregations/hyperloglog_plus_plus.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "aggregations/json_util.h"
+#include "stream/errors.h"
+
+namespace wirestream::aggregations {
+
+namespace {
+constexpr int kP2 = HyperLogLogPlusPlus::kSparsePrecision;
+constexpr uint64_t mask(int bits) { return (uint64_t{1} << bits) - 1; }
+
+void checkPrecision(int64_t p) {
+  if (p < HyperLogLogPlusPlus::kMinPrecision || p > HyperLogLogPlusPlus::kMaxPrecision) {
+    internal::throwCorrupt("HyperLogLog++ precision must be in [4, 18] but was [" +
+                           std::to_string(p) + "]");
+  }
+}
+}  // namespace
+
+HyperLogLogPlusPlus::HyperLogLogPlusPlus(int precision) : p_(precision) {
+  if (precision < kMinPrecision || precision > kMaxPrecision) {
+    throw std::invalid_argument("HyperLogLog++ precision must be in [4, 18] but was [" +
+                                std::to_string(precision) + "]");
+  }
+}
+
+uint32_t HyperLogLogPlusPlus::encodeHash(uint64_t hash, int p) {
+  uint64_t e = hash >> (64 - kP2);
+  uint64_t encoded;
+  if ((e & mask(kP2 - p)) == 0) {
+    uint64_t run = 1 + std::min(std::countl_zero(hash << kP2), 64 - kP2);
+    encoded = (e << 7) | (run << 1) | 1;
+  } else {
+    encoded = e << 1;
+  }
+  return static_cast<uint32_t>(encoded);
+}
+
+uint32_t HyperLogLogPlusPlus::decodeIndex(uint32_t encoded, int p) {
+  uint32_t index = (encoded & 1) ? encoded >> 7 : encoded >> 1;
+  return index >> (kP2 - p);
+}
+
+uint8_t HyperLogLogPlusPlus::decodeRunLength(uint32_t encoded, int p) {
+  if (encoded & 1) return static_cast<uint8_t>(((encoded >> 1) & 0x3F) + (kP2 - p));
+  uint32_t bits = encoded << (31 + p - kP2);
+  return static_cast<uint8_t>(1 + std::countl_zero(bits));
+}
+
+void HyperLogLogPlusPlus::checkEncoded(uint32_t encoded, int p) {
+  bool ok;
+  if (encoded & 1) {
+    uint32_t run = (encoded >> 1) & 0x3F;
+    ok = run >= 1 && run <= 64 - kP2 + 1 && ((encoded >> 7) & mask(kP2 - p)) == 0;
+  } else {
+    uint32_t e = encoded >> 1;
+    ok = e < (uint32_t{1} << kP2) && (e & mask(kP2 - p)) != 0;
+  }
+  if (!ok) {
+    internal::throwCorrupt("invalid HyperLogLog++ encoded hash [" + std::to_string(encoded) +
+                           "] at precision " + std::to_string(p));
+  }
+}
+
+void HyperLogLogPlusPlus::collect(uint64_t hash) {
+  if (dense_) {
+    uint32_t index = static_cast<uint32_t>(hash >> (64 - p_));
+    // Same as ES: the OR'ed bit caps the run at 65 - p.
+    uint8_t run = static_cast<uint8_t>(
+        std::countl_zero((hash << p_) | (uint64_t{1} << (p_ - 1))) + 1);
+    setRegister(index, run);
+  } else {
+    addEncoded(encodeHash(hash, p_));
+  }
+}
+
+void HyperLogLogPlusPlus::addEncoded(uint32_t encoded) {
+  if (!sparse_set_.insert(encoded).second) return;
+  sparse_.push_back(encoded);
+  if (sparse_.size() > sparseThreshold()) toDense();
+}
+
+void HyperLogLogPlusPlus::toDense() {
+  registers_.assign(size_t{1} << p_, 0);
+  for (uint32_t e : sparse_) setRegister(decodeIndex(e, p_), decodeRunLength(e, p_));
+  sparse_.clear();
+  sparse_.shrink_to_fit();
+  sparse_set_ = {};
+  dense_ = true;
+}
+
+void HyperLogLogPlusPlus::merge(const HyperLogLogPlusPlus& other) {
+  if (other.p_ != p_) {
+    throw std::invalid_argument("cannot merge HyperLogLog++ sketches of precision " +
+                                std::to_string(p_) + " and " + std::to_string(other.p_));
+  }
+  if (other.dense_) {
+    if (!dense_) toDense();
+    for (size_t i = 0; i < registers_.size(); ++i) {
+      registers_[i] = std::max(registers_[i], other.registers_[i]);
+    }
+    return;
+  }
+  for (uint32_t e : other.sparse_) {
+    if (dense_) {
+      setRegister(decodeIndex(e, p_), decodeRunLength(e, p_));
+    } else {
+      addEncoded(e);
+    }
+  }
+}
+
+namespace {
+// Ertl 2017, algorithm 6 helpers.
+double sigma(double x) {
+  if (x == 1) return INFINITY;
+  double y = 1, z = x, prev;
+  do {
+    x *= x;
+    prev = z;
+    z += x * y;
+    y += y;
+  } while (z != prev);
+  return z;
+}
+
+double tau(double x) {
+  if (x == 0 || x == 1) return 0;
+  double y = 1, z = 1 - x, prev;
+  do {
+    x = std::sqrt(x);
+    prev = z;
+    y *= 0.5;
+    z -= (1 - x) * (1 - x) * y;
+  } while (z != prev);
+  return z / 3;
+}
+}  // namespace
+
+int64_t HyperLogLogPlusPlus::cardinality() const {
+  if (!dense_) {
+    // Linear counting over the 2^25 buckets of the sparse encoding.
+    double m = static_cast<double>(uint64_t{1} << kP2);
+    double v = m - static_cast<double>(sparse_.size());
+    return std::llround(m * std::log(m / v));
+  }
+  const int q = 64 - p_;
+  std::vector<uint32_t> c(static_cast<size_t>(q + 2), 0);
+  for (uint8_t r : registers_) ++c[r];
+  const double m = static_cast<double>(registers_.size());
+  double z = m * tau(1 - c[q + 1] / m);
+  for (int k = q; k >= 1; --k) z = 0.5 * (z + c[k]);
+  z += m * sigma(c[0] / m);
+  constexpr double kAlphaInf = 0.5 / 0.6931471805599453;  // 1 / (2 ln 2)
+  return std::llround(kAlphaInf * m * m / z);
+}
+
+void HyperLogLogPlusPlus::writeTo(StreamOutput& out) const {
+  out.writeVInt(p_);
+  out.writeBoolean(dense_);
+  if (dense_) {
+    out.writeBytes(registers_);
+  } else {
+    out.writeVLong(static_cast<int64_t>(sparse_.size()));
+    for (uint32_t e : sparse_) out.writeInt(static_cast<int32_t>(e));
+  }
+}
+
+HyperLogLogPlusPlus HyperLogLogPlusPlus::readFrom(StreamInput& in) {
+  int32_t p = in.readVInt();
+  checkPrecision(p);
+  HyperLogLogPlusPlus s(p);
+  s.dense_ = in.readBoolean();
+  if (s.dense_) {
+    size_t m = size_t{1} << p;
+    if (in.available() < m) internal::throwEndOfStream(m, in.available());
+    s.registers_.resize(m);
+    in.readBytes(s.registers_);
+    for (uint8_t r : s.registers_) {
+      if (r > 65 - p) {
+        internal::throwCorrupt("HyperLogLog++ register [" + std::to_string(r) +
+                               "] above the maximum run length " + std::to_string(65 - p));
+      }
+    }
+    return s;
+  }
+  int64_t n = in.readVLong();
+  if (n < 0 || static_cast<uint64_t>(n) > s.sparseThreshold()) {
+    internal::throwCorrupt("HyperLogLog++ sparse size [" + std::to_string(n) +
+                           "] outside [0, " + std::to_string(s.sparseThreshold()) + "]");
+  }
+  if (in.available() < static_cast<size_t>(n) * 4) {
+    internal::throwEndOfStream(static_cast<uint64_t>(n) * 4, in.available());
+  }
+  s.sparse_.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    auto e = static_cast<uint32_t>(in.readInt());
+    checkEncoded(e, p);
+    if (!s.sparse_set_.insert(e).second) {
+      internal::throwCorrupt("duplicate HyperLogLog++ hash [" + std::to_string(e) + "]");
+    }
+    s.sparse_.push_back(e);
+  }
+  return s;
+}
+
+nlohmann::ordered_json HyperLogLogPlusPlus::toJson() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["precision"] = p_;
+  j["dense"] = dense_;
+  if (dense_) {
+    j["registers"] = json_util::toHex(
+        {reinterpret_cast<const char*>(registers_.data()), registers_.size()});
+  } else {
+    j["hashes"] = sparse_;
+  }
+  return j;
+}
+
+HyperLogLogPlusPlus HyperLogLogPlusPlus::fromJson(const nlohmann::ordered_json& j) {
+  int64_t p = json_util::getLong(j, "precision");
+  checkPrecision(p);
+  HyperLogLogPlusPlus s(static_cast<int>(p));
+  s.dense_ = json_util::getBool(j, "dense");
+  if (s.dense_) {
+    std::string regs = json_util::fromHex(json_util::getString(j, "registers"));
+    if (regs.size() != (size_t{1} << p)) {
+      internal::throwCorrupt("HyperLogLog++ needs " + std::to_string(1 << p) + " registers, got " +
+                             std::to_string(regs.size()));
+    }
+    s.registers_.assign(regs.begin(), regs.end());
+    for (uint8_t r : s.registers_) {
+      if (r > 65 - p) internal::throwCorrupt("HyperLogLog++ register above the maximum");
+    }
+    return s;
+  }
+  const auto& hashes = json_util::field(j, "hashes");
+  if (!hashes.is_array() || hashes.size() > s.sparseThreshold()) {
+    internal::throwCorrupt("HyperLogLog++ hashes must be an array of at most " +
+                           std::to_string(s.sparseThreshold()));
+  }
+  for (const auto& h : hashes) {
+    if (!h.is_number_unsigned() || h.get<uint64_t>() > UINT32_MAX) {
+      internal::throwCorrupt("bad HyperLogLog++ hash " + h.dump());
+    }
+    auto e = h.get<uint32_t>();
+    checkEncoded(e, s.p_);
+    if (!s.sparse_set_.insert(e).second) internal::throwCorrupt("duplicate HyperLogLog++ hash");
+    s.sparse_.push_back(e);
+  }
+  return s;
+}
+
+uint64_t HyperLogLogPlusPlus::hashLong(int64_t v) {
+  auto z = static_cast<uint64_t>(v);
+  z = (z ^ (z >> 32)) * 0x4cd6944c5cc20b6dULL;
+  z = (z ^ (z >> 29)) * 0xfc12c5b19d3259e5ULL;
+  return z ^ (z >> 32);
+}
+
+namespace {
+inline uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+inline uint64_t fmix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+inline uint64_t loadLittle64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+}  // namespace
+
+uint64_t HyperLogLogPlusPlus::hashBytes(std::span<const uint8_t> bytes) {
+  constexpr uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
+  const uint8_t* data = bytes.data();
+  const size_t len = bytes.size();
+  uint64_t h1 = 0, h2 = 0;
+  size_t blocks = len / 16;
+  for (size_t i = 0; i < blocks; ++i) {
+    uint64_t k1 = loadLittle64(data + i * 16), k2 = loadLittle64(data + i * 16 + 8);
+    k1 *= c1; k1 = rotl(k1, 31); k1 *= c2; h1 ^= k1;
+    h1 = rotl(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
+    k2 *= c2; k2 = rotl(k2, 33); k2 *= c1; h2 ^= k2;
+    h2 = rotl(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+  }
+  const uint8_t* tail = data + blocks * 16;
+  uint64_t k1 = 0, k2 = 0;
+  switch (len & 15) {
+    case 15: k2 ^= uint64_t{tail[14]} << 48; [[fallthrough]];
+    case 14: k2 ^= uint64_t{tail[13]} << 40; [[fallthrough]];
+    case 13: k2 ^= uint64_t{tail[12]} << 32; [[fallthrough]];
+    case 12: k2 ^= uint64_t{tail[11]} << 24; [[fallthrough]];
+    case 11: k2 ^= uint64_t{tail[10]} << 16; [[fallthrough]];
+    case 10: k2 ^= uint64_t{tail[9]} << 8; [[fallthrough]];
+    case 9:
+      k2 ^= uint64_t{tail[8]};
+      k2 *= c2; k2 = rotl(k2, 33); k2 *= c1; h2 ^= k2;
+      [[fallthrough]];
+    case 8: k1 ^= uint64_t{tail[7]} << 56; [[fallthrough]];
+    case 7: k1 ^= uint64_t{tail[6]} << 48; [[fallthrough]];
+    case 6: k1 ^= uint64_t{tail[5]} << 40; [[fallthrough]];
+    case 5: k1 ^= uint64_t{tail[4]} << 32; [[fallthrough]];
+    case 4: k1 ^= uint64_t{tail[3]} << 24; [[fallthrough]];
+    case 3: k1 ^= uint64_t{tail[2]} << 16; [[fallthrough]];
+    case 2: k1 ^= uint64_t{tail[1]} << 8; [[fallthrough]];
+    case 1:
+      k1 ^= uint64_t{tail[0]};
+      k1 *= c1; k1 = rotl(k1, 31); k1 *= c2; h1 ^= k1;
+  }
+  h1 ^= len; h2 ^= len;
+  h1 += h2; h2 += h1;
+  h1 = fmix(h1); h2 = fmix(h2);
+  h1 += h2;
+  return h1;
+}
+
+}  // namespace wirestream::aggregations

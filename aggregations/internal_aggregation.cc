@@ -1,0 +1,193 @@
+// InternalAggregation(s) on the wire (wire format §7):
+//   aggregations := VInt count, count x (string type, aggregation)
+//   aggregation  := string name, generic metadata (map | FF), body of the type
+#include "aggregations/internal_aggregation.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <typeinfo>
+
+#include "aggregations/json_util.h"
+#include "aggregations/registry.h"
+#include "stream/errors.h"
+#include "stream/generic_value.h"
+
+namespace wirestream::aggregations {
+
+namespace {
+// Depth of InternalAggregations::fromWireJson calls on this thread (the
+// stream path counts in StreamInput's NestingScope instead).
+thread_local int json_depth = 0;
+
+struct DepthGuard {
+  DepthGuard() {
+    if (++json_depth > InternalAggregations::kMaxJsonDepth) {
+      --json_depth;
+      internal::throwLimitExceeded("aggregations nested deeper than " +
+                                   std::to_string(InternalAggregations::kMaxJsonDepth));
+    }
+  }
+  ~DepthGuard() { --json_depth; }
+};
+}  // namespace
+
+int64_t readNonNegativeVLong(StreamInput& in, std::string_view what) {
+  int64_t v = in.readVLong();
+  if (v < 0) internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
+  return v;
+}
+
+InternalAggregation::InternalAggregation(StreamInput& in) {
+  name_ = in.readString();
+  metadata_ = readMetadata(in);
+}
+
+InternalAggregation::InternalAggregation(const nlohmann::ordered_json& j) {
+  name_ = json_util::getString(j, "name");
+  metadata_ = genericFromTaggedJson(json_util::field(j, "metadata"));
+  if (!metadata_.isNull() && !metadata_.isMap()) {
+    internal::throwCorrupt("aggregation metadata must be a map or null");
+  }
+}
+
+void InternalAggregation::writeTo(StreamOutput& out) const {
+  out.writeString(name_);
+  out.writeGenericValue(metadata_);
+  doWriteTo(out);
+}
+
+double InternalAggregation::sortValue(std::string_view) const {
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+nlohmann::ordered_json InternalAggregation::toWireJson() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["type"] = std::string(getWriteableName());
+  j["name"] = name_;
+  j["metadata"] = genericToTaggedJson(metadata_);
+  wireFieldsToJson(j);
+  return j;
+}
+
+nlohmann::ordered_json InternalAggregation::toResponseJson() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  if (!metadata_.isNull()) j["meta"] = genericToPlainJson(metadata_);
+  responseFieldsToJson(j);
+  return j;
+}
+
+bool operator==(const InternalAggregation& a, const InternalAggregation& b) {
+  return typeid(a) == typeid(b) && a.name_ == b.name_ && a.metadata_ == b.metadata_ &&
+         a.doEquals(b);
+}
+
+InternalAggregations::InternalAggregations(std::vector<Ptr> aggs) : aggs_(std::move(aggs)) {}
+
+InternalAggregations::InternalAggregations(const InternalAggregations& other) {
+  aggs_.reserve(other.aggs_.size());
+  for (const Ptr& a : other.aggs_) aggs_.push_back(a->clone());
+}
+
+InternalAggregations& InternalAggregations::operator=(const InternalAggregations& other) {
+  if (this != &other) *this = InternalAggregations(other);
+  return *this;
+}
+
+const InternalAggregation* InternalAggregations::get(std::string_view name) const {
+  for (const Ptr& a : aggs_) {
+    if (a->getName() == name) return a.get();
+  }
+  return nullptr;
+}
+
+void InternalAggregations::writeTo(StreamOutput& out) const {
+  out.writeArraySize(aggs_.size());
+  for (const Ptr& a : aggs_) {
+    out.writeString(a->getWriteableName());
+    a->writeTo(out);
+  }
+}
+
+InternalAggregations InternalAggregations::readFrom(StreamInput& in,
+                                                    const NamedWriteableRegistry& registry) {
+  // Each aggregation takes at least a type, a name and a metadata byte.
+  int32_t n = in.readArraySize(3);
+  std::vector<Ptr> aggs;
+  aggs.reserve(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) {
+    aggs.push_back(in.readNamedWriteable<InternalAggregation>(registry));
+  }
+  return InternalAggregations(std::move(aggs));
+}
+
+InternalAggregations InternalAggregations::reduce(
+    std::span<const InternalAggregations* const> lists, const ReduceContext& context) {
+  // Groups in first-seen order; a handful of aggregations per list, so a
+  // linear search beats a map.
+  std::vector<std::vector<const InternalAggregation*>> groups;
+  for (const InternalAggregations* list : lists) {
+    for (const Ptr& a : list->aggs_) {
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+        return g.front()->getName() == a->getName();
+      });
+      if (it == groups.end()) {
+        groups.push_back({a.get()});
+        continue;
+      }
+      if (typeid(*it->front()) != typeid(*a)) {
+        throw std::invalid_argument("aggregation [" + a->getName() + "] is [" +
+                                    std::string(it->front()->getWriteableName()) +
+                                    "] in one result and [" +
+                                    std::string(a->getWriteableName()) + "] in another");
+      }
+      it->push_back(a.get());
+    }
+  }
+  std::vector<Ptr> out;
+  out.reserve(groups.size());
+  for (const auto& g : groups) out.push_back(g.front()->reduce(g, context));
+  return InternalAggregations(std::move(out));
+}
+
+double InternalAggregations::sortValue(std::string_view path) const {
+  std::string_view name = path, metric;
+  size_t cut = path.find_first_of(".[");
+  if (cut != std::string_view::npos) {
+    name = path.substr(0, cut);
+    metric = path.substr(cut + 1);
+    if (path[cut] == '[' && !metric.empty() && metric.back() == ']') metric.remove_suffix(1);
+  }
+  const InternalAggregation* a = get(name);
+  return a ? a->sortValue(metric) : std::numeric_limits<double>::quiet_NaN();
+}
+
+nlohmann::ordered_json InternalAggregations::toResponseJson() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const Ptr& a : aggs_) j[a->getName()] = a->toResponseJson();
+  return j;
+}
+
+nlohmann::ordered_json InternalAggregations::toWireJson() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const Ptr& a : aggs_) j.push_back(a->toWireJson());
+  return j;
+}
+
+InternalAggregations InternalAggregations::fromWireJson(const nlohmann::ordered_json& j) {
+  DepthGuard guard;
+  if (!j.is_array()) internal::throwCorrupt("aggregations must be a JSON array");
+  std::vector<Ptr> aggs;
+  for (const auto& e : j) aggs.push_back(aggregationFromWireJson(e));
+  return InternalAggregations(std::move(aggs));
+}
+
+bool operator==(const InternalAggregations& a, const InternalAggregations& b) {
+  if (a.aggs_.size() != b.aggs_.size()) return false;
+  for (size_t i = 0; i < a.aggs_.size(); ++i) {
+    if (!(*a.aggs_[i] == *b.aggs_[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace wirestream::aggregations

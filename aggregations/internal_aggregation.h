@@ -1,0 +1,171 @@
+// InternalAggregation and InternalAggregations: the result of one aggregation
+// on one shard (or of a reduce), and the ordered list of them that a search
+// response or a bucket holds.
+//
+//   BytesStreamOutput out;
+//   aggs.writeTo(out);                                    // wire format §7
+//   BytesReferenceStreamInput in(out.bytes());
+//   InternalAggregations back = InternalAggregations::readFrom(in, defaultRegistry());
+//   InternalAggregations total =
+//       InternalAggregations::reduce({&shard0, &shard1}, ReduceContext::finalReduce());
+//   std::string body = total.toResponseJson().dump();     // the ES response shape (§8)
+//
+// An InternalAggregation is a NamedWriteable: getWriteableName() is its type
+// ("sterms"), getName() the name the user gave it. writeTo() writes the name,
+// the metadata and then the type's body; InternalAggregations::writeTo adds the
+// type name before each. Writing allocates nothing on the heap.
+//
+// Objects own their sub-aggregations (unique_ptr); copying an
+// InternalAggregations deep-copies. Not thread-safe for writes; concurrent
+// const use is safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <ranges>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aggregations/metadata.h"
+#include "stream/stream_input.h"
+#include "stream/named_writeable_registry.h"
+#include "stream/stream_output.h"
+#include "stream/writeable.h"
+
+namespace wirestream::aggregations {
+
+// Partial reduces (on the way, e.g. per node) keep everything a later reduce
+// needs; the final reduce applies size and minDocCount (wire format §8).
+struct ReduceContext {
+  bool final_reduce = true;
+  static ReduceContext finalReduce() { return {true}; }
+  static ReduceContext partialReduce() { return {false}; }
+};
+
+class InternalAggregation : public NamedWriteable {
+ public:
+  // The category in NamedWriteableRegistry messages.
+  static constexpr std::string_view kWriteableCategory = "InternalAggregation";
+
+  ~InternalAggregation() override = default;
+
+  const std::string& getName() const { return name_; }
+  void setName(std::string name) { name_ = std::move(name); }
+  const Metadata& getMetadata() const { return metadata_; }
+  void setMetadata(Metadata m) { metadata_ = std::move(m); }
+
+  // name, metadata, then the type's body (the type name is the caller's).
+  void writeTo(StreamOutput& out) const final;
+
+  // Reduces `aggs` (all of this type and name, aggs non-empty) into one
+  // result. Parameters such as size are taken from aggs[0], as ES does.
+  virtual std::unique_ptr<InternalAggregation> reduce(
+      std::span<const InternalAggregation* const> aggs,
+      const ReduceContext& context) const = 0;
+
+  virtual std::unique_ptr<InternalAggregation> clone() const = 0;
+
+  // The value a bucket order names: "" for a single-value metric, else the
+  // metric ("min", "avg"...). NaN when there is no such value.
+  virtual double sortValue(std::string_view metric) const;
+
+  // The ES response body of this aggregation (without its name): "meta"
+  // first when there is metadata, then the type's fields.
+  nlohmann::ordered_json toResponseJson() const;
+  // Every wire field, {"type":..., "name":..., "metadata":..., ...};
+  // parsed back by aggregationFromWireJson (registry.h).
+  nlohmann::ordered_json toWireJson() const;
+
+  friend bool operator==(const InternalAggregation& a, const InternalAggregation& b);
+
+ protected:
+  InternalAggregation(std::string name, Metadata metadata)
+      : name_(std::move(name)), metadata_(std::move(metadata)) {}
+  InternalAggregation(const InternalAggregation&) = default;
+  InternalAggregation& operator=(const InternalAggregation&) = default;
+
+  // Reads the common header (name, metadata) into the fields.
+  explicit InternalAggregation(StreamInput& in);
+  // The same from the wire JSON.
+  explicit InternalAggregation(const nlohmann::ordered_json& j);
+
+  virtual void doWriteTo(StreamOutput& out) const = 0;
+  // Adds the type's response fields to `j`.
+  virtual void responseFieldsToJson(nlohmann::ordered_json& j) const = 0;
+  // `other` has the same dynamic type; name and metadata are already equal.
+  virtual bool doEquals(const InternalAggregation& other) const = 0;
+  virtual void wireFieldsToJson(nlohmann::ordered_json& j) const = 0;
+
+ private:
+  std::string name_;
+  Metadata metadata_;
+};
+
+// Views a reduce's input (all of dynamic type T, as reduce guarantees) as T.
+template <class T>
+auto downcast(std::span<const InternalAggregation* const> aggs) {
+  return std::views::transform(aggs, [](const InternalAggregation* a) {
+    return static_cast<const T*>(a);
+  });
+}
+
+// readVLong for counts: a negative value (a 10-byte VLong) is
+// CorruptStreamError "negative <what> [v]".
+int64_t readNonNegativeVLong(StreamInput& in, std::string_view what);
+
+class InternalAggregations {
+ public:
+  using Ptr = std::unique_ptr<InternalAggregation>;
+
+  InternalAggregations() = default;
+  explicit InternalAggregations(std::vector<Ptr> aggs);
+  InternalAggregations(const InternalAggregations& other);
+  InternalAggregations& operator=(const InternalAggregations& other);
+  InternalAggregations(InternalAggregations&&) noexcept = default;
+  InternalAggregations& operator=(InternalAggregations&&) noexcept = default;
+
+  size_t size() const { return aggs_.size(); }
+  bool empty() const { return aggs_.empty(); }
+  const InternalAggregation& operator[](size_t i) const { return *aggs_[i]; }
+  InternalAggregation& operator[](size_t i) { return *aggs_[i]; }
+  const std::vector<Ptr>& list() const { return aggs_; }
+  void add(Ptr agg) { aggs_.push_back(std::move(agg)); }
+  // The aggregation named `name`, or nullptr.
+  const InternalAggregation* get(std::string_view name) const;
+
+  // VInt count, then for each: string type name, the aggregation.
+  void writeTo(StreamOutput& out) const;
+  // Each aggregation through registry's readers (category InternalAggregation):
+  // unknown type names are CorruptStreamError "Unknown NamedWriteable
+  // [InternalAggregation][name]"; nesting deeper than in.maxNestingDepth() is
+  // LimitExceededError.
+  static InternalAggregations readFrom(StreamInput& in, const NamedWriteableRegistry& registry);
+
+  // Groups the aggregations of every list by name (first-seen order) and
+  // reduces each group. Aggregations of one name must share a type
+  // (std::invalid_argument otherwise).
+  static InternalAggregations reduce(std::span<const InternalAggregations* const> lists,
+                                     const ReduceContext& context);
+
+  // "agg", "agg.metric" or "agg[metric]": the value a bucket order names.
+  double sortValue(std::string_view path) const;
+
+  // {"<name>": <response body>, ...}
+  nlohmann::ordered_json toResponseJson() const;
+  // [<wire json>, ...]
+  nlohmann::ordered_json toWireJson() const;
+  // Nesting deeper than kMaxJsonDepth is LimitExceededError.
+  static constexpr int kMaxJsonDepth = StreamInput::kDefaultMaxNestingDepth;
+  static InternalAggregations fromWireJson(const nlohmann::ordered_json& j);
+
+  friend bool operator==(const InternalAggregations& a, const InternalAggregations& b);
+
+ private:
+  std::vector<Ptr> aggs_;
+};
+
+}  // namespace wirestream::aggregations

@@ -1,0 +1,225 @@
+#include "aggregations/metadata.h"
+
+#include <string>
+
+#include "aggregations/json_util.h"
+#include "stream/errors.h"
+
+namespace wirestream::aggregations {
+
+namespace ju = json_util;
+using json = nlohmann::ordered_json;
+using Kind = GenericValue::Kind;
+
+Metadata readMetadata(StreamInput& in) {
+  GenericValue v = in.readGenericValue();
+  if (!v.isNull() && !v.isMap()) {
+    internal::throwCorrupt("aggregation metadata must be a map or null but was a " +
+                           std::string(GenericValue::kindName(v.kind())));
+  }
+  return v;
+}
+
+namespace {
+
+std::string bytesHex(std::span<const uint8_t> b) {
+  return ju::toHex({reinterpret_cast<const char*>(b.data()), b.size()});
+}
+
+GenericValue::Bytes hexBytes(const json& j) {
+  if (!j.is_string()) internal::throwCorrupt("expected a hex string: " + j.dump());
+  std::string s = ju::fromHex(j.get<std::string>());
+  return GenericValue::Bytes(s.begin(), s.end());
+}
+
+template <class T>
+std::vector<T> numbers(const json& j, bool floating) {
+  if (!j.is_array()) internal::throwCorrupt("expected an array: " + j.dump());
+  std::vector<T> out;
+  for (const json& e : j) {
+    if (floating) {
+      out.push_back(static_cast<T>(ju::toDouble(e, "array element")));
+    } else {
+      if (!e.is_number_integer()) internal::throwCorrupt("expected an integer: " + e.dump());
+      int64_t v = e.get<int64_t>();
+      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
+        internal::throwCorrupt("integer out of range: " + e.dump());
+      }
+      out.push_back(static_cast<T>(v));
+    }
+  }
+  return out;
+}
+
+GenericValue::List listFrom(const json& j) {
+  if (!j.is_array()) internal::throwCorrupt("expected an array: " + j.dump());
+  GenericValue::List out;
+  for (const json& e : j) out.push_back(genericFromTaggedJson(e));
+  return out;
+}
+
+GenericValue::Entries entriesFrom(const json& j) {
+  if (!j.is_array()) internal::throwCorrupt("expected an array of [key, value]: " + j.dump());
+  GenericValue::Entries out;
+  for (const json& e : j) {
+    if (!e.is_array() || e.size() != 2) internal::throwCorrupt("bad map entry: " + e.dump());
+    out.emplace_back(genericFromTaggedJson(e[0]), genericFromTaggedJson(e[1]));
+  }
+  return out;
+}
+
+json floats(std::span<const float> v) {
+  json a = json::array();
+  for (float f : v) a.push_back(ju::fromDouble(f));
+  return a;
+}
+
+json doubles(std::span<const double> v) {
+  json a = json::array();
+  for (double d : v) a.push_back(ju::fromDouble(d));
+  return a;
+}
+
+}  // namespace
+
+json genericToTaggedJson(const GenericValue& v) {
+  auto tagged = [&](json payload) {
+    json j = json::object();
+    j[std::string(GenericValue::kindName(v.kind()))] = std::move(payload);
+    return j;
+  };
+  switch (v.kind()) {
+    case Kind::kNull: return nullptr;
+    case Kind::kString: return v.asString();
+    case Kind::kBoolean: return v.asBoolean();
+    case Kind::kInt: return tagged(v.asInt());
+    case Kind::kLong:
+    case Kind::kDate: return tagged(v.asLong());
+    case Kind::kFloat: return tagged(ju::fromDouble(v.asFloat()));
+    case Kind::kDouble: return tagged(ju::fromDouble(v.asDouble()));
+    case Kind::kByte: return tagged(v.asByte());
+    case Kind::kShort: return tagged(v.asShort());
+    case Kind::kText: return tagged(v.asString());
+    case Kind::kByteArray:
+    case Kind::kBytesReference:
+    case Kind::kBytesRef: return tagged(bytesHex(v.asBytes()));
+    case Kind::kList:
+    case Kind::kObjectArray:
+    case Kind::kOrderedSet:
+    case Kind::kSet: {
+      json a = json::array();
+      for (const GenericValue& e : v.elements()) a.push_back(genericToTaggedJson(e));
+      return tagged(std::move(a));
+    }
+    case Kind::kMap:
+    case Kind::kOrderedMap: {
+      json a = json::array();
+      for (const auto& [k, e] : v.entries()) {
+        a.push_back(json::array({genericToTaggedJson(k), genericToTaggedJson(e)}));
+      }
+      return tagged(std::move(a));
+    }
+    case Kind::kIntArray: return tagged(v.asIntArray());
+    case Kind::kLongArray: return tagged(v.asLongArray());
+    case Kind::kFloatArray: return tagged(floats(v.asFloatArray()));
+    case Kind::kDoubleArray: return tagged(doubles(v.asDoubleArray()));
+    case Kind::kGeoPoint: {
+      GeoPoint g = v.asGeoPoint();
+      return tagged(json::array({ju::fromDouble(g.lat), ju::fromDouble(g.lon)}));
+    }
+  }
+  return nullptr;
+}
+
+GenericValue genericFromTaggedJson(const json& j) {
+  if (j.is_null()) return GenericValue();
+  if (j.is_string()) return GenericValue(j.get<std::string>());
+  if (j.is_boolean()) return GenericValue(j.get<bool>());
+  if (!j.is_object() || j.size() != 1) {
+    internal::throwCorrupt("a generic value is null, a string, a boolean or {\"<kind>\": value}: " +
+                           j.dump());
+  }
+  const std::string& kind = j.begin().key();
+  const json& p = j.begin().value();
+  auto integer = [&](int64_t lo, int64_t hi) {
+    if (!p.is_number_integer() || p.get<int64_t>() < lo || p.get<int64_t>() > hi) {
+      internal::throwCorrupt("bad " + kind + " value: " + p.dump());
+    }
+    return p.get<int64_t>();
+  };
+  if (kind == "int") return GenericValue::ofInt(static_cast<int32_t>(integer(INT32_MIN, INT32_MAX)));
+  if (kind == "long") return GenericValue::ofLong(integer(INT64_MIN, INT64_MAX));
+  if (kind == "date") return GenericValue::ofDate(integer(INT64_MIN, INT64_MAX));
+  if (kind == "byte") return GenericValue::ofByte(static_cast<int8_t>(integer(-128, 127)));
+  if (kind == "short") return GenericValue::ofShort(static_cast<int16_t>(integer(-32768, 32767)));
+  if (kind == "float") return GenericValue::ofFloat(static_cast<float>(ju::toDouble(p, kind)));
+  if (kind == "double") return GenericValue::ofDouble(ju::toDouble(p, kind));
+  if (kind == "text") {
+    if (!p.is_string()) internal::throwCorrupt("bad text value: " + p.dump());
+    return GenericValue::ofText(p.get<std::string>());
+  }
+  if (kind == "byte array") return GenericValue::ofByteArray(hexBytes(p));
+  if (kind == "bytes reference") return GenericValue::ofBytesReference(hexBytes(p));
+  if (kind == "bytes ref") return GenericValue::ofBytesRef(hexBytes(p));
+  if (kind == "list") return GenericValue::ofList(listFrom(p));
+  if (kind == "object array") return GenericValue::ofObjectArray(listFrom(p));
+  if (kind == "ordered set") return GenericValue::ofOrderedSet(listFrom(p));
+  if (kind == "set") return GenericValue::ofSet(listFrom(p));
+  if (kind == "map") return GenericValue::ofMap(entriesFrom(p));
+  if (kind == "ordered map") return GenericValue::ofOrderedMap(entriesFrom(p));
+  if (kind == "int array") return GenericValue::ofIntArray(numbers<int32_t>(p, false));
+  if (kind == "long array") return GenericValue::ofLongArray(numbers<int64_t>(p, false));
+  if (kind == "float array") return GenericValue::ofFloatArray(numbers<float>(p, true));
+  if (kind == "double array") return GenericValue::ofDoubleArray(numbers<double>(p, true));
+  if (kind == "geo point") {
+    if (!p.is_array() || p.size() != 2) internal::throwCorrupt("bad geo point: " + p.dump());
+    return GenericValue::ofGeoPoint(ju::toDouble(p[0], "lat"), ju::toDouble(p[1], "lon"));
+  }
+  internal::throwCorrupt("unknown generic value kind [" + kind + "]");
+}
+
+json genericToPlainJson(const GenericValue& v) {
+  switch (v.kind()) {
+    case Kind::kNull: return nullptr;
+    case Kind::kString:
+    case Kind::kText: return v.asString();
+    case Kind::kBoolean: return v.asBoolean();
+    case Kind::kInt: return v.asInt();
+    case Kind::kLong:
+    case Kind::kDate: return v.asLong();
+    case Kind::kFloat: return ju::fromDoubleOrNull(v.asFloat());
+    case Kind::kDouble: return ju::fromDoubleOrNull(v.asDouble());
+    case Kind::kByte: return v.asByte();
+    case Kind::kShort: return v.asShort();
+    case Kind::kByteArray:
+    case Kind::kBytesReference:
+    case Kind::kBytesRef: return bytesHex(v.asBytes());
+    case Kind::kList:
+    case Kind::kObjectArray:
+    case Kind::kOrderedSet:
+    case Kind::kSet: {
+      json a = json::array();
+      for (const GenericValue& e : v.elements()) a.push_back(genericToPlainJson(e));
+      return a;
+    }
+    case Kind::kMap:
+    case Kind::kOrderedMap: {
+      json o = json::object();
+      for (const auto& [k, e] : v.entries()) {
+        o[k.kind() == Kind::kString ? k.asString() : k.toString()] = genericToPlainJson(e);
+      }
+      return o;
+    }
+    case Kind::kIntArray: return v.asIntArray();
+    case Kind::kLongArray: return v.asLongArray();
+    case Kind::kFloatArray: return floats(v.asFloatArray());
+    case Kind::kDoubleArray: return doubles(v.asDoubleArray());
+    case Kind::kGeoPoint: {
+      GeoPoint g = v.asGeoPoint();
+      return {{"lat", g.lat}, {"lon", g.lon}};
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace wirestream::aggregations

@@ -1,0 +1,203 @@
+// The single-pass numeric metrics: Max, Min, Sum, Avg, ValueCount, Stats.
+//
+//   auto max = std::make_unique<Max>("max_price", Metadata::none(), 42.5);
+//   auto avg = std::make_unique<Avg>("avg_price", Metadata::none(), /*sum=*/85.0, /*count=*/2);
+//
+// Each starts its body with its DocValueFormat (wire format §7). Reduce as ES:
+// max/min of the values (an empty max is -inf, an empty min +inf), sums with
+// Kahan compensation (CompensatedSum), counts added. Response JSON as ES:
+// {"value": v} (null for an empty max/min/avg); stats renders count, min,
+// max, avg, sum. Value types with deep-copy semantics; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "aggregations/doc_value_format.h"
+#include "aggregations/internal_aggregation.h"
+
+namespace wirestream::aggregations {
+
+// Bitwise equality that treats every NaN as equal (the wire canonicalises NaN).
+bool sameDouble(double a, double b);
+
+// Base of the metrics: the format comes first in every body.
+class MetricAggregation : public InternalAggregation {
+ public:
+  const DocValueFormat& format() const { return format_; }
+
+ protected:
+  MetricAggregation(std::string name, Metadata metadata)
+      : InternalAggregation(std::move(name), std::move(metadata)) {}
+  MetricAggregation(StreamInput& in, const NamedWriteableRegistry& registry);
+  explicit MetricAggregation(const nlohmann::ordered_json& j);
+
+  void writeFormat(StreamOutput& out) const { format_.writeNamed(out); }
+
+  DocValueFormat format_;
+};
+
+// A metric holding one double (max, min, sum); `Traits` picks the type name,
+// the empty value and how two values combine.
+template <class Traits>
+class SingleDoubleMetric final : public MetricAggregation {
+ public:
+  static constexpr std::string_view kType = Traits::kType;
+
+  SingleDoubleMetric(std::string name, Metadata metadata, double value)
+      : MetricAggregation(std::move(name), std::move(metadata)), value_(value) {}
+  SingleDoubleMetric(StreamInput& in, const NamedWriteableRegistry& registry)
+      : MetricAggregation(in, registry), value_(in.readDouble()) {}
+  explicit SingleDoubleMetric(const nlohmann::ordered_json& j);
+
+
+  double value() const { return value_; }
+  void setValue(double v) { value_ = v; }
+
+  std::string_view getWriteableName() const override { return kType; }
+  std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
+                                              const ReduceContext& context) const override;
+  std::unique_ptr<InternalAggregation> clone() const override {
+    return std::make_unique<SingleDoubleMetric>(*this);
+  }
+  double sortValue(std::string_view metric) const override;
+  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ protected:
+  void doWriteTo(StreamOutput& out) const override {
+    writeFormat(out);
+    out.writeDouble(value_);
+  }
+  bool doEquals(const InternalAggregation& other) const override {
+    return sameDouble(value_, static_cast<const SingleDoubleMetric&>(other).value_);
+  }
+  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ private:
+  double value_;
+};
+
+struct MaxTraits {
+  static constexpr std::string_view kType = "max";
+};
+struct MinTraits {
+  static constexpr std::string_view kType = "min";
+};
+struct SumTraits {
+  static constexpr std::string_view kType = "sum";
+};
+
+using Max = SingleDoubleMetric<MaxTraits>;
+using Min = SingleDoubleMetric<MinTraits>;
+using Sum = SingleDoubleMetric<SumTraits>;
+
+extern template class SingleDoubleMetric<MaxTraits>;
+extern template class SingleDoubleMetric<MinTraits>;
+extern template class SingleDoubleMetric<SumTraits>;
+
+class Avg final : public MetricAggregation {
+ public:
+  static constexpr std::string_view kType = "avg";
+
+  Avg(std::string name, Metadata metadata, double sum, int64_t count);
+  Avg(StreamInput& in, const NamedWriteableRegistry& registry);
+  explicit Avg(const nlohmann::ordered_json& j);
+
+  double sum() const { return sum_; }
+  int64_t count() const { return count_; }
+  void setSum(double v) { sum_ = v; }
+  void setCount(int64_t v) { count_ = v; }
+  // sum / count; NaN when count is 0 (rendered null).
+  double value() const;
+
+  std::string_view getWriteableName() const override { return kType; }
+  std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
+                                              const ReduceContext& context) const override;
+  std::unique_ptr<InternalAggregation> clone() const override {
+    return std::make_unique<Avg>(*this);
+  }
+  double sortValue(std::string_view metric) const override;
+  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ protected:
+  void doWriteTo(StreamOutput& out) const override;
+  bool doEquals(const InternalAggregation& other) const override;
+  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ private:
+  double sum_;
+  int64_t count_;
+};
+
+class ValueCount final : public MetricAggregation {
+ public:
+  static constexpr std::string_view kType = "value_count";
+
+  ValueCount(std::string name, Metadata metadata, int64_t value);
+  ValueCount(StreamInput& in, const NamedWriteableRegistry& registry);
+  explicit ValueCount(const nlohmann::ordered_json& j);
+
+  int64_t value() const { return value_; }
+  void setValue(int64_t v) { value_ = v; }
+
+  std::string_view getWriteableName() const override { return kType; }
+  std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
+                                              const ReduceContext& context) const override;
+  std::unique_ptr<InternalAggregation> clone() const override {
+    return std::make_unique<ValueCount>(*this);
+  }
+  double sortValue(std::string_view metric) const override;
+  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ protected:
+  void doWriteTo(StreamOutput& out) const override;
+  bool doEquals(const InternalAggregation& other) const override;
+  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ private:
+  int64_t value_;
+};
+
+class Stats final : public MetricAggregation {
+ public:
+  static constexpr std::string_view kType = "stats";
+
+  Stats(std::string name, Metadata metadata, int64_t count, double min, double max, double sum);
+  Stats(StreamInput& in, const NamedWriteableRegistry& registry);
+  explicit Stats(const nlohmann::ordered_json& j);
+
+  int64_t count() const { return count_; }
+  double min() const { return min_; }
+  double max() const { return max_; }
+  double sum() const { return sum_; }
+  double avg() const;
+  void setCount(int64_t v) { count_ = v; }
+  void setMin(double v) { min_ = v; }
+  void setMax(double v) { max_ = v; }
+  void setSum(double v) { sum_ = v; }
+
+  std::string_view getWriteableName() const override { return kType; }
+  std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
+                                              const ReduceContext& context) const override;
+  std::unique_ptr<InternalAggregation> clone() const override {
+    return std::make_unique<Stats>(*this);
+  }
+  // "count", "min", "max", "avg", "sum".
+  double sortValue(std::string_view metric) const override;
+  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ protected:
+  void doWriteTo(StreamOutput& out) const override;
+  bool doEquals(const InternalAggregation& other) const override;
+  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ private:
+  int64_t count_;
+  double min_;
+  double max_;
+  double sum_;
+};
+
+}  // namespace wirestream::aggregations

@@ -1,0 +1,69 @@
+#include "aggregations/registry.h"
+
+#include <string>
+
+#include "aggregations/cardinality.h"
+#include "aggregations/histogram.h"
+#include "aggregations/json_util.h"
+#include "aggregations/metrics.h"
+#include "aggregations/terms.h"
+#include "stream/errors.h"
+
+namespace wirestream::aggregations {
+
+namespace {
+
+template <class T>
+void addType(NamedWriteableRegistry& r) {
+  const NamedWriteableRegistry* self = &r;
+  r.registerReader<InternalAggregation>(std::string(T::kType), [self](StreamInput& in) {
+    return std::make_unique<T>(in, *self);
+  });
+}
+
+template <class... T>
+struct TypeList {};
+
+using AllTypes = TypeList<StringTerms, LongTerms, DoubleTerms, Histogram, Max, Min, Sum, Avg,
+                          ValueCount, Stats, Cardinality>;
+
+template <class... T>
+void addAll(NamedWriteableRegistry& r, TypeList<T...>) {
+  (addType<T>(r), ...);
+}
+
+template <class... T>
+std::unique_ptr<InternalAggregation> fromJson(std::string_view type, const nlohmann::ordered_json& j,
+                                              TypeList<T...>) {
+  std::unique_ptr<InternalAggregation> out;
+  ((type == T::kType ? (out = std::make_unique<T>(j), true) : false) || ...);
+  return out;
+}
+
+}  // namespace
+
+void registerAggregations(NamedWriteableRegistry& registry) {
+  registry.registerReader<DocValueFormat>(std::string(DocValueFormat::kRawName),
+                                          [](StreamInput&) {
+                                            return std::make_unique<DocValueFormat>();
+                                          });
+  addAll(registry, AllTypes{});
+}
+
+const NamedWriteableRegistry& defaultRegistry() {
+  static const NamedWriteableRegistry* registry = [] {
+    auto* r = new NamedWriteableRegistry();  // lives for the program, readers point at it
+    registerAggregations(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+std::unique_ptr<InternalAggregation> aggregationFromWireJson(const nlohmann::ordered_json& j) {
+  std::string type = json_util::getString(j, "type");
+  auto out = fromJson(type, j, AllTypes{});
+  if (!out) internal::throwCorrupt("Unknown NamedWriteable [InternalAggregation][" + type + "]");
+  return out;
+}
+
+}  // namespace wirestream::aggregations

@@ -1,0 +1,356 @@
+// Terms on the wire (wire format §7), after name and metadata:
+//   [>= 7.10.0] reduce_order : BucketOrder
+//   order                    : BucketOrder
+//   required_size            : VInt, INT32_MAX travels as 0 (writeSize)
+//   min_doc_count            : VLong
+//   [>= 8.0.0] has_error     : boolean, then ZLong doc_count_error when set
+//   [<  8.0.0] doc_count_error : ZLong, 0 for absent (so 0 reads back absent)
+//   format                   : DocValueFormat (named writeable)
+//   shard_size               : VInt (writeSize)
+//   show_term_doc_count_error: boolean
+//   other_doc_count          : VLong
+//   buckets                  : VInt count, count x bucket
+//   bucket := VLong doc_count, [long doc_count_error if show_term_doc_count_error],
+//             InternalAggregations, key
+//   key    := sterms: VInt length + bytes | lterms: long | dterms: double
+// Negative doc counts, sizes and min_doc_count are CorruptStreamError.
+#include "aggregations/terms.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "aggregations/json_util.h"
+#include "aggregations/registry.h"
+
+namespace wirestream::aggregations {
+
+namespace ju = json_util;
+using json = nlohmann::ordered_json;
+
+void writeSize(StreamOutput& out, int32_t size) {
+  out.writeVInt(size == std::numeric_limits<int32_t>::max() ? 0 : size);
+}
+
+int32_t readSize(StreamInput& in, std::string_view what) {
+  int32_t v = in.readVInt();
+  if (v < 0) internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
+  return v == 0 ? std::numeric_limits<int32_t>::max() : v;
+}
+
+// ---- keys ----
+
+StringKey::Type StringKey::read(StreamInput& in) {
+  int32_t n = in.readArraySize(1);  // checked against the bytes left first
+  std::string s(static_cast<size_t>(n), '\0');
+  in.readBytes({reinterpret_cast<uint8_t*>(s.data()), s.size()});
+  return s;
+}
+
+double StringKey::asDouble(const Type&) { return std::numeric_limits<double>::quiet_NaN(); }
+
+int DoubleKey::compare(double a, double b) {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  auto bits = [](double v) {
+    return std::isnan(v) ? int64_t{0x7ff8000000000000} : std::bit_cast<int64_t>(v);
+  };
+  int64_t x = bits(a), y = bits(b);
+  return x < y ? -1 : (x == y ? 0 : 1);
+}
+
+namespace {
+
+template <class Key>
+json keyToJson(const typename Key::Type& k) {
+  if constexpr (std::is_same_v<Key, StringKey>) {
+    return k;  // bytes; the wire JSON hex-encodes what is not UTF-8
+  } else if constexpr (std::is_same_v<Key, LongKey>) {
+    return k;
+  } else {
+    return ju::fromDouble(k);
+  }
+}
+
+template <class Key>
+void putWireKey(json& b, const typename Key::Type& k) {
+  if constexpr (std::is_same_v<Key, StringKey>) {
+    if (ju::isValidUtf8(k)) {
+      b["key"] = k;
+    } else {
+      b["key_hex"] = ju::toHex(k);
+    }
+  } else {
+    b["key"] = keyToJson<Key>(k);
+  }
+}
+
+template <class Key>
+typename Key::Type wireKeyFromJson(const json& b) {
+  if constexpr (std::is_same_v<Key, StringKey>) {
+    if (b.contains("key_hex")) return ju::fromHex(ju::getString(b, "key_hex"));
+    return ju::getString(b, "key");
+  } else if constexpr (std::is_same_v<Key, LongKey>) {
+    return ju::getLong(b, "key");
+  } else {
+    return ju::getDouble(b, "key");
+  }
+}
+
+template <class Key>
+struct KeyLess {
+  bool operator()(const typename Key::Type& a, const typename Key::Type& b) const {
+    return Key::compare(a, b) < 0;
+  }
+};
+
+}  // namespace
+
+// ---- reading ----
+
+template <class Key>
+InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry& registry)
+    : InternalAggregation(in) {
+  TransportVersion v = in.transportVersion();
+  if (v.onOrAfter(TransportVersion::V_7_10_0)) {
+    reduce_order_ = BucketOrder::readFrom(in);
+    order_ = BucketOrder::readFrom(in);
+  } else {
+    order_ = BucketOrder::readFrom(in);
+    reduce_order_ = order_;
+  }
+  required_size_ = readSize(in, "required size");
+  min_doc_count_ = readNonNegativeVLong(in, "min doc count");
+  if (v.onOrAfter(TransportVersion::V_8_0_0)) {
+    doc_count_error_ = in.readBoolean() ? std::optional<int64_t>(in.readZLong()) : std::nullopt;
+  } else {
+    // Before 8.0.0 a 0 meant "not computed" (ES 7 falls back to the last
+    // bucket's count for it), which is what absent means from 8.0.0 on.
+    int64_t e = in.readZLong();
+    doc_count_error_ = e == 0 ? std::nullopt : std::optional<int64_t>(e);
+  }
+  format_ = DocValueFormat::readFrom(in, registry);
+  shard_size_ = readSize(in, "shard size");
+  show_term_doc_count_error_ = in.readBoolean();
+  other_doc_count_ = readNonNegativeVLong(in, "other doc count");
+  // A bucket is at least a doc count, an aggregation count and its key.
+  size_t min_bucket = 2 + Key::kMinWireBytes + (show_term_doc_count_error_ ? 8 : 0);
+  int32_t n = in.readArraySize(min_bucket);
+  buckets_.reserve(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) {
+    Bucket& b = buckets_.emplace_back();
+    b.doc_count = readNonNegativeVLong(in, "doc count");
+    if (show_term_doc_count_error_) b.doc_count_error = in.readLong();
+    b.aggregations = InternalAggregations::readFrom(in, registry);
+    b.key = Key::read(in);
+  }
+}
+
+template <class Key>
+InternalTerms<Key>::InternalTerms(const json& j)
+    : InternalAggregation(j) {
+  reduce_order_ = BucketOrder::fromJson(ju::field(j, "reduce_order"));
+  order_ = BucketOrder::fromJson(ju::field(j, "order"));
+  required_size_ = ju::getInt(j, "required_size");
+  shard_size_ = ju::getInt(j, "shard_size");
+  min_doc_count_ = ju::getLong(j, "min_doc_count");
+  const json& err = ju::field(j, "doc_count_error");
+  doc_count_error_ = err.is_null() ? std::nullopt : std::optional<int64_t>(ju::getLong(j, "doc_count_error"));
+  format_ = DocValueFormat::fromName(ju::getString(j, "format"));
+  show_term_doc_count_error_ = ju::getBool(j, "show_term_doc_count_error");
+  other_doc_count_ = ju::getLong(j, "other_doc_count");
+  if (required_size_ < 0 || shard_size_ < 0 || min_doc_count_ < 0 || other_doc_count_ < 0) {
+    internal::throwCorrupt("negative size or count in [" + getName() + "]");
+  }
+  const json& bs = ju::field(j, "buckets");
+  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
+  for (const json& bj : bs) {
+    Bucket& b = buckets_.emplace_back();
+    b.doc_count = ju::getLong(bj, "doc_count");
+    if (b.doc_count < 0) internal::throwCorrupt("negative doc count [" + std::to_string(b.doc_count) + "]");
+    if (show_term_doc_count_error_) b.doc_count_error = ju::getLong(bj, "doc_count_error");
+    b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
+    b.key = wireKeyFromJson<Key>(bj);
+  }
+}
+
+// ---- writing ----
+
+template <class Key>
+void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
+  TransportVersion v = out.transportVersion();
+  if (v.onOrAfter(TransportVersion::V_7_10_0)) reduce_order_.writeTo(out);
+  order_.writeTo(out);
+  writeSize(out, required_size_);
+  out.writeVLong(min_doc_count_);
+  if (v.onOrAfter(TransportVersion::V_8_0_0)) {
+    out.writeBoolean(doc_count_error_.has_value());
+    if (doc_count_error_) out.writeZLong(*doc_count_error_);
+  } else {
+    out.writeZLong(doc_count_error_.value_or(0));
+  }
+  format_.writeNamed(out);
+  writeSize(out, shard_size_);
+  out.writeBoolean(show_term_doc_count_error_);
+  out.writeVLong(other_doc_count_);
+  out.writeArraySize(buckets_.size());
+  for (const Bucket& b : buckets_) {
+    out.writeVLong(b.doc_count);
+    if (show_term_doc_count_error_) out.writeLong(b.doc_count_error);
+    b.aggregations.writeTo(out);
+    Key::write(out, b.key);
+  }
+}
+
+template <class Key>
+bool InternalTerms<Key>::doEquals(const InternalAggregation& other) const {
+  const auto& o = static_cast<const InternalTerms&>(other);
+  return reduce_order_ == o.reduce_order_ && order_ == o.order_ &&
+         required_size_ == o.required_size_ && min_doc_count_ == o.min_doc_count_ &&
+         doc_count_error_ == o.doc_count_error_ && format_ == o.format_ &&
+         shard_size_ == o.shard_size_ &&
+         show_term_doc_count_error_ == o.show_term_doc_count_error_ &&
+         other_doc_count_ == o.other_doc_count_ && buckets_ == o.buckets_;
+}
+
+// ---- reduce (wire format §8) ----
+
+template <class Key>
+int64_t InternalTerms<Key>::shardDocCountError() const {
+  size_t n = buckets_.size();
+  if (n == 0 || n < static_cast<size_t>(shard_size_) || order_.isKeyOrder()) return 0;
+  if (order_.isCountDesc()) {
+    if (doc_count_error_) return *doc_count_error_;
+    int64_t min = buckets_[0].doc_count;
+    for (const Bucket& b : buckets_) min = std::min(min, b.doc_count);
+    return min;
+  }
+  return -1;
+}
+
+template <class Key>
+std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
+    std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
+  const auto& first = *static_cast<const InternalTerms*>(aggs[0]);
+
+  struct Merged {
+    int64_t doc_count = 0;
+    int64_t error = 0;  // sum of the bucket errors of the shards that have it
+    bool error_unknown = false;
+    // sum of the shard error bounds of the shards that have it
+    int64_t shard_errors = 0;
+    std::vector<const InternalAggregations*> subs;
+  };
+  std::map<typename Key::Type, Merged, KeyLess<Key>> merged;
+
+  int64_t sum_error = 0;  // -1 is sticky: unbounded
+  int64_t other = 0;
+  for (const InternalTerms* t : downcast<InternalTerms>(aggs)) {
+    other += t->other_doc_count_;
+    int64_t shard_error = t->shardDocCountError();
+    if (sum_error != -1) sum_error = shard_error == -1 ? -1 : sum_error + shard_error;
+    for (const Bucket& b : t->buckets_) {
+      Merged& m = merged[b.key];
+      m.doc_count += b.doc_count;
+      if (!t->show_term_doc_count_error_ || b.doc_count_error == -1 || shard_error == -1) {
+        m.error_unknown = true;
+      } else {
+        m.error += b.doc_count_error;
+        m.shard_errors += shard_error;
+      }
+      m.subs.push_back(&b.aggregations);
+    }
+  }
+
+  auto out = std::make_unique<InternalTerms>(first.getName(), first.getMetadata());
+  out->order_ = first.order_;
+  out->reduce_order_ = context.final_reduce ? first.order_ : BucketOrder::key(true);
+  out->required_size_ = first.required_size_;
+  out->shard_size_ = first.shard_size_;
+  out->min_doc_count_ = first.min_doc_count_;
+  out->format_ = first.format_;
+  out->show_term_doc_count_error_ = first.show_term_doc_count_error_;
+  if (sum_error == -1) {
+    out->doc_count_error_ = -1;
+  } else {
+    out->doc_count_error_ = aggs.size() == 1 ? 0 : sum_error;
+  }
+
+  std::vector<Bucket> buckets;
+  buckets.reserve(merged.size());
+  for (auto& [key, m] : merged) {
+    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
+    Bucket& b = buckets.emplace_back();
+    b.key = key;
+    b.doc_count = m.doc_count;
+    if (out->show_term_doc_count_error_) {
+      // The bound of a term: what the shards that returned it say, plus the
+      // bound of every shard that did not.
+      b.doc_count_error = (sum_error == -1 || m.error_unknown)
+                              ? -1
+                              : m.error + (sum_error - m.shard_errors);
+    }
+    b.aggregations = InternalAggregations::reduce(m.subs, context);
+  }
+
+  if (context.final_reduce) {
+    const BucketOrder& order = first.order_;
+    auto less = [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; };
+    size_t keep = std::min(buckets.size(), static_cast<size_t>(first.required_size_));
+    std::partial_sort(buckets.begin(), buckets.begin() + keep, buckets.end(), less);
+    for (size_t i = keep; i < buckets.size(); ++i) other += buckets[i].doc_count;
+    buckets.resize(keep);
+  }
+  out->other_doc_count_ = other;
+  out->buckets_ = std::move(buckets);
+  return out;
+}
+
+// ---- JSON ----
+
+template <class Key>
+void InternalTerms<Key>::responseFieldsToJson(json& j) const {
+  j["doc_count_error_upper_bound"] = doc_count_error_.value_or(0);
+  j["sum_other_doc_count"] = other_doc_count_;
+  json bs = json::array();
+  for (const Bucket& b : buckets_) {
+    json bj = json::object();
+    bj["key"] = keyToJson<Key>(b.key);
+    bj["doc_count"] = b.doc_count;
+    if (show_term_doc_count_error_) bj["doc_count_error_upper_bound"] = b.doc_count_error;
+    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
+    bs.push_back(std::move(bj));
+  }
+  j["buckets"] = std::move(bs);
+}
+
+template <class Key>
+void InternalTerms<Key>::wireFieldsToJson(json& j) const {
+  j["reduce_order"] = reduce_order_.toJson();
+  j["order"] = order_.toJson();
+  j["required_size"] = required_size_;
+  j["min_doc_count"] = min_doc_count_;
+  j["doc_count_error"] = doc_count_error_ ? json(*doc_count_error_) : json(nullptr);
+  j["format"] = std::string(format_.getWriteableName());
+  j["shard_size"] = shard_size_;
+  j["show_term_doc_count_error"] = show_term_doc_count_error_;
+  j["other_doc_count"] = other_doc_count_;
+  json bs = json::array();
+  for (const Bucket& b : buckets_) {
+    json bj = json::object();
+    bj["doc_count"] = b.doc_count;
+    if (show_term_doc_count_error_) bj["doc_count_error"] = b.doc_count_error;
+    bj["aggregations"] = b.aggregations.toWireJson();
+    putWireKey<Key>(bj, b.key);
+    bs.push_back(std::move(bj));
+  }
+  j["buckets"] = std::move(bs);
+}
+
+template class InternalTerms<StringKey>;
+template class InternalTerms<LongKey>;
+template class InternalTerms<DoubleKey>;
+
+}  // namespace wirestream::aggregations

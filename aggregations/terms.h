@@ -1,0 +1,169 @@
+// Terms aggregation results: StringTerms (`sterms`, keys are bytes),
+// LongTerms (`lterms`) and DoubleTerms (`dterms`), one template over the key.
+//
+//   StringTerms t("genres", Metadata::none());
+//   t.setOrder(BucketOrder::count(false));
+//   t.setRequiredSize(10);
+//   t.setShardSize(25);
+//   t.buckets().push_back({"rock", /*doc_count=*/12, /*doc_count_error=*/0, {}});
+//   t.writeTo(out);
+//
+// Wire format §7 (Terms) and the reduce of §8: shard error bounds, merged
+// doc counts, top-N by order with sum_other_doc_count, minDocCount, sub-
+// aggregations reduced recursively. writeTo allocates nothing: string keys
+// are stored as their bytes and written with writeBytesRef.
+//
+// Value types with deep-copy semantics; not thread-safe.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aggregations/bucket_order.h"
+#include "aggregations/doc_value_format.h"
+#include "aggregations/internal_aggregation.h"
+
+namespace wirestream::aggregations {
+
+// How each key type goes on the wire, compares and renders.
+struct StringKey {
+  using Type = std::string;  // the key's bytes (usually UTF-8, need not be)
+  static constexpr std::string_view kType = "sterms";
+  static constexpr size_t kMinWireBytes = 1;
+  static void write(StreamOutput& out, const Type& k) {
+    out.writeBytesRef({reinterpret_cast<const uint8_t*>(k.data()), k.size()});
+  }
+  static Type read(StreamInput& in);
+  // Unsigned byte order, as ES's BytesRef.compareTo.
+  static int compare(const Type& a, const Type& b) {
+    int c = a.compare(b);
+    return (c > 0) - (c < 0);
+  }
+  static bool equal(const Type& a, const Type& b) { return a == b; }
+  static double asDouble(const Type&);
+};
+
+struct LongKey {
+  using Type = int64_t;
+  static constexpr std::string_view kType = "lterms";
+  static constexpr size_t kMinWireBytes = 8;
+  static void write(StreamOutput& out, Type k) { out.writeLong(k); }
+  static Type read(StreamInput& in) { return in.readLong(); }
+  static int compare(Type a, Type b) { return a < b ? -1 : (a == b ? 0 : 1); }
+  static bool equal(Type a, Type b) { return a == b; }
+  static double asDouble(Type k) { return static_cast<double>(k); }
+};
+
+struct DoubleKey {
+  using Type = double;
+  static constexpr std::string_view kType = "dterms";
+  static constexpr size_t kMinWireBytes = 8;
+  static void write(StreamOutput& out, Type k) { out.writeDouble(k); }
+  static Type read(StreamInput& in) { return in.readDouble(); }
+  // Java's Double.compare: -0.0 < 0.0, NaN equal to itself and above all.
+  static int compare(Type a, Type b);
+  static bool equal(Type a, Type b) { return compare(a, b) == 0; }
+  static double asDouble(Type k) { return k; }
+};
+
+template <class Key>
+struct TermsBucket {
+  typename Key::Type key{};
+  int64_t doc_count = 0;
+  // On the wire only when the aggregation's showTermDocCountError is set;
+  // 0 otherwise. -1 means unbounded.
+  int64_t doc_count_error = 0;
+  InternalAggregations aggregations;
+
+  // For BucketOrder::compare.
+  int64_t docCount() const { return doc_count; }
+  int compareKey(const TermsBucket& o) const { return Key::compare(key, o.key); }
+  double sortValue(std::string_view path) const { return aggregations.sortValue(path); }
+
+  friend bool operator==(const TermsBucket& a, const TermsBucket& b) {
+    return Key::equal(a.key, b.key) && a.doc_count == b.doc_count &&
+           a.doc_count_error == b.doc_count_error && a.aggregations == b.aggregations;
+  }
+};
+
+template <class Key>
+class InternalTerms final : public InternalAggregation {
+ public:
+  using Bucket = TermsBucket<Key>;
+  static constexpr std::string_view kType = Key::kType;
+
+  InternalTerms(std::string name, Metadata metadata)
+      : InternalAggregation(std::move(name), std::move(metadata)) {}
+  InternalTerms(StreamInput& in, const NamedWriteableRegistry& registry);
+  explicit InternalTerms(const nlohmann::ordered_json& j);
+
+  // The order shards sorted by for the reduce (key asc from 7.10 on).
+  const BucketOrder& reduceOrder() const { return reduce_order_; }
+  void setReduceOrder(BucketOrder o) { reduce_order_ = std::move(o); }
+  const BucketOrder& order() const { return order_; }
+  void setOrder(BucketOrder o) { order_ = std::move(o); }
+  // The `size` asked for; INT32_MAX means all (written as 0, wire format §7).
+  int32_t requiredSize() const { return required_size_; }
+  void setRequiredSize(int32_t v) { required_size_ = v; }
+  int32_t shardSize() const { return shard_size_; }
+  void setShardSize(int32_t v) { shard_size_ = v; }
+  int64_t minDocCount() const { return min_doc_count_; }
+  void setMinDocCount(int64_t v) { min_doc_count_ = v; }
+  // The aggregation-level error bound; absent = not computed yet (a shard's
+  // result). Before 8.0.0 absent travels as 0, so a present 0 reads back absent.
+  std::optional<int64_t> docCountError() const { return doc_count_error_; }
+  void setDocCountError(std::optional<int64_t> v) { doc_count_error_ = v; }
+  bool showTermDocCountError() const { return show_term_doc_count_error_; }
+  void setShowTermDocCountError(bool v) { show_term_doc_count_error_ = v; }
+  int64_t otherDocCount() const { return other_doc_count_; }
+  void setOtherDocCount(int64_t v) { other_doc_count_ = v; }
+  const DocValueFormat& format() const { return format_; }
+  std::vector<Bucket>& buckets() { return buckets_; }
+  const std::vector<Bucket>& buckets() const { return buckets_; }
+
+  // This shard's contribution to the error bound (wire format §8).
+  int64_t shardDocCountError() const;
+
+  std::string_view getWriteableName() const override { return kType; }
+  std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
+                                              const ReduceContext& context) const override;
+  std::unique_ptr<InternalAggregation> clone() const override {
+    return std::make_unique<InternalTerms>(*this);
+  }
+  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ protected:
+  void doWriteTo(StreamOutput& out) const override;
+  bool doEquals(const InternalAggregation& other) const override;
+  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
+
+ private:
+  BucketOrder reduce_order_ = BucketOrder::key(true);
+  BucketOrder order_ = BucketOrder::count(false);
+  int32_t required_size_ = 10;
+  int64_t min_doc_count_ = 1;
+  std::optional<int64_t> doc_count_error_ = 0;
+  DocValueFormat format_;
+  int32_t shard_size_ = 10;
+  bool show_term_doc_count_error_ = false;
+  int64_t other_doc_count_ = 0;
+  std::vector<Bucket> buckets_;
+};
+
+using StringTerms = InternalTerms<StringKey>;
+using LongTerms = InternalTerms<LongKey>;
+using DoubleTerms = InternalTerms<DoubleKey>;
+
+extern template class InternalTerms<StringKey>;
+extern template class InternalTerms<LongKey>;
+extern template class InternalTerms<DoubleKey>;
+
+// writeSize / readSize of wire format §7: INT32_MAX travels as 0. A negative
+// size on the wire is CorruptStreamError.
+void writeSize(StreamOutput& out, int32_t size);
+int32_t readSize(StreamInput& in, std::string_view what);
+
+}  // namespace wirestream::aggregations

@@ -1,0 +1,238 @@
+// Helpers shared by the aggregation tests: random instances of every type
+// (valid at a given version), and write / read helpers.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "aggregations/cardinality.h"
+#include "aggregations/histogram.h"
+#include "aggregations/metrics.h"
+#include "aggregations/registry.h"
+#include "aggregations/terms.h"
+#include "stream/bytes_stream_output.h"
+
+namespace wirestream::aggregations::testing {
+
+// Every type name of wire format §7.
+inline const std::vector<std::string> kAllTypes = {
+    "sterms", "lterms", "dterms", "histogram", "max", "min",
+    "sum", "avg", "value_count", "stats", "cardinality"};
+
+inline std::vector<uint8_t> writeAggs(const InternalAggregations& aggs, TransportVersion v,
+                                      size_t page_size = 16384) {
+  PageRecycler recycler(page_size);
+  BytesStreamOutput out(recycler);
+  out.setTransportVersion(v);
+  aggs.writeTo(out);
+  return out.bytes().toVector();
+}
+
+inline InternalAggregations readAggs(const std::vector<uint8_t>& bytes, TransportVersion v,
+                                     bool expect_consumed = true) {
+  ByteArrayStreamInput in(bytes);
+  in.setTransportVersion(v);
+  InternalAggregations aggs = InternalAggregations::readFrom(in, defaultRegistry());
+  if (expect_consumed) EXPECT_EQ(in.available(), 0u);
+  return aggs;
+}
+
+inline InternalAggregations single(std::unique_ptr<InternalAggregation> a) {
+  InternalAggregations aggs;
+  aggs.add(std::move(a));
+  return aggs;
+}
+
+class RandomAggs {
+ public:
+  RandomAggs(uint64_t seed, TransportVersion version) : rng_(seed), version_(version) {}
+
+  std::mt19937_64& rng() { return rng_; }
+  int64_t uniform(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
+  bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng_); }
+
+  std::string name() {
+    static const char* kAlphabet[] = {"a", "b", "z", "_", "0", "\xC3\xA9", "\xE2\x82\xAC",
+                                      "\xF0\x9F\x98\x80", " "};
+    std::string s;
+    int64_t n = uniform(0, 12);
+    for (int64_t i = 0; i < n; ++i) s += kAlphabet[uniform(0, 8)];
+    return s;
+  }
+
+  double anyDouble() {
+    switch (uniform(0, 5)) {
+      case 0: return 0.0;
+      case 1: return -0.0;
+      case 2: return std::numeric_limits<double>::infinity();
+      case 3: return -std::numeric_limits<double>::infinity();
+      default: return std::uniform_real_distribution<double>(-1e9, 1e9)(rng_);
+    }
+  }
+
+  Metadata metadata() {
+    if (coin()) return GenericValue();
+    GenericValue::Entries e;
+    int64_t n = uniform(0, 3);
+    for (int64_t i = 0; i < n; ++i) {
+      GenericValue key = name() + std::to_string(i);
+      if (version_.onOrAfter(TransportVersion::V_8_7_0) && coin(0.2)) key = GenericValue::ofInt(static_cast<int32_t>(i));
+      GenericValue value;
+      switch (uniform(0, 3)) {
+        case 0: value = GenericValue(name()); break;
+        case 1: value = GenericValue::ofLong(uniform(-1000, 1000)); break;
+        case 2: value = GenericValue::ofDouble(anyDouble()); break;
+        default: value = GenericValue::ofList({GenericValue(true), GenericValue()}); break;
+      }
+      e.emplace_back(std::move(key), std::move(value));
+    }
+    return coin() ? GenericValue::ofMap(std::move(e)) : GenericValue::ofOrderedMap(std::move(e));
+  }
+
+  BucketOrder simpleOrder() {
+    switch (uniform(0, 4)) {
+      case 0: return BucketOrder::count(coin());
+      case 1: return BucketOrder::key(coin());
+      default:
+        if (coin(0.6)) return BucketOrder::count(false);
+        return BucketOrder::aggregation(name(), coin());
+    }
+  }
+  BucketOrder order() {
+    if (coin(0.8)) return simpleOrder();
+    std::vector<BucketOrder> os;
+    int64_t n = uniform(1, 3);
+    for (int64_t i = 0; i < n; ++i) os.push_back(simpleOrder());
+    return BucketOrder::compound(std::move(os));
+  }
+
+  int32_t size() {
+    return coin(0.1) ? std::numeric_limits<int32_t>::max() : static_cast<int32_t>(uniform(1, 5000));
+  }
+
+  // Bucket counts: up to 1000 at the top, a few below.
+  int64_t bucketCount(int depth) {
+    if (depth == 0) return coin(0.3) ? uniform(0, 1000) : uniform(0, 20);
+    return uniform(0, 4);
+  }
+
+  // Sub-aggregations for a bucket at `depth` (the bucket's aggregation is at depth - 1).
+  InternalAggregations subAggs(int depth, int64_t sibling_buckets) {
+    InternalAggregations aggs;
+    if (depth > 3 || sibling_buckets > 50) return aggs;
+    int64_t n = uniform(0, 2);
+    for (int64_t i = 0; i < n; ++i) aggs.add(agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth));
+    return aggs;
+  }
+
+  InternalAggregations aggs(int depth = 0) {
+    InternalAggregations out;
+    int64_t n = uniform(0, 3);
+    for (int64_t i = 0; i < n; ++i) out.add(agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth));
+    return out;
+  }
+
+  template <class Key>
+  std::unique_ptr<InternalAggregation> terms(int depth) {
+    auto t = std::make_unique<InternalTerms<Key>>(name(), metadata());
+    t->setReduceOrder(order());
+    t->setOrder(order());
+    t->setRequiredSize(size());
+    t->setShardSize(size());
+    t->setMinDocCount(uniform(0, 3));
+    bool old = version_.before(TransportVersion::V_8_0_0);
+    // Before 8.0.0, 0 is how absent travels.
+    int64_t error = uniform(-1, 100);
+    if (old && error == 0) error = 1;
+    t->setDocCountError(coin(0.3) ? std::nullopt : std::optional<int64_t>(error));
+    t->setShowTermDocCountError(coin());
+    t->setOtherDocCount(uniform(0, 1000000));
+    int64_t n = bucketCount(depth);
+    for (int64_t i = 0; i < n; ++i) {
+      TermsBucket<Key> b;
+      if constexpr (std::is_same_v<Key, StringKey>) {
+        b.key = coin(0.1) ? std::string("\xFF\x00\x80", 3) : name();
+      } else if constexpr (std::is_same_v<Key, LongKey>) {
+        b.key = uniform(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
+      } else {
+        b.key = anyDouble();
+      }
+      b.doc_count = uniform(0, 1000000);
+      b.doc_count_error = t->showTermDocCountError() ? uniform(-1, 50) : 0;
+      b.aggregations = subAggs(depth + 1, n);
+      t->buckets().push_back(std::move(b));
+    }
+    return t;
+  }
+
+  std::unique_ptr<InternalAggregation> histogram(int depth) {
+    auto h = std::make_unique<Histogram>(name(), metadata());
+    h->setOrder(order());
+    h->setMinDocCount(uniform(0, 2));
+    if (h->minDocCount() == 0) {
+      Histogram::EmptyBucketInfo e;
+      e.interval = std::uniform_real_distribution<double>(0.5, 100)(rng_);
+      e.offset = std::uniform_real_distribution<double>(-10, 10)(rng_);
+      if (coin()) e.min_bound = anyDouble();
+      if (coin()) e.max_bound = anyDouble();
+      e.aggregations = subAggs(depth + 1, 0);
+      h->setEmptyBucketInfo(std::move(e));
+    }
+    h->setKeyed(coin());
+    int64_t n = bucketCount(depth);
+    for (int64_t i = 0; i < n; ++i) {
+      h->buckets().push_back({anyDouble(), uniform(0, 1000000), subAggs(depth + 1, n)});
+    }
+    return h;
+  }
+
+  HyperLogLogPlusPlus sketch() {
+    HyperLogLogPlusPlus s(static_cast<int>(uniform(4, 14)));
+    int64_t n = coin() ? uniform(0, static_cast<int64_t>(s.sparseThreshold())) : uniform(0, 3000);
+    for (int64_t i = 0; i < n; ++i) s.collect(HyperLogLogPlusPlus::hashLong(uniform(0, 1 << 20)));
+    return s;
+  }
+
+  std::unique_ptr<InternalAggregation> agg(const std::string& type, int depth) {
+    if (type == "sterms") return terms<StringKey>(depth);
+    if (type == "lterms") return terms<LongKey>(depth);
+    if (type == "dterms") return terms<DoubleKey>(depth);
+    if (type == "histogram") return histogram(depth);
+    if (type == "max") return std::make_unique<Max>(name(), metadata(), anyDouble());
+    if (type == "min") return std::make_unique<Min>(name(), metadata(), anyDouble());
+    if (type == "sum") return std::make_unique<Sum>(name(), metadata(), anyDouble());
+    if (type == "avg") return std::make_unique<Avg>(name(), metadata(), anyDouble(), uniform(0, 1 << 30));
+    if (type == "value_count") return std::make_unique<ValueCount>(name(), metadata(), uniform(0, 1 << 30));
+    if (type == "stats") {
+      return std::make_unique<Stats>(name(), metadata(), uniform(0, 1 << 30), anyDouble(),
+                                     anyDouble(), anyDouble());
+    }
+    if (type == "cardinality") {
+      return std::make_unique<Cardinality>(name(), metadata(),
+                                           coin(0.2) ? std::nullopt : std::optional(sketch()));
+    }
+    ADD_FAILURE() << "unknown type " << type;
+    return nullptr;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  TransportVersion version_;
+};
+
+// The seed of randomized tests: WIRESTREAM_SEED overrides the fixed default.
+inline uint64_t testSeed() {
+  const char* env = std::getenv("WIRESTREAM_SEED");
+  uint64_t seed = env ? std::stoull(env) : 20261130;
+  std::cout << "seed: " << seed << " (set WIRESTREAM_SEED to repeat another)\n";
+  return seed;
+}
+
+}  // namespace wirestream::aggregations::testing

@@ -1,0 +1,141 @@
+// HyperLogLog++: the sparse encoding, the switch to dense, accuracy against
+// exact counts at several precisions, merges, and the wire form.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <unordered_set>
+
+#include "agg_test_util.h"
+
+namespace wirestream::aggregations {
+namespace {
+
+using H = HyperLogLogPlusPlus;
+
+TEST(HyperLogLog, PrecisionIsChecked) {
+  EXPECT_THROW(H(3), std::invalid_argument);
+  EXPECT_THROW(H(19), std::invalid_argument);
+  EXPECT_NO_THROW(H(4));
+  EXPECT_NO_THROW(H(18));
+}
+
+// The encoding keeps what the dense registers need at every precision.
+TEST(HyperLogLog, EncodedHashesDecodeToTheDenseRegister) {
+  std::mt19937_64 rng(testing::testSeed());
+  for (int p = H::kMinPrecision; p <= H::kMaxPrecision; ++p) {
+    for (int i = 0; i < 2000; ++i) {
+      uint64_t hash = rng();
+      if (i % 3 == 0) hash &= ~((uint64_t{1} << (64 - 25)) - 1) | (rng() >> 60);  // long runs
+      if (i == 0) hash = 0;
+      uint32_t index = static_cast<uint32_t>(hash >> (64 - p));
+      int run = std::countl_zero((hash << p) | (uint64_t{1} << (p - 1))) + 1;
+      uint32_t e = H::encodeHash(hash, p);
+      ASSERT_EQ(H::decodeIndex(e, p), index) << "p " << p << " hash " << hash;
+      ASSERT_EQ(H::decodeRunLength(e, p), run) << "p " << p << " hash " << hash;
+    }
+  }
+}
+
+TEST(HyperLogLog, SwitchesToDenseAfterTheThreshold) {
+  H s(10);
+  EXPECT_EQ(s.sparseThreshold(), 192u);
+  for (int64_t i = 0; !s.isDense(); ++i) {
+    s.collect(H::hashLong(i));
+    if (!s.isDense()) EXPECT_LE(s.sparseHashes().size(), 192u);
+  }
+  EXPECT_EQ(s.registers().size(), 1024u);
+  EXPECT_TRUE(s.sparseHashes().empty());
+}
+
+double relativeError(int64_t estimate, int64_t exact) {
+  return std::abs(static_cast<double>(estimate - exact)) / static_cast<double>(exact);
+}
+
+// Estimates against exact counts over the whole range, sparse and dense.
+TEST(HyperLogLog, AccuracyAgainstExactCounts) {
+  std::mt19937_64 rng(testing::testSeed());
+  for (int p : {4, 8, 12, 14, 16}) {
+    double se = 1.04 / std::sqrt(static_cast<double>(1 << p));
+    H s(p);
+    std::unordered_set<uint64_t> exact;
+    double worst = 0;
+    int64_t next_check = 1;
+    while (exact.size() < 300000) {
+      uint64_t v = rng() % 2000000;  // repeats happen
+      exact.insert(v);
+      s.collect(H::hashLong(static_cast<int64_t>(v)));
+      if (static_cast<int64_t>(exact.size()) >= next_check) {
+        double err = relativeError(s.cardinality(), static_cast<int64_t>(exact.size()));
+        worst = std::max(worst, err / se);
+        next_check = next_check * 3 / 2 + 1;
+      }
+    }
+    // Within 4 standard errors everywhere (small counts are nearly exact).
+    EXPECT_LT(worst, 4.0) << "precision " << p;
+  }
+}
+
+TEST(HyperLogLog, SmallCountsAreExactWhileSparse) {
+  H s(14);
+  for (int64_t i = 0; i < 1000; ++i) s.collect(H::hashBytes({reinterpret_cast<const uint8_t*>(&i), 8}));
+  ASSERT_FALSE(s.isDense());
+  EXPECT_NEAR(s.cardinality(), 1000, 1);
+}
+
+TEST(HyperLogLog, MergeEqualsCollectingEverything) {
+  H a(12), b(12), all(12);
+  for (int64_t i = 0; i < 5000; ++i) {
+    (i % 3 ? a : b).collect(H::hashLong(i));
+    all.collect(H::hashLong(i));
+  }
+  H sparse(12);
+  sparse.collect(H::hashLong(77777));
+  all.collect(H::hashLong(77777));
+  a.merge(b);
+  a.merge(sparse);
+  ASSERT_TRUE(a.isDense());
+  EXPECT_EQ(a.registers(), all.registers());
+  // Sparse into sparse stays sparse; sparse + dense becomes dense.
+  H x(12), y(12);
+  x.collect(H::hashLong(1));
+  y.collect(H::hashLong(2));
+  x.merge(y);
+  EXPECT_FALSE(x.isDense());
+  EXPECT_EQ(x.sparseHashes().size(), 2u);
+  x.merge(all);
+  EXPECT_TRUE(x.isDense());
+}
+
+TEST(HyperLogLog, HashesMatchElasticsearch) {
+  // BitMixer.mix64(0) == 0 and MurmurHash3 x64 128 of "" with seed 0 is 0.
+  EXPECT_EQ(H::hashLong(0), 0u);
+  EXPECT_EQ(H::hashBytes({}), 0u);
+  // MurmurHash3_x64_128("hello", seed 0) h1 = 0xcbd8a7b341bd9b02 (reference vector).
+  const std::string hello = "hello";
+  EXPECT_EQ(H::hashBytes({reinterpret_cast<const uint8_t*>(hello.data()), hello.size()}),
+            0xcbd8a7b341bd9b02ULL);
+}
+
+TEST(HyperLogLog, WireRoundTripBothForms) {
+  for (int n : {0, 3, 100, 5000}) {
+    H s(10);
+    for (int i = 0; i < n; ++i) s.collect(H::hashLong(i));
+    PageRecycler r(7);
+    BytesStreamOutput out(r);
+    s.writeTo(out);
+    BytesReference bytes = out.bytes();
+    BytesReferenceStreamInput in(bytes);
+    H back = H::readFrom(in);
+    EXPECT_TRUE(back == s) << n;
+    EXPECT_EQ(back.cardinality(), s.cardinality());
+    EXPECT_EQ(in.available(), 0u);
+    EXPECT_EQ(bytes.length(), s.isDense() ? 2 + 1024u : 2 + 1 + 4u * s.sparseHashes().size() +
+                                                           (s.sparseHashes().size() >= 128 ? 1 : 0));
+    H from_json = H::fromJson(nlohmann::ordered_json::parse(s.toJson().dump()));
+    EXPECT_TRUE(from_json == s);
+  }
+}
+
+}  // namespace
+}  // namespace wirestream::aggregations

@@ -1,0 +1,348 @@
+// The reduce of wire format §8 with the numbers pinned: shard error bounds,
+// merged doc counts, top-N with sum_other_doc_count, minDocCount, key order,
+// sub-aggregations; the metrics' reduces; histogram gaps; HLL++ merges.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "agg_test_util.h"
+
+namespace wirestream::aggregations {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct B {
+  std::string key;
+  int64_t count;
+  double sum = 0;  // a Sum sub-aggregation named "s" when with_sub
+};
+
+std::unique_ptr<StringTerms> shard(std::vector<B> buckets, int32_t shard_size = 3,
+                                   BucketOrder order = BucketOrder::count(false),
+                                   int64_t other = 0, bool with_sub = false) {
+  auto t = std::make_unique<StringTerms>("t", GenericValue());
+  t->setOrder(order);
+  t->setRequiredSize(2);
+  t->setShardSize(shard_size);
+  t->setMinDocCount(1);
+  t->setDocCountError(std::nullopt);
+  t->setShowTermDocCountError(true);
+  t->setOtherDocCount(other);
+  for (const B& b : buckets) {
+    StringTerms::Bucket tb;
+    tb.key = b.key;
+    tb.doc_count = b.count;
+    if (with_sub) tb.aggregations.add(std::make_unique<Sum>("s", GenericValue(), b.sum));
+    t->buckets().push_back(std::move(tb));
+  }
+  return t;
+}
+
+InternalAggregations finalReduce(std::vector<InternalAggregations>& shards) {
+  std::vector<const InternalAggregations*> ptrs;
+  for (auto& s : shards) ptrs.push_back(&s);
+  return InternalAggregations::reduce(ptrs, ReduceContext::finalReduce());
+}
+
+std::vector<InternalAggregations> shards(std::vector<std::unique_ptr<InternalAggregation>> aggs) {
+  std::vector<InternalAggregations> out;
+  for (auto& a : aggs) out.push_back(testing::single(std::move(a)));
+  return out;
+}
+
+template <class... T>
+std::vector<std::unique_ptr<InternalAggregation>> list(T... a) {
+  std::vector<std::unique_ptr<InternalAggregation>> v;
+  (v.push_back(std::move(a)), ...);
+  return v;
+}
+
+// Both shards returned shardSize buckets ordered by _count desc: each bounds
+// the error by its smallest doc count (5 and 6).
+TEST(TermsReduce, CountDescFullShards) {
+  auto s = shards(list(shard({{"a", 10}, {"b", 8}, {"c", 5}}, 3, BucketOrder::count(false), 20),
+                       shard({{"a", 9}, {"c", 7}, {"d", 6}}, 3, BucketOrder::count(false), 30)));
+  EXPECT_EQ(static_cast<const StringTerms&>(s[0][0]).shardDocCountError(), 5);
+  EXPECT_EQ(static_cast<const StringTerms&>(s[1][0]).shardDocCountError(), 6);
+  InternalAggregations r = finalReduce(s);
+  const auto& t = static_cast<const StringTerms&>(r[0]);
+  EXPECT_EQ(t.docCountError(), std::optional<int64_t>(11));
+  // a 19 and c 12 kept; b 8 and d 6 cut: 14 + the shards' 20 + 30.
+  EXPECT_EQ(t.otherDocCount(), 64);
+  ASSERT_EQ(t.buckets().size(), 2u);
+  EXPECT_EQ(r.toResponseJson().dump(),
+            R"({"t":{"doc_count_error_upper_bound":11,"sum_other_doc_count":64,"buckets":[)"
+            R"({"key":"a","doc_count":19,"doc_count_error_upper_bound":0},)"
+            R"({"key":"c","doc_count":12,"doc_count_error_upper_bound":0}]}})");
+}
+
+// Per-term bounds: what the shards without the term could have missed.
+TEST(TermsReduce, PerTermErrorBounds) {
+  auto s = shards(list(shard({{"a", 10}, {"b", 8}, {"c", 5}}), shard({{"a", 9}, {"c", 7}, {"d", 6}})));
+  auto* first = static_cast<StringTerms*>(&s[0][0]);
+  first->setRequiredSize(10);
+  InternalAggregations r = finalReduce(s);
+  const auto& t = static_cast<const StringTerms&>(r[0]);
+  ASSERT_EQ(t.buckets().size(), 4u);
+  std::map<std::string, std::pair<int64_t, int64_t>> got;
+  for (const auto& b : t.buckets()) got[b.key] = {b.doc_count, b.doc_count_error};
+  EXPECT_EQ(got["a"], (std::pair<int64_t, int64_t>{19, 0}));
+  EXPECT_EQ(got["b"], (std::pair<int64_t, int64_t>{8, 6}));  // shard 2 may hold up to 6
+  EXPECT_EQ(got["c"], (std::pair<int64_t, int64_t>{12, 0}));
+  EXPECT_EQ(got["d"], (std::pair<int64_t, int64_t>{6, 5}));
+  EXPECT_EQ(t.otherDocCount(), 0);
+}
+
+// A shard that returned fewer than shardSize buckets returned all it had: 0.
+TEST(TermsReduce, ShortShardsHaveNoError) {
+  auto s = shards(list(shard({{"a", 10}, {"b", 8}}), shard({{"a", 9}, {"c", 7}, {"d", 6}})));
+  EXPECT_EQ(static_cast<const StringTerms&>(s[0][0]).shardDocCountError(), 0);
+  InternalAggregations r = finalReduce(s);
+  EXPECT_EQ(static_cast<const StringTerms&>(r[0]).docCountError(), std::optional<int64_t>(6));
+  // Empty shards too.
+  auto e = shards(list(shard({}), shard({{"a", 1}}, 3)));
+  EXPECT_EQ(static_cast<const StringTerms&>(e[0][0]).shardDocCountError(), 0);
+  EXPECT_EQ(static_cast<const StringTerms&>(finalReduce(e)[0]).docCountError(), std::optional<int64_t>(0));
+}
+
+// A shard's own docCountError (e.g. from an earlier reduce) wins over its minimum.
+TEST(TermsReduce, ShardDocCountErrorIsUsedWhenSet) {
+  auto t = shard({{"a", 10}, {"b", 8}, {"c", 5}});
+  t->setDocCountError(2);
+  EXPECT_EQ(t->shardDocCountError(), 2);
+}
+
+TEST(TermsReduce, KeyOrderHasNoError) {
+  auto s = shards(list(shard({{"a", 10}, {"b", 8}, {"c", 5}}, 3, BucketOrder::key(true)),
+                       shard({{"b", 9}, {"c", 7}, {"d", 6}}, 3, BucketOrder::key(true))));
+  InternalAggregations r = finalReduce(s);
+  const auto& t = static_cast<const StringTerms&>(r[0]);
+  EXPECT_EQ(t.docCountError(), std::optional<int64_t>(0));
+  // Top 2 by key ascending: a, b; c (12) and d (6) go to other.
+  ASSERT_EQ(t.buckets().size(), 2u);
+  EXPECT_EQ(t.buckets()[0].key, "a");
+  EXPECT_EQ(t.buckets()[1].key, "b");
+  EXPECT_EQ(t.buckets()[1].doc_count, 17);
+  EXPECT_EQ(t.otherDocCount(), 18);
+}
+
+TEST(TermsReduce, KeyDescending) {
+  auto s = shards(list(shard({{"a", 1}, {"b", 1}, {"c", 1}}, 3, BucketOrder::key(false))));
+  InternalAggregations t_result = finalReduce(s);
+  const auto& t = static_cast<const StringTerms&>(t_result[0]);
+  ASSERT_EQ(t.buckets().size(), 2u);
+  EXPECT_EQ(t.buckets()[0].key, "c");
+  EXPECT_EQ(t.buckets()[1].key, "b");
+}
+
+// Any other order of a full shard cannot bound the error: -1, sticky.
+TEST(TermsReduce, UnboundedOrders) {
+  for (BucketOrder o : {BucketOrder::count(true), BucketOrder::aggregation("s", false)}) {
+    auto s = shards(list(shard({{"a", 10}, {"b", 8}, {"c", 5}}, 3, o, 0, true),
+                         shard({{"a", 1}}, 3, o, 0, true)));
+    EXPECT_EQ(static_cast<const StringTerms&>(s[0][0]).shardDocCountError(), -1);
+    InternalAggregations t_result = finalReduce(s);
+  const auto& t = static_cast<const StringTerms&>(t_result[0]);
+    EXPECT_EQ(t.docCountError(), std::optional<int64_t>(-1));
+    for (const auto& b : t.buckets()) EXPECT_EQ(b.doc_count_error, -1);
+  }
+}
+
+TEST(TermsReduce, MinDocCountDropsWithoutCountingAsOther) {
+  auto s = shards(list(shard({{"a", 10}, {"b", 2}}, 10), shard({{"c", 1}, {"b", 1}}, 10)));
+  static_cast<StringTerms&>(s[0][0]).setMinDocCount(3);
+  static_cast<StringTerms&>(s[0][0]).setRequiredSize(1);
+  InternalAggregations t_result = finalReduce(s);
+  const auto& t = static_cast<const StringTerms&>(t_result[0]);
+  // b (3) passes but is cut by size 1: other 3. c (1) is under minDocCount: dropped.
+  ASSERT_EQ(t.buckets().size(), 1u);
+  EXPECT_EQ(t.buckets()[0].key, "a");
+  EXPECT_EQ(t.otherDocCount(), 3);
+}
+
+TEST(TermsReduce, SubAggregationsReducedAndUsableForOrder) {
+  auto s = shards(list(shard({{"a", 10, 1.5}, {"b", 8, 100}, {"c", 5, 2}}, 3, BucketOrder::aggregation("s", false), 0, true),
+                       shard({{"a", 9, 2.5}, {"c", 7, 200}}, 3, BucketOrder::aggregation("s", false), 0, true)));
+  InternalAggregations t_result = finalReduce(s);
+  const auto& t = static_cast<const StringTerms&>(t_result[0]);
+  ASSERT_EQ(t.buckets().size(), 2u);
+  EXPECT_EQ(t.buckets()[0].key, "c");  // s = 202
+  EXPECT_EQ(static_cast<const Sum&>(t.buckets()[0].aggregations[0]).value(), 202);
+  EXPECT_EQ(t.buckets()[1].key, "b");  // s = 100; a has 4
+  EXPECT_EQ(t.otherDocCount(), 19);
+}
+
+TEST(TermsReduce, PartialReduceKeepsEverythingByKey) {
+  auto s = shards(list(shard({{"c", 10}, {"b", 8}, {"a", 1}}), shard({{"d", 9}})));
+  std::vector<const InternalAggregations*> ptrs = {&s[0], &s[1]};
+  InternalAggregations r = InternalAggregations::reduce(ptrs, ReduceContext::partialReduce());
+  const auto& t = static_cast<const StringTerms&>(r[0]);
+  ASSERT_EQ(t.buckets().size(), 4u);
+  EXPECT_EQ(t.buckets()[0].key, "a");
+  EXPECT_EQ(t.buckets()[3].key, "d");
+  EXPECT_EQ(t.reduceOrder(), BucketOrder::key(true));
+  EXPECT_EQ(t.otherDocCount(), 0);
+  EXPECT_EQ(t.docCountError(), std::optional<int64_t>(1));
+}
+
+TEST(TermsReduce, SingleShardReportsNoError) {
+  auto s = shards(list(shard({{"a", 10}, {"b", 8}, {"c", 5}})));
+  EXPECT_EQ(static_cast<const StringTerms&>(finalReduce(s)[0]).docCountError(), std::optional<int64_t>(0));
+}
+
+TEST(TermsReduce, LongAndDoubleKeysMerge) {
+  auto l1 = std::make_unique<LongTerms>("l", GenericValue());
+  l1->buckets().push_back({-5, 3, 0, {}});
+  l1->buckets().push_back({7, 1, 0, {}});
+  auto l2 = std::make_unique<LongTerms>("l", GenericValue());
+  l2->buckets().push_back({-5, 4, 0, {}});
+  auto s = shards(list(std::move(l1), std::move(l2)));
+  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
+            R"({"l":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[)"
+            R"({"key":-5,"doc_count":7},{"key":7,"doc_count":1}]}})");
+  auto d1 = std::make_unique<DoubleTerms>("d", GenericValue());
+  d1->setOrder(BucketOrder::key(true));
+  d1->buckets().push_back({0.0, 1, 0, {}});
+  d1->buckets().push_back({-0.0, 1, 0, {}});
+  auto d2 = std::make_unique<DoubleTerms>("d", GenericValue());
+  d2->buckets().push_back({0.0, 2, 0, {}});
+  auto ds = shards(list(std::move(d1), std::move(d2)));
+  InternalAggregations dt_result = finalReduce(ds);
+  const auto& dt = static_cast<const DoubleTerms&>(dt_result[0]);
+  ASSERT_EQ(dt.buckets().size(), 2u);  // -0.0 and 0.0 are distinct keys, as in Java
+  EXPECT_TRUE(std::signbit(dt.buckets()[0].key));
+  EXPECT_EQ(dt.buckets()[1].doc_count, 3);
+}
+
+TEST(TermsReduce, MismatchedTypesAreRejected) {
+  auto s = shards(list(shard({{"a", 1}}), std::make_unique<Max>("t", GenericValue(), 1.0)));
+  EXPECT_THROW(finalReduce(s), std::invalid_argument);
+}
+
+TEST(MetricsReduce, AsElasticsearch) {
+  auto s = shards(list(std::make_unique<Max>("m", GenericValue(), 3.0),
+                       std::make_unique<Max>("m", GenericValue(), -std::numeric_limits<double>::infinity())));
+  EXPECT_EQ(finalReduce(s).toResponseJson().dump(), R"({"m":{"value":3.0}})");
+  auto e = shards(list(std::make_unique<Min>("m", GenericValue(), std::numeric_limits<double>::infinity())));
+  EXPECT_EQ(finalReduce(e).toResponseJson().dump(), R"({"m":{"value":null}})");
+  auto a = shards(list(std::make_unique<Avg>("a", GenericValue(), 10.0, 4),
+                       std::make_unique<Avg>("a", GenericValue(), 5.0, 1)));
+  EXPECT_EQ(finalReduce(a).toResponseJson().dump(), R"({"a":{"value":3.0}})");
+  auto c = shards(list(std::make_unique<ValueCount>("c", GenericValue(), 4),
+                       std::make_unique<ValueCount>("c", GenericValue(), 5)));
+  EXPECT_EQ(finalReduce(c).toResponseJson().dump(), R"({"c":{"value":9}})");
+  auto st = shards(list(std::make_unique<Stats>("s", GenericValue(), 2, 1.0, 5.0, 6.0),
+                        std::make_unique<Stats>("s", GenericValue(), 1, -1.0, 2.0, -1.0),
+                        std::make_unique<Stats>("s", GenericValue(), 0, INFINITY, -INFINITY, 0.0)));
+  EXPECT_EQ(finalReduce(st).toResponseJson().dump(),
+            R"({"s":{"count":3,"min":-1.0,"max":5.0,"avg":1.6666666666666667,"sum":5.0}})");
+  auto none = shards(list(std::make_unique<Stats>("s", GenericValue(), 0, INFINITY, -INFINITY, 0.0)));
+  EXPECT_EQ(finalReduce(none).toResponseJson().dump(),
+            R"({"s":{"count":0,"min":null,"max":null,"avg":null,"sum":0.0}})");
+}
+
+// Ten shards of 0.1: a naive sum gives 0.9999999999999999, ES's Kahan sum 1.0.
+TEST(MetricsReduce, CompensatedSum) {
+  double naive = 0;
+  std::vector<std::unique_ptr<InternalAggregation>> sums, avgs, stats;
+  for (int i = 0; i < 10; ++i) {
+    naive += 0.1;
+    sums.push_back(std::make_unique<Sum>("s", GenericValue(), 0.1));
+    avgs.push_back(std::make_unique<Avg>("s", GenericValue(), 0.1, 1));
+    stats.push_back(std::make_unique<Stats>("s", GenericValue(), 1, 0.1, 0.1, 0.1));
+  }
+  ASSERT_NE(naive, 1.0);
+  auto s = shards(std::move(sums));
+  EXPECT_EQ(static_cast<const Sum&>(finalReduce(s)[0]).value(), 1.0);
+  auto a = shards(std::move(avgs));
+  EXPECT_EQ(static_cast<const Avg&>(finalReduce(a)[0]).sum(), 1.0);
+  auto st = shards(std::move(stats));
+  EXPECT_EQ(static_cast<const Stats&>(finalReduce(st)[0]).sum(), 1.0);
+}
+
+TEST(MetricsReduce, MetadataIsRendered) {
+  auto s = shards(list(std::make_unique<Max>("m", GenericValue::ofMap({{"color", "blue"}}), 1.0)));
+  EXPECT_EQ(finalReduce(s).toResponseJson().dump(), R"({"m":{"meta":{"color":"blue"},"value":1.0}})");
+}
+
+TEST(HistogramReduce, MergesAndFillsGaps) {
+  auto make = [](std::vector<std::pair<double, int64_t>> buckets) {
+    auto h = std::make_unique<Histogram>("h", GenericValue());
+    h->setMinDocCount(0);
+    h->setEmptyBucketInfo(Histogram::EmptyBucketInfo{
+        10, 0, -10.0, 50.0, testing::single(std::make_unique<ValueCount>("c", GenericValue(), 0))});
+    for (auto [k, c] : buckets) {
+      h->buckets().push_back({k, c, testing::single(std::make_unique<ValueCount>("c", GenericValue(), c))});
+    }
+    return h;
+  };
+  auto s = shards(list(make({{0, 1}, {30, 2}}), make({{0, 1}})));
+  InternalAggregations h_result = finalReduce(s);
+  const auto& h = static_cast<const Histogram&>(h_result[0]);
+  std::vector<std::pair<double, int64_t>> got;
+  for (const auto& b : h.buckets()) got.emplace_back(b.key, b.doc_count);
+  std::vector<std::pair<double, int64_t>> want = {{-10, 0}, {0, 2}, {10, 0}, {20, 0},
+                                                  {30, 2}, {40, 0}, {50, 0}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(static_cast<const ValueCount&>(h.buckets()[1].aggregations[0]).value(), 2);
+  EXPECT_EQ(static_cast<const ValueCount&>(h.buckets()[2].aggregations[0]).value(), 0);
+}
+
+TEST(HistogramReduce, MinDocCountAndOrder) {
+  auto h1 = std::make_unique<Histogram>("h", GenericValue());
+  h1->setMinDocCount(2);
+  h1->setOrder(BucketOrder::count(false));
+  h1->buckets().push_back({1, 1, {}});
+  h1->buckets().push_back({2, 2, {}});
+  h1->buckets().push_back({3, 5, {}});
+  auto h2 = std::make_unique<Histogram>("h", GenericValue());
+  h2->buckets().push_back({1, 2, {}});
+  auto s = shards(list(std::move(h1), std::move(h2)));
+  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
+            R"({"h":{"buckets":[{"key":3.0,"doc_count":5},{"key":1.0,"doc_count":3},{"key":2.0,"doc_count":2}]}})");
+}
+
+TEST(HistogramReduce, TooManyEmptyBucketsIsLimited) {
+  auto h = std::make_unique<Histogram>("h", GenericValue());
+  h->setMinDocCount(0);
+  h->setEmptyBucketInfo(Histogram::EmptyBucketInfo{1, 0, 0.0, 1e12, {}});
+  auto s = shards(list(std::move(h)));
+  EXPECT_THROW(finalReduce(s), LimitExceededError);
+}
+
+TEST(CardinalityReduce, MergeWithinTheError) {
+  // Shard 1 saw 0..59999, shard 2 30000..99999: 100000 distinct in all.
+  HyperLogLogPlusPlus a(14), b(14);
+  for (int64_t i = 0; i < 60000; ++i) a.collect(HyperLogLogPlusPlus::hashLong(i));
+  for (int64_t i = 30000; i < 100000; ++i) b.collect(HyperLogLogPlusPlus::hashLong(i));
+  auto s = shards(list(std::make_unique<Cardinality>("c", GenericValue(), a),
+                       std::make_unique<Cardinality>("c", GenericValue(), std::nullopt),
+                       std::make_unique<Cardinality>("c", GenericValue(), b)));
+  int64_t estimate = static_cast<const Cardinality&>(finalReduce(s)[0]).value();
+  double se = 1.04 / std::sqrt(16384.0);
+  EXPECT_NEAR(estimate, 100000, 3 * se * 100000) << estimate;
+}
+
+TEST(CardinalityReduce, SparseShardsStayExactish) {
+  HyperLogLogPlusPlus a(14), b(14);
+  for (int64_t i = 0; i < 1000; ++i) a.collect(HyperLogLogPlusPlus::hashLong(i));
+  for (int64_t i = 500; i < 1500; ++i) b.collect(HyperLogLogPlusPlus::hashLong(i));
+  ASSERT_FALSE(a.isDense());
+  auto s = shards(list(std::make_unique<Cardinality>("c", GenericValue(), a),
+                       std::make_unique<Cardinality>("c", GenericValue(), b)));
+  InternalAggregations c_result = finalReduce(s);
+  const auto& c = static_cast<const Cardinality&>(c_result[0]);
+  EXPECT_FALSE(c.sketch()->isDense());
+  EXPECT_NEAR(c.value(), 1500, 3);
+  EXPECT_EQ(finalReduce(s).toResponseJson().dump(), R"({"c":{"value":)" + std::to_string(c.value()) + "}}");
+}
+
+TEST(CardinalityReduce, DifferentPrecisionsAreRejected) {
+  auto s = shards(list(std::make_unique<Cardinality>("c", GenericValue(), HyperLogLogPlusPlus(10)),
+                       std::make_unique<Cardinality>("c", GenericValue(), HyperLogLogPlusPlus(11))));
+  EXPECT_THROW(finalReduce(s), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wirestream::aggregations

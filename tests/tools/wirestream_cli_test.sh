@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# CLI tests of //tools:wirestream: encode/decode round trips at both versions,
+# the reduce of several shard files, and the error cases (one line naming the
+# file, exit 1, no crash).
+set -uo pipefail
+
+W="$1"
+T="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# expect_error EXPECTED_SUBSTRING CMD...: exit 1, one stderr line holding the substring.
+expect_error() {
+  local want=$1
+  shift
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  [ "$rc" -eq 1 ] || fail "exit $rc (want 1) from: $*"
+  [ "$(wc -l <"$T/err")" -eq 1 ] || fail "stderr is not one line from: $* : $(cat "$T/err")"
+  grep -qF -- "$want" "$T/err" || fail "stderr lacks [$want] from: $* : $(cat "$T/err")"
+}
+
+cat >"$T/shard1.json" <<'JSON'
+[{"type":"sterms","name":"genres","metadata":{"map":[["owner","ops"],["seven",{"long":-2}]]},
+  "reduce_order":{"_key":"asc"},"order":{"_count":"desc"},"required_size":2,"min_doc_count":1,
+  "doc_count_error":null,"format":"raw","shard_size":3,"show_term_doc_count_error":true,"other_doc_count":4,
+  "buckets":[
+    {"doc_count":10,"doc_count_error":0,"aggregations":[{"type":"avg","name":"price","metadata":null,"format":"raw","sum":25.0,"count":10}],"key":"rock"},
+    {"doc_count":8,"doc_count_error":0,"aggregations":[{"type":"avg","name":"price","metadata":null,"format":"raw","sum":8.0,"count":8}],"key":"jazz"},
+    {"doc_count":5,"doc_count_error":0,"aggregations":[{"type":"avg","name":"price","metadata":null,"format":"raw","sum":5.0,"count":5}],"key_hex":"ff00"}]},
+ {"type":"cardinality","name":"users","metadata":null,"format":"raw","sketch":{"precision":14,"dense":false,"hashes":[5,7,9]}}]
+JSON
+cat >"$T/shard2.json" <<'JSON'
+[{"type":"sterms","name":"genres","metadata":null,
+  "reduce_order":{"_key":"asc"},"order":{"_count":"desc"},"required_size":2,"min_doc_count":1,
+  "doc_count_error":null,"format":"raw","shard_size":3,"show_term_doc_count_error":true,"other_doc_count":6,
+  "buckets":[
+    {"doc_count":9,"doc_count_error":0,"aggregations":[{"type":"avg","name":"price","metadata":null,"format":"raw","sum":9.0,"count":9}],"key":"rock"},
+    {"doc_count":7,"doc_count_error":0,"aggregations":[{"type":"avg","name":"price","metadata":null,"format":"raw","sum":70.0,"count":7}],"key":"pop"},
+    {"doc_count":6,"doc_count_error":0,"aggregations":[{"type":"avg","name":"price","metadata":null,"format":"raw","sum":6.0,"count":6}],"key":"blues"}]},
+ {"type":"cardinality","name":"users","metadata":null,"format":"raw","sketch":{"precision":14,"dense":false,"hashes":[7,11]}}]
+JSON
+# 5 = e 2 (not a multiple of 2^11): even encodings; the odd ones need e's low 11 bits 0.
+sed -i 's/"hashes":\[5,7,9\]/"hashes":[4,8,12]/; s/"hashes":\[7,11\]/"hashes":[8,16]/' "$T/shard1.json" "$T/shard2.json"
+
+for v in 8.7.0 7.10.0; do
+  for s in shard1 shard2; do
+    "$W" encode --version "$v" "$T/$s.json" -o "$T/$s-$v.bin" || fail "encode $s at $v"
+    "$W" decode --version "$v" "$T/$s-$v.bin" >"$T/$s-$v.decoded.json" || fail "decode $s at $v"
+    "$W" encode --version "$v" "$T/$s-$v.decoded.json" -o "$T/$s-$v.again.bin" || fail "re-encode $s at $v"
+    cmp -s "$T/$s-$v.bin" "$T/$s-$v.again.bin" || fail "encode(decode(bytes)) != bytes for $s at $v"
+  done
+done
+# The decoded JSON carries every field of the input, at both versions.
+python3 - "$T" <<'PY' || fail "decode output differs from the encoded JSON"
+import json, sys
+t = sys.argv[1]
+for s in ("shard1", "shard2"):
+    src = json.load(open(f"{t}/{s}.json"))
+    out = json.load(open(f"{t}/{s}-8.7.0.decoded.json"))
+    assert src == out, (src, out)
+    old = json.load(open(f"{t}/{s}-7.10.0.decoded.json"))
+    assert src == old, (src, old)
+PY
+# The two versions differ by the docCountError presence byte only.
+[ $(($(stat -c %s "$T/shard1-8.7.0.bin") - $(stat -c %s "$T/shard1-7.10.0.bin"))) -ge 1 ] ||
+  fail "8.7.0 bytes should be longer than 7.10.0 bytes"
+
+# Reduce: rock 19, jazz 8 kept; pop 7 + blues 6 + ff00 5 + other 4 + 6 = 28
+# other; each full _count desc shard bounds the error by its last count: 5 + 6.
+"$W" reduce "$T/shard1-8.7.0.bin" "$T/shard2-8.7.0.bin" >"$T/reduced.json" || fail "reduce"
+python3 - "$T/reduced.json" <<'PY' || fail "reduce output: $(cat "$T/reduced.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["genres"]
+assert list(g.keys()) == ["meta", "doc_count_error_upper_bound", "sum_other_doc_count", "buckets"], g.keys()
+assert g["doc_count_error_upper_bound"] == 11, g
+assert g["meta"] == {"owner": "ops", "seven": -2}, g
+assert g["sum_other_doc_count"] == 28, g
+assert [b["key"] for b in g["buckets"]] == ["rock", "jazz"], g
+assert [b["doc_count"] for b in g["buckets"]] == [19, 8], g
+assert g["buckets"][0]["doc_count_error_upper_bound"] == 0
+assert g["buckets"][1]["doc_count_error_upper_bound"] == 6   # shard 2 may hold up to 6 jazz
+assert abs(g["buckets"][0]["price"]["value"] - 34.0 / 19) < 1e-12
+assert g["buckets"][1]["price"]["value"] == 1.0
+assert r["users"]["value"] == 4, r["users"]   # {4, 8, 12} + {8, 16}
+PY
+"$W" reduce --version 7.10.0 "$T/shard1-7.10.0.bin" "$T/shard2-7.10.0.bin" >"$T/reduced7.json" ||
+  fail "reduce at 7.10.0"
+cmp -s "$T/reduced.json" "$T/reduced7.json" || fail "reduce differs between versions"
+
+# ---- errors ----
+head -c 40 "$T/shard1-8.7.0.bin" >"$T/truncated.bin"
+expect_error "truncated.bin: tried to read" "$W" decode "$T/truncated.bin"
+expect_error "truncated.bin" "$W" reduce "$T/shard1-8.7.0.bin" "$T/truncated.bin"
+printf 'garbage that is not an aggregation' >"$T/garbage.bin"
+expect_error "garbage.bin" "$W" decode "$T/garbage.bin"
+: >"$T/empty.bin"
+expect_error "empty.bin" "$W" decode "$T/empty.bin"
+cat "$T/shard1-8.7.0.bin" <(printf '\x00\x01') >"$T/trailing.bin"
+expect_error "2 trailing bytes" "$W" decode "$T/trailing.bin"
+printf '\x01\x06xterms\x01a\xff' >"$T/unknown.bin"
+expect_error "Unknown NamedWriteable [InternalAggregation][xterms]" "$W" decode "$T/unknown.bin"
+expect_error "nothing.bin: cannot open file" "$W" decode "$T/nothing.bin"
+expect_error "--version" "$W" decode --version 9.x "$T/shard1-8.7.0.bin"
+echo '[{"type":"xterms","name":"a","metadata":null}]' >"$T/unknown.json"
+expect_error "unknown.json: Unknown NamedWriteable [InternalAggregation][xterms]" \
+  "$W" encode "$T/unknown.json" -o "$T/x.bin"
+echo '[{"type":"max","name":"a"' >"$T/broken.json"
+expect_error "broken.json: [json.exception.parse_error" "$W" encode "$T/broken.json" -o "$T/x.bin"
+echo '[{"type":"max","name":"a","metadata":null,"format":"raw"}]' >"$T/missing.json"
+expect_error "missing field [value]" "$W" encode "$T/missing.json" -o "$T/x.bin"
+echo '[{"type":"max","name":"genres","metadata":null,"format":"raw","value":1}]' >"$T/max.json"
+"$W" encode "$T/max.json" -o "$T/max.bin" || fail "encode max"
+expect_error "cannot reduce" "$W" reduce "$T/shard1-8.7.0.bin" "$T/max.bin"
+
+# ---- help ----
+for cmd in decode encode reduce; do
+  "$W" "$cmd" --help >"$T/help" 2>&1 || fail "$cmd --help exit $?"
+  grep -q "Usage" "$T/help" || fail "$cmd --help prints no usage"
+done
+"$W" --help >/dev/null 2>&1 || fail "--help"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)" >&2
+  exit 1
+fi
+echo "all CLI checks passed"
