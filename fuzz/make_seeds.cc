@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fuzz/program.h"
+#include "tests/aggregations/agg_test_util.h"
 #include "stream/bytes_reference.h"
 #include "stream/generic_value.h"
 #include "stream/bytes_stream_output.h"
@@ -278,6 +279,36 @@ std::vector<Seed> structuredSeeds() {
   return seeds;
 }
 
+// Version byte (% 3: 7.10.0, 8.0.0, 8.7.0), then an InternalAggregations:
+// one of every type (random but seeded, with sub-aggregations), and a mix.
+std::vector<Seed> aggregationSeeds() {
+  using namespace wirestream::aggregations;
+  using aggregations::testing::RandomAggs;
+  std::vector<Seed> seeds;
+  const TransportVersion kVersions[] = {TransportVersion::V_7_10_0, TransportVersion::V_8_0_0,
+                                        TransportVersion::V_8_7_0};
+  const char* kNames[] = {"v7_10", "v8_0", "v8_7"};
+  for (uint8_t vb = 0; vb < 3; ++vb) {
+    uint64_t seed = 8 + vb;
+    for (const std::string& type : aggregations::testing::kAllTypes) {
+      RandomAggs random(seed++, kVersions[vb]);
+      InternalAggregations aggs;
+      aggs.add(random.agg(type, type == "cardinality" ? 0 : 2));
+      Bytes b{vb};
+      Bytes e = aggregations::testing::writeAggs(aggs, kVersions[vb]);
+      b.insert(b.end(), e.begin(), e.end());
+      if (b.size() > 4096) continue;  // keep the corpus small and fast
+      seeds.push_back({type + "-" + kNames[vb], std::move(b)});
+    }
+    RandomAggs random(seed, kVersions[vb]);
+    Bytes b{vb};
+    Bytes e = aggregations::testing::writeAggs(random.aggs(1), kVersions[vb]);
+    b.insert(b.end(), e.begin(), e.end());
+    seeds.push_back({std::string("mixed-") + kNames[vb], std::move(b)});
+  }
+  return seeds;
+}
+
 void writeCorpus(const std::filesystem::path& dir, const std::vector<Seed>& seeds) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -307,5 +338,6 @@ int main(int argc, char** argv) {
   writeCorpus(root / "paged_input", pagedSeeds());
   writeCorpus(root / "structured", structuredSeeds());
   writeCorpus(root / "generic_value", genericValueSeeds());
+  writeCorpus(root / "aggregations", aggregationSeeds());
   return 0;
 }
