@@ -77,7 +77,7 @@ BucketOrder BucketOrder::readOne(StreamInput& in, bool allow_compound) {
       int32_t n = in.readArraySize(1);
       if (n == 0) internal::throwCorrupt("compound BucketOrder with no orders");
       BucketOrder o(Kind::kCompound);
-      o.orders_.reserve(static_cast<size_t>(n));
+      o.orders_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(BucketOrder)));
       for (int32_t i = 0; i < n; ++i) o.orders_.push_back(readOne(in, false));
       return o;
     }

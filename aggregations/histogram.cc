@@ -71,7 +71,7 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
   int32_t n = in.readArraySize(8 + 1 + 1);
-  buckets_.reserve(static_cast<size_t>(n));
+  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
   for (int32_t i = 0; i < n; ++i) {
     Bucket& b = buckets_.emplace_back();
     b.key = in.readDouble();

@@ -114,7 +114,7 @@ InternalAggregations InternalAggregations::readFrom(StreamInput& in,
   // Each aggregation takes at least a type, a name and a metadata byte.
   int32_t n = in.readArraySize(3);
   std::vector<Ptr> aggs;
-  aggs.reserve(static_cast<size_t>(n));
+  aggs.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Ptr)));
   for (int32_t i = 0; i < n; ++i) {
     aggs.push_back(in.readNamedWriteable<InternalAggregation>(registry));
   }

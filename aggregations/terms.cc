@@ -66,7 +66,9 @@ namespace {
 template <class Key>
 json keyToJson(const typename Key::Type& k) {
   if constexpr (std::is_same_v<Key, StringKey>) {
-    return k;  // bytes; the wire JSON hex-encodes what is not UTF-8
+    // Bytes that need not be UTF-8 (the wire JSON hex-encodes those; the
+    // response renders them as ES does, invalid bytes as U+FFFD).
+    return ju::toUtf8Lossy(k);
   } else if constexpr (std::is_same_v<Key, LongKey>) {
     return k;
   } else {
@@ -138,7 +140,7 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
   // A bucket is at least a doc count, an aggregation count and its key.
   size_t min_bucket = 2 + Key::kMinWireBytes + (show_term_doc_count_error_ ? 8 : 0);
   int32_t n = in.readArraySize(min_bucket);
-  buckets_.reserve(static_cast<size_t>(n));
+  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
   for (int32_t i = 0; i < n; ++i) {
     Bucket& b = buckets_.emplace_back();
     b.doc_count = readNonNegativeVLong(in, "doc count");

@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "aggregations/internal_aggregation.h"
+#include "aggregations/registry.h"
 #include "fuzz/program.h"
 #include "stream/generic_value.h"
 #include "stream/stream_input.h"
@@ -110,12 +112,26 @@ void addReaders(std::vector<Reader>& readers, std::span<const fuzz::Op> ops,
                      most});
 }
 
-// The core readers, then the core program, the structured readers, and the
-// structured program.
+// The core readers, then the core program, the structured readers, the
+// structured program, and InternalAggregations with the full registry at the
+// versions of its gates. An aggregation holds at most 64 bytes of objects per
+// wire byte it decoded (a terms bucket: ~100 bytes for >= 4 wire bytes, and
+// each aggregation's name, metadata and format).
 std::vector<Reader> allReaders() {
   std::vector<Reader> readers;
   addReaders(readers, fuzz::coreOps(), "coreProgram");
   addReaders(readers, fuzz::structuredOps(), "structuredProgram");
+  for (auto [name, version] : {std::pair{"readInternalAggregations@7.10.0", TransportVersion::V_7_10_0},
+                               std::pair{"readInternalAggregations@8.0.0", TransportVersion::V_8_0_0},
+                               std::pair{"readInternalAggregations", TransportVersion::V_8_7_0}}) {
+    readers.push_back({name,
+                       [version](StreamInput& in) {
+                         in.setTransportVersion(version);
+                         aggregations::InternalAggregations::readFrom(
+                             in, aggregations::defaultRegistry());
+                       },
+                       64});
+  }
   return readers;
 }
 
@@ -332,11 +348,54 @@ TEST(AllocationBoundRegression, NestedGenericListsEachReservedTheWholeBudget) {
   EXPECT_LE(o.peak, 64 * 1024u);
 }
 
+// An sterms header at 8.7.0 (wire format §7) up to its bucket count.
+Bytes stermsUpToBuckets(std::initializer_list<uint8_t> reduce_order) {
+  return concat({{0x01, 0x06, 's', 't', 'e', 'r', 'm', 's', 0x01, 'a', 0xFF},
+                 Bytes(reduce_order),
+                 {0x01, 0x0A, 0x01, 0x00, 0x03, 'r', 'a', 'w', 0x0A, 0x00, 0x00}});
+}
+
+// Found by CountsSplicedAtEveryOffsetOfEverySeed: terms (and histogram)
+// readers reserved every announced bucket (~100 bytes each for >= 3 wire
+// bytes) before reading one; 10 KB held 320 KB. Fixed with boundedReserve in
+// aggregations/terms.cc, histogram.cc, bucket_order.cc, internal_aggregation.cc.
+TEST(AllocationBoundRegression, TermsBucketsWereReservedForTheirCount) {
+  std::vector<Reader> readers = allReaders();
+  Bytes in = concat({stermsUpToBuckets({0x01}), vint(3000), Bytes(10000, 0xFF)});
+  Outcome o = measure(readerNamed(readers, "readInternalAggregations"), in);
+  EXPECT_TRUE(o.failed);
+  EXPECT_LE(o.peak, 4 * in.size() + 4 * o.message + 128);
+}
+
+// Found by the aggregations fuzz target: an sterms key is bytes, not
+// necessarily UTF-8, and toResponseJson() put them into a JSON string as they
+// were, so dump() threw nlohmann's type_error 316 on a shard's result.
+// Invalid bytes now render as U+FFFD (aggregations/json_util.h toUtf8Lossy).
+TEST(FuzzRegression, StermsKeyThatIsNotUtf8BrokeTheResponseJson) {
+  Bytes in = concat({stermsUpToBuckets({0x01}), {0x01, 0x05, 0x00, 0x02, 'a', 0xFF}});
+  ByteArrayStreamInput stream(in);
+  auto aggs = aggregations::InternalAggregations::readFrom(stream, aggregations::defaultRegistry());
+  std::string json;
+  ASSERT_NO_THROW(json = aggs.toResponseJson().dump());
+  EXPECT_NE(json.find("\"key\":\"a\xEF\xBF\xBD\""), std::string::npos) << json;
+}
+
+// Same find: a compound BucketOrder reserved every announced order.
+TEST(AllocationBoundRegression, CompoundOrderWasReservedForItsCount) {
+  std::vector<Reader> readers = allReaders();
+  Bytes header = stermsUpToBuckets({});
+  header.resize(11);  // up to the reduce order
+  Bytes in = concat({header, {0xFF}, vint(10000), Bytes(10000, 0xFF)});
+  Outcome o = measure(readerNamed(readers, "readInternalAggregations"), in);
+  EXPECT_TRUE(o.failed);
+  EXPECT_LE(o.peak, 4 * in.size() + 4 * o.message + 128);
+}
+
 // A committed fuzz seed, reduced to what a reader reads: the program of a
 // stream_input or structured seed (after its version byte), or the value of a
 // generic_value seed.
 struct SeedInput {
-  std::string corpus;  // "stream_input", "structured" or "generic_value"
+  std::string corpus;  // "stream_input", "structured", "generic_value", "aggregations"
   Bytes bytes;
 };
 
@@ -345,7 +404,7 @@ std::vector<SeedInput> seedInputs() {
   for (const std::string& path : g_seed_files) {
     std::ifstream f(path, std::ios::binary);
     Bytes b{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-    for (const char* corpus : {"stream_input", "structured", "generic_value"}) {
+    for (const char* corpus : {"stream_input", "structured", "generic_value", "aggregations"}) {
       if (path.find(std::string("corpus/") + corpus + "/") == std::string::npos) continue;
       if (std::string(corpus) != "stream_input") {
         if (b.empty()) continue;
@@ -365,10 +424,11 @@ TEST(AllocationBound, EveryPrefixOfEverySeed) {
   const Reader& core_program = readerNamed(readers, "coreProgram");
   const Reader& structured_program = readerNamed(readers, "structuredProgram");
   const Reader& generic = readerNamed(readers, "readGenericValue");
+  const Reader& aggs = readerNamed(readers, "readInternalAggregations");
   for (const SeedInput& seed : seeds) {
     if (seed.bytes.empty()) continue;
     // The program reader on the seed, and the op's own reader on its value.
-    const Reader* program = &generic;
+    const Reader* program = seed.corpus == "aggregations" ? &aggs : &generic;
     const Reader* own = nullptr;
     if (seed.corpus == "stream_input") {
       program = &core_program;
@@ -386,6 +446,46 @@ TEST(AllocationBound, EveryPrefixOfEverySeed) {
       }
     }
   }
+}
+
+// A count spliced in at every offset of every seed: whatever size, length or
+// count field sits there now announces as many elements as the bytes after it
+// could hold at 1, 2, 4 or 8 bytes each. Reaches the counts deep inside
+// valid encodings (terms buckets, sub-aggregations, HLL++ sketches, compound
+// orders) that prefix and filler inputs never get to.
+TEST(AllocationBound, CountsSplicedAtEveryOffsetOfEverySeed) {
+  std::vector<SeedInput> seeds = seedInputs();
+  std::vector<Reader> readers = allReaders();
+  const Reader& core_program = readerNamed(readers, "coreProgram");
+  const Reader& structured_program = readerNamed(readers, "structuredProgram");
+  const Reader& generic = readerNamed(readers, "readGenericValue");
+  const Reader& aggs = readerNamed(readers, "readInternalAggregations");
+  size_t runs = 0;
+  for (const SeedInput& seed : seeds) {
+    if (seed.bytes.size() > 1500) continue;
+    const Reader& r = seed.corpus == "stream_input"   ? core_program
+                      : seed.corpus == "structured"   ? structured_program
+                      : seed.corpus == "aggregations" ? aggs
+                                                      : generic;
+    for (size_t at = 0; at < seed.bytes.size(); ++at) {
+      // Without and with 10000 bytes of filler after the seed, so that the
+      // announced count can be far above what the 4 KiB floor absorbs.
+      for (size_t fill : {size_t{0}, size_t{10000}}) {
+        Bytes base = seed.bytes;
+        base.insert(base.end(), fill, 0xFF);
+        size_t left = base.size() - at;
+        for (size_t per : {1, 2, 4, 8}) {
+          Bytes in = base;
+          Bytes count = vint(static_cast<uint32_t>(left / per));
+          std::copy(count.begin(), count.begin() + std::min(count.size(), left), in.begin() + at);
+          checkBound(r, in, seed.corpus + " seed with a count at " + std::to_string(at) +
+                                " and " + std::to_string(fill) + " bytes of filler");
+          ++runs;
+        }
+      }
+    }
+  }
+  EXPECT_GT(runs, 10000u);
 }
 
 uint64_t testSeed() {
