@@ -158,7 +158,7 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
   for (const Histogram* h : downcast<Histogram>(aggs)) {
     for (const Bucket& b : h->buckets_) {
       Merged& m = merged[b.key];
-      m.doc_count += b.doc_count;
+      m.doc_count = wrappingAdd(m.doc_count, b.doc_count);
       m.subs.push_back(&b.aggregations);
     }
   }

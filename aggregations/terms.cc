@@ -250,17 +250,17 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   int64_t sum_error = 0;  // -1 is sticky: unbounded
   int64_t other = 0;
   for (const InternalTerms* t : downcast<InternalTerms>(aggs)) {
-    other += t->other_doc_count_;
+    other = wrappingAdd(other, t->other_doc_count_);
     int64_t shard_error = t->shardDocCountError();
-    if (sum_error != -1) sum_error = shard_error == -1 ? -1 : sum_error + shard_error;
+    if (sum_error != -1) sum_error = shard_error == -1 ? -1 : wrappingAdd(sum_error, shard_error);
     for (const Bucket& b : t->buckets_) {
       Merged& m = merged[b.key];
-      m.doc_count += b.doc_count;
+      m.doc_count = wrappingAdd(m.doc_count, b.doc_count);
       if (!t->show_term_doc_count_error_ || b.doc_count_error == -1 || shard_error == -1) {
         m.error_unknown = true;
       } else {
-        m.error += b.doc_count_error;
-        m.shard_errors += shard_error;
+        m.error = wrappingAdd(m.error, b.doc_count_error);
+        m.shard_errors = wrappingAdd(m.shard_errors, shard_error);
       }
       m.subs.push_back(&b.aggregations);
     }
@@ -292,7 +292,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
       // bound of every shard that did not.
       b.doc_count_error = (sum_error == -1 || m.error_unknown)
                               ? -1
-                              : m.error + (sum_error - m.shard_errors);
+                              : wrappingAdd(m.error, wrappingSub(sum_error, m.shard_errors));
     }
     b.aggregations = InternalAggregations::reduce(m.subs, context);
   }
@@ -302,7 +302,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     auto less = [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; };
     size_t keep = std::min(buckets.size(), static_cast<size_t>(first.required_size_));
     std::partial_sort(buckets.begin(), buckets.begin() + keep, buckets.end(), less);
-    for (size_t i = keep; i < buckets.size(); ++i) other += buckets[i].doc_count;
+    for (size_t i = keep; i < buckets.size(); ++i) other = wrappingAdd(other, buckets[i].doc_count);
     buckets.resize(keep);
   }
   out->other_doc_count_ = other;
