@@ -71,6 +71,8 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
   int32_t n = in.readArraySize(8 + 1 + 1);
+  // Reserve only what the bytes left justify (a bucket object is larger than
+  // its smallest encoding); the vector grows as buckets actually arrive.
   buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
   for (int32_t i = 0; i < n; ++i) {
     Bucket& b = buckets_.emplace_back();
@@ -158,7 +160,7 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
   for (const Histogram* h : downcast<Histogram>(aggs)) {
     for (const Bucket& b : h->buckets_) {
       Merged& m = merged[b.key];
-      m.doc_count = wrappingAdd(m.doc_count, b.doc_count);
+      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
       m.subs.push_back(&b.aggregations);
     }
   }
@@ -199,42 +201,53 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets,
   if (!(e.interval > 0) || !std::isfinite(e.interval)) return;
   auto round = [&](double k) { return std::floor((k - e.offset) / e.interval) * e.interval + e.offset; };
   auto next = [&](double k) { return round(k + e.interval + e.interval / 2); };
-  const InternalAggregations* empty_subs[] = {&e.aggregations};
-  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
-
-  std::vector<Bucket> out;
-  size_t added = 0;
-  auto add = [&](double key) {
-    if (++added > kMaxEmptyBuckets) {
-      internal::throwLimitExceeded("histogram [" + getName() + "] would need more than " +
-                                   std::to_string(kMaxEmptyBuckets) + " empty buckets");
+  // Walks the keys of the result in order: emit_empty(key) for each empty
+  // bucket to add, emit_existing(i) for buckets[i]. Each loop also stops when
+  // the key stops growing (a huge key, a tiny interval).
+  auto walk = [&](auto&& emit_empty, auto&& emit_existing) {
+    auto fill = [&](double from, double until, bool inclusive) {
+      for (double k = from; inclusive ? k <= until : k < until;) {
+        emit_empty(k);
+        double n = next(k);
+        if (!(n > k)) break;
+        k = n;
+      }
+    };
+    if (buckets.empty()) {
+      if (e.min_bound && e.max_bound) fill(round(*e.min_bound), *e.max_bound, true);
+      return;
     }
-    out.push_back({key, 0, reduced_empty});
-  };
-  // Each loop also stops when the key stops growing (a huge key, a tiny interval).
-  auto fill = [&](double from, double until, bool inclusive) {
-    for (double k = from; inclusive ? k <= until : k < until;) {
-      add(k);
-      double n = next(k);
-      if (!(n > k)) break;
-      k = n;
-    }
-  };
-  if (buckets.empty()) {
-    if (e.min_bound && e.max_bound) fill(round(*e.min_bound), *e.max_bound, true);
-  } else {
     if (e.min_bound && std::isfinite(*e.min_bound)) fill(round(*e.min_bound), buckets.front().key, false);
     for (size_t i = 0; i < buckets.size(); ++i) {
       if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
-      out.push_back(std::move(buckets[i]));
+      emit_existing(i);
     }
-    if (e.max_bound) fill(next(out.back().key), *e.max_bound, true);
-  }
+    if (e.max_bound) fill(next(buckets.back().key), *e.max_bound, true);
+  };
+
+  // Count first, so that a request for too many buckets fails before any is built.
+  size_t empty_count = 0;
+  walk(
+      [&](double) {
+        if (++empty_count > kMaxEmptyBuckets) {
+          internal::throwLimitExceeded("histogram [" + getName() + "] would need more than " +
+                                       std::to_string(kMaxEmptyBuckets) + " empty buckets");
+        }
+      },
+      [](size_t) {});
+
+  const InternalAggregations* empty_subs[] = {&e.aggregations};
+  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
+  std::vector<Bucket> out;
+  out.reserve(buckets.size() + empty_count);
+  walk([&](double key) { out.push_back({key, 0, reduced_empty}); },
+       [&](size_t i) { out.push_back(std::move(buckets[i])); });
   buckets = std::move(out);
 }
 
 namespace {
-// Java's Double.toString for the common cases: "10.0", "2.5", "1.0E10".
+// The bucket's name in a keyed response: Java's Double.toString for the
+// common cases ("10.0", "2.5"); other values in the shortest exact form.
 std::string keyAsString(double k) {
   if (std::isnan(k)) return "NaN";
   if (std::isinf(k)) return k > 0 ? "Infinity" : "-Infinity";
@@ -252,7 +265,6 @@ void Histogram::responseFieldsToJson(json& j) const {
   json bs = keyed_ ? json::object() : json::array();
   for (const Bucket& b : buckets_) {
     json bj = json::object();
-    if (keyed_) bj["key_as_string"] = keyAsString(b.key);
     bj["key"] = ju::fromDouble(b.key);
     bj["doc_count"] = b.doc_count;
     for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();

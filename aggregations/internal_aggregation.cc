@@ -32,6 +32,15 @@ struct DepthGuard {
 };
 }  // namespace
 
+int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    internal::throwLimitExceeded(std::string(what) + " overflows a long: " + std::to_string(a) +
+                                 " + " + std::to_string(b));
+  }
+  return sum;
+}
+
 int64_t readNonNegativeVLong(StreamInput& in, std::string_view what) {
   int64_t v = in.readVLong();
   if (v < 0) internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");

@@ -140,15 +140,9 @@ DowncastView<T> downcast(std::span<const InternalAggregation* const> aggs) {
   return DowncastView<T>(aggs);
 }
 
-// Java's long `+` / `-`: two's complement wrap-around. Reduces add doc counts
-// and error bounds from the wire (each up to INT64_MAX), whose sum a signed
-// C++ addition would make undefined; ES wraps, and so do we.
-inline int64_t wrappingAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-inline int64_t wrappingSub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
+// a + b for counts and error bounds summed by a reduce; hostile shard
+// results can make the sum overflow a long: LimitExceededError naming `what`.
+int64_t checkedAdd(int64_t a, int64_t b, std::string_view what);
 
 // readVLong for counts: a negative value (a 10-byte VLong) is
 // CorruptStreamError "negative <what> [v]".

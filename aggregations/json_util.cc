@@ -1,3 +1,4 @@
+// JSON helpers; nothing here touches the wire.
 #include "aggregations/json_util.h"
 
 #include <cmath>

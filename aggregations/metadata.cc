@@ -1,3 +1,6 @@
+// Metadata is read with readGenericValue (wire format §3) and checked to be a
+// map or null; it is written by InternalAggregation::writeTo. The rest of this
+// file converts generic values to and from JSON, so it has no byte grammar.
 #include "aggregations/metadata.h"
 
 #include <string>
@@ -51,19 +54,21 @@ std::vector<T> numbers(const json& j, bool floating) {
   return out;
 }
 
-GenericValue::List listFrom(const json& j) {
+GenericValue fromTagged(const json& j, int depth);
+
+GenericValue::List listFrom(const json& j, int depth) {
   if (!j.is_array()) internal::throwCorrupt("expected an array: " + j.dump());
   GenericValue::List out;
-  for (const json& e : j) out.push_back(genericFromTaggedJson(e));
+  for (const json& e : j) out.push_back(fromTagged(e, depth));
   return out;
 }
 
-GenericValue::Entries entriesFrom(const json& j) {
+GenericValue::Entries entriesFrom(const json& j, int depth) {
   if (!j.is_array()) internal::throwCorrupt("expected an array of [key, value]: " + j.dump());
   GenericValue::Entries out;
   for (const json& e : j) {
     if (!e.is_array() || e.size() != 2) internal::throwCorrupt("bad map entry: " + e.dump());
-    out.emplace_back(genericFromTaggedJson(e[0]), genericFromTaggedJson(e[1]));
+    out.emplace_back(fromTagged(e[0], depth), fromTagged(e[1], depth));
   }
   return out;
 }
@@ -131,7 +136,18 @@ json genericToTaggedJson(const GenericValue& v) {
   return nullptr;
 }
 
-GenericValue genericFromTaggedJson(const json& j) {
+GenericValue genericFromTaggedJson(const json& j) { return fromTagged(j, 0); }
+
+namespace {
+
+// As readGenericValue, nesting is bounded so hand-written input cannot
+// exhaust the stack.
+GenericValue fromTagged(const json& j, int depth) {
+  if (depth >= StreamInput::kDefaultMaxNestingDepth) {
+    internal::throwLimitExceeded("generic value nested deeper than " +
+                                 std::to_string(StreamInput::kDefaultMaxNestingDepth));
+  }
+  ++depth;
   if (j.is_null()) return GenericValue();
   if (j.is_string()) return GenericValue(j.get<std::string>());
   if (j.is_boolean()) return GenericValue(j.get<bool>());
@@ -161,12 +177,12 @@ GenericValue genericFromTaggedJson(const json& j) {
   if (kind == "byte array") return GenericValue::ofByteArray(hexBytes(p));
   if (kind == "bytes reference") return GenericValue::ofBytesReference(hexBytes(p));
   if (kind == "bytes ref") return GenericValue::ofBytesRef(hexBytes(p));
-  if (kind == "list") return GenericValue::ofList(listFrom(p));
-  if (kind == "object array") return GenericValue::ofObjectArray(listFrom(p));
-  if (kind == "ordered set") return GenericValue::ofOrderedSet(listFrom(p));
-  if (kind == "set") return GenericValue::ofSet(listFrom(p));
-  if (kind == "map") return GenericValue::ofMap(entriesFrom(p));
-  if (kind == "ordered map") return GenericValue::ofOrderedMap(entriesFrom(p));
+  if (kind == "list") return GenericValue::ofList(listFrom(p, depth));
+  if (kind == "object array") return GenericValue::ofObjectArray(listFrom(p, depth));
+  if (kind == "ordered set") return GenericValue::ofOrderedSet(listFrom(p, depth));
+  if (kind == "set") return GenericValue::ofSet(listFrom(p, depth));
+  if (kind == "map") return GenericValue::ofMap(entriesFrom(p, depth));
+  if (kind == "ordered map") return GenericValue::ofOrderedMap(entriesFrom(p, depth));
   if (kind == "int array") return GenericValue::ofIntArray(numbers<int32_t>(p, false));
   if (kind == "long array") return GenericValue::ofLongArray(numbers<int64_t>(p, false));
   if (kind == "float array") return GenericValue::ofFloatArray(numbers<float>(p, true));
@@ -177,6 +193,8 @@ GenericValue genericFromTaggedJson(const json& j) {
   }
   internal::throwCorrupt("unknown generic value kind [" + kind + "]");
 }
+
+}  // namespace
 
 json genericToPlainJson(const GenericValue& v) {
   switch (v.kind()) {

@@ -117,7 +117,7 @@ std::unique_ptr<InternalAggregation> Avg::reduce(std::span<const InternalAggrega
   int64_t count = 0;
   for (const Avg* a : downcast<Avg>(aggs)) {
     s.add(a->sum_);
-    count = wrappingAdd(count, a->count_);
+    count = checkedAdd(count, a->count_, "avg count");
   }
   auto out = std::make_unique<Avg>(getName(), getMetadata(), s.value(), count);
   out->format_ = format_;
@@ -161,7 +161,7 @@ bool ValueCount::doEquals(const InternalAggregation& other) const {
 std::unique_ptr<InternalAggregation> ValueCount::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext&) const {
   int64_t total = 0;
-  for (const ValueCount* a : downcast<ValueCount>(aggs)) total = wrappingAdd(total, a->value_);
+  for (const ValueCount* a : downcast<ValueCount>(aggs)) total = checkedAdd(total, a->value_, "value_count");
   auto out = std::make_unique<ValueCount>(getName(), getMetadata(), total);
   out->format_ = format_;
   return out;
@@ -230,7 +230,7 @@ std::unique_ptr<InternalAggregation> Stats::reduce(
   double max = -std::numeric_limits<double>::infinity();
   CompensatedSum sum;
   for (const Stats* s : downcast<Stats>(aggs)) {
-    count = wrappingAdd(count, s->count_);
+    count = checkedAdd(count, s->count_, "stats count");
     min = std::min(min, s->min_);
     max = std::max(max, s->max_);
     sum.add(s->sum_);

@@ -1,3 +1,6 @@
+// The default registry: one InternalAggregation reader per type of wire
+// format §7, plus DocValueFormat `raw`. Each reader keeps a pointer to the
+// registry it is registered in so that it can read sub-aggregations.
 #include "aggregations/registry.h"
 
 #include <string>

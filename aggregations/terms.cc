@@ -20,7 +20,6 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <map>
 
 #include "aggregations/json_util.h"
 #include "aggregations/registry.h"
@@ -101,13 +100,6 @@ typename Key::Type wireKeyFromJson(const json& b) {
   }
 }
 
-template <class Key>
-struct KeyLess {
-  bool operator()(const typename Key::Type& a, const typename Key::Type& b) const {
-    return Key::compare(a, b) < 0;
-  }
-};
-
 }  // namespace
 
 // ---- reading ----
@@ -140,6 +132,8 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
   // A bucket is at least a doc count, an aggregation count and its key.
   size_t min_bucket = 2 + Key::kMinWireBytes + (show_term_doc_count_error_ ? 8 : 0);
   int32_t n = in.readArraySize(min_bucket);
+  // Reserve only what the bytes left justify (a bucket object is larger than
+  // its smallest encoding); the vector grows as buckets actually arrive.
   buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
   for (int32_t i = 0; i < n; ++i) {
     Bucket& b = buckets_.emplace_back();
@@ -201,7 +195,12 @@ void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
   for (const Bucket& b : buckets_) {
     out.writeVLong(b.doc_count);
     if (show_term_doc_count_error_) out.writeLong(b.doc_count_error);
-    b.aggregations.writeTo(out);
+    // Most leaf buckets have no sub-aggregations: one inline byte.
+    if (b.aggregations.empty()) {
+      out.writeByte(0);
+    } else {
+      b.aggregations.writeTo(out);
+    }
     Key::write(out, b.key);
   }
 }
@@ -224,7 +223,8 @@ int64_t InternalTerms<Key>::shardDocCountError() const {
   size_t n = buckets_.size();
   if (n == 0 || n < static_cast<size_t>(shard_size_) || order_.isKeyOrder()) return 0;
   if (order_.isCountDesc()) {
-    if (doc_count_error_) return *doc_count_error_;
+    // A negative bound from the wire can only mean unknown.
+    if (doc_count_error_) return *doc_count_error_ < 0 ? -1 : *doc_count_error_;
     int64_t min = buckets_[0].doc_count;
     for (const Bucket& b : buckets_) min = std::min(min, b.doc_count);
     return min;
@@ -237,34 +237,30 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const InternalTerms*>(aggs[0]);
 
-  struct Merged {
-    int64_t doc_count = 0;
-    int64_t error = 0;  // sum of the bucket errors of the shards that have it
-    bool error_unknown = false;
-    // sum of the shard error bounds of the shards that have it
-    int64_t shard_errors = 0;
-    std::vector<const InternalAggregations*> subs;
+  // Every bucket of every shard, sorted by key (stable: shard order within a
+  // key), then merged run by run. Shards send their buckets in key order, so
+  // the sort is a cheap merge of sorted runs.
+  struct Entry {
+    const Bucket* bucket;
+    int64_t shard_error;
+    bool show_error;
   };
-  std::map<typename Key::Type, Merged, KeyLess<Key>> merged;
+  std::vector<Entry> entries;
+  size_t total = 0;
+  for (const InternalTerms* t : downcast<InternalTerms>(aggs)) total += t->buckets_.size();
+  entries.reserve(total);
 
   int64_t sum_error = 0;  // -1 is sticky: unbounded
   int64_t other = 0;
   for (const InternalTerms* t : downcast<InternalTerms>(aggs)) {
-    other = wrappingAdd(other, t->other_doc_count_);
+    other = checkedAdd(other, t->other_doc_count_, "sum_other_doc_count");
     int64_t shard_error = t->shardDocCountError();
-    if (sum_error != -1) sum_error = shard_error == -1 ? -1 : wrappingAdd(sum_error, shard_error);
-    for (const Bucket& b : t->buckets_) {
-      Merged& m = merged[b.key];
-      m.doc_count = wrappingAdd(m.doc_count, b.doc_count);
-      if (!t->show_term_doc_count_error_ || b.doc_count_error == -1 || shard_error == -1) {
-        m.error_unknown = true;
-      } else {
-        m.error = wrappingAdd(m.error, b.doc_count_error);
-        m.shard_errors = wrappingAdd(m.shard_errors, shard_error);
-      }
-      m.subs.push_back(&b.aggregations);
-    }
+    if (sum_error != -1) sum_error = shard_error == -1 ? -1 : checkedAdd(sum_error, shard_error, "doc count error");
+    for (const Bucket& b : t->buckets_) entries.push_back({&b, shard_error, t->show_term_doc_count_error_});
   }
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return Key::compare(a.bucket->key, b.bucket->key) < 0;
+  });
 
   auto out = std::make_unique<InternalTerms>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -281,20 +277,43 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   }
 
   std::vector<Bucket> buckets;
-  buckets.reserve(merged.size());
-  for (auto& [key, m] : merged) {
-    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
+  std::vector<const InternalAggregations*> subs;
+  for (size_t i = 0; i < entries.size();) {
+    size_t run_end = i + 1;
+    while (run_end < entries.size() &&
+           Key::compare(entries[run_end].bucket->key, entries[i].bucket->key) == 0) {
+      ++run_end;
+    }
+    int64_t doc_count = 0;
+    int64_t error = 0;         // the errors of the shards that returned the term
+    int64_t shard_errors = 0;  // the bounds of those shards
+    bool error_unknown = false;
+    subs.clear();
+    for (size_t k = i; k < run_end; ++k) {
+      const Entry& e = entries[k];
+      doc_count = checkedAdd(doc_count, e.bucket->doc_count, "doc count");
+      if (!e.show_error || e.bucket->doc_count_error == -1 || e.shard_error == -1) {
+        error_unknown = true;
+      } else {
+        error = checkedAdd(error, e.bucket->doc_count_error, "doc count error");
+        shard_errors = checkedAdd(shard_errors, e.shard_error, "doc count error");
+      }
+      subs.push_back(&e.bucket->aggregations);
+    }
+    const typename Key::Type& key = entries[i].bucket->key;
+    i = run_end;
+    if (context.final_reduce && doc_count < first.min_doc_count_) continue;
     Bucket& b = buckets.emplace_back();
     b.key = key;
-    b.doc_count = m.doc_count;
+    b.doc_count = doc_count;
     if (out->show_term_doc_count_error_) {
       // The bound of a term: what the shards that returned it say, plus the
       // bound of every shard that did not.
-      b.doc_count_error = (sum_error == -1 || m.error_unknown)
+      b.doc_count_error = (sum_error == -1 || error_unknown)
                               ? -1
-                              : wrappingAdd(m.error, wrappingSub(sum_error, m.shard_errors));
+                              : checkedAdd(error, sum_error - shard_errors, "doc count error");
     }
-    b.aggregations = InternalAggregations::reduce(m.subs, context);
+    b.aggregations = InternalAggregations::reduce(subs, context);
   }
 
   if (context.final_reduce) {
@@ -302,7 +321,9 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     auto less = [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; };
     size_t keep = std::min(buckets.size(), static_cast<size_t>(first.required_size_));
     std::partial_sort(buckets.begin(), buckets.begin() + keep, buckets.end(), less);
-    for (size_t i = keep; i < buckets.size(); ++i) other = wrappingAdd(other, buckets[i].doc_count);
+    for (size_t i = keep; i < buckets.size(); ++i) {
+      other = checkedAdd(other, buckets[i].doc_count, "sum_other_doc_count");
+    }
     buckets.resize(keep);
   }
   out->other_doc_count_ = other;

@@ -16,7 +16,9 @@
 // Value types with deep-copy semantics; not thread-safe.
 #pragma once
 
+#include <cassert>
 #include <compare>
+#include <limits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,8 +35,11 @@ struct StringKey {
   using Type = std::string;  // the key's bytes (usually UTF-8, need not be)
   static constexpr std::string_view kType = "sterms";
   static constexpr size_t kMinWireBytes = 1;
+  // writeBytesRef, spelled with the inline writers: this runs once a bucket.
   static void write(StreamOutput& out, const Type& k) {
-    out.writeBytesRef({reinterpret_cast<const uint8_t*>(k.data()), k.size()});
+    assert(k.size() <= static_cast<size_t>(std::numeric_limits<int32_t>::max()));
+    out.writeVInt(static_cast<int32_t>(k.size()));
+    out.writeBytes({reinterpret_cast<const uint8_t*>(k.data()), k.size()});
   }
   static Type read(StreamInput& in);
   // Unsigned byte order, as ES's BytesRef.compareTo.

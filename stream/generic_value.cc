@@ -18,7 +18,9 @@ namespace {
 using Kind = GenericValue::Kind;
 
 // Java's Float.equals / Double.equals: compare the bits with NaN canonical.
-uint32_t floatBits(float v) { return std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(v); }
+uint32_t floatBits(float v) {
+  return std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(v);
+}
 uint64_t doubleBits(double v) {
   return std::isnan(v) ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
 }
@@ -37,9 +39,11 @@ size_t mix(size_t h, size_t v) {
 // and each group of `a` is matched against the same group of `b`, so the
 // cost is O(n log n) unless hashes collide.
 template <typename T, typename Hash, typename Eq>
-bool unorderedEqual(const std::vector<T>& a, const std::vector<T>& b, Hash hash, Eq eq) {
+bool unorderedEqual(const std::vector<T>& a, const std::vector<T>& b, Hash hash,
+                    Eq eq) {
   if (a.size() != b.size()) return false;
-  if (std::equal(a.begin(), a.end(), b.begin(), eq)) return true;  // same order: common
+  if (std::equal(a.begin(), a.end(), b.begin(), eq))
+    return true;                                  // same order: common
   std::vector<std::pair<size_t, size_t>> ha, hb;  // (hash, index)
   ha.reserve(a.size());
   hb.reserve(b.size());
@@ -63,6 +67,44 @@ bool unorderedEqual(const std::vector<T>& a, const std::vector<T>& b, Hash hash,
     if (!matched) return false;
   }
   return true;
+}
+
+// The index of the first of values[0..n) equal to an earlier one: sorts
+// (hash, index) pairs and compares neighbours with equal hashes.
+template <typename Get>
+std::optional<size_t> firstRepeat(size_t n, Get get) {
+  if (n < 2) return std::nullopt;
+  // Metadata maps are small: compare pairs, with no allocation or hashing.
+  constexpr size_t kPairwiseUpTo = 16;
+  if (n <= kPairwiseUpTo) {
+    for (size_t i = 1; i < n; ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (get(i) == get(j)) return i;
+      }
+    }
+    return std::nullopt;
+  }
+  std::vector<std::pair<size_t, size_t>> by_hash;  // (hash, index)
+  by_hash.reserve(n);
+  for (size_t i = 0; i < n; ++i) by_hash.emplace_back(get(i).hash(), i);
+  std::sort(by_hash.begin(), by_hash.end());
+  std::optional<size_t> first;
+  for (size_t g = 0; g < n;) {
+    size_t end = g + 1;
+    while (end < n && by_hash[end].first == by_hash[g].first) ++end;
+    // Within a group of equal hashes (indexes ascending), a later element
+    // equal to an earlier one is a repeat.
+    for (size_t i = g + 1; i < end; ++i) {
+      for (size_t j = g; j < i; ++j) {
+        if (get(by_hash[i].second) == get(by_hash[j].second)) {
+          if (!first || by_hash[i].second < *first) first = by_hash[i].second;
+          break;
+        }
+      }
+    }
+    g = end;
+  }
+  return first;
 }
 
 bool entryEqual(const GenericValue::Entry& a, const GenericValue::Entry& b) {
@@ -117,8 +159,8 @@ void appendJoined(std::string& out, const std::vector<T>& values, F each) {
 
 void appendTo(std::string& out, const GenericValue& v);
 
-void appendElements(std::string& out, const char* open, const GenericValue::List& list,
-                    const char* close) {
+void appendElements(std::string& out, const char* open,
+                    const GenericValue::List& list, const char* close) {
   out += open;
   appendJoined(out, list, [&](const GenericValue& e) { appendTo(out, e); });
   out += close;
@@ -126,16 +168,40 @@ void appendElements(std::string& out, const char* open, const GenericValue::List
 
 void appendTo(std::string& out, const GenericValue& v) {
   switch (v.kind()) {
-    case Kind::kNull: out += "null"; return;
-    case Kind::kString: appendQuoted(out, v.asString()); return;
-    case Kind::kInt: appendNumber(out, v.asInt()); return;
-    case Kind::kLong: appendNumber(out, v.asLong()); out += 'L'; return;
-    case Kind::kFloat: appendNumber(out, v.asFloat()); out += 'f'; return;
-    case Kind::kDouble: appendNumber(out, v.asDouble()); return;
-    case Kind::kBoolean: out += v.asBoolean() ? "true" : "false"; return;
-    case Kind::kByteArray: out += "bytes["; appendHex(out, v.asBytes()); out += ']'; return;
-    case Kind::kList: appendElements(out, "[", v.elements(), "]"); return;
-    case Kind::kObjectArray: appendElements(out, "array[", v.elements(), "]"); return;
+    case Kind::kNull:
+      out += "null";
+      return;
+    case Kind::kString:
+      appendQuoted(out, v.asString());
+      return;
+    case Kind::kInt:
+      appendNumber(out, v.asInt());
+      return;
+    case Kind::kLong:
+      appendNumber(out, v.asLong());
+      out += 'L';
+      return;
+    case Kind::kFloat:
+      appendNumber(out, v.asFloat());
+      out += 'f';
+      return;
+    case Kind::kDouble:
+      appendNumber(out, v.asDouble());
+      return;
+    case Kind::kBoolean:
+      out += v.asBoolean() ? "true" : "false";
+      return;
+    case Kind::kByteArray:
+      out += "bytes[";
+      appendHex(out, v.asBytes());
+      out += ']';
+      return;
+    case Kind::kList:
+      appendElements(out, "[", v.elements(), "]");
+      return;
+    case Kind::kObjectArray:
+      appendElements(out, "array[", v.elements(), "]");
+      return;
     case Kind::kOrderedMap:
     case Kind::kMap:
       out += v.kind() == Kind::kMap ? "{" : "ordered{";
@@ -146,33 +212,58 @@ void appendTo(std::string& out, const GenericValue& v) {
       });
       out += '}';
       return;
-    case Kind::kByte: out += "(byte)"; appendNumber(out, static_cast<int>(v.asByte())); return;
-    case Kind::kDate: out += "date("; appendNumber(out, v.asLong()); out += ')'; return;
+    case Kind::kByte:
+      out += "(byte)";
+      appendNumber(out, static_cast<int>(v.asByte()));
+      return;
+    case Kind::kDate:
+      out += "date(";
+      appendNumber(out, v.asLong());
+      out += ')';
+      return;
     case Kind::kBytesReference:
-      out += "bytes_reference["; appendHex(out, v.asBytes()); out += ']'; return;
-    case Kind::kText: out += "text("; appendQuoted(out, v.asString()); out += ')'; return;
-    case Kind::kShort: out += "(short)"; appendNumber(out, static_cast<int>(v.asShort())); return;
+      out += "bytes_reference[";
+      appendHex(out, v.asBytes());
+      out += ']';
+      return;
+    case Kind::kText:
+      out += "text(";
+      appendQuoted(out, v.asString());
+      out += ')';
+      return;
+    case Kind::kShort:
+      out += "(short)";
+      appendNumber(out, static_cast<int>(v.asShort()));
+      return;
     case Kind::kIntArray:
       out += "int[";
-      appendJoined(out, v.asIntArray(), [&](int32_t e) { appendNumber(out, e); });
+      appendJoined(out, v.asIntArray(),
+                   [&](int32_t e) { appendNumber(out, e); });
       out += ']';
       return;
     case Kind::kLongArray:
       out += "long[";
-      appendJoined(out, v.asLongArray(), [&](int64_t e) { appendNumber(out, e); });
+      appendJoined(out, v.asLongArray(),
+                   [&](int64_t e) { appendNumber(out, e); });
       out += ']';
       return;
     case Kind::kFloatArray:
       out += "float[";
-      appendJoined(out, v.asFloatArray(), [&](float e) { appendNumber(out, e); });
+      appendJoined(out, v.asFloatArray(),
+                   [&](float e) { appendNumber(out, e); });
       out += ']';
       return;
     case Kind::kDoubleArray:
       out += "double[";
-      appendJoined(out, v.asDoubleArray(), [&](double e) { appendNumber(out, e); });
+      appendJoined(out, v.asDoubleArray(),
+                   [&](double e) { appendNumber(out, e); });
       out += ']';
       return;
-    case Kind::kBytesRef: out += "bytes_ref["; appendHex(out, v.asBytes()); out += ']'; return;
+    case Kind::kBytesRef:
+      out += "bytes_ref[";
+      appendHex(out, v.asBytes());
+      out += ']';
+      return;
     case Kind::kGeoPoint: {
       GeoPoint p = v.asGeoPoint();
       out += "geo(";
@@ -182,15 +273,20 @@ void appendTo(std::string& out, const GenericValue& v) {
       out += ')';
       return;
     }
-    case Kind::kOrderedSet: appendElements(out, "ordered_set{", v.elements(), "}"); return;
-    case Kind::kSet: appendElements(out, "set{", v.elements(), "}"); return;
+    case Kind::kOrderedSet:
+      appendElements(out, "ordered_set{", v.elements(), "}");
+      return;
+    case Kind::kSet:
+      appendElements(out, "set{", v.elements(), "}");
+      return;
   }
 }
 
 }  // namespace
 
 bool operator==(const GeoPoint& a, const GeoPoint& b) {
-  return doubleBits(a.lat) == doubleBits(b.lat) && doubleBits(a.lon) == doubleBits(b.lon);
+  return doubleBits(a.lat) == doubleBits(b.lat) &&
+         doubleBits(a.lon) == doubleBits(b.lon);
 }
 
 GenericValue GenericValue::ofBytesReference(const BytesReference& ref) {
@@ -198,26 +294,32 @@ GenericValue GenericValue::ofBytesReference(const BytesReference& ref) {
 }
 
 int8_t GenericValue::wireTag(Kind kind) {
-  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
-                                     12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25};
+  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,
+                                     8,  9,  10, 11, 12, 14, 15, 16, 17,
+                                     18, 19, 20, 21, 22, 24, 25};
   static_assert(std::size(kTags) == static_cast<size_t>(Kind::kSet) + 1);
   return kTags[static_cast<size_t>(kind)];
 }
 
 std::string_view GenericValue::kindName(Kind kind) {
   static constexpr std::string_view kNames[] = {
-      "null",   "string",      "int",          "long",         "float",
-      "double", "boolean",     "byte array",   "list",         "object array",
-      "ordered map", "map",    "byte",         "date",         "bytes reference",
-      "text",   "short",       "int array",    "long array",   "float array",
-      "double array", "bytes ref", "geo point", "ordered set", "set"};
+      "null",         "string",      "int",
+      "long",         "float",       "double",
+      "boolean",      "byte array",  "list",
+      "object array", "ordered map", "map",
+      "byte",         "date",        "bytes reference",
+      "text",         "short",       "int array",
+      "long array",   "float array", "double array",
+      "bytes ref",    "geo point",   "ordered set",
+      "set"};
   static_assert(std::size(kNames) == static_cast<size_t>(Kind::kSet) + 1);
   return kNames[static_cast<size_t>(kind)];
 }
 
 void GenericValue::throwWrongKind(std::string_view wanted) const {
-  throw std::invalid_argument("GenericValue is a " + std::string(kindName(kind_)) +
-                              ", not a " + std::string(wanted));
+  throw std::invalid_argument("GenericValue is a " +
+                              std::string(kindName(kind_)) + ", not a " +
+                              std::string(wanted));
 }
 
 template <typename T>
@@ -227,7 +329,9 @@ const T& GenericValue::get(std::string_view wanted) const {
   return *p;
 }
 
-const std::string& GenericValue::asString() const { return get<std::string>("string"); }
+const std::string& GenericValue::asString() const {
+  return get<std::string>("string");
+}
 int32_t GenericValue::asInt() const { return get<int32_t>("int"); }
 int64_t GenericValue::asLong() const { return get<int64_t>("long"); }
 float GenericValue::asFloat() const { return get<float>("float"); }
@@ -235,12 +339,18 @@ double GenericValue::asDouble() const { return get<double>("double"); }
 bool GenericValue::asBoolean() const { return get<bool>("boolean"); }
 int8_t GenericValue::asByte() const { return get<int8_t>("byte"); }
 int16_t GenericValue::asShort() const { return get<int16_t>("short"); }
-std::span<const uint8_t> GenericValue::asBytes() const { return get<Bytes>("byte array"); }
-const GenericValue::List& GenericValue::elements() const { return get<List>("list"); }
+std::span<const uint8_t> GenericValue::asBytes() const {
+  return get<Bytes>("byte array");
+}
+const GenericValue::List& GenericValue::elements() const {
+  return get<List>("list");
+}
 GenericValue::List& GenericValue::elements() {
   return const_cast<List&>(std::as_const(*this).elements());
 }
-const GenericValue::Entries& GenericValue::entries() const { return get<Entries>("map"); }
+const GenericValue::Entries& GenericValue::entries() const {
+  return get<Entries>("map");
+}
 GenericValue::Entries& GenericValue::entries() {
   return const_cast<Entries&>(std::as_const(*this).entries());
 }
@@ -260,28 +370,48 @@ GeoPoint GenericValue::asGeoPoint() const { return get<GeoPoint>("geo point"); }
 
 const GenericValue* GenericValue::find(std::string_view key) const {
   for (const Entry& e : entries()) {
-    if (e.first.kind_ == Kind::kString && e.first.asString() == key) return &e.second;
+    if (e.first.kind_ == Kind::kString && e.first.asString() == key)
+      return &e.second;
   }
   return nullptr;
+}
+
+std::optional<size_t> GenericValue::findDuplicate() const {
+  if (isMap()) {
+    const Entries& e = entries();
+    return firstRepeat(
+        e.size(), [&](size_t i) -> const GenericValue& { return e[i].first; });
+  }
+  if (kind_ == Kind::kSet || kind_ == Kind::kOrderedSet) {
+    const List& l = elements();
+    return firstRepeat(l.size(),
+                       [&](size_t i) -> const GenericValue& { return l[i]; });
+  }
+  throwWrongKind("map or set");
 }
 
 bool operator==(const GenericValue& a, const GenericValue& b) {
   if (a.kind_ != b.kind_) return false;
   switch (a.kind_) {
-    case Kind::kFloat: return floatBits(a.asFloat()) == floatBits(b.asFloat());
-    case Kind::kDouble: return doubleBits(a.asDouble()) == doubleBits(b.asDouble());
+    case Kind::kFloat:
+      return floatBits(a.asFloat()) == floatBits(b.asFloat());
+    case Kind::kDouble:
+      return doubleBits(a.asDouble()) == doubleBits(b.asDouble());
     case Kind::kFloatArray:
-      return rangeEqual(a.asFloatArray(), b.asFloatArray(),
-                        [](float x, float y) { return floatBits(x) == floatBits(y); });
+      return rangeEqual(
+          a.asFloatArray(), b.asFloatArray(),
+          [](float x, float y) { return floatBits(x) == floatBits(y); });
     case Kind::kDoubleArray:
-      return rangeEqual(a.asDoubleArray(), b.asDoubleArray(),
-                        [](double x, double y) { return doubleBits(x) == doubleBits(y); });
+      return rangeEqual(
+          a.asDoubleArray(), b.asDoubleArray(),
+          [](double x, double y) { return doubleBits(x) == doubleBits(y); });
     case Kind::kMap:
       return unorderedEqual(a.entries(), b.entries(), entryHash, entryEqual);
     case Kind::kSet:
-      return unorderedEqual(a.elements(), b.elements(),
-                            [](const GenericValue& v) { return v.hash(); },
-                            std::equal_to<GenericValue>());
+      return unorderedEqual(
+          a.elements(), b.elements(),
+          [](const GenericValue& v) { return v.hash(); },
+          std::equal_to<GenericValue>());
     default:
       // Every other kind compares its storage exactly (element by element for
       // lists, ordered maps and ordered sets, through this operator).
@@ -292,17 +422,26 @@ bool operator==(const GenericValue& a, const GenericValue& b) {
 size_t GenericValue::hash() const {
   size_t h = static_cast<size_t>(kind_) * 0x100000001b3ull;
   switch (kind_) {
-    case Kind::kNull: return h;
+    case Kind::kNull:
+      return h;
     case Kind::kString:
-    case Kind::kText: return mix(h, std::hash<std::string>()(asString()));
-    case Kind::kInt: return mix(h, std::hash<int32_t>()(asInt()));
+    case Kind::kText:
+      return mix(h, std::hash<std::string>()(asString()));
+    case Kind::kInt:
+      return mix(h, std::hash<int32_t>()(asInt()));
     case Kind::kLong:
-    case Kind::kDate: return mix(h, std::hash<int64_t>()(asLong()));
-    case Kind::kFloat: return mix(h, floatBits(asFloat()));
-    case Kind::kDouble: return mix(h, doubleBits(asDouble()));
-    case Kind::kBoolean: return mix(h, asBoolean());
-    case Kind::kByte: return mix(h, static_cast<size_t>(asByte()));
-    case Kind::kShort: return mix(h, static_cast<size_t>(asShort()));
+    case Kind::kDate:
+      return mix(h, std::hash<int64_t>()(asLong()));
+    case Kind::kFloat:
+      return mix(h, floatBits(asFloat()));
+    case Kind::kDouble:
+      return mix(h, doubleBits(asDouble()));
+    case Kind::kBoolean:
+      return mix(h, asBoolean());
+    case Kind::kByte:
+      return mix(h, static_cast<size_t>(asByte()));
+    case Kind::kShort:
+      return mix(h, static_cast<size_t>(asShort()));
     case Kind::kByteArray:
     case Kind::kBytesReference:
     case Kind::kBytesRef: {

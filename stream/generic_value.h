@@ -2,8 +2,8 @@
 // (wire format §3): null, strings, numbers, booleans, bytes, dates, geo
 // points, primitive arrays, and lists, maps and sets of further values.
 //
-//   GenericValue meta = GenericValue::ofMap({{"owner", "ops"},
-//                                            {"ids", GenericValue::ofIntArray({1, 2})}});
+//   GenericValue meta = GenericValue::ofMap(
+//       {{"owner", "ops"}, {"ids", GenericValue::ofIntArray({1, 2})}});
 //   out.writeGenericValue(meta);           // 0A 02 ...
 //   GenericValue back = in.readGenericValue();
 //   assert(back == meta);
@@ -14,7 +14,10 @@
 // long and date; string and text), so a value read and written again gives
 // the same bytes. Maps and sets are kept as sequences in the order they were
 // built or read; the "ordered" kinds (tags 9 and 24) compare in order, the
-// plain ones (tags 10 and 25) compare as multisets, like a Java HashMap.
+// plain ones (tags 10 and 25) regardless of order, like a Java HashMap. As in
+// Java, a map has no repeated key and a set no repeated element: writing one
+// is a caller error (std::invalid_argument) and reading one is
+// CorruptStreamError (strict: Java would silently keep one of them).
 // Floats compare as Java's Float.equals does: NaN equals NaN, 0.0 != -0.0.
 //
 // Map keys are strings before TransportVersion 8.7.0 and any GenericValue
@@ -22,17 +25,24 @@
 // error (std::invalid_argument), as is asking a value for the wrong kind.
 //
 // A value type: copies are deep, moves are cheap. Not thread-safe for
-// concurrent mutation; concurrent reads are fine. Every recursive operation
-// (==, hash, toString, write, destruction) recurses once per nesting level;
-// readGenericValue bounds that depth (StreamInput::maxNestingDepth()).
+// concurrent mutation; concurrent reads are fine. readGenericValue does not
+// recurse and refuses input nested deeper than StreamInput::maxNestingDepth()
+// (default 100); ==, hash, toString, writeGenericValue, copies and the
+// destructor recurse once per level of the value, which for values read from
+// the wire is at most that limit (tested on a 256 KiB stack, ASan included).
+// In memory a value costs sizeof(GenericValue) (48 bytes) a node, and a node
+// can come from one input byte: a reader that fails has allocated at most
+// about 4 x sizeof(GenericValue) per input byte consumed.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -98,42 +108,72 @@ class GenericValue {
   GenericValue(int32_t v) : kind_(Kind::kInt), storage_(v) {}
   GenericValue(int64_t v) : kind_(Kind::kLong), storage_(v) {}
   GenericValue(double v) : kind_(Kind::kDouble), storage_(v) {}
+  // Any other pointer would silently become a boolean.
+  template <typename T>
+    requires(!std::is_same_v<std::remove_cv_t<T>, char>)
+  GenericValue(T*) = delete;
 
   static GenericValue null() { return {}; }
-  static GenericValue ofString(std::string s) { return GenericValue(std::move(s)); }
+  static GenericValue ofString(std::string s) {
+    return GenericValue(std::move(s));
+  }
   static GenericValue ofInt(int32_t v) { return GenericValue(v); }
   static GenericValue ofLong(int64_t v) { return GenericValue(v); }
   static GenericValue ofFloat(float v) { return {Kind::kFloat, v}; }
   static GenericValue ofDouble(double v) { return GenericValue(v); }
   static GenericValue ofBoolean(bool v) { return GenericValue(v); }
-  static GenericValue ofByteArray(Bytes v) { return {Kind::kByteArray, std::move(v)}; }
+  static GenericValue ofByteArray(Bytes v) {
+    return {Kind::kByteArray, std::move(v)};
+  }
   static GenericValue ofList(List v) { return {Kind::kList, std::move(v)}; }
-  static GenericValue ofObjectArray(List v) { return {Kind::kObjectArray, std::move(v)}; }
-  static GenericValue ofOrderedMap(Entries v) { return {Kind::kOrderedMap, std::move(v)}; }
+  static GenericValue ofObjectArray(List v) {
+    return {Kind::kObjectArray, std::move(v)};
+  }
+  static GenericValue ofOrderedMap(Entries v) {
+    return {Kind::kOrderedMap, std::move(v)};
+  }
   static GenericValue ofMap(Entries v) { return {Kind::kMap, std::move(v)}; }
   static GenericValue ofByte(int8_t v) { return {Kind::kByte, v}; }
-  static GenericValue ofDate(int64_t epoch_millis) { return {Kind::kDate, epoch_millis}; }
+  static GenericValue ofDate(int64_t epoch_millis) {
+    return {Kind::kDate, epoch_millis};
+  }
   static GenericValue ofBytesReference(Bytes v) {
     return {Kind::kBytesReference, std::move(v)};
   }
   static GenericValue ofBytesReference(const BytesReference& ref);
   // UTF-8 text (Elasticsearch's Text); travels as int length + UTF-8 bytes.
-  static GenericValue ofText(std::string utf8) { return {Kind::kText, std::move(utf8)}; }
+  static GenericValue ofText(std::string utf8) {
+    return {Kind::kText, std::move(utf8)};
+  }
   static GenericValue ofShort(int16_t v) { return {Kind::kShort, v}; }
-  static GenericValue ofIntArray(std::vector<int32_t> v) { return {Kind::kIntArray, std::move(v)}; }
-  static GenericValue ofLongArray(std::vector<int64_t> v) { return {Kind::kLongArray, std::move(v)}; }
-  static GenericValue ofFloatArray(std::vector<float> v) { return {Kind::kFloatArray, std::move(v)}; }
+  static GenericValue ofIntArray(std::vector<int32_t> v) {
+    return {Kind::kIntArray, std::move(v)};
+  }
+  static GenericValue ofLongArray(std::vector<int64_t> v) {
+    return {Kind::kLongArray, std::move(v)};
+  }
+  static GenericValue ofFloatArray(std::vector<float> v) {
+    return {Kind::kFloatArray, std::move(v)};
+  }
   static GenericValue ofDoubleArray(std::vector<double> v) {
     return {Kind::kDoubleArray, std::move(v)};
   }
-  static GenericValue ofBytesRef(Bytes v) { return {Kind::kBytesRef, std::move(v)}; }
-  static GenericValue ofGeoPoint(double lat, double lon) { return {Kind::kGeoPoint, GeoPoint{lat, lon}}; }
-  static GenericValue ofOrderedSet(List v) { return {Kind::kOrderedSet, std::move(v)}; }
+  static GenericValue ofBytesRef(Bytes v) {
+    return {Kind::kBytesRef, std::move(v)};
+  }
+  static GenericValue ofGeoPoint(double lat, double lon) {
+    return {Kind::kGeoPoint, GeoPoint{lat, lon}};
+  }
+  static GenericValue ofOrderedSet(List v) {
+    return {Kind::kOrderedSet, std::move(v)};
+  }
   static GenericValue ofSet(List v) { return {Kind::kSet, std::move(v)}; }
 
   Kind kind() const { return kind_; }
   bool isNull() const { return kind_ == Kind::kNull; }
-  bool isMap() const { return kind_ == Kind::kMap || kind_ == Kind::kOrderedMap; }
+  bool isMap() const {
+    return kind_ == Kind::kMap || kind_ == Kind::kOrderedMap;
+  }
   // List, object array, ordered set and set: elements() works.
   bool isSequence() const {
     return kind_ == Kind::kList || kind_ == Kind::kObjectArray ||
@@ -141,18 +181,19 @@ class GenericValue {
   }
 
   // Accessors; std::invalid_argument when the value is of another kind.
-  const std::string& asString() const;          // string or text
-  int32_t asInt() const;                        // int
-  int64_t asLong() const;                       // long or date
+  const std::string& asString() const;  // string or text
+  int32_t asInt() const;                // int
+  int64_t asLong() const;               // long or date
   float asFloat() const;
   double asDouble() const;
   bool asBoolean() const;
   int8_t asByte() const;
   int16_t asShort() const;
-  std::span<const uint8_t> asBytes() const;     // byte array, bytes reference, bytes ref
-  const List& elements() const;                 // list, object array, sets
+  std::span<const uint8_t> asBytes()
+      const;                     // byte array, bytes reference, bytes ref
+  const List& elements() const;  // list, object array, sets
   List& elements();
-  const Entries& entries() const;               // maps, in their order
+  const Entries& entries() const;  // maps, in their order
   Entries& entries();
   const std::vector<int32_t>& asIntArray() const;
   const std::vector<int64_t>& asLongArray() const;
@@ -163,6 +204,11 @@ class GenericValue {
   // The value of the first entry whose key is the string `key`; nullptr if
   // none. std::invalid_argument if this is not a map.
   const GenericValue* find(std::string_view key) const;
+
+  // For maps, the index of the first entry whose key equals an earlier key;
+  // for sets, of the first element equal to an earlier one; nullopt if none.
+  // std::invalid_argument for other kinds. O(n log n) unless hashes collide.
+  std::optional<size_t> findDuplicate() const;
 
   // Consistent with ==: maps and sets hash their entries order-insensitively.
   size_t hash() const;
@@ -180,13 +226,15 @@ class GenericValue {
   static std::string_view kindName(Kind kind);
 
  private:
-  using Storage = std::variant<std::monostate, bool, int8_t, int16_t, int32_t, int64_t,
-                               float, double, GeoPoint, std::string, Bytes, List,
-                               Entries, std::vector<int32_t>, std::vector<int64_t>,
-                               std::vector<float>, std::vector<double>>;
+  using Storage =
+      std::variant<std::monostate, bool, int8_t, int16_t, int32_t, int64_t,
+                   float, double, GeoPoint, std::string, Bytes, List, Entries,
+                   std::vector<int32_t>, std::vector<int64_t>,
+                   std::vector<float>, std::vector<double>>;
 
   template <typename T>
-  GenericValue(Kind kind, T&& value) : kind_(kind), storage_(std::forward<T>(value)) {}
+  GenericValue(Kind kind, T&& value)
+      : kind_(kind), storage_(std::forward<T>(value)) {}
 
   template <typename T>
   const T& get(std::string_view wanted) const;
@@ -200,5 +248,7 @@ class GenericValue {
 
 template <>
 struct std::hash<wirestream::GenericValue> {
-  size_t operator()(const wirestream::GenericValue& v) const { return v.hash(); }
+  size_t operator()(const wirestream::GenericValue& v) const {
+    return v.hash();
+  }
 };

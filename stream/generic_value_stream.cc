@@ -6,11 +6,11 @@
 //   tag 0   string          string
 //   tag 1   int32           int (4 bytes, big-endian)
 //   tag 2   int64           long
-//   tag 3   float           int of the IEEE bits      tag 4  double  long of the bits
-//   tag 5   boolean         00 | 01
-//   tag 6   byte array      vint length, byte*
-//   tag 7   list            vint count, value*         tag 8  object array: as 7
-//   tag 9   ordered map     vint count, (key value)*   tag 10 map: as 9
+//   tag 3   float           int of the IEEE bits      tag 4  double  long of
+//   the bits tag 5   boolean         00 | 01 tag 6   byte array      vint
+//   length, byte* tag 7   list            vint count, value*         tag 8
+//   object array: as 7 tag 9   ordered map     vint count, (key value)*   tag
+//   10 map: as 9
 //             key := string          before 8.7.0
 //             key := value           from 8.7.0 on
 //   tag 11  byte            1 byte
@@ -18,10 +18,12 @@
 //   tag 14  bytes reference vint length, byte*
 //   tag 15  text            int length, UTF-8 byte*
 //   tag 16  short           2 bytes
-//   tag 17..20  int / long / float / double array: vint count, fixed-width values
-//   tag 21  bytes ref       vint length, byte*
-//   tag 22  geo point       double lat, double lon
-//   tag 24  ordered set     vint count, value*         tag 25 set: as 24
+//   tag 17..20  int / long / float / double array: vint count, fixed-width
+//   values tag 21  bytes ref       vint length, byte* tag 22  geo point double
+//   lat, double lon tag 24  ordered set     vint count, value*         tag 25
+//   set: as 24
+// A map with a repeated key or a set with a repeated element is refused both
+// ways (strict; Java cannot hold one, and would keep one of them silently).
 // Any other tag (13 and 23 are Joda / ZonedDateTime in Elasticsearch and have
 // no GenericValue kind): CorruptStreamError "Can't read unknown type [t]".
 //
@@ -29,7 +31,7 @@
 // each inside a StreamInput::NestingScope, so the input's depth limit bounds
 // the work and no depth reaches the machine stack. Writing recurses once per
 // level of the caller's tree.
-#include <deque>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -45,6 +47,28 @@ namespace {
 using Kind = GenericValue::Kind;
 
 void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys);
+
+// "duplicate key [k] in map" with the value shortened: it may be hostile.
+std::string duplicateMessage(const GenericValue& container, size_t index) {
+  bool map = container.isMap();
+  const GenericValue& repeat =
+      map ? container.entries()[index].first : container.elements()[index];
+  std::string text = repeat.toString();
+  constexpr size_t kMaxShown = 80;
+  if (text.size() > kMaxShown) text = text.substr(0, kMaxShown) + "...";
+  return std::string(map ? "duplicate key [" : "duplicate element [") + text +
+         "] in " + std::string(GenericValue::kindName(container.kind()));
+}
+
+// Java maps and sets cannot hold a repeat, so bytes with one are corrupt and
+// a value with one cannot be written.
+void checkNoDuplicate(const GenericValue& container, bool reading) {
+  std::optional<size_t> d = container.findDuplicate();
+  if (!d) return;
+  if (reading) internal::throwCorrupt(duplicateMessage(container, *d));
+  throw std::invalid_argument("writeGenericValue: " +
+                              duplicateMessage(container, *d));
+}
 
 void writeEntries(StreamOutput& out, const GenericValue::Entries& entries,
                   bool generic_keys) {
@@ -68,42 +92,76 @@ void writeEntries(StreamOutput& out, const GenericValue::Entries& entries,
 void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
   out.writeByte(static_cast<uint8_t>(GenericValue::wireTag(v.kind())));
   switch (v.kind()) {
-    case Kind::kNull: return;
-    case Kind::kString: out.writeString(v.asString()); return;
-    case Kind::kInt: out.writeInt(v.asInt()); return;
+    case Kind::kNull:
+      return;
+    case Kind::kString:
+      out.writeString(v.asString());
+      return;
+    case Kind::kInt:
+      out.writeInt(v.asInt());
+      return;
     case Kind::kLong:
-    case Kind::kDate: out.writeLong(v.asLong()); return;
-    case Kind::kFloat: out.writeFloat(v.asFloat()); return;
-    case Kind::kDouble: out.writeDouble(v.asDouble()); return;
-    case Kind::kBoolean: out.writeBoolean(v.asBoolean()); return;
+    case Kind::kDate:
+      out.writeLong(v.asLong());
+      return;
+    case Kind::kFloat:
+      out.writeFloat(v.asFloat());
+      return;
+    case Kind::kDouble:
+      out.writeDouble(v.asDouble());
+      return;
+    case Kind::kBoolean:
+      out.writeBoolean(v.asBoolean());
+      return;
     case Kind::kByteArray:
     case Kind::kBytesReference:
-    case Kind::kBytesRef: out.writeByteArray(v.asBytes()); return;
-    case Kind::kList:
-    case Kind::kObjectArray:
+    case Kind::kBytesRef:
+      out.writeByteArray(v.asBytes());
+      return;
     case Kind::kOrderedSet:
     case Kind::kSet:
+      checkNoDuplicate(v, false);
+      [[fallthrough]];
+    case Kind::kList:
+    case Kind::kObjectArray:
       out.writeArraySize(v.elements().size());
       for (const auto& e : v.elements()) writeValue(out, e, generic_keys);
       return;
     case Kind::kOrderedMap:
-    case Kind::kMap: writeEntries(out, v.entries(), generic_keys); return;
-    case Kind::kByte: out.writeByte(static_cast<uint8_t>(v.asByte())); return;
+    case Kind::kMap:
+      checkNoDuplicate(v, false);
+      writeEntries(out, v.entries(), generic_keys);
+      return;
+    case Kind::kByte:
+      out.writeByte(static_cast<uint8_t>(v.asByte()));
+      return;
     case Kind::kText: {
       const std::string& s = v.asString();
-      measureUtf8(s);  // std::invalid_argument on invalid UTF-8, before any byte of it
+      measureUtf8(
+          s);  // std::invalid_argument on invalid UTF-8, before any byte of it
       if (s.size() > static_cast<size_t>(INT32_MAX)) {
-        throw std::invalid_argument("writeGenericValue: text too long for the wire");
+        throw std::invalid_argument(
+            "writeGenericValue: text too long for the wire");
       }
       out.writeInt(static_cast<int32_t>(s.size()));
       out.writeBytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
       return;
     }
-    case Kind::kShort: out.writeShort(v.asShort()); return;
-    case Kind::kIntArray: out.writeIntArray(v.asIntArray()); return;
-    case Kind::kLongArray: out.writeLongArray(v.asLongArray()); return;
-    case Kind::kFloatArray: out.writeFloatArray(v.asFloatArray()); return;
-    case Kind::kDoubleArray: out.writeDoubleArray(v.asDoubleArray()); return;
+    case Kind::kShort:
+      out.writeShort(v.asShort());
+      return;
+    case Kind::kIntArray:
+      out.writeIntArray(v.asIntArray());
+      return;
+    case Kind::kLongArray:
+      out.writeLongArray(v.asLongArray());
+      return;
+    case Kind::kFloatArray:
+      out.writeFloatArray(v.asFloatArray());
+      return;
+    case Kind::kDoubleArray:
+      out.writeDoubleArray(v.asDoubleArray());
+      return;
     case Kind::kGeoPoint:
       out.writeDouble(v.asGeoPoint().lat);
       out.writeDouble(v.asGeoPoint().lon);
@@ -115,7 +173,8 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
 std::string readText(StreamInput& in) {
   int32_t n = in.readInt();
   if (n < 0) {
-    internal::throwCorrupt("array size must be positive but was: " + std::to_string(n));
+    internal::throwCorrupt("array size must be positive but was: " +
+                           std::to_string(n));
   }
   if (n > in.maxArraySize()) {
     internal::throwLimitExceeded("array size " + std::to_string(n) +
@@ -130,7 +189,8 @@ std::string readText(StreamInput& in) {
   try {
     measureUtf8(s);
   } catch (const std::invalid_argument& e) {
-    internal::throwCorrupt(std::string("Invalid string: text is not UTF-8: ") + e.what());
+    internal::throwCorrupt(std::string("Invalid string: text is not UTF-8: ") +
+                           e.what());
   }
   return s;
 }
@@ -138,45 +198,67 @@ std::string readText(StreamInput& in) {
 // Every kind that is not a container.
 GenericValue readScalar(StreamInput& in, int8_t tag) {
   switch (tag) {
-    case -1: return GenericValue::null();
-    case 0: return GenericValue::ofString(in.readString());
-    case 1: return GenericValue::ofInt(in.readInt());
-    case 2: return GenericValue::ofLong(in.readLong());
-    case 3: return GenericValue::ofFloat(in.readFloat());
-    case 4: return GenericValue::ofDouble(in.readDouble());
-    case 5: return GenericValue::ofBoolean(in.readBoolean());
-    case 6: return GenericValue::ofByteArray(in.readByteArray());
-    case 11: return GenericValue::ofByte(static_cast<int8_t>(in.readByte()));
-    case 12: return GenericValue::ofDate(in.readLong());
-    case 14: return GenericValue::ofBytesReference(in.readByteArray());
-    case 15: return GenericValue::ofText(readText(in));
-    case 16: return GenericValue::ofShort(in.readShort());
-    case 17: return GenericValue::ofIntArray(in.readIntArray());
-    case 18: return GenericValue::ofLongArray(in.readLongArray());
-    case 19: return GenericValue::ofFloatArray(in.readFloatArray());
-    case 20: return GenericValue::ofDoubleArray(in.readDoubleArray());
-    case 21: return GenericValue::ofBytesRef(in.readByteArray());
+    case -1:
+      return GenericValue::null();
+    case 0:
+      return GenericValue::ofString(in.readString());
+    case 1:
+      return GenericValue::ofInt(in.readInt());
+    case 2:
+      return GenericValue::ofLong(in.readLong());
+    case 3:
+      return GenericValue::ofFloat(in.readFloat());
+    case 4:
+      return GenericValue::ofDouble(in.readDouble());
+    case 5:
+      return GenericValue::ofBoolean(in.readBoolean());
+    case 6:
+      return GenericValue::ofByteArray(in.readByteArray());
+    case 11:
+      return GenericValue::ofByte(static_cast<int8_t>(in.readByte()));
+    case 12:
+      return GenericValue::ofDate(in.readLong());
+    case 14:
+      return GenericValue::ofBytesReference(in.readByteArray());
+    case 15:
+      return GenericValue::ofText(readText(in));
+    case 16:
+      return GenericValue::ofShort(in.readShort());
+    case 17:
+      return GenericValue::ofIntArray(in.readIntArray());
+    case 18:
+      return GenericValue::ofLongArray(in.readLongArray());
+    case 19:
+      return GenericValue::ofFloatArray(in.readFloatArray());
+    case 20:
+      return GenericValue::ofDoubleArray(in.readDoubleArray());
+    case 21:
+      return GenericValue::ofBytesRef(in.readByteArray());
     case 22: {
       double lat = in.readDouble();
       double lon = in.readDouble();
       return GenericValue::ofGeoPoint(lat, lon);
     }
     default:
-      internal::throwCorrupt("Can't read unknown type [" + std::to_string(tag) + "]");
+      internal::throwCorrupt("Can't read unknown type [" + std::to_string(tag) +
+                             "]");
   }
 }
 
 bool isContainerTag(int8_t tag) {
-  return tag == 7 || tag == 8 || tag == 9 || tag == 10 || tag == 24 || tag == 25;
+  return tag == 7 || tag == 8 || tag == 9 || tag == 10 || tag == 24 ||
+         tag == 25;
 }
 
 // A list, set or map being read: what is left of it, and what has been read.
 struct Frame {
+  Frame(int8_t t, int32_t n) : tag(t), remaining(n) {}
+
   int8_t tag;
   int32_t remaining;
-  GenericValue::List elements;   // lists and sets
+  GenericValue::List elements;    // lists and sets
   GenericValue::Entries entries;  // maps
-  GenericValue key;              // a map key waiting for its value
+  GenericValue key;               // a map key waiting for its value
   bool has_key = false;
 
   bool isMap() const { return tag == 9 || tag == 10; }
@@ -198,14 +280,27 @@ struct Frame {
   }
 
   GenericValue finish() {
+    GenericValue v;
     switch (tag) {
-      case 7: return GenericValue::ofList(std::move(elements));
-      case 8: return GenericValue::ofObjectArray(std::move(elements));
-      case 9: return GenericValue::ofOrderedMap(std::move(entries));
-      case 10: return GenericValue::ofMap(std::move(entries));
-      case 24: return GenericValue::ofOrderedSet(std::move(elements));
-      default: return GenericValue::ofSet(std::move(elements));
+      case 7:
+        return GenericValue::ofList(std::move(elements));
+      case 8:
+        return GenericValue::ofObjectArray(std::move(elements));
+      case 9:
+        v = GenericValue::ofOrderedMap(std::move(entries));
+        break;
+      case 10:
+        v = GenericValue::ofMap(std::move(entries));
+        break;
+      case 24:
+        v = GenericValue::ofOrderedSet(std::move(elements));
+        break;
+      default:
+        v = GenericValue::ofSet(std::move(elements));
+        break;
     }
+    checkNoDuplicate(v, true);
+    return v;
   }
 };
 
@@ -213,31 +308,39 @@ struct Frame {
 // stays flat whatever the depth, and each open container holds a
 // NestingScope, so the depth limit is the only bound.
 GenericValue readValue(StreamInput& in) {
-  const bool generic_keys = in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
+  auto tag = static_cast<int8_t>(in.readByte());
+  // Scalars (null metadata, say) need none of the machinery below.
+  if (!isContainerTag(tag)) return readScalar(in, tag);
+
+  const bool generic_keys =
+      in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
   std::vector<Frame> open;
-  std::deque<StreamInput::NestingScope> scopes;  // one per open frame; never moved
+  StreamInput::NestingLevels levels(in);  // one level per open frame
   GenericValue v;
-  for (;;) {
+  for (bool first = true;; first = false) {
     // Produce the next complete value, or open a container and go on.
-    if (!generic_keys && !open.empty() && open.back().isMap() && !open.back().has_key) {
+    if (!generic_keys && !open.empty() && open.back().isMap() &&
+        !open.back().has_key) {
       v = GenericValue::ofString(in.readString());  // a map key before 8.7.0
     } else {
-      auto tag = static_cast<int8_t>(in.readByte());
+      if (!first) tag = static_cast<int8_t>(in.readByte());
       if (isContainerTag(tag)) {
-        scopes.emplace_back(in);
+        levels.enter();
         bool map = tag == 9 || tag == 10;
         // A value is at least its tag byte; a map entry at least two bytes.
         int32_t n = in.readArraySize(map ? 2 : 1);
-        Frame& f = open.emplace_back(Frame{tag, n});
+        Frame& f = open.emplace_back(tag, n);
         if (map) {
-          f.entries.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue::Entry)));
+          f.entries.reserve(in.boundedReserve(static_cast<size_t>(n),
+                                              sizeof(GenericValue::Entry)));
         } else {
-          f.elements.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue)));
+          f.elements.reserve(
+              in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue)));
         }
         if (n > 0) continue;
         v = f.finish();
         open.pop_back();
-        scopes.pop_back();
+        levels.leave();
       } else {
         v = readScalar(in, tag);
       }
@@ -248,7 +351,7 @@ GenericValue readValue(StreamInput& in) {
       if (!open.back().add(std::move(v))) break;
       v = open.back().finish();
       open.pop_back();
-      scopes.pop_back();
+      levels.leave();
     }
   }
 }
@@ -256,7 +359,8 @@ GenericValue readValue(StreamInput& in) {
 }  // namespace
 
 void StreamOutput::writeGenericValue(const GenericValue& value) {
-  writeValue(*this, value, transportVersion().onOrAfter(TransportVersion::V_8_7_0));
+  writeValue(*this, value,
+             transportVersion().onOrAfter(TransportVersion::V_8_7_0));
 }
 
 GenericValue StreamInput::readGenericValue() { return readValue(*this); }

@@ -24,7 +24,8 @@ struct Instant {
   int64_t epoch_seconds = 0;
   int32_t nanos = 0;  // 0 .. kNanosPerSecond - 1
 
-  // Floor division, as Instant.ofEpochMilli: -1 ms is second -1 + 999,000,000 ns.
+  // Floor division, as Instant.ofEpochMilli: -1 ms is second -1 + 999,000,000
+  // ns.
   static constexpr Instant ofEpochMilli(int64_t millis) {
     int64_t s = millis / 1000;
     int64_t ms = millis % 1000;

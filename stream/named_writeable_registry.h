@@ -3,10 +3,12 @@
 //
 //   NamedWriteableRegistry registry;
 //   registry.registerReader<DocValueFormat>("raw", [](StreamInput& in) {
-//     return std::make_unique<RawFormat>(in);      // anything -> unique_ptr<D>, D : C
+//     return std::make_unique<RawFormat>(in);      // anything ->
+//     unique_ptr<D>, D : C
 //   });
 //   in.setNamedWriteableRegistry(&registry);
-//   std::unique_ptr<DocValueFormat> f = in.readNamedWriteable<DocValueFormat>();
+//   std::unique_ptr<DocValueFormat> f =
+//   in.readNamedWriteable<DocValueFormat>();
 //
 // On the wire a named writeable is writeString(getWriteableName()) and then
 // its body (wire format §2). A name that the registry does not know for the
@@ -48,7 +50,9 @@ std::string demangledTypeName(const std::type_info& type);
 template <typename C>
 std::string namedWriteableCategoryName() {
   if constexpr (requires {
-                  { C::kWriteableCategory } -> std::convertible_to<std::string_view>;
+                  {
+                    C::kWriteableCategory
+                    } -> std::convertible_to<std::string_view>;
                 }) {
     return std::string(C::kWriteableCategory);
   } else {
@@ -58,7 +62,8 @@ std::string namedWriteableCategoryName() {
 
 class NamedWriteableRegistry {
  public:
-  using ErasedReader = std::function<std::unique_ptr<NamedWriteable>(StreamInput&)>;
+  using ErasedReader =
+      std::function<std::unique_ptr<NamedWriteable>(StreamInput&)>;
 
   NamedWriteableRegistry() = default;
 
@@ -68,11 +73,13 @@ class NamedWriteableRegistry {
   template <std::derived_from<NamedWriteable> C, typename F>
   void registerReader(std::string name, F reader) {
     using Result = std::invoke_result_t<F&, StreamInput&>;
-    static_assert(std::is_convertible_v<Result, std::unique_ptr<C>>,
-                  "a reader for category C must return std::unique_ptr<C or a subclass>");
+    static_assert(
+        std::is_convertible_v<Result, std::unique_ptr<C>>,
+        "a reader for category C must return std::unique_ptr<C or a subclass>");
     add(std::type_index(typeid(C)), namedWriteableCategoryName<C>(),
         std::move(name),
-        [r = std::move(reader)](StreamInput& in) -> std::unique_ptr<NamedWriteable> {
+        [r = std::move(reader)](
+            StreamInput& in) -> std::unique_ptr<NamedWriteable> {
           std::unique_ptr<C> value = r(in);
           return value;
         });
@@ -98,9 +105,10 @@ class NamedWriteableRegistry {
     std::map<std::string, ErasedReader, std::less<>> readers;
   };
 
-  void add(std::type_index category, std::string category_name, std::string name,
-           ErasedReader reader);
-  const ErasedReader* find(std::type_index category, std::string_view name) const;
+  void add(std::type_index category, std::string category_name,
+           std::string name, ErasedReader reader);
+  const ErasedReader* find(std::type_index category,
+                           std::string_view name) const;
   [[noreturn]] static void throwUnknown(const std::string& category,
                                         std::string_view name);
 

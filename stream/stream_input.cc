@@ -9,11 +9,15 @@
 //   string   := vint units, unit*  (unit: 0xxxxxxx | 110xxxxx 10xxxxxx
 //                                   | 1110xxxx 10xxxxxx 10xxxxxx, no overlong)
 //   T array  := vint count, T*
+//   float/double array split (wirestream extension, not ES):
+//            := vint count, stream_0 .. stream_{w-1}; stream_k is byte k of
+//               each value's big-endian bits (w = 4 or 8)
 #include "stream/stream_input.h"
 
 #include <bit>
 #include <cstdio>
 
+#include "simd/simd.h"
 #include "stream/string_codec.h"
 
 namespace wirestream {
@@ -239,33 +243,60 @@ std::vector<uint8_t> StreamInput::readByteArray() {
   return out;
 }
 
+std::vector<std::string> StreamInput::readStringArray() {
+  int32_t n = readArraySize();
+  std::vector<std::string> out;
+  // A 32-byte std::string per 1-byte element: reserve what the bytes left
+  // justify, not the count; the vector grows as strings actually decode.
+  out.reserve(boundedReserve(static_cast<size_t>(n), sizeof(std::string)));
+  for (int32_t i = 0; i < n; ++i) out.push_back(readString());
+  return out;
+}
+
 namespace {
-// readArraySize() proves min_bytes_each wire bytes per element: enough to
-// reserve the whole count when an element is at most 4 bytes per wire byte,
-// but a 32-byte std::string or an 8-byte int64 per 1-byte element would hold
-// 8 to 32 times the input before the first element is read. Those reserve
-// what boundedReserve() allows and grow as elements actually decode.
 template <typename T, typename ReadOne>
 std::vector<T> readArray(StreamInput& in, size_t min_bytes_each, ReadOne read_one) {
   int32_t n = in.readArraySize(min_bytes_each);
-  auto count = static_cast<size_t>(n);
-  std::vector<T> out;
-  out.reserve(sizeof(T) <= 4 * min_bytes_each ? count
-                                              : in.boundedReserve(count, sizeof(T)));
-  for (int32_t i = 0; i < n; ++i) out.push_back(read_one());
+  std::vector<T> out(static_cast<size_t>(n));
+  for (auto& v : out) v = read_one();
   return out;
 }
 }  // namespace
 
-std::vector<std::string> StreamInput::readStringArray() {
-  return readArray<std::string>(*this, 1, [&] { return readString(); });
+// The batch decoder takes every value wholly inside the chunk; it stops
+// before a value that crosses the chunk's end or is malformed, and readVInt /
+// readVLong takes that one (crossing, or throwing the per-value error).
+std::vector<int32_t> StreamInput::readVIntArray() {
+  size_t n = static_cast<size_t>(readArraySize(1));
+  std::vector<int32_t> out(n);
+  const simd::Kernels& kernels = simd::kernels();
+  size_t i = 0;
+  while (i < n) {
+    simd::DecodeBatch r = kernels.decodeVInts(pos_, end_, out.data() + i, n - i);
+    pos_ = r.next;
+    i += r.count;
+    if (i < n) out[i++] = readVInt();
+  }
+  return out;
 }
 
-std::vector<int32_t> StreamInput::readVIntArray() {
-  return readArray<int32_t>(*this, 1, [&] { return readVInt(); });
-}
+// An int64 per 1-byte element: the vector starts at what the bytes left
+// justify (boundedReserve) and doubles as values actually decode, so a count
+// that the data cannot back never allocates 8 bytes per input byte.
 std::vector<int64_t> StreamInput::readVLongArray() {
-  return readArray<int64_t>(*this, 1, [&] { return readVLong(); });
+  size_t n = static_cast<size_t>(readArraySize(1));
+  std::vector<int64_t> out(boundedReserve(n, sizeof(int64_t)));
+  const simd::Kernels& kernels = simd::kernels();
+  size_t i = 0;
+  while (i < n) {
+    simd::DecodeBatch r = kernels.decodeVLongs(pos_, end_, out.data() + i, out.size() - i);
+    pos_ = r.next;
+    i += r.count;
+    if (i == n) break;
+    if (i == out.size()) out.resize(std::min(n, std::max<size_t>(16, 2 * out.size())));
+    out[i++] = readVLong();
+  }
+  return out;
 }
 std::vector<int32_t> StreamInput::readIntArray() {
   return readArray<int32_t>(*this, 4, [&] { return readInt(); });
@@ -278,6 +309,30 @@ std::vector<float> StreamInput::readFloatArray() {
 }
 std::vector<double> StreamInput::readDoubleArray() {
   return readArray<double>(*this, 8, [&] { return readDouble(); });
+}
+
+template <typename T>
+std::vector<T> StreamInput::readSplit(void (*decode)(const uint8_t*, size_t, T*)) {
+  size_t n = static_cast<size_t>(readArraySize(sizeof(T)));  // checked before allocating
+  std::vector<T> out(n);
+  size_t bytes = n * sizeof(T);
+  if (static_cast<size_t>(end_ - pos_) >= bytes) {
+    if (n > 0) decode(pos_, n, out.data());
+    pos_ += bytes;
+  } else {
+    std::vector<uint8_t> split(bytes);  // the streams span chunks: gather first
+    readBytes(split);
+    decode(split.data(), n, out.data());
+  }
+  return out;
+}
+
+std::vector<float> StreamInput::readFloatArraySplit() {
+  return readSplit<float>(simd::kernels().splitDecodeFloats);
+}
+
+std::vector<double> StreamInput::readDoubleArraySplit() {
+  return readSplit<double>(simd::kernels().splitDecodeDoubles);
 }
 
 // ---- ByteArrayStreamInput ----

@@ -175,12 +175,19 @@ class StreamInput {
   int32_t readArraySize(size_t min_bytes_each = 1);
 
   std::vector<std::string> readStringArray();
+  // Decoded with the SIMD batch kernels (//simd) inside each chunk; a value
+  // that crosses chunks, or is malformed, goes through readVInt / readVLong,
+  // so the errors are theirs.
   std::vector<int32_t> readVIntArray();
   std::vector<int64_t> readVLongArray();
   std::vector<int32_t> readIntArray();
   std::vector<int64_t> readLongArray();
   std::vector<float> readFloatArray();
   std::vector<double> readDoubleArray();
+  // The ByteStreamSplit arrays of StreamOutput::writeFloatArraySplit /
+  // writeDoubleArraySplit (a wirestream extension).
+  std::vector<float> readFloatArraySplit();
+  std::vector<double> readDoubleArraySplit();
 
   // ---- structured values (generic_value.h, named_writeable_registry.h,
   //      time_value.h, instant.h, wire_enum.h; wire format §2, §3, §4) ----
@@ -195,18 +202,40 @@ class StreamInput {
   void setMaxNestingDepth(int32_t max) { max_nesting_depth_ = max; }
   int32_t nestingDepth() const { return nesting_depth_; }
 
+  // One level, for a recursive reader: hold one across reading the children.
   class NestingScope {
    public:
-    explicit NestingScope(StreamInput& in) : in_(in) {
-      if (in.nesting_depth_ >= in.max_nesting_depth_) [[unlikely]] in.throwTooDeep();
-      ++in.nesting_depth_;
-    }
+    explicit NestingScope(StreamInput& in) : in_(in) { in.enterNesting(); }
     ~NestingScope() { --in_.nesting_depth_; }
     NestingScope(const NestingScope&) = delete;
     NestingScope& operator=(const NestingScope&) = delete;
 
    private:
     StreamInput& in_;
+  };
+
+  // Any number of levels, for an iterative reader that keeps its own stack:
+  // enter() per level opened (LimitExceededError past the limit), leave()
+  // per level closed; the destructor leaves whatever is still entered.
+  class NestingLevels {
+   public:
+    explicit NestingLevels(StreamInput& in) : in_(in) {}
+    ~NestingLevels() { in_.nesting_depth_ -= entered_; }
+    void enter() {
+      in_.enterNesting();
+      ++entered_;
+    }
+    void leave() {
+      assert(entered_ > 0);
+      --in_.nesting_depth_;
+      --entered_;
+    }
+    NestingLevels(const NestingLevels&) = delete;
+    NestingLevels& operator=(const NestingLevels&) = delete;
+
+   private:
+    StreamInput& in_;
+    int32_t entered_ = 0;
   };
 
   // How many elements of `element_size` bytes a reader may reserve for a
@@ -251,7 +280,7 @@ class StreamInput {
   // std::invalid_argument (a setup mistake, not bad input), nothing consumed.
   template <std::derived_from<NamedWriteable> C>
   std::unique_ptr<C> readNamedWriteable() {
-    return readNamedWriteable<C>(requireRegistry(namedWriteableCategoryName<C>()));
+    return readNamedWriteable<C>(requireRegistry(&namedWriteableCategoryName<C>));
   }
   template <std::derived_from<NamedWriteable> C>
   std::unique_ptr<C> readNamedWriteable(const NamedWriteableRegistry& registry) {
@@ -271,7 +300,7 @@ class StreamInput {
   template <std::derived_from<NamedWriteable> C>
   std::vector<std::unique_ptr<C>> readNamedWriteableCollection() {
     const NamedWriteableRegistry& registry =
-        requireRegistry(namedWriteableCategoryName<C>());
+        requireRegistry(&namedWriteableCategoryName<C>);
     return readCollection(
         [&registry](StreamInput& in) { return in.readNamedWriteable<C>(registry); });
   }
@@ -370,12 +399,20 @@ class StreamInput {
   int32_t readVIntSlow();
   uint64_t readVarint64Slow(bool zigzag);
   uint32_t readStringUnit();
+  template <typename T>
+  std::vector<T> readSplit(void (*decode)(const uint8_t*, size_t, T*));
   void ensureAvailable(size_t n);
 
+  void enterNesting() {
+    if (nesting_depth_ >= max_nesting_depth_) [[unlikely]] throwTooDeep();
+    ++nesting_depth_;
+  }
   [[noreturn]] void throwTooDeep() const;
   [[noreturn]] static void throwDuplicateKey(int32_t index);
   [[noreturn]] static void throwDuplicateOrdinal(std::string_view name, int64_t ordinal);
-  const NamedWriteableRegistry& requireRegistry(const std::string& category) const;
+  // The registry, or std::invalid_argument naming the category (whose name
+  // is only computed then: demangling is not cheap).
+  const NamedWriteableRegistry& requireRegistry(std::string (*category_name)()) const;
 
   TransportVersion version_ = TransportVersion::current();
   int32_t max_array_size_ = std::numeric_limits<int32_t>::max();

@@ -7,12 +7,17 @@
 //   string         := vint utf16_units, unit*   (unit: 1..3 bytes, CESU-8 style)
 //   byte array     := vint length, byte*
 //   T array        := vint count, T*
+//   float/double array split (wirestream extension, not ES):
+//                  := vint count, stream_0 .. stream_{w-1}; stream_k is byte k
+//                     of each value's big-endian bits (w = 4 or 8)
 #include "stream/stream_output.h"
 
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <vector>
 
+#include "simd/simd.h"
 #include "stream/string_codec.h"
 
 namespace wirestream {
@@ -144,7 +149,22 @@ void StreamOutput::writeStringArray(std::span<const std::string_view> values) {
 
 void StreamOutput::writeVIntArray(std::span<const int32_t> values) {
   writeArraySize(values.size());
-  for (int32_t v : values) writeVInt(v);
+  const simd::Kernels& kernels = simd::kernels();
+  const int32_t* v = values.data();
+  size_t left = values.size();
+  while (left > 0) {
+    // The values sure to fit in this buffer go in one batch; near its end
+    // (fewer than 5 bytes of room) one value at a time crosses to the next.
+    size_t fit = std::min(left, static_cast<size_t>(end_ - pos_) / kMaxVIntBytes);
+    if (fit > 0) {
+      pos_ = kernels.encodeVInts(v, fit, pos_);
+      v += fit;
+      left -= fit;
+    } else {
+      writeVInt(*v++);
+      --left;
+    }
+  }
 }
 
 void StreamOutput::writeVLongArray(std::span<const int64_t> values) {
@@ -152,7 +172,20 @@ void StreamOutput::writeVLongArray(std::span<const int64_t> values) {
     if (v < 0) throwNegativeVLong(v);
   }
   writeArraySize(values.size());
-  for (int64_t v : values) writeVLong(v);
+  const simd::Kernels& kernels = simd::kernels();
+  const int64_t* v = values.data();
+  size_t left = values.size();
+  while (left > 0) {
+    size_t fit = std::min(left, static_cast<size_t>(end_ - pos_) / kMaxVLongBytes);
+    if (fit > 0) {
+      pos_ = kernels.encodeVLongs(v, fit, pos_);
+      v += fit;
+      left -= fit;
+    } else {
+      writeVLongNoCheck(*v++);
+      --left;
+    }
+  }
 }
 
 void StreamOutput::writeIntArray(std::span<const int32_t> values) {
@@ -173,6 +206,32 @@ void StreamOutput::writeFloatArray(std::span<const float> values) {
 void StreamOutput::writeDoubleArray(std::span<const double> values) {
   writeArraySize(values.size());
   for (double v : values) writeDouble(v);
+}
+
+template <typename T>
+void StreamOutput::writeSplit(std::span<const T> values,
+                              void (*encode)(const T*, size_t, uint8_t*)) {
+  writeArraySize(values.size());
+  size_t bytes = values.size() * sizeof(T);
+  if (static_cast<size_t>(end_ - pos_) >= bytes) {
+    if (bytes > 0) encode(values.data(), values.size(), pos_);
+    pos_ += bytes;
+    return;
+  }
+  // The streams span the whole array, so an array that crosses buffers is
+  // laid out aside first (after the output has agreed to take it).
+  ensureCapacity(bytes);
+  std::vector<uint8_t> split(bytes);
+  encode(values.data(), values.size(), split.data());
+  writeBytesSlow(split.data(), bytes);
+}
+
+void StreamOutput::writeFloatArraySplit(std::span<const float> values) {
+  writeSplit(values, simd::kernels().splitEncodeFloats);
+}
+
+void StreamOutput::writeDoubleArraySplit(std::span<const double> values) {
+  writeSplit(values, simd::kernels().splitEncodeDoubles);
 }
 
 }  // namespace wirestream

@@ -155,6 +155,9 @@ class StreamOutput {
   void writeBytesRef(std::span<const uint8_t> bytes) { writeByteArray(bytes); }
 
   // ---- arrays: VInt count, then the elements ----
+  // writeVIntArray / writeVLongArray encode the part of the array that surely
+  // fits in the current buffer with the SIMD batch kernels (//simd), the same
+  // bytes as writeVInt / writeVLong one by one.
   void writeStringArray(std::span<const std::string> values);
   void writeStringArray(std::span<const std::string_view> values);
   void writeVIntArray(std::span<const int32_t> values);
@@ -163,6 +166,15 @@ class StreamOutput {
   void writeLongArray(std::span<const int64_t> values);
   void writeFloatArray(std::span<const float> values);
   void writeDoubleArray(std::span<const double> values);
+
+  // wirestream extension, not an Elasticsearch format: VInt count, then the
+  // values' big-endian IEEE bits (NaN canonical, as writeFloat/writeDouble) in
+  // ByteStreamSplit layout: byte k of every value in stream k, streams in
+  // order (4 for float, 8 for double). Read back with readFloatArraySplit /
+  // readDoubleArraySplit; compresses better than writeFloatArray when values
+  // share exponents.
+  void writeFloatArraySplit(std::span<const float> values);
+  void writeDoubleArraySplit(std::span<const double> values);
 
   // Writes a collection size (VInt); sizes above INT32_MAX are caller errors.
   void writeArraySize(size_t size);
@@ -298,6 +310,8 @@ class StreamOutput {
   void writeFixedSlow(uint64_t v, int width);
   void writeVIntSlow(uint32_t v);
   void writeVarint64Slow(uint64_t v);
+  template <typename T>
+  void writeSplit(std::span<const T> values, void (*encode)(const T*, size_t, uint8_t*));
 
   TransportVersion version_ = TransportVersion::current();
 };

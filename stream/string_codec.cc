@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "simd/simd.h"
 #include "stream/errors.h"
 
 namespace wirestream {
@@ -41,15 +42,9 @@ size_t sequenceLength(const uint8_t* s, size_t n, size_t i) {
 
 }  // namespace
 
+// 16 or 32 bytes a step with the SIMD kernels (//simd).
 size_t asciiPrefixLength(const uint8_t* p, size_t n) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    if (w & 0x8080808080808080ULL) break;
-  }
-  while (i < n && p[i] < 0x80) ++i;
-  return i;
+  return simd::kernels().asciiPrefixLength(p, n);
 }
 
 Utf8Measure measureUtf8(std::string_view utf8) {
@@ -59,7 +54,14 @@ Utf8Measure measureUtf8(std::string_view utf8) {
   if (i == n) return {n, n, true};
   size_t units = i;
   size_t four_byte = 0;
+  const simd::Kernels& kernels = simd::kernels();
   while (i < n) {
+    if (s[i] < 0x80) {  // an ASCII run between multi-byte sequences: vector scan
+      size_t run = kernels.asciiPrefixLength(s + i, n - i);
+      units += run;
+      i += run;
+      continue;
+    }
     size_t len = sequenceLength(s, n, i);
     if (len == 0) throwInvalidUtf8(utf8, i);
     units += len == 4 ? 2 : 1;

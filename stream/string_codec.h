@@ -28,7 +28,7 @@ Utf8Measure measureUtf8(std::string_view utf8);
 // `dst` has room for measure.wire_bytes. Returns the byte after the last.
 uint8_t* encodeUtf8AsWire(uint8_t* dst, std::string_view utf8);
 
-// Length of the run of ASCII bytes at the start of [p, p + n).
+// Length of the run of ASCII bytes at the start of [p, p + n) (a SIMD scan).
 size_t asciiPrefixLength(const uint8_t* p, size_t n);
 
 // Appends the UTF-8 form of code point cp (<= U+10FFFF, not a surrogate).

@@ -11,7 +11,8 @@
 //   optional X               := bool present [X]
 //   collection               := vint count, element*
 //   map                      := vint size, (key value)*
-//   enum                     := vint ordinal      enum set := vint count, ordinal*
+//   enum                     := vint ordinal      enum set := vint count,
+//   ordinal*
 // No version gates here.
 #include <memory>
 #include <stdexcept>
@@ -33,9 +34,11 @@ void throwUnknownOrdinal(std::string_view enum_name, int64_t ordinal) {
 
 // ---- StreamOutput ----
 
-void StreamOutput::throwBadEnumValue(std::string_view enum_name, int64_t value) {
+void StreamOutput::throwBadEnumValue(std::string_view enum_name,
+                                     int64_t value) {
   internal::throwInvalidArgument("writeEnum: " + std::string(enum_name) +
-                                 " has no ordinal [" + std::to_string(value) + "]");
+                                 " has no ordinal [" + std::to_string(value) +
+                                 "]");
 }
 
 void StreamOutput::throwNullElement() {
@@ -47,7 +50,8 @@ void StreamOutput::writeBytesReference(const BytesReference& ref) {
   for (BytesReference::Piece piece : ref.pieces()) writeBytes(piece);
 }
 
-void StreamOutput::writeOptionalBytesReference(const std::optional<BytesReference>& ref) {
+void StreamOutput::writeOptionalBytesReference(
+    const std::optional<BytesReference>& ref) {
   if (!ref) {
     writeVInt(0);
     return;
@@ -61,7 +65,8 @@ void StreamOutput::writeTimeValue(const TimeValue& value) {
   writeByte(static_cast<uint8_t>(value.timeUnit()));
 }
 
-void StreamOutput::writeOptionalTimeValue(const std::optional<TimeValue>& value) {
+void StreamOutput::writeOptionalTimeValue(
+    const std::optional<TimeValue>& value) {
   writeBoolean(value.has_value());
   if (value) writeTimeValue(*value);
 }
@@ -94,24 +99,27 @@ void StreamOutput::writeOptionalNamedWriteable(const NamedWriteable* value) {
 // ---- StreamInput ----
 
 void StreamInput::throwTooDeep() const {
-  internal::throwLimitExceeded("nesting depth [" + std::to_string(nesting_depth_ + 1) +
-                               "] exceeds the limit of [" +
-                               std::to_string(max_nesting_depth_) + "]");
+  internal::throwLimitExceeded(
+      "nesting depth [" + std::to_string(nesting_depth_ + 1) +
+      "] exceeds the limit of [" + std::to_string(max_nesting_depth_) + "]");
 }
 
 void StreamInput::throwDuplicateKey(int32_t index) {
-  internal::throwCorrupt("duplicate map key at entry [" + std::to_string(index) + "]");
+  internal::throwCorrupt("duplicate map key at entry [" +
+                         std::to_string(index) + "]");
 }
 
-void StreamInput::throwDuplicateOrdinal(std::string_view name, int64_t ordinal) {
+void StreamInput::throwDuplicateOrdinal(std::string_view name,
+                                        int64_t ordinal) {
   internal::throwCorrupt("duplicate " + std::string(name) + " ordinal [" +
                          std::to_string(ordinal) + "] in enum set");
 }
 
-const NamedWriteableRegistry& StreamInput::requireRegistry(const std::string& category) const {
+const NamedWriteableRegistry& StreamInput::requireRegistry(
+    std::string (*category_name)()) const {
   if (registry_ == nullptr) {
     internal::throwInvalidArgument(
-        "can't read named writeable [" + category +
+        "can't read named writeable [" + category_name() +
         "] from a StreamInput without a NamedWriteableRegistry: call "
         "setNamedWriteableRegistry() or pass the registry");
   }
@@ -141,12 +149,14 @@ std::optional<BytesReference> StreamInput::readOptionalBytesReference() {
   int32_t n = readVInt();
   if (n == 0) return std::nullopt;
   if (n < 0) {
-    internal::throwCorrupt("array size must be positive but was: " + std::to_string(n));
+    internal::throwCorrupt("array size must be positive but was: " +
+                           std::to_string(n));
   }
   auto length = static_cast<size_t>(n) - 1;
   if (length > static_cast<size_t>(maxArraySize())) {
     internal::throwLimitExceeded("array size " + std::to_string(length) +
-                                 " is above the limit of " + std::to_string(maxArraySize()));
+                                 " is above the limit of " +
+                                 std::to_string(maxArraySize()));
   }
   if (available() < length) internal::throwEndOfStream(length, available());
   return readOwnedBytes(*this, length);
@@ -174,8 +184,9 @@ Instant StreamInput::readInstant() {
   Instant value{readLong(), 0};
   value.nanos = readInt();
   if (!value.valid()) {
-    internal::throwCorrupt("Invalid Instant [" + std::to_string(value.epoch_seconds) +
-                           "s, " + std::to_string(value.nanos) + "ns]");
+    internal::throwCorrupt("Invalid Instant [" +
+                           std::to_string(value.epoch_seconds) + "s, " +
+                           std::to_string(value.nanos) + "ns]");
   }
   return value;
 }

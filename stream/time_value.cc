@@ -29,14 +29,15 @@ int64_t scaleSaturating(int64_t d, int64_t factor) {
 
 }  // namespace
 
-TimeValue::TimeValue(int64_t duration, TimeUnit unit) : duration_(duration), unit_(unit) {
+TimeValue::TimeValue(int64_t duration, TimeUnit unit)
+    : duration_(duration), unit_(unit) {
   if (duration < -1) {
     throw std::invalid_argument("duration cannot be negative, was given [" +
                                 std::to_string(duration) + "]");
   }
   if (static_cast<int>(unit) >= WireEnumTraits<TimeUnit>::kCount) {
-    throw std::invalid_argument("not a TimeUnit [" + std::to_string(static_cast<int>(unit)) +
-                                "]");
+    throw std::invalid_argument("not a TimeUnit [" +
+                                std::to_string(static_cast<int>(unit)) + "]");
   }
 }
 
@@ -52,13 +53,20 @@ int64_t TimeValue::millis() const {
 
 std::string_view timeUnitSuffix(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kNanoseconds: return "nanos";
-    case TimeUnit::kMicroseconds: return "micros";
-    case TimeUnit::kMilliseconds: return "ms";
-    case TimeUnit::kSeconds: return "s";
-    case TimeUnit::kMinutes: return "m";
-    case TimeUnit::kHours: return "h";
-    case TimeUnit::kDays: return "d";
+    case TimeUnit::kNanoseconds:
+      return "nanos";
+    case TimeUnit::kMicroseconds:
+      return "micros";
+    case TimeUnit::kMilliseconds:
+      return "ms";
+    case TimeUnit::kSeconds:
+      return "s";
+    case TimeUnit::kMinutes:
+      return "m";
+    case TimeUnit::kHours:
+      return "h";
+    case TimeUnit::kDays:
+      return "d";
   }
   return "?";
 }

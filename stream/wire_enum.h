@@ -6,7 +6,8 @@
 //     static constexpr int32_t kCount = 3;
 //   };
 //   out.writeEnum(Color::kGreen);                  // 01
-//   Color c = in.readEnum<Color>();                // 03 -> "Unknown Color ordinal [3]"
+//   Color c = in.readEnum<Color>();                // 03 -> "Unknown Color
+//   ordinal [3]"
 //
 // As in Elasticsearch, an enum travels as its ordinal (a VInt), so the
 // enumerators must be 0 .. kCount-1 in declaration order, and appending is the
@@ -31,7 +32,8 @@ concept WireEnum = std::is_enum_v<E> && requires {
 namespace internal {
 
 // CorruptStreamError "Unknown <name> ordinal [n]".
-[[noreturn]] void throwUnknownOrdinal(std::string_view enum_name, int64_t ordinal);
+[[noreturn]] void throwUnknownOrdinal(std::string_view enum_name,
+                                      int64_t ordinal);
 
 }  // namespace internal
 }  // namespace wirestream

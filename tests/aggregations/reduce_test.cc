@@ -303,6 +303,16 @@ TEST(HistogramReduce, MinDocCountAndOrder) {
             R"({"h":{"buckets":[{"key":3.0,"doc_count":5},{"key":1.0,"doc_count":3},{"key":2.0,"doc_count":2}]}})");
 }
 
+TEST(HistogramReduce, KeyedResponse) {
+  auto h = std::make_unique<Histogram>("h", GenericValue());
+  h->setKeyed(true);
+  h->buckets().push_back({10, 2, {}});
+  h->buckets().push_back({2.5, 1, {}});
+  auto s = shards(list(std::move(h)));
+  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
+            R"({"h":{"buckets":{"2.5":{"key":2.5,"doc_count":1},"10.0":{"key":10.0,"doc_count":2}}}})");
+}
+
 TEST(HistogramReduce, TooManyEmptyBucketsIsLimited) {
   auto h = std::make_unique<Histogram>("h", GenericValue());
   h->setMinDocCount(0);

@@ -419,5 +419,66 @@ TEST(AggregationCorrupt, DeepNestingIsLimited) {
   expectReadError<LimitExceededError>(bytes, "");
 }
 
+// Random byte flips, cuts and insertions in valid encodings: every read either
+// succeeds (and the result writes, reduces and renders) or throws a
+// StreamError. Run under --config=asan this also checks memory safety.
+TEST(AggregationCorrupt, RandomDamageGivesTypedErrorsOnly) {
+  uint64_t seed = testing::testSeed();
+  for (TransportVersion v : {TransportVersion::V_7_10_0, TransportVersion::V_8_7_0}) {
+    testing::RandomAggs gen(seed, v);
+    int failures = 0, successes = 0;
+    for (int iter = 0; iter < 100; ++iter) {
+      InternalAggregations aggs = testing::single(gen.agg(testing::kAllTypes[iter % 11], 1));
+      std::vector<uint8_t> bytes = testing::writeAggs(aggs, v);
+      for (int k = 0; k < 20; ++k) {
+        std::vector<uint8_t> bad = bytes;
+        size_t at = static_cast<size_t>(gen.uniform(0, static_cast<int64_t>(bad.size()) - 1));
+        switch (gen.uniform(0, 2)) {
+          case 0: bad[at] = static_cast<uint8_t>(gen.uniform(0, 255)); break;
+          case 1: bad[at] ^= static_cast<uint8_t>(1 << gen.uniform(0, 7)); break;
+          default: bad.insert(bad.begin() + static_cast<std::ptrdiff_t>(at), 0xFF); break;
+        }
+        ByteArrayStreamInput in(bad);
+        in.setTransportVersion(v);
+        try {
+          InternalAggregations back = InternalAggregations::readFrom(in, defaultRegistry());
+          ++successes;
+          testing::writeAggs(back, v);
+          back.toResponseJson().dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+          const InternalAggregations* twice[] = {&back, &back};
+          try {
+            InternalAggregations::reduce(twice, ReduceContext::finalReduce());
+          } catch (const LimitExceededError&) {
+            // a damaged histogram asking for too many empty buckets
+          } catch (const std::invalid_argument&) {
+            // siblings of one name but different types: no valid reduce
+          }
+        } catch (const StreamError&) {
+          ++failures;
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << "seed " << seed << " iter " << iter << ": untyped error " << e.what();
+        }
+      }
+    }
+    EXPECT_GT(failures, 0);
+    EXPECT_GT(successes, 0);
+  }
+}
+
+TEST(AggregationCorrupt, DeepWireJsonIsLimited) {
+  std::string deep = "\"x\"";
+  for (int i = 0; i < 1000; ++i) deep = "{\"list\":[" + deep + "]}";
+  auto j = nlohmann::ordered_json::parse(
+      R"([{"type":"max","name":"m","format":"raw","value":1,"metadata":{"map":[["k",)" + deep + "]]}}]");
+  EXPECT_THROW(InternalAggregations::fromWireJson(j), LimitExceededError);
+  std::string aggs = "[]";
+  for (int i = 0; i < 300; ++i) {
+    aggs = R"([{"type":"histogram","name":"h","metadata":null,"order":{"_key":"asc"},"min_doc_count":1,)"
+           R"("empty_bucket_info":null,"format":"raw","keyed":false,"buckets":[{"key":1,"doc_count":1,"aggregations":)" +
+           aggs + "}]}]";
+  }
+  EXPECT_THROW(InternalAggregations::fromWireJson(nlohmann::ordered_json::parse(aggs)), LimitExceededError);
+}
+
 }  // namespace
 }  // namespace wirestream::aggregations

@@ -6,18 +6,20 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "stream/bytes_stream_output.h"
-#include "tests/stream/test_util.h"
+#include "tests/stream/structured_test_util.h"
 
 namespace wirestream {
 namespace {
 
+using testing::bytesOf;
 using testing::hexBytes;
 using testing::kPageSizes;
 using testing::PiecewiseInput;
 using testing::toHex;
-using testing::writeBytes;
+using testing::writeAt;
 using GV = GenericValue;
 using Kind = GenericValue::Kind;
 
@@ -27,7 +29,7 @@ const TransportVersion kNew = TransportVersion::V_8_7_0;
 struct Case {
   const char* what;
   GV value;
-  std::string hex;  // the same at every version unless it holds a map
+  std::string hex;           // the same at every version unless it holds a map
   std::string old_hex = "";  // at 7.10.0 when different
 };
 
@@ -43,7 +45,8 @@ std::vector<Case> cases() {
        "11 03 00 00 00 01 00 00 00 02 00 00 00 03"},
       // Every other tag.
       {"empty string", GV(""), "00 00"},
-      {"string with a surrogate pair", GV("\xF0\x9F\x98\x80"), "00 02 ed a0 bd ed b8 80"},
+      {"string with a surrogate pair", GV("\xF0\x9F\x98\x80"),
+       "00 02 ed a0 bd ed b8 80"},
       {"int32 -1", GV::ofInt(-1), "01 ff ff ff ff"},
       {"int64 2", GV::ofLong(2), "02 00 00 00 00 00 00 00 02"},
       {"int64 min", GV::ofLong(std::numeric_limits<int64_t>::min()),
@@ -68,22 +71,26 @@ std::vector<Case> cases() {
       {"byte -1", GV::ofByte(-1), "0b ff"},
       {"byte 127", GV::ofByte(127), "0b 7f"},
       {"date 1000", GV::ofDate(1000), "0c 00 00 00 00 00 00 03 e8"},
-      {"bytes reference {ab}", GV::ofBytesReference(GV::Bytes{0xab}), "0e 01 ab"},
+      {"bytes reference {ab}", GV::ofBytesReference(GV::Bytes{0xab}),
+       "0e 01 ab"},
       {"text é", GV::ofText("\xC3\xA9"), "0f 00 00 00 02 c3 a9"},
       {"text emoji, plain UTF-8", GV::ofText("\xF0\x9F\x98\x80"),
        "0f 00 00 00 04 f0 9f 98 80"},
       {"empty text", GV::ofText(""), "0f 00 00 00 00"},
       {"short -2", GV::ofShort(-2), "10 ff fe"},
-      {"long array {-1}", GV::ofLongArray({-1}), "12 01 ff ff ff ff ff ff ff ff"},
+      {"long array {-1}", GV::ofLongArray({-1}),
+       "12 01 ff ff ff ff ff ff ff ff"},
       {"float array {0.5}", GV::ofFloatArray({0.5f}), "13 01 3f 00 00 00"},
-      {"double array {-2}", GV::ofDoubleArray({-2.0}), "14 01 c0 00 00 00 00 00 00 00"},
+      {"double array {-2}", GV::ofDoubleArray({-2.0}),
+       "14 01 c0 00 00 00 00 00 00 00"},
       {"empty double array", GV::ofDoubleArray({}), "14 00"},
       {"bytes ref {}", GV::ofBytesRef({}), "15 00"},
       {"bytes ref {0, ff}", GV::ofBytesRef({0, 0xff}), "15 02 00 ff"},
       {"geo point (1, -1)", GV::ofGeoPoint(1.0, -1.0),
        "16 3f f0 00 00 00 00 00 00 bf f0 00 00 00 00 00 00"},
       {"ordered set {x}", GV::ofOrderedSet({GV("x")}), "18 01 00 01 78"},
-      {"set {1L}", GV::ofSet({GV::ofLong(1)}), "19 01 02 00 00 00 00 00 00 00 01"},
+      {"set {1L}", GV::ofSet({GV::ofLong(1)}),
+       "19 01 02 00 00 00 00 00 00 00 01"},
       {"nested list in map", GV::ofMap({{"l", GV::ofList({GV::ofShort(1)})}}),
        "0a 01 00 01 6c 07 01 10 00 01", "0a 01 01 6c 07 01 10 00 01"},
   };
@@ -96,8 +103,9 @@ TEST(GenericValueTest, ExpectedBytesAndReadBackAtBothVersions) {
       const std::string& expected =
           version == kOld && !c.old_hex.empty() ? c.old_hex : c.hex;
       for (size_t page : kPageSizes) {
-        auto bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(c.value); },
-                                version, page);
+        auto bytes = writeAt(
+            page, [&](StreamOutput& out) { out.writeGenericValue(c.value); },
+            version);
         ASSERT_EQ(toHex(bytes), expected) << "page size " << page;
         PiecewiseInput input(bytes, page);
         input.in().setTransportVersion(version);
@@ -113,8 +121,8 @@ TEST(GenericValueTest, ExpectedBytesAndReadBackAtBothVersions) {
 TEST(GenericValueTest, EveryStrictPrefixIsEndOfStream) {
   for (const Case& c : cases()) {
     for (TransportVersion version : {kOld, kNew}) {
-      auto bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(c.value); },
-                              version);
+      auto bytes = bytesOf(
+          [&](StreamOutput& out) { out.writeGenericValue(c.value); }, version);
       for (size_t n = 0; n < bytes.size(); ++n) {
         SCOPED_TRACE(std::string(c.what) + " prefix " + std::to_string(n));
         std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
@@ -135,10 +143,13 @@ TEST(GenericValueTest, EveryKindIsCovered) {
 }
 
 TEST(GenericValueTest, GenericMapKeysFrom870) {
-  GV map = GV::ofMap({{GV::ofInt(1), nullptr}, {GV::ofList({GV("k")}), GV::ofLong(0)}});
-  auto bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(map); }, kNew);
-  EXPECT_EQ(toHex(bytes),
-            "0a 02 01 00 00 00 01 ff 07 01 00 01 6b 02 00 00 00 00 00 00 00 00");
+  GV map = GV::ofMap(
+      {{GV::ofInt(1), nullptr}, {GV::ofList({GV("k")}), GV::ofLong(0)}});
+  auto bytes =
+      bytesOf([&](StreamOutput& out) { out.writeGenericValue(map); }, kNew);
+  EXPECT_EQ(
+      toHex(bytes),
+      "0a 02 01 00 00 00 01 ff 07 01 00 01 6b 02 00 00 00 00 00 00 00 00");
   ByteArrayStreamInput in(bytes);
   EXPECT_EQ(in.readGenericValue(), map);
 }
@@ -146,17 +157,21 @@ TEST(GenericValueTest, GenericMapKeysFrom870) {
 TEST(GenericValueTest, NonStringKeyBefore870IsCallerError) {
   GV map = GV::ofOrderedMap({{GV::ofInt(1), nullptr}});
   try {
-    writeBytes([&](StreamOutput& out) { out.writeGenericValue(map); }, kOld);
+    bytesOf([&](StreamOutput& out) { out.writeGenericValue(map); }, kOld);
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("map keys must be strings before 8.7.0"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("map keys must be strings before 8.7.0"),
+        std::string::npos)
         << e.what();
   }
-  // Text is not a string key either: the key is writeString, text is a distinct kind.
+  // Text is not a string key either: the key is writeString, text is a distinct
+  // kind.
   GV text_key = GV::ofMap({{GV::ofText("t"), nullptr}});
-  EXPECT_THROW(writeBytes([&](StreamOutput& out) { out.writeGenericValue(text_key); }, kOld),
-               std::invalid_argument);
+  EXPECT_THROW(
+      bytesOf([&](StreamOutput& out) { out.writeGenericValue(text_key); },
+              kOld),
+      std::invalid_argument);
 }
 
 TEST(GenericValueTest, OldStreamReadsKeysAsStrings) {
@@ -172,11 +187,13 @@ TEST(GenericValueTest, OldStreamReadsKeysAsStrings) {
 }
 
 TEST(GenericValueTest, InvalidUtf8IsCallerErrorOnWrite) {
-  EXPECT_THROW(writeBytes([](StreamOutput& out) { out.writeGenericValue(GV("\xFF")); }),
-               std::invalid_argument);
   EXPECT_THROW(
-      writeBytes([](StreamOutput& out) { out.writeGenericValue(GV::ofText("\xC3")); }),
+      bytesOf([](StreamOutput& out) { out.writeGenericValue(GV("\xFF")); }),
       std::invalid_argument);
+  EXPECT_THROW(bytesOf([](StreamOutput& out) {
+                 out.writeGenericValue(GV::ofText("\xC3"));
+               }),
+               std::invalid_argument);
 }
 
 // ---- errors of wire format §4 ----
@@ -192,7 +209,8 @@ void expectError(const std::string& hex, const std::string& message,
     in.readGenericValue();
     FAIL() << "expected an error";
   } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(in.nestingDepth(), 0);
 }
@@ -205,13 +223,15 @@ TEST(GenericValueErrorsTest, UnknownTags) {
   expectError<CorruptStreamError>("80", "Can't read unknown type [-128]");
   expectError<CorruptStreamError>("fe", "Can't read unknown type [-2]");
   // Inside containers too, and as a key from 8.7.0.
-  expectError<CorruptStreamError>("07 02 ff 7f", "Can't read unknown type [127]");
-  expectError<CorruptStreamError>("0a 01 7f ff", "Can't read unknown type [127]");
+  expectError<CorruptStreamError>("07 02 ff 7f",
+                                  "Can't read unknown type [127]");
+  expectError<CorruptStreamError>("0a 01 7f ff",
+                                  "Can't read unknown type [127]");
 }
 
 TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
-  std::set<int> known = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                         14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25};
+  std::set<int> known = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                         12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25};
   for (int t = -128; t < 128; ++t) {
     if (known.count(t)) continue;
     std::vector<uint8_t> bytes(64, 0);
@@ -221,7 +241,8 @@ TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
       in.readGenericValue();
       FAIL() << "tag " << t << " was accepted";
     } catch (const CorruptStreamError& e) {
-      EXPECT_EQ(std::string(e.what()), "Can't read unknown type [" + std::to_string(t) + "]");
+      EXPECT_EQ(std::string(e.what()),
+                "Can't read unknown type [" + std::to_string(t) + "]");
     }
   }
 }
@@ -233,34 +254,40 @@ TEST(GenericValueErrorsTest, BadBoolean) {
 
 TEST(GenericValueErrorsTest, NegativeSizes) {
   const std::string kNeg = "array size must be positive but was: -1";
-  for (const char* tag : {"06", "07", "08", "09", "0a", "0e", "11", "12", "13", "14", "15",
-                          "18", "19"}) {
+  for (const char* tag : {"06", "07", "08", "09", "0a", "0e", "11", "12", "13",
+                          "14", "15", "18", "19"}) {
     expectError<CorruptStreamError>(std::string(tag) + " ff ff ff ff 0f", kNeg);
   }
   expectError<CorruptStreamError>("00 ff ff ff ff 0f", kNeg);  // string
-  expectError<CorruptStreamError>("0f ff ff ff ff", kNeg);     // text: int length
-  expectError<CorruptStreamError>("0f 80 00 00 00",
-                                  "array size must be positive but was: -2147483648");
+  expectError<CorruptStreamError>("0f ff ff ff ff", kNeg);  // text: int length
+  expectError<CorruptStreamError>(
+      "0f 80 00 00 00", "array size must be positive but was: -2147483648");
 }
 
 TEST(GenericValueErrorsTest, SizesBeyondTheInput) {
   // Counted as at least one byte an element (tag), 2 per map entry, the
   // fixed width for primitive arrays; checked before anything is allocated.
-  expectError<EndOfStreamError>("07 05 ff", "tried to read: 5 bytes but only 1 remaining");
-  expectError<EndOfStreamError>("0a 03 ff ff", "tried to read: 6 bytes but only 2 remaining");
+  expectError<EndOfStreamError>("07 05 ff",
+                                "tried to read: 5 bytes but only 1 remaining");
+  expectError<EndOfStreamError>("0a 03 ff ff",
+                                "tried to read: 6 bytes but only 2 remaining");
   expectError<EndOfStreamError>("11 02 00 00 00 01",
                                 "tried to read: 8 bytes but only 4 remaining");
-  expectError<EndOfStreamError>("14 ff ff ff ff 07",
-                                "tried to read: 17179869176 bytes but only 0 remaining");
-  expectError<EndOfStreamError>("06 ff ff ff ff 07",
-                                "tried to read: 2147483647 bytes but only 0 remaining");
-  expectError<EndOfStreamError>("0f 7f ff ff ff 61",
-                                "tried to read: 2147483647 bytes but only 1 remaining");
+  expectError<EndOfStreamError>(
+      "14 ff ff ff ff 07",
+      "tried to read: 17179869176 bytes but only 0 remaining");
+  expectError<EndOfStreamError>(
+      "06 ff ff ff ff 07",
+      "tried to read: 2147483647 bytes but only 0 remaining");
+  expectError<EndOfStreamError>(
+      "0f 7f ff ff ff 61",
+      "tried to read: 2147483647 bytes but only 1 remaining");
 }
 
 TEST(GenericValueErrorsTest, SizesAboveTheConfiguredLimit) {
-  for (const char* hex : {"07 03 ff ff ff", "06 03 01 02 03", "0f 00 00 00 03 61 62 63",
-                          "11 03 00 00 00 01 00 00 00 02 00 00 00 03"}) {
+  for (const char* hex :
+       {"07 03 ff ff ff", "06 03 01 02 03", "0f 00 00 00 03 61 62 63",
+        "11 03 00 00 00 01 00 00 00 02 00 00 00 03"}) {
     auto bytes = hexBytes(hex);
     ByteArrayStreamInput in(bytes);
     in.setMaxArraySize(2);
@@ -268,10 +295,34 @@ TEST(GenericValueErrorsTest, SizesAboveTheConfiguredLimit) {
   }
 }
 
+TEST(GenericValueErrorsTest, RepeatedKeysAndElements) {
+  expectError<CorruptStreamError>("19 02 01 00 00 00 01 01 00 00 00 01",
+                                  "duplicate element [1] in set");
+  expectError<CorruptStreamError>("18 03 00 01 61 00 01 62 00 01 61",
+                                  "duplicate element [\"a\"] in ordered set");
+  expectError<CorruptStreamError>("0a 02 00 01 6b ff 00 01 6b 05 01",
+                                  "duplicate key [\"k\"] in map");
+  expectError<CorruptStreamError>("09 02 01 6b ff 01 6b ff",
+                                  "duplicate key [\"k\"] in ordered map", kOld);
+  // Hostile repeats are shown shortened.
+  std::string hex = "19 02";
+  for (int i = 0; i < 2; ++i) {
+    hex += " 00 c8 01";
+    for (int j = 0; j < 200; ++j) hex += " 61";
+  }
+  expectError<CorruptStreamError>(hex, "...] in set");
+  // The same key at different levels is fine.
+  auto nested = hexBytes("0a 01 00 01 6b 0a 01 00 01 6b ff");
+  ByteArrayStreamInput in(nested);
+  EXPECT_EQ(in.readGenericValue(),
+            GV::ofMap({{"k", GV::ofMap({{"k", nullptr}})}}));
+}
+
 TEST(GenericValueErrorsTest, InvalidStringsAndText) {
   expectError<CorruptStreamError>("00 01 ff", "Invalid string");
   expectError<CorruptStreamError>("0f 00 00 00 01 ff", "Invalid string");
-  expectError<CorruptStreamError>("0f 00 00 00 02 c0 80", "Invalid string");  // overlong NUL
+  expectError<CorruptStreamError>("0f 00 00 00 02 c0 80",
+                                  "Invalid string");  // overlong NUL
   // CESU-8 surrogates are the string encoding, not valid UTF-8 text.
   expectError<CorruptStreamError>("0f 00 00 00 03 ed a0 bd", "Invalid string");
 }
@@ -283,8 +334,8 @@ TEST(GenericValueErrorsTest, DeepNestingIsLimitExceeded) {
     return hex + "ff";
   };
   // 100 levels are fine, 101 are not; the message names the depth.
-  for (const std::string open : {"07 01", "08 01", "18 01", "19 01", "0a 01 00 01 61",
-                                 "09 01 ff"}) {
+  for (const std::string open :
+       {"07 01", "08 01", "18 01", "19 01", "0a 01 00 01 61", "09 01 ff"}) {
     SCOPED_TRACE(open);
     auto ok = hexBytes(nested(100, open));
     ByteArrayStreamInput in(ok);
@@ -306,7 +357,8 @@ TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
     in.readGenericValue();
     FAIL();
   } catch (const LimitExceededError& e) {
-    EXPECT_EQ(std::string(e.what()), "nesting depth [3] exceeds the limit of [2]");
+    EXPECT_EQ(std::string(e.what()),
+              "nesting depth [3] exceeds the limit of [2]");
   }
   EXPECT_EQ(in.nestingDepth(), 0);
   in.seek(0);
@@ -317,6 +369,22 @@ TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
 }
 
 // ---- the value type ----
+
+// Pointers other than C strings do not quietly become booleans.
+static_assert(!std::is_constructible_v<GV, int*>);
+static_assert(!std::is_constructible_v<GV, const GV*>);
+static_assert(std::is_constructible_v<GV, char*>);
+static_assert(std::is_constructible_v<GV, const char*>);
+
+TEST(GenericValueTest, ConvenienceConversions) {
+  char buf[] = "x";
+  EXPECT_EQ(GV(buf).kind(), Kind::kString);
+  EXPECT_EQ(GV(int64_t{1}).kind(), Kind::kLong);
+  EXPECT_EQ(GV(1).kind(), Kind::kInt);
+  EXPECT_EQ(GV(1.0f).kind(), Kind::kDouble);  // ofFloat() for a float
+  EXPECT_EQ(GV(nullptr).kind(), Kind::kNull);
+  EXPECT_EQ(GV(std::string_view("v")), GV("v"));
+}
 
 TEST(GenericValueTest, EqualityDistinguishesKinds) {
   EXPECT_NE(GV::ofInt(1), GV::ofLong(1));
@@ -335,10 +403,12 @@ TEST(GenericValueTest, EqualityDistinguishesKinds) {
 TEST(GenericValueTest, FloatsCompareLikeJava) {
   EXPECT_EQ(GV::ofDouble(std::nan("")), GV::ofDouble(-std::nan("1")));
   EXPECT_NE(GV::ofDouble(0.0), GV::ofDouble(-0.0));
-  EXPECT_EQ(GV::ofFloatArray({std::nanf("")}), GV::ofFloatArray({std::nanf("3")}));
+  EXPECT_EQ(GV::ofFloatArray({std::nanf("")}),
+            GV::ofFloatArray({std::nanf("3")}));
   EXPECT_NE(GV::ofFloatArray({0.0f}), GV::ofFloatArray({-0.0f}));
   EXPECT_EQ(GV::ofGeoPoint(std::nan(""), 1), GV::ofGeoPoint(std::nan("2"), 1));
-  EXPECT_EQ(GV::ofDouble(std::nan("")).hash(), GV::ofDouble(std::nan("5")).hash());
+  EXPECT_EQ(GV::ofDouble(std::nan("")).hash(),
+            GV::ofDouble(std::nan("5")).hash());
 }
 
 TEST(GenericValueTest, PlainMapsAndSetsIgnoreOrderOrderedOnesDoNot) {
@@ -347,11 +417,47 @@ TEST(GenericValueTest, PlainMapsAndSetsIgnoreOrderOrderedOnesDoNot) {
   EXPECT_EQ(GV::ofMap(ab), GV::ofMap(ba));
   EXPECT_EQ(GV::ofMap(ab).hash(), GV::ofMap(ba).hash());
   EXPECT_NE(GV::ofOrderedMap(ab), GV::ofOrderedMap(ba));
+  EXPECT_EQ(GV::ofSet({1, 2, 3}), GV::ofSet({3, 1, 2}));
+  EXPECT_EQ(GV::ofSet({1, 2, 3}).hash(), GV::ofSet({3, 1, 2}).hash());
+  // Values built with repeats (which cannot be written) compare as multisets.
   EXPECT_EQ(GV::ofSet({1, 2, 2}), GV::ofSet({2, 1, 2}));
-  EXPECT_NE(GV::ofSet({1, 2, 2}), GV::ofSet({1, 1, 2}));  // multisets
+  EXPECT_NE(GV::ofSet({1, 2, 2}), GV::ofSet({1, 1, 2}));
   EXPECT_NE(GV::ofOrderedSet({1, 2}), GV::ofOrderedSet({2, 1}));
   EXPECT_NE(GV::ofMap(ab), GV::ofMap({{"a", 1}, {"b", 3}}));
   EXPECT_NE(GV::ofMap(ab), GV::ofMap({{"a", 1}}));
+}
+
+TEST(GenericValueTest, FindDuplicate) {
+  EXPECT_EQ(GV::ofSet({}).findDuplicate(), std::nullopt);
+  EXPECT_EQ(GV::ofSet({1, 2, GV::ofLong(1)}).findDuplicate(), std::nullopt);
+  EXPECT_EQ(GV::ofSet({1, 2, 3, 2, 1}).findDuplicate(), 3u);
+  EXPECT_EQ(GV::ofOrderedSet(
+                {GV::ofDouble(std::nan("")), GV::ofDouble(-std::nan("1"))})
+                .findDuplicate(),
+            1u);
+  EXPECT_EQ(GV::ofOrderedSet({0.0, -0.0}).findDuplicate(), std::nullopt);
+  EXPECT_EQ(GV::ofMap({{"a", 1}, {"b", 1}, {"a", 2}}).findDuplicate(), 2u);
+  EXPECT_EQ(GV::ofOrderedMap({{GV::ofList({}), 1}, {GV::ofList({}), 1}})
+                .findDuplicate(),
+            1u);
+  EXPECT_THROW(GV::ofList({1, 1}).findDuplicate(), std::invalid_argument);
+}
+
+TEST(GenericValueTest, RepeatsCannotBeWritten) {
+  for (const GV& v :
+       {GV::ofSet({1, 1}), GV::ofOrderedSet({"x", "x"}),
+        GV::ofMap({{"k", 1}, {"k", 2}}), GV::ofOrderedMap({{"k", 1}, {"k", 1}}),
+        GV::ofList({GV::ofSet({GV(), GV()})})}) {
+    for (TransportVersion version : {kOld, kNew}) {
+      try {
+        bytesOf([&](StreamOutput& out) { out.writeGenericValue(v); }, version);
+        ADD_FAILURE() << v << " was written";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("duplicate"), std::string::npos)
+            << e.what();
+      }
+    }
+  }
 }
 
 TEST(GenericValueTest, Accessors) {
@@ -374,21 +480,24 @@ TEST(GenericValueTest, Accessors) {
 }
 
 TEST(GenericValueTest, ToString) {
-  GV v = GV::ofMap({{"a", 1},
-                    {"b", GV::ofLong(2)},
-                    {"c", GV::ofList({GV::ofFloat(1.5f), GV::ofShort(3), GV::ofByte(-1)})},
-                    {"d", GV::ofDate(0)},
-                    {"e", GV::ofText("q\"")},
-                    {"f", GV::ofByteArray({1, 0xab})},
-                    {"g", GV::ofIntArray({1, 2})},
-                    {"h", GV::ofGeoPoint(1.5, -2)},
-                    {"i", GV::ofSet({nullptr})},
-                    {"j", GV::ofOrderedMap({{GV::ofInt(1), true}})},
-                    {"k", 0.1}});
+  GV v = GV::ofMap(
+      {{"a", 1},
+       {"b", GV::ofLong(2)},
+       {"c", GV::ofList({GV::ofFloat(1.5f), GV::ofShort(3), GV::ofByte(-1)})},
+       {"d", GV::ofDate(0)},
+       {"e", GV::ofText("q\"")},
+       {"f", GV::ofByteArray({1, 0xab})},
+       {"g", GV::ofIntArray({1, 2})},
+       {"h", GV::ofGeoPoint(1.5, -2)},
+       {"i", GV::ofSet({nullptr})},
+       {"j", GV::ofOrderedMap({{GV::ofInt(1), true}})},
+       {"k", 0.1}});
   EXPECT_EQ(v.toString(),
-            "{\"a\": 1, \"b\": 2L, \"c\": [1.5f, (short)3, (byte)-1], \"d\": date(0), "
+            "{\"a\": 1, \"b\": 2L, \"c\": [1.5f, (short)3, (byte)-1], \"d\": "
+            "date(0), "
             "\"e\": text(\"q\\\"\"), \"f\": bytes[01 ab], \"g\": int[1, 2], "
-            "\"h\": geo(1.5, -2), \"i\": set{null}, \"j\": ordered{1: true}, \"k\": 0.1}");
+            "\"h\": geo(1.5, -2), \"i\": set{null}, \"j\": ordered{1: true}, "
+            "\"k\": 0.1}");
   EXPECT_EQ(GV::ofObjectArray({"x"}).toString(), "array[\"x\"]");
   EXPECT_EQ(GV::ofOrderedSet({}).toString(), "ordered_set{}");
   EXPECT_EQ(GV::ofBytesReference(GV::Bytes{}).toString(), "bytes_reference[]");
@@ -402,7 +511,8 @@ TEST(GenericValueTest, ToString) {
 TEST(GenericValueTest, FromBytesReference) {
   std::vector<uint8_t> a = {1, 2}, b = {3};
   BytesReference ref(std::vector<BytesReference::Piece>{a, b});
-  EXPECT_EQ(GV::ofBytesReference(ref), GV::ofBytesReference(GV::Bytes{1, 2, 3}));
+  EXPECT_EQ(GV::ofBytesReference(ref),
+            GV::ofBytesReference(GV::Bytes{1, 2, 3}));
 }
 
 }  // namespace

@@ -9,18 +9,20 @@
 #include <functional>
 
 #include "stream/generic_value.h"
-#include "tests/stream/test_util.h"
+#include "tests/stream/structured_test_util.h"
 
 namespace wirestream {
 namespace {
 
 using GV = GenericValue;
-using testing::writeBytes;
+using testing::bytesOf;
+using testing::writeAt;
 
 constexpr size_t kSmallStack = 256 * 1024;
 
 // Runs `fn` on a new thread with a `stack_bytes` stack; rethrows what it threw.
-void runOnSmallStack(const std::function<void()>& fn, size_t stack_bytes = kSmallStack) {
+void runOnSmallStack(const std::function<void()>& fn,
+                     size_t stack_bytes = kSmallStack) {
   struct Job {
     const std::function<void()>* fn;
     std::exception_ptr error;
@@ -51,7 +53,8 @@ std::vector<uint8_t> repeated(const std::vector<uint8_t>& open, size_t times,
                               const std::vector<uint8_t>& close) {
   std::vector<uint8_t> out;
   out.reserve(open.size() * times + close.size());
-  for (size_t i = 0; i < times; ++i) out.insert(out.end(), open.begin(), open.end());
+  for (size_t i = 0; i < times; ++i)
+    out.insert(out.end(), open.begin(), open.end());
   out.insert(out.end(), close.begin(), close.end());
   return out;
 }
@@ -79,7 +82,8 @@ TEST(NestingLimitTest, MillionLevelsOnASmallStackIsLimitExceeded) {
         in.readGenericValue();
         ADD_FAILURE() << "expected LimitExceededError";
       } catch (const LimitExceededError& e) {
-        EXPECT_STREQ(e.what(), "nesting depth [101] exceeds the limit of [100]");
+        EXPECT_STREQ(e.what(),
+                     "nesting depth [101] exceeds the limit of [100]");
       }
       EXPECT_EQ(in.nestingDepth(), 0);
     });
@@ -92,15 +96,27 @@ TEST(NestingLimitTest, TreeAtTheLimitWorksOnASmallStack) {
   GV tree = GV("innermost");
   for (int level = 0; level < 100; ++level) {
     switch (level % 6) {
-      case 0: tree = GV::ofList({std::move(tree), 1}); break;
-      case 1: tree = GV::ofObjectArray({nullptr, std::move(tree)}); break;
-      case 2: tree = GV::ofOrderedMap({{"k", std::move(tree)}, {"n", GV::ofLong(3)}}); break;
-      case 3: tree = GV::ofMap({{GV::ofInt(level), std::move(tree)}}); break;
-      case 4: tree = GV::ofOrderedSet({std::move(tree), GV::ofText("t")}); break;
-      default: tree = GV::ofSet({GV::ofShort(1), std::move(tree)}); break;
+      case 0:
+        tree = GV::ofList({std::move(tree), 1});
+        break;
+      case 1:
+        tree = GV::ofObjectArray({nullptr, std::move(tree)});
+        break;
+      case 2:
+        tree = GV::ofOrderedMap({{"k", std::move(tree)}, {"n", GV::ofLong(3)}});
+        break;
+      case 3:
+        tree = GV::ofMap({{GV::ofInt(level), std::move(tree)}});
+        break;
+      case 4:
+        tree = GV::ofOrderedSet({std::move(tree), GV::ofText("t")});
+        break;
+      default:
+        tree = GV::ofSet({GV::ofShort(1), std::move(tree)});
+        break;
     }
   }
-  auto bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(tree); });
+  auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(tree); });
   std::string text = tree.toString();
   size_t hash = tree.hash();
   runOnSmallStack([&] {
@@ -109,13 +125,15 @@ TEST(NestingLimitTest, TreeAtTheLimitWorksOnASmallStack) {
     EXPECT_EQ(back, tree);
     EXPECT_EQ(back.hash(), hash);
     EXPECT_EQ(back.toString(), text);
-    EXPECT_EQ(writeBytes([&](StreamOutput& out) { out.writeGenericValue(back); }), bytes);
+    EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeGenericValue(back); }),
+              bytes);
     GV copy = back;
     EXPECT_EQ(copy, back);
   });
   // One level more is refused at the default limit, accepted when raised.
   GV deeper = GV::ofList({tree});
-  auto deeper_bytes = writeBytes([&](StreamOutput& out) { out.writeGenericValue(deeper); });
+  auto deeper_bytes =
+      bytesOf([&](StreamOutput& out) { out.writeGenericValue(deeper); });
   runOnSmallStack([&] {
     ByteArrayStreamInput in(deeper_bytes);
     EXPECT_THROW(in.readGenericValue(), LimitExceededError);
@@ -123,6 +141,44 @@ TEST(NestingLimitTest, TreeAtTheLimitWorksOnASmallStack) {
     raised.setMaxNestingDepth(101);
     EXPECT_EQ(raised.readGenericValue(), deeper);
   });
+}
+
+}  // namespace
+}  // namespace wirestream
+
+namespace wirestream {
+namespace {
+
+TEST(NestingLevelsTest, EnterLeaveAndUnwind) {
+  std::vector<uint8_t> none;
+  ByteArrayStreamInput in(none);
+  in.setMaxNestingDepth(3);
+  {
+    StreamInput::NestingScope outer(in);
+    StreamInput::NestingLevels levels(in);
+    levels.enter();
+    levels.enter();
+    EXPECT_EQ(in.nestingDepth(), 3);
+    try {
+      levels.enter();
+      FAIL() << "a fourth level was entered";
+    } catch (const LimitExceededError& e) {
+      EXPECT_STREQ(e.what(), "nesting depth [4] exceeds the limit of [3]");
+    }
+    EXPECT_EQ(in.nestingDepth(), 3);
+    levels.leave();
+    EXPECT_EQ(in.nestingDepth(), 2);
+    levels.enter();
+    // The destructor leaves the two levels still entered; the scope its one.
+  }
+  EXPECT_EQ(in.nestingDepth(), 0);
+  EXPECT_THROW(
+      {
+        StreamInput::NestingLevels levels(in);
+        for (;;) levels.enter();
+      },
+      LimitExceededError);
+  EXPECT_EQ(in.nestingDepth(), 0);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "stream/bytes_stream_output.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
-#include "tests/stream/test_util.h"
+#include "tests/stream/structured_test_util.h"
 
 namespace wirestream {
 
@@ -23,11 +23,12 @@ struct WireEnumTraits<Color> {
 
 namespace {
 
+using testing::bytesOf;
 using testing::hexBytes;
 using testing::kPageSizes;
 using testing::PiecewiseInput;
 using testing::toHex;
-using testing::writeBytes;
+using testing::writeAt;
 
 struct Point : Writeable {
   int32_t x = 0;
@@ -53,19 +54,17 @@ void expectThrows(const std::string& hex, F read, const std::string& message) {
     read(in);
     FAIL() << "expected an error";
   } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
+        << e.what();
   }
 }
 
-// Every strict prefix of what `write` produces fails to `read` with EndOfStreamError.
+// Every strict prefix of what `write` produces fails to `read` with
+// EndOfStreamError.
 template <typename W, typename R>
 void expectPrefixesFail(W write, R read) {
-  auto bytes = writeBytes(write);
-  for (size_t n = 0; n < bytes.size(); ++n) {
-    std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
-    PiecewiseInput input(prefix, 2);
-    EXPECT_THROW(read(input.in()), EndOfStreamError) << "prefix " << n;
-  }
+  testing::expectEveryPrefixFails(bytesOf(write), 2,
+                                  [&](StreamInput& in) { read(in); });
 }
 
 // ---- collections ----
@@ -73,39 +72,43 @@ void expectPrefixesFail(W write, R read) {
 TEST(CollectionTest, WithCallbacks) {
   std::vector<int64_t> values = {1, 300, -1};
   auto write = [&](StreamOutput& out) {
-    out.writeCollection(values, [](StreamOutput& o, int64_t v) { o.writeZLong(v); });
+    out.writeCollection(values,
+                        [](StreamOutput& o, int64_t v) { o.writeZLong(v); });
   };
   auto read = [](StreamInput& in) {
     return in.readCollection([](StreamInput& i) { return i.readZLong(); });
   };
-  EXPECT_EQ(toHex(writeBytes(write)), "03 02 d8 04 01");
+  EXPECT_EQ(toHex(bytesOf(write)), "03 02 d8 04 01");
   for (size_t page : kPageSizes) {
-    auto bytes = writeBytes(write, TransportVersion::current(), page);
+    auto bytes = writeAt(page, write, TransportVersion::current());
     PiecewiseInput input(bytes, page);
     EXPECT_EQ(read(input.in()), values);
   }
   expectPrefixesFail(write, read);
-  EXPECT_EQ(toHex(writeBytes([](StreamOutput& out) {
-              out.writeCollection(std::vector<int>{}, [](StreamOutput&, int) {});
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
+              out.writeCollection(std::vector<int>{},
+                                  [](StreamOutput&, int) {});
             })),
             "00");
 }
 
 TEST(CollectionTest, OfWriteablesAndPointers) {
   std::vector<Point> points = {{1, "a"}, {2, "b"}};
-  auto bytes = writeBytes([&](StreamOutput& out) { out.writeCollection(points); });
+  auto bytes = bytesOf([&](StreamOutput& out) { out.writeCollection(points); });
   EXPECT_EQ(toHex(bytes), "02 01 01 61 02 01 62");
   std::vector<std::unique_ptr<Point>> owned;
   owned.push_back(std::make_unique<Point>(1, "a"));
   owned.push_back(std::make_unique<Point>(2, "b"));
-  EXPECT_EQ(writeBytes([&](StreamOutput& out) { out.writeCollection(owned); }), bytes);
+  EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeCollection(owned); }),
+            bytes);
   std::vector<const Point*> raw = {&points[0], &points[1]};
-  EXPECT_EQ(writeBytes([&](StreamOutput& out) { out.writeCollection(raw); }), bytes);
+  EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeCollection(raw); }),
+            bytes);
   ByteArrayStreamInput in(bytes);
   EXPECT_EQ(in.readCollection([](StreamInput& i) { return Point(i); }), points);
 
   raw[1] = nullptr;
-  EXPECT_THROW(writeBytes([&](StreamOutput& out) { out.writeCollection(raw); }),
+  EXPECT_THROW(bytesOf([&](StreamOutput& out) { out.writeCollection(raw); }),
                std::invalid_argument);
 }
 
@@ -115,8 +118,9 @@ TEST(CollectionTest, SizeErrors) {
   };
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", read,
                                    "array size must be positive but was: -1");
-  expectThrows<EndOfStreamError>("ff ff ff ff 07 00", read,
-                                 "tried to read: 2147483647 bytes but only 1 remaining");
+  expectThrows<EndOfStreamError>(
+      "ff ff ff ff 07 00", read,
+      "tried to read: 2147483647 bytes but only 1 remaining");
   auto bytes = hexBytes("03 01 02 03");
   ByteArrayStreamInput in(bytes);
   in.setMaxArraySize(2);
@@ -142,15 +146,16 @@ TEST(CollectionTest, ReserveIsBoundedByTheInput) {
 TEST(MapTest, WithCallbacksInIterationOrder) {
   std::map<std::string, int32_t> map = {{"a", 1}, {"b", 300}};
   auto write = [&](StreamOutput& out) {
-    out.writeMap(map, [](StreamOutput& o, const std::string& k) { o.writeString(k); },
-                 [](StreamOutput& o, int32_t v) { o.writeVInt(v); });
+    out.writeMap(
+        map, [](StreamOutput& o, const std::string& k) { o.writeString(k); },
+        [](StreamOutput& o, int32_t v) { o.writeVInt(v); });
   };
   auto read = [](StreamInput& in) {
     return in.readMap([](StreamInput& i) { return i.readString(); },
                       [](StreamInput& i) { return i.readVInt(); });
   };
-  EXPECT_EQ(toHex(writeBytes(write)), "02 01 61 01 01 62 ac 02");
-  auto bytes = writeBytes(write);
+  EXPECT_EQ(toHex(bytesOf(write)), "02 01 61 01 01 62 ac 02");
+  auto bytes = bytesOf(write);
   ByteArrayStreamInput in(bytes);
   std::map<std::string, int32_t> back = read(in);
   EXPECT_EQ(back, map);
@@ -180,11 +185,14 @@ TEST(MapTest, Errors) {
 
 TEST(OptionalWriteableTest, PresentAndAbsent) {
   Point p(7, "p");
-  EXPECT_EQ(toHex(writeBytes([&](StreamOutput& out) { out.writeOptionalWriteable(&p); })),
+  EXPECT_EQ(toHex(bytesOf(
+                [&](StreamOutput& out) { out.writeOptionalWriteable(&p); })),
             "01 07 01 70");
-  EXPECT_EQ(toHex(writeBytes([](StreamOutput& out) { out.writeOptionalWriteable(nullptr); })),
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
+              out.writeOptionalWriteable(nullptr);
+            })),
             "00");
-  EXPECT_EQ(toHex(writeBytes([&](StreamOutput& out) {
+  EXPECT_EQ(toHex(bytesOf([&](StreamOutput& out) {
               out.writeOptionalWriteable(std::optional<Point>(p));
               out.writeOptionalWriteable(std::optional<Point>());
             })),
@@ -192,8 +200,10 @@ TEST(OptionalWriteableTest, PresentAndAbsent) {
 
   auto bytes = hexBytes("01 07 01 70 00");
   ByteArrayStreamInput in(bytes);
-  std::optional<Point> a = in.readOptionalWriteable([](StreamInput& i) { return Point(i); });
-  std::optional<Point> b = in.readOptionalWriteable([](StreamInput& i) { return Point(i); });
+  std::optional<Point> a =
+      in.readOptionalWriteable([](StreamInput& i) { return Point(i); });
+  std::optional<Point> b =
+      in.readOptionalWriteable([](StreamInput& i) { return Point(i); });
   EXPECT_EQ(a, p);
   EXPECT_EQ(b, std::nullopt);
 
@@ -207,14 +217,17 @@ TEST(OptionalWriteableTest, PresentAndAbsent) {
   EXPECT_EQ(d, nullptr);
 
   expectThrows<CorruptStreamError>(
-      "02", [](StreamInput& i) { i.readOptionalWriteable([](StreamInput& j) { return Point(j); }); },
+      "02",
+      [](StreamInput& i) {
+        i.readOptionalWriteable([](StreamInput& j) { return Point(j); });
+      },
       "unexpected byte [0x02]");
 }
 
 // ---- enums ----
 
 TEST(EnumTest, OrdinalsAndErrors) {
-  EXPECT_EQ(toHex(writeBytes([](StreamOutput& out) {
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
               out.writeEnum(Color::kRed);
               out.writeEnum(Color::kBlue);
               out.writeOptionalEnum<Color>(std::nullopt);
@@ -229,34 +242,42 @@ TEST(EnumTest, OrdinalsAndErrors) {
   EXPECT_EQ(in.readOptionalEnum<Color>(), Color::kGreen);
 
   auto readColor = [](StreamInput& i) { i.readEnum<Color>(); };
-  expectThrows<CorruptStreamError>("03", readColor, "Unknown Color ordinal [3]");
-  expectThrows<CorruptStreamError>("ff ff ff ff 0f", readColor, "Unknown Color ordinal [-1]");
+  expectThrows<CorruptStreamError>("03", readColor,
+                                   "Unknown Color ordinal [3]");
+  expectThrows<CorruptStreamError>("ff ff ff ff 0f", readColor,
+                                   "Unknown Color ordinal [-1]");
   expectThrows<CorruptStreamError>("80 80 80 80 08", readColor,
                                    "Unknown Color ordinal [-2147483648]");
   expectThrows<EndOfStreamError>("", readColor, "");
-  EXPECT_THROW(writeBytes([](StreamOutput& out) { out.writeEnum(static_cast<Color>(3)); }),
-               std::invalid_argument);
+  EXPECT_THROW(
+      bytesOf([](StreamOutput& out) { out.writeEnum(static_cast<Color>(3)); }),
+      std::invalid_argument);
 }
 
 TEST(EnumTest, EnumSets) {
   std::set<Color> colors = {Color::kBlue, Color::kRed};
   auto write = [&](StreamOutput& out) { out.writeEnumSet(colors); };
   auto read = [](StreamInput& in) { return in.readEnumSet<Color>(); };
-  EXPECT_EQ(toHex(writeBytes(write)), "02 00 02");
-  auto bytes = writeBytes(write);
+  EXPECT_EQ(toHex(bytesOf(write)), "02 00 02");
+  auto bytes = bytesOf(write);
   ByteArrayStreamInput in(bytes);
   EXPECT_EQ(read(in), colors);
-  EXPECT_EQ(toHex(writeBytes([](StreamOutput& out) { out.writeEnumSet(std::set<Color>{}); })),
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
+              out.writeEnumSet(std::set<Color>{});
+            })),
             "00");
   expectPrefixesFail(write, read);
   auto descending = hexBytes("02 02 00");
   ByteArrayStreamInput unordered(descending);
-  EXPECT_EQ(read(unordered), colors);  // order is not checked: Java's EnumSet reads any
-  expectThrows<CorruptStreamError>("02 01 01", read, "duplicate Color ordinal [1] in enum set");
+  EXPECT_EQ(read(unordered),
+            colors);  // order is not checked: Java's EnumSet reads any
+  expectThrows<CorruptStreamError>("02 01 01", read,
+                                   "duplicate Color ordinal [1] in enum set");
   expectThrows<CorruptStreamError>("01 07", read, "Unknown Color ordinal [7]");
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", read,
                                    "array size must be positive but was: -1");
-  expectThrows<EndOfStreamError>("05 00", read, "tried to read: 5 bytes but only 1 remaining");
+  expectThrows<EndOfStreamError>("05 00", read,
+                                 "tried to read: 5 bytes but only 1 remaining");
 }
 
 // ---- time values ----
@@ -280,7 +301,8 @@ TEST(TimeValueTest, ExpectedBytes) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
-    auto bytes = writeBytes([&](StreamOutput& out) { out.writeTimeValue(c.value); });
+    auto bytes =
+        bytesOf([&](StreamOutput& out) { out.writeTimeValue(c.value); });
     EXPECT_EQ(toHex(bytes), c.hex);
     EXPECT_EQ(c.value.toString(), c.text);
     for (size_t page : kPageSizes) {
@@ -291,15 +313,17 @@ TEST(TimeValueTest, ExpectedBytes) {
                        [](StreamInput& in) { return in.readTimeValue(); });
   }
   EXPECT_NE(TimeValue::timeValueSeconds(60), TimeValue::timeValueMinutes(1));
-  EXPECT_EQ(TimeValue::timeValueSeconds(60).nanos(), TimeValue::timeValueMinutes(1).nanos());
+  EXPECT_EQ(TimeValue::timeValueSeconds(60).nanos(),
+            TimeValue::timeValueMinutes(1).nanos());
   EXPECT_EQ(TimeValue::timeValueSeconds(2).millis(), 2000);
   EXPECT_EQ(TimeValue(1999999, TimeUnit::kNanoseconds).millis(), 1);
-  EXPECT_EQ(TimeValue(std::numeric_limits<int64_t>::max(), TimeUnit::kDays).nanos(),
-            std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(
+      TimeValue(std::numeric_limits<int64_t>::max(), TimeUnit::kDays).nanos(),
+      std::numeric_limits<int64_t>::max());
 }
 
 TEST(TimeValueTest, OptionalAndErrors) {
-  EXPECT_EQ(toHex(writeBytes([](StreamOutput& out) {
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
               out.writeOptionalTimeValue(std::nullopt);
               out.writeOptionalTimeValue(TimeValue::timeValueSeconds(30));
             })),
@@ -310,9 +334,12 @@ TEST(TimeValueTest, OptionalAndErrors) {
   EXPECT_EQ(in.readOptionalTimeValue(), TimeValue::timeValueSeconds(30));
 
   auto read = [](StreamInput& i) { i.readTimeValue(); };
-  expectThrows<CorruptStreamError>("02 07", read, "Unknown TimeUnit ordinal [7]");
-  expectThrows<CorruptStreamError>("02 ff", read, "Unknown TimeUnit ordinal [255]");
-  expectThrows<CorruptStreamError>("03 02", read, "duration cannot be negative, was given [-2]");
+  expectThrows<CorruptStreamError>("02 07", read,
+                                   "Unknown TimeUnit ordinal [7]");
+  expectThrows<CorruptStreamError>("02 ff", read,
+                                   "Unknown TimeUnit ordinal [255]");
+  expectThrows<CorruptStreamError>(
+      "03 02", read, "duration cannot be negative, was given [-2]");
   expectThrows<CorruptStreamError>("ff ff ff ff ff ff ff ff ff 7f 02", read,
                                    "variable-length stream is too long");
   EXPECT_THROW(TimeValue(-2, TimeUnit::kSeconds), std::invalid_argument);
@@ -324,15 +351,17 @@ TEST(InstantTest, ExpectedBytesAndErrors) {
   Instant i = Instant::ofEpochMilli(1500);
   EXPECT_EQ(i, (Instant{1, 500000000}));
   EXPECT_EQ(Instant::ofEpochMilli(-1), (Instant{-1, 999000000}));
-  auto bytes = writeBytes([&](StreamOutput& out) { out.writeInstant(i); });
+  auto bytes = bytesOf([&](StreamOutput& out) { out.writeInstant(i); });
   EXPECT_EQ(toHex(bytes), "00 00 00 00 00 00 00 01 1d cd 65 00");
   ByteArrayStreamInput in(bytes);
   EXPECT_EQ(in.readInstant(), i);
   EXPECT_EQ(i.toString(), "1.500000000s");
   expectPrefixesFail([&](StreamOutput& out) { out.writeInstant(i); },
                      [](StreamInput& in) { return in.readInstant(); });
-  for (Instant edge : {Instant{Instant::kMinSecond, 0}, Instant{Instant::kMaxSecond, 999999999}}) {
-    auto b = writeBytes([&](StreamOutput& out) { out.writeOptionalInstant(edge); });
+  for (Instant edge : {Instant{Instant::kMinSecond, 0},
+                       Instant{Instant::kMaxSecond, 999999999}}) {
+    auto b =
+        bytesOf([&](StreamOutput& out) { out.writeOptionalInstant(edge); });
     ByteArrayStreamInput e(b);
     EXPECT_EQ(e.readOptionalInstant(), edge);
   }
@@ -347,7 +376,9 @@ TEST(InstantTest, ExpectedBytesAndErrors) {
                                    "Invalid Instant [1s, -1ns]");
   expectThrows<CorruptStreamError>("7f ff ff ff ff ff ff ff 00 00 00 00", read,
                                    "Invalid Instant [9223372036854775807s");
-  EXPECT_THROW(writeBytes([](StreamOutput& out) { out.writeInstant(Instant{0, -1}); }),
+  EXPECT_THROW(bytesOf([](StreamOutput& out) {
+                 out.writeInstant(Instant{0, -1});
+               }),
                std::invalid_argument);
 }
 
@@ -356,10 +387,13 @@ TEST(InstantTest, ExpectedBytesAndErrors) {
 TEST(BytesReferenceTest, ExpectedBytes) {
   std::vector<uint8_t> a = {1, 2}, b = {3};
   BytesReference ref(std::vector<BytesReference::Piece>{a, b});
-  EXPECT_EQ(toHex(writeBytes([&](StreamOutput& out) { out.writeBytesReference(ref); })),
-            "03 01 02 03");
-  EXPECT_EQ(toHex(writeBytes([](StreamOutput& out) { out.writeBytesReference({}); })), "00");
-  EXPECT_EQ(toHex(writeBytes([&](StreamOutput& out) {
+  EXPECT_EQ(
+      toHex(bytesOf([&](StreamOutput& out) { out.writeBytesReference(ref); })),
+      "03 01 02 03");
+  EXPECT_EQ(
+      toHex(bytesOf([](StreamOutput& out) { out.writeBytesReference({}); })),
+      "00");
+  EXPECT_EQ(toHex(bytesOf([&](StreamOutput& out) {
               out.writeOptionalBytesReference(std::nullopt);
               out.writeOptionalBytesReference(BytesReference());
               out.writeOptionalBytesReference(ref);
@@ -397,11 +431,13 @@ TEST(BytesReferenceTest, Errors) {
                                    "array size must be positive but was: -1");
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", readOptional,
                                    "array size must be positive but was: -1");
-  expectThrows<EndOfStreamError>("03 01 02", read, "tried to read: 3 bytes but only 2 remaining");
+  expectThrows<EndOfStreamError>("03 01 02", read,
+                                 "tried to read: 3 bytes but only 2 remaining");
   expectThrows<EndOfStreamError>("04 01 02", readOptional,
                                  "tried to read: 3 bytes but only 2 remaining");
-  expectThrows<EndOfStreamError>("ff ff ff ff 07", readOptional,
-                                 "tried to read: 2147483646 bytes but only 0 remaining");
+  expectThrows<EndOfStreamError>(
+      "ff ff ff ff 07", readOptional,
+      "tried to read: 2147483646 bytes but only 0 remaining");
   auto bytes = hexBytes("04 01 02 03");
   ByteArrayStreamInput in(bytes);
   in.setMaxArraySize(2);

@@ -58,27 +58,6 @@ inline BytesReference paged(const std::vector<uint8_t>& bytes, size_t piece_size
   return BytesReference(std::move(pieces));
 }
 
-// `write`'s bytes at `version` on pages of `page_size` (argument order of the
-// structured-value tests, where the version varies more than the page size).
-inline std::vector<uint8_t> writeBytes(const Writer& write,
-                                       TransportVersion version = TransportVersion::current(),
-                                       size_t page_size = 16384) {
-  return writeAt(page_size, write, version);
-}
-
-// An input over `bytes` split into pieces of `piece_size`, owning its copy.
-class PiecewiseInput {
- public:
-  PiecewiseInput(const std::vector<uint8_t>& bytes, size_t piece_size)
-      : bytes_(bytes), ref_(paged(bytes_, piece_size)), in_(ref_) {}
-  StreamInput& in() { return in_; }
-
- private:
-  std::vector<uint8_t> bytes_;
-  BytesReference ref_;
-  BytesReferenceStreamInput in_;
-};
-
 // Runs `read` over `bytes` as one array and split at `piece_size`; checks that
 // it consumes everything.
 inline void readAll(const std::vector<uint8_t>& bytes, size_t piece_size, const Reader& read,

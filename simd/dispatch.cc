@@ -1,0 +1,144 @@
+// CPU detection and the choice of kernel table: detected once, overridable by
+// WIRESTREAM_SIMD (read on first use) and by setLevel().
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "simd/internal.h"
+
+namespace wirestream::simd {
+
+namespace {
+
+Level detect() {
+  __builtin_cpu_init();
+  // gcc's AVX2 bit includes the OS check (XGETBV: YMM state enabled).
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+      __builtin_cpu_supports("popcnt")) {
+    return Level::kAvx2;
+  }
+  if (__builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3") &&
+      __builtin_cpu_supports("popcnt")) {
+    return Level::kSse4;
+  }
+  return Level::kScalar;
+}
+
+const Kernels& table(Level level) {
+  switch (level) {
+    case Level::kAvx2:
+      return internal::kAvx2Kernels;
+    case Level::kSse4:
+      return internal::kSse4Kernels;
+    default:
+      return internal::kScalarKernels;
+  }
+}
+
+std::atomic<const Kernels*> g_active{nullptr};
+std::atomic<int> g_cap{static_cast<int>(Level::kAvx2)};
+std::atomic<bool> g_warned{false};
+
+void warnOnce(const std::string& message) {
+  if (!g_warned.exchange(true))
+    std::fprintf(stderr, "wirestream: %s\n", message.c_str());
+}
+
+// The level to use for a request: the request if the CPU has it, else the best
+// level it has (with the one-time warning).
+Level resolve(std::optional<Level> want) {
+  Level best = detectedLevel();
+  if (!want) return best;
+  if (static_cast<int>(*want) <= static_cast<int>(best)) return *want;
+  warnOnce(std::string("SIMD level ") + levelName(*want) +
+           " is not supported by this CPU; using " + levelName(best));
+  return best;
+}
+
+const Kernels& initFromEnvironment() {
+  std::optional<Level> want;
+  if (const char* env = std::getenv("WIRESTREAM_SIMD")) {
+    std::string_view name(env);
+    want = parseLevel(name);
+    if (!want && name != "auto" && !name.empty()) {
+      warnOnce("unknown WIRESTREAM_SIMD=" + std::string(name) +
+               " (expected scalar, sse4, avx2 or auto); using auto");
+    }
+  }
+  const Kernels* chosen = &table(resolve(want));
+  const Kernels* expected = nullptr;
+  // A concurrent setLevel() wins over the environment.
+  if (!g_active.compare_exchange_strong(expected, chosen)) return *expected;
+  return *chosen;
+}
+
+}  // namespace
+
+const char* levelName(Level level) {
+  switch (level) {
+    case Level::kScalar:
+      return "scalar";
+    case Level::kSse4:
+      return "sse4";
+    case Level::kAvx2:
+      return "avx2";
+  }
+  return "unknown";
+}
+
+std::optional<Level> parseLevel(std::string_view name) {
+  for (Level level : kAllLevels) {
+    if (name == levelName(level)) return level;
+  }
+  return std::nullopt;
+}
+
+Level detectedLevel() {
+  static const Level level = detect();
+  return static_cast<Level>(std::min(static_cast<int>(level), g_cap.load()));
+}
+
+void capDetectedLevelForTesting(std::optional<Level> cap) {
+  g_cap.store(static_cast<int>(cap.value_or(Level::kAvx2)));
+}
+
+bool cpuSupports(Level level) {
+  return static_cast<int>(level) <= static_cast<int>(detectedLevel());
+}
+
+std::vector<Level> supportedLevels() {
+  std::vector<Level> out;
+  for (Level level : kAllLevels) {
+    if (cpuSupports(level)) out.push_back(level);
+  }
+  return out;
+}
+
+const Kernels& kernels() {
+  const Kernels* k = g_active.load(std::memory_order_acquire);
+  if (k != nullptr) [[likely]]
+    return *k;
+  return initFromEnvironment();
+}
+
+Level activeLevel() { return kernels().level; }
+
+Level setLevel(std::optional<Level> level) {
+  const Kernels* k = &table(resolve(level));
+  g_active.store(k, std::memory_order_release);
+  return k->level;
+}
+
+const Kernels& kernelsFor(Level level) {
+  if (!cpuSupports(level)) {
+    throw std::invalid_argument(std::string("this CPU cannot run SIMD level ") +
+                                levelName(level));
+  }
+  return table(level);
+}
+
+}  // namespace wirestream::simd

@@ -1,0 +1,228 @@
+// Internal to //simd: the per-level kernel tables, the shuffle tables, and the
+// per-value LEB128 helpers every level falls back to.
+//
+// The sse4 and avx2 kernels live in their own translation units compiled with
+// -mssse3/-msse4.1 and -mavx2. Anything they share with other units must not be
+// an inline function with external linkage (the linker could keep the copy
+// compiled for AVX2 and run it on a CPU without it), so the helpers below are
+// `static inline` and the ISA units include no templates from std.
+//
+// The per-value helpers restate stream/varint.h without throwing, because
+// //simd sits below //stream; tests/simd checks them against stream/varint.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "simd/simd.h"
+
+// Vector helpers are forced inline: gcc otherwise keeps a transpose that is
+// called twice out of line and passes its registers through memory.
+#define WIRESTREAM_SIMD_INLINE static inline __attribute__((always_inline))
+
+namespace wirestream::simd::internal {
+
+extern const Kernels kScalarKernels;
+extern const Kernels kSse4Kernels;
+extern const Kernels kAvx2Kernels;
+
+// VInt decode shuffles for four values in a 16-byte window, indexed by
+// (L0-1) + 5 (L1-1) + 25 (L2-1) + 125 (L3-1), each length 1..5. `lo` gathers
+// the first min(L, 4) bytes of value i into 32-bit lane i (zero-filled); `hi`
+// puts the 5th byte (L == 5) into byte 3 of lane i.
+struct VIntShuffle {
+  alignas(16) uint8_t lo[16];
+  alignas(16) uint8_t hi[16];
+};
+struct VIntShuffleTable {
+  VIntShuffle e[625];
+};
+extern const VIntShuffleTable kVIntShuffles;
+
+// VLong decode shuffles for two values (each 1..8 bytes) in a 16-byte window,
+// indexed by (L0-1) * 8 + (L1-1): value i's bytes into 64-bit lane i.
+struct VLongShuffle {
+  alignas(16) uint8_t lanes[16];
+};
+struct VLongShuffleTable {
+  VLongShuffle e[64];
+};
+extern const VLongShuffleTable kVLongShuffles;
+
+static inline uint8_t* encodeVIntOne(uint8_t* dst, uint32_t v) {
+  while (v >= 0x80) {
+    *dst++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *dst++ = static_cast<uint8_t>(v);
+  return dst;
+}
+
+static inline uint8_t* encodeVLongOne(uint8_t* dst, uint64_t v) {
+  while (v >= 0x80) {
+    *dst++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *dst++ = static_cast<uint8_t>(v);
+  return dst;
+}
+
+// One VInt from [p, limit), or nullptr if it runs past limit or its 5th byte
+// has any bit of 0xF0 set (what decodeVInt throws for). With 5 bytes left it
+// checks no bound per byte, as stream/varint.h does.
+static inline const uint8_t* tryDecodeVInt(const uint8_t* p,
+                                           const uint8_t* limit, int32_t* out) {
+  if (limit - p >= 5) {
+    uint32_t b = p[0];
+    uint32_t r = b & 0x7F;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 1;
+    }
+    b = p[1];
+    r |= (b & 0x7F) << 7;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 2;
+    }
+    b = p[2];
+    r |= (b & 0x7F) << 14;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 3;
+    }
+    b = p[3];
+    r |= (b & 0x7F) << 21;
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + 4;
+    }
+    b = p[4];
+    if (b & 0xF0) return nullptr;
+    *out = static_cast<int32_t>(r | (b << 28));
+    return p + 5;
+  }
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (p + i >= limit) return nullptr;
+    uint32_t b = p[i];
+    r |= (b & 0x7F) << (7 * i);
+    if (!(b & 0x80)) {
+      *out = static_cast<int32_t>(r);
+      return p + i + 1;
+    }
+  }
+  if (p + 4 >= limit) return nullptr;
+  uint32_t b = p[4];
+  if (b & 0xF0) return nullptr;
+  *out = static_cast<int32_t>(r | (b << 28));
+  return p + 5;
+}
+
+// One VLong: up to 10 bytes, the 10th only 0 or 1; nullptr otherwise.
+static inline const uint8_t* tryDecodeVLong(const uint8_t* p,
+                                            const uint8_t* limit,
+                                            int64_t* out) {
+  uint64_t r = 0;
+  for (int i = 0; i < 9; ++i) {
+    if (p + i >= limit) return nullptr;
+    uint64_t b = p[i];
+    r |= (b & 0x7F) << (7 * i);
+    if (!(b & 0x80)) {
+      *out = static_cast<int64_t>(r);
+      return p + i + 1;
+    }
+  }
+  if (p + 9 >= limit) return nullptr;
+  uint64_t b = p[9];
+  if (b > 1) return nullptr;
+  *out = static_cast<int64_t>(r | (b << 63));
+  return p + 10;
+}
+
+// Per-value tails shared by the vector kernels.
+static inline DecodeBatch decodeVIntsTail(const uint8_t* p,
+                                          const uint8_t* limit, int32_t* out,
+                                          size_t n, size_t done) {
+  for (; done < n; ++done) {
+    const uint8_t* next = tryDecodeVInt(p, limit, out + done);
+    if (next == nullptr) break;
+    p = next;
+  }
+  return {done, p};
+}
+
+static inline DecodeBatch decodeVLongsTail(const uint8_t* p,
+                                           const uint8_t* limit, int64_t* out,
+                                           size_t n, size_t done) {
+  for (; done < n; ++done) {
+    const uint8_t* next = tryDecodeVLong(p, limit, out + done);
+    if (next == nullptr) break;
+    p = next;
+  }
+  return {done, p};
+}
+
+static inline size_t asciiPrefixTail(const uint8_t* p, size_t n, size_t i) {
+  while (i < n && p[i] < 0x80) ++i;
+  return i;
+}
+
+static inline size_t utf16LengthTail(const uint8_t* p, size_t n, size_t i) {
+  size_t units = 0;
+  for (; i < n; ++i) units += ((p[i] & 0xC0) != 0x80) + (p[i] >= 0xF0);
+  return units;
+}
+
+static inline uint32_t canonicalFloatBits(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return v != v ? 0x7fc00000u : bits;
+}
+
+static inline uint64_t canonicalDoubleBits(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  return v != v ? 0x7ff8000000000000ull : bits;
+}
+
+// Scalar ByteStreamSplit over values [from, n): the reference the vector
+// kernels are tested against, and their tail.
+static inline void splitEncodeFloatsTail(const float* in, size_t n,
+                                         uint8_t* out, size_t from) {
+  for (size_t i = from; i < n; ++i) {
+    uint32_t bits = canonicalFloatBits(in[i]);
+    for (int k = 0; k < 4; ++k)
+      out[k * n + i] = static_cast<uint8_t>(bits >> (24 - 8 * k));
+  }
+}
+
+static inline void splitDecodeFloatsTail(const uint8_t* in, size_t n,
+                                         float* out, size_t from) {
+  for (size_t i = from; i < n; ++i) {
+    uint32_t bits = 0;
+    for (int k = 0; k < 4; ++k) bits = (bits << 8) | in[k * n + i];
+    std::memcpy(out + i, &bits, 4);
+  }
+}
+
+static inline void splitEncodeDoublesTail(const double* in, size_t n,
+                                          uint8_t* out, size_t from) {
+  for (size_t i = from; i < n; ++i) {
+    uint64_t bits = canonicalDoubleBits(in[i]);
+    for (int k = 0; k < 8; ++k)
+      out[k * n + i] = static_cast<uint8_t>(bits >> (56 - 8 * k));
+  }
+}
+
+static inline void splitDecodeDoublesTail(const uint8_t* in, size_t n,
+                                          double* out, size_t from) {
+  for (size_t i = from; i < n; ++i) {
+    uint64_t bits = 0;
+    for (int k = 0; k < 8; ++k) bits = (bits << 8) | in[k * n + i];
+    std::memcpy(out + i, &bits, 8);
+  }
+}
+
+}  // namespace wirestream::simd::internal
