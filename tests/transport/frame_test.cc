@@ -1,0 +1,198 @@
+// Frames byte for byte (wire format §9), the variable header at both sides of
+// the 8.0.0 gate, and LZ4 bodies.
+#include "transport/frame.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "stream/bytes_stream_output.h"
+#include "stream/errors.h"
+#include "transport/compression.h"
+#include "transport/frame_decoder.h"
+#include "transport/inbound_message.h"
+
+namespace wirestream::transport {
+namespace {
+
+struct RawBody final : Writeable {
+  std::vector<uint8_t> bytes;
+  explicit RawBody(std::vector<uint8_t> b) : bytes(std::move(b)) {}
+  void writeTo(StreamOutput& out) const override { out.writeBytes(bytes); }
+};
+
+std::string hexOf(BytesStreamOutput& out) { return out.bytes().toHex(); }
+
+TEST(Frame, PingBytes) {
+  EXPECT_EQ(BytesReference::copyOf(kPingFrame).toHex(), "45 53 ff ff ff ff");
+}
+
+TEST(Frame, RequestFrameBytes) {
+  BytesStreamOutput out;
+  size_t n = writeRequestFrame(out, {1, TransportVersion::V_8_7_0, false}, "a", {},
+                               RawBody({0x05}), false);
+  EXPECT_EQ(n, 28u);
+  EXPECT_EQ(hexOf(out),
+            "45 53 00 00 00 16 00 00 00 00 00 00 00 01 00 00 7b 23 d3 00 00 00 04 "
+            "00 00 01 61 05");
+}
+
+TEST(Frame, RequestFrameBefore800CarriesEmptyFeatures) {
+  BytesStreamOutput out;
+  writeRequestFrame(out, {1, TransportVersion::V_7_10_0, false}, "a", {}, RawBody({0x05}),
+                    false);
+  EXPECT_EQ(hexOf(out),
+            "45 53 00 00 00 17 00 00 00 00 00 00 00 01 00 00 6c 56 c3 00 00 00 05 "
+            "00 00 00 01 61 05");
+}
+
+TEST(Frame, RequestHeadersAndHandshakeBit) {
+  BytesStreamOutput out;
+  writeRequestFrame(out, {0x0102030405060708, TransportVersion::V_8_7_0, true}, "a",
+                    {{"k", "v"}}, RawBody({}), false);
+  EXPECT_EQ(hexOf(out),
+            "45 53 00 00 00 19 01 02 03 04 05 06 07 08 08 00 7b 23 d3 00 00 00 08 "
+            "01 01 6b 01 76 00 01 61");
+}
+
+TEST(Frame, ResponseFrameBytes) {
+  BytesStreamOutput out;
+  writeResponseFrame(out, {1, TransportVersion::V_8_7_0, false}, {{"w", {"x", "y"}}},
+                     RawBody({0x05}), false);
+  EXPECT_EQ(hexOf(out),
+            "45 53 00 00 00 1b 00 00 00 00 00 00 00 01 01 00 7b 23 d3 00 00 00 09 "
+            "00 01 01 77 02 01 78 01 79 05");
+}
+
+TEST(Frame, ErrorFrameBytes) {
+  BytesStreamOutput out;
+  writeErrorFrame(out, {1, TransportVersion::V_8_7_0, false}, "t", "m");
+  EXPECT_EQ(hexOf(out),
+            "45 53 00 00 00 17 00 00 00 00 00 00 00 01 03 00 7b 23 d3 00 00 00 02 "
+            "00 00 01 74 01 6d");
+}
+
+TEST(Frame, ErrorFrameReplacesInvalidUtf8) {
+  BytesStreamOutput out;
+  writeErrorFrame(out, {1, TransportVersion::V_8_7_0, false}, "t", "\xff");
+  EXPECT_EQ(out.bytes().slice(25, 4).toHex(), "01 74 01 3f");
+}
+
+// A frame whose body spans many pages is the same bytes whatever the page
+// size; its header is filled in after the body.
+TEST(Frame, HeaderFilledInAcrossPageSizes) {
+  std::vector<uint8_t> body(1000);
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<uint8_t>(i * 7);
+  BytesStreamOutput reference;
+  writeRequestFrame(reference, {42, TransportVersion::V_8_7_0, false}, "act", {},
+                    RawBody(body), false);
+  for (size_t page : {1, 2, 3, 5, 7, 13, 32, 1024, 16384}) {
+    PageRecycler recycler(page);
+    BytesStreamOutput out(recycler);
+    writeRequestFrame(out, {42, TransportVersion::V_8_7_0, false}, "act", {}, RawBody(body),
+                      false);
+    EXPECT_EQ(out.bytes(), reference.bytes()) << "page size " << page;
+  }
+}
+
+InboundMessage decodeOne(BytesStreamOutput& out) {
+  FrameDecoder decoder(1 << 30);
+  std::vector<DecodedFrame> frames;
+  std::vector<uint8_t> bytes = out.bytes().toVector();
+  decoder.feed(bytes, [&](DecodedFrame&& f) { frames.push_back(std::move(f)); });
+  EXPECT_EQ(frames.size(), 1u);
+  return InboundMessage::parse(std::move(frames.at(0)), 1 << 30);
+}
+
+TEST(Frame, RequestRoundTripAtBothSidesOfTheGate) {
+  for (TransportVersion v : {TransportVersion::V_7_10_0, TransportVersion::V_8_7_0}) {
+    BytesStreamOutput out;
+    writeRequestFrame(out, {9, v, false}, "indices:data/read/search",
+                      {{"a", "1"}, {"\xC3\xA9", ""}}, RawBody({1, 2, 3}), false);
+    InboundMessage m = decodeOne(out);
+    EXPECT_EQ(m.header.request_id, 9);
+    EXPECT_EQ(m.header.version(), v);
+    EXPECT_EQ(m.action, "indices:data/read/search");
+    EXPECT_EQ(m.request_headers, (RequestHeaders{{"a", "1"}, {"\xC3\xA9", ""}}));
+    EXPECT_EQ(m.body().toVector(),
+              (std::vector<uint8_t>{1, 2, 3}));
+  }
+}
+
+TEST(Frame, CompressedBodyRoundTrip) {
+  std::mt19937 rng(7);
+  // Compressible like real responses: 64-byte words from a small vocabulary.
+  std::vector<std::vector<uint8_t>> words(16, std::vector<uint8_t>(64));
+  for (auto& w : words)
+    for (auto& b : w) b = static_cast<uint8_t>(rng());
+  std::vector<uint8_t> body;
+  while (body.size() < 300000) {
+    const auto& w = words[rng() % words.size()];
+    body.insert(body.end(), w.begin(), w.end());
+  }
+  BytesStreamOutput out;
+  size_t size = writeResponseFrame(out, {3, TransportVersion::V_8_7_0, false}, {},
+                                   RawBody(body), true);
+  EXPECT_LT(size, body.size() / 2);
+  EXPECT_EQ(out.bytes()[14], status::kResponse | status::kCompressed);
+  // The variable header stays plain; the body starts with ES's LZ4 marker.
+  EXPECT_EQ(out.bytes().slice(23, 6).toHex(), "00 00 4c 5a 34 00");
+  InboundMessage m = decodeOne(out);
+  EXPECT_EQ(m.body().toVector(), body);
+}
+
+TEST(Compression, RejectsDamagedAndOversizedInput) {
+  std::vector<uint8_t> plain(100000, 'x');
+  BytesStreamOutput out;
+  compressLz4(BytesReference::copyOf(plain), out);
+  std::vector<uint8_t> packed = out.bytes().toVector();
+  EXPECT_EQ(decompressLz4(packed, plain.size()), plain);
+  EXPECT_THROW(decompressLz4(packed, plain.size() - 1), LimitExceededError);
+  // Every strict prefix fails cleanly.
+  for (size_t n = 0; n < packed.size(); ++n) {
+    EXPECT_THROW(decompressLz4({packed.data(), n}, 1 << 20), CorruptStreamError) << n;
+  }
+  std::vector<uint8_t> trailing = packed;
+  trailing.push_back(0);
+  EXPECT_THROW(decompressLz4(trailing, 1 << 20), CorruptStreamError);
+  std::vector<uint8_t> no_marker = packed;
+  no_marker[0] = 'X';
+  EXPECT_THROW(decompressLz4(no_marker, 1 << 20), CorruptStreamError);
+}
+
+TEST(InboundMessage, RepeatedHeaderKeyIsCorrupt) {
+  // Request headers {"k": "v", "k": "w"}, hand-written: no writer makes them.
+  std::vector<uint8_t> var = {0x02, 0x01, 'k', 0x01, 'v', 0x01, 'k', 0x01, 'w', 0x00, 0x01, 'a'};
+  FrameHeader h;
+  h.length = static_cast<int32_t>(kMinFrameLength + var.size());
+  h.request_id = 1;
+  h.version_id = TransportVersion::current().id();
+  h.variable_header_size = static_cast<int32_t>(var.size());
+  DecodedFrame frame;
+  frame.header = h;
+  frame.content = BytesReference::copyOf(var);
+  EXPECT_THROW(InboundMessage::parse(std::move(frame), 1 << 20), CorruptStreamError);
+  // The same bytes with distinct keys parse.
+  var[6] = 'j';
+  DecodedFrame good;
+  good.header = h;
+  good.content = BytesReference::copyOf(var);
+  InboundMessage m = InboundMessage::parse(std::move(good), 1 << 20);
+  EXPECT_EQ(m.request_headers, (RequestHeaders{{"j", "w"}, {"k", "v"}}));
+  EXPECT_EQ(m.action, "a");
+}
+
+TEST(InboundMessage, VariableHeaderMustBeConsumedExactly) {
+  BytesStreamOutput out;
+  writeResponseFrame(out, {1, TransportVersion::V_8_7_0, false}, {}, RawBody({5}), false);
+  std::vector<uint8_t> bytes = out.bytes().toVector();
+  bytes[22] = 3;  // variable header claims the body byte too
+  FrameDecoder decoder(1 << 20);
+  std::vector<DecodedFrame> frames;
+  decoder.feed(bytes, [&](DecodedFrame&& f) { frames.push_back(std::move(f)); });
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_THROW(InboundMessage::parse(std::move(frames[0]), 1 << 20), CorruptStreamError);
+}
+
+}  // namespace
+}  // namespace wirestream::transport

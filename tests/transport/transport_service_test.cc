@@ -1,0 +1,559 @@
+// TransportService over loopback: round trips, handshake, errors, timeouts,
+// compression, budgets, and each fault with its expected outcome. Every wait
+// is bounded.
+#include "transport/transport_service.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+
+#include "stream/errors.h"
+#include "tests/transport/test_support.h"
+
+namespace wirestream::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Blob;
+using testing::LogCapture;
+using testing::RawBody;
+using testing::RawServer;
+using testing::RawSocket;
+
+Blob readBlob(StreamInput& in) { return Blob(in); }
+
+std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + i * 31);
+  return v;
+}
+
+class TransportTest : public ::testing::Test {
+ protected:
+  TransportOptions serverOptions() {
+    TransportOptions o;
+    o.node_name = "server";
+    o.logger = server_log.logger();
+    o.io_threads = 2;
+    return o;
+  }
+  TransportOptions clientOptions() {
+    TransportOptions o;
+    o.node_name = "client";
+    o.logger = client_log.logger();
+    return o;
+  }
+  void startServer(TransportOptions o) {
+    server = std::make_unique<TransportService>(std::move(o));
+    server->registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
+    port = server->listen("127.0.0.1", 0);
+  }
+  void startServer() { startServer(serverOptions()); }
+  void startClient(TransportOptions o) { client = std::make_unique<TransportService>(std::move(o)); }
+  void startClient() { startClient(clientOptions()); }
+
+  // A fresh client connection still gets answers: the server kept serving.
+  void expectServerStillServes() {
+    TransportService other(clientOptions());
+    auto c = other.connect("127.0.0.1", port);
+    Blob r = other.submitRequest(c, "echo", Blob({1, 2, 3}), readBlob, 5s).get();
+    EXPECT_EQ(r.bytes, (std::vector<uint8_t>{1, 2, 3}));
+  }
+
+  LogCapture server_log;
+  LogCapture client_log;
+  std::unique_ptr<TransportService> server;
+  std::unique_ptr<TransportService> client;
+  uint16_t port = 0;
+};
+
+TEST_F(TransportTest, RequestResponseRoundTrip) {
+  startServer();
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  EXPECT_EQ(conn->version(), TransportVersion::current());
+  for (size_t size : {0, 1, 100, 16384, 16385, 1 << 20}) {
+    Blob r = client->submitRequest(conn, "echo", Blob(pattern(size, 3)), readBlob, 5s).get();
+    EXPECT_EQ(r.bytes, pattern(size, 3)) << size;
+  }
+  EXPECT_GT(conn->bytesSent(), 1u << 20);
+  EXPECT_GT(conn->bytesReceived(), 1u << 20);
+}
+
+TEST_F(TransportTest, CallbackApiCompletesOnce) {
+  startServer();
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  std::promise<std::vector<uint8_t>> got;
+  std::atomic<int> calls{0};
+  client->sendRequest(
+      conn, "echo", Blob({9}), readBlob,
+      [&](Blob&& b) {
+        ++calls;
+        got.set_value(b.bytes);
+      },
+      [&](std::exception_ptr) { ++calls; }, 5s);
+  auto f = got.get_future();
+  ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(f.get(), std::vector<uint8_t>{9});
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(calls.load(), 1);
+}
+
+TEST_F(TransportTest, HandshakeAgreesOnTheLowerVersion) {
+  for (bool server_older : {true, false}) {
+    TransportOptions so = serverOptions();
+    TransportOptions co = clientOptions();
+    (server_older ? so : co).version = TransportVersion::V_8_0_0;
+    server = std::make_unique<TransportService>(so);
+    std::atomic<int32_t> seen_by_handler{0};
+    server->registerAsyncRequestHandler(
+        "version", readBlob, [&](Blob&& b, std::shared_ptr<TransportChannel> ch) {
+          seen_by_handler = ch->version().id();
+          ch->sendResponse(b);
+        });
+    port = server->listen();
+    startClient(co);
+    auto conn = client->connect("127.0.0.1", port);
+    EXPECT_EQ(conn->version(), TransportVersion::V_8_0_0);
+    client->submitRequest(conn, "version", Blob({1}), readBlob, 5s).get();
+    EXPECT_EQ(seen_by_handler.load(), TransportVersion::V_8_0_0.id());
+    conn.reset();
+    client.reset();
+    server.reset();
+  }
+}
+
+TEST_F(TransportTest, LaterFramesCarryTheAgreedVersion) {
+  startServer();
+  RawSocket s = testing::handshakenClient(port, TransportVersion::V_8_0_0);
+  s.write(testing::requestFrame(2, "echo", Blob({4}), TransportVersion::V_8_0_0));
+  DecodedFrame f = s.readFrame();
+  EXPECT_EQ(f.header.version(), TransportVersion::V_8_0_0);
+  EXPECT_EQ(f.header.request_id, 2);
+  // A frame at another version than agreed closes the connection.
+  s.write(testing::requestFrame(3, "echo", Blob({4}), TransportVersion::V_8_7_0));
+  EXPECT_TRUE(s.waitClosed(5s));
+  EXPECT_NE(server_log.waitFor({"WARN", "differs from the version agreed"}), "");
+}
+
+TEST_F(TransportTest, IncompatibleVersionIsRefused) {
+  TransportOptions so = serverOptions();
+  so.minimum_compatible_version = TransportVersion::V_8_0_0;
+  startServer(so);
+  TransportOptions co = clientOptions();
+  co.version = TransportVersion::V_7_10_0;
+  startClient(co);
+  try {
+    client->connect("127.0.0.1", port);
+    FAIL() << "connected";
+  } catch (const ConnectTransportError& e) {
+    EXPECT_NE(std::string(e.what()).find("incompatible transport version 7.10.0"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(TransportTest, HandlerErrorsTravelBackWithTypeAndMessage) {
+  startServer();
+  server->registerRequestHandler("bad-arg", readBlob, [](const Blob&) -> Blob {
+    throw std::invalid_argument("field [x] is not valid");
+  });
+  server->registerRequestHandler("custom", readBlob, [](const Blob&) -> Blob {
+    throw TransportError("index_not_found_exception", "no such index [logs]");
+  });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  struct Case {
+    const char* action;
+    const char* type;
+    const char* message;
+  };
+  for (Case c : {Case{"bad-arg", "illegal_argument_exception", "field [x] is not valid"},
+                 Case{"custom", "index_not_found_exception", "no such index [logs]"},
+                 Case{"missing", "action_not_found_transport_exception",
+                      "No handler for action [missing]"}}) {
+    auto f = client->submitRequest(conn, c.action, Blob({1}), readBlob, 5s);
+    try {
+      f.get();
+      FAIL() << c.action;
+    } catch (const RemoteTransportError& e) {
+      EXPECT_EQ(e.type(), c.type);
+      EXPECT_STREQ(e.what(), c.message);
+    }
+  }
+  // The connection survives handler errors.
+  EXPECT_EQ(client->submitRequest(conn, "echo", Blob({5}), readBlob, 5s).get().bytes,
+            std::vector<uint8_t>{5});
+}
+
+TEST_F(TransportTest, TimeoutFailsTheCallAndTheLateResponseIsDropped) {
+  startServer();
+  std::promise<std::shared_ptr<TransportChannel>> held;
+  server->registerAsyncRequestHandler(
+      "slow", readBlob,
+      [&](Blob&&, std::shared_ptr<TransportChannel> ch) { held.set_value(ch); });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  auto start = std::chrono::steady_clock::now();
+  auto f = client->submitRequest(conn, "slow", Blob({1}), readBlob, 100ms);
+  EXPECT_THROW(f.get(), ReceiveTimeoutError);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 100ms);
+  held.get_future().get()->sendResponse(Blob({2}));
+  EXPECT_EQ(client->submitRequest(conn, "echo", Blob({3}), readBlob, 5s).get().bytes,
+            std::vector<uint8_t>{3});
+}
+
+TEST_F(TransportTest, DroppedChannelAnswersWithAnError) {
+  startServer();
+  server->registerAsyncRequestHandler("forget", readBlob,
+                                      [](Blob&&, std::shared_ptr<TransportChannel>) {});
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  try {
+    client->submitRequest(conn, "forget", Blob({1}), readBlob, 5s).get();
+    FAIL();
+  } catch (const RemoteTransportError& e) {
+    EXPECT_EQ(e.type(), "illegal_state_exception");
+  }
+}
+
+TEST_F(TransportTest, CompressedFramesEndToEnd) {
+  TransportOptions so = serverOptions();
+  so.compress = true;
+  startServer(so);
+  TransportOptions co = clientOptions();
+  co.compress = true;
+  startClient(co);
+  auto conn = client->connect("127.0.0.1", port);
+  std::vector<uint8_t> big(1 << 20);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>((i / 64) % 7);
+  Blob r = client->submitRequest(conn, "echo", Blob(big), readBlob, 5s).get();
+  EXPECT_EQ(r.bytes, big);
+  EXPECT_LT(conn->bytesSent(), big.size() / 4);
+  EXPECT_LT(conn->bytesReceived(), big.size() / 4);
+}
+
+TEST_F(TransportTest, UnreadBytesInARequestAreAnErrorReply) {
+  startServer();
+  // The server reads a Blob; the client sends a Blob and one stray byte.
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  struct BlobPlusOne final : Writeable {
+    void writeTo(StreamOutput& out) const override {
+      out.writeByteArray(std::vector<uint8_t>{1});
+      out.writeByte(0x7f);
+    }
+  };
+  try {
+    client->submitRequest(conn, "echo", BlobPlusOne(), readBlob, 5s).get();
+    FAIL();
+  } catch (const RemoteTransportError& e) {
+    EXPECT_EQ(e.type(), "illegal_state_exception");
+    EXPECT_NE(std::string(e.what()).find("Message not fully read (request)"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("action [echo], available [1]"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(TransportTest, UnreadBytesInAResponseFailTheCall) {
+  startServer();
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  // Reads only the length byte of the echoed Blob.
+  auto f = client->submitRequest(conn, "echo", Blob({1, 2}), [](StreamInput& in) {
+    return in.readVInt();
+  }, 5s);
+  try {
+    f.get();
+    FAIL();
+  } catch (const TransportError& e) {
+    EXPECT_EQ(e.type(), "transport_serialization_exception");
+    EXPECT_NE(std::string(e.what()).find("Message not fully read (response)"), std::string::npos);
+  }
+}
+
+TEST_F(TransportTest, OverBudgetRequestGetsAnErrorReply) {
+  TransportOptions so = serverOptions();
+  so.in_flight_budget = 1 << 20;
+  startServer(so);
+  std::mutex mu;
+  std::vector<std::shared_ptr<TransportChannel>> held;
+  server->registerAsyncRequestHandler(
+      "hold", readBlob, [&](Blob&&, std::shared_ptr<TransportChannel> ch) {
+        std::lock_guard<std::mutex> lock(mu);
+        held.push_back(ch);
+      });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  auto expectBreaker = [&](std::future<Blob> f) {
+    try {
+      f.get();
+      FAIL();
+    } catch (const RemoteTransportError& e) {
+      EXPECT_EQ(e.type(), "circuit_breaking_exception");
+      EXPECT_NE(std::string(e.what()).find("[in_flight_requests] Data too large"),
+                std::string::npos);
+    }
+  };
+  // Alone larger than the budget.
+  expectBreaker(client->submitRequest(conn, "echo", Blob(pattern(2 << 20, 1)), readBlob, 5s));
+  // Two that fit only one at a time.
+  auto first = client->submitRequest(conn, "hold", Blob(pattern(600 << 10, 1)), readBlob, 5s);
+  expectBreaker(client->submitRequest(conn, "hold", Blob(pattern(600 << 10, 2)), readBlob, 5s));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(held.size(), 1u);
+    held[0]->sendResponse(Blob({1}));
+  }
+  EXPECT_EQ(first.get().bytes, std::vector<uint8_t>{1});
+  // Answered, the bytes are released: a third fits again.
+  EXPECT_EQ(client->submitRequest(conn, "echo", Blob(pattern(600 << 10, 3)), readBlob, 5s)
+                .get()
+                .bytes,
+            pattern(600 << 10, 3));
+}
+
+TEST_F(TransportTest, OversizedResponseBecomesAnErrorOnTheSender) {
+  TransportOptions so = serverOptions();
+  so.max_frame_size = 1 << 20;
+  startServer(so);
+  server->registerRequestHandler("big", readBlob,
+                                 [](const Blob&) { return Blob(std::vector<uint8_t>(2 << 20)); });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  try {
+    client->submitRequest(conn, "big", Blob({1}), readBlob, 5s).get();
+    FAIL();
+  } catch (const RemoteTransportError& e) {
+    EXPECT_EQ(e.type(), "limit_exceeded_exception");
+  }
+  EXPECT_TRUE(conn->isOpen());
+}
+
+TEST_F(TransportTest, PingsAreCountedAndIgnored) {
+  RawServer raw;
+  startClient();
+  std::thread peer;
+  std::promise<void> pinged;
+  std::vector<uint8_t> seen_by_peer;
+  peer = std::thread([&] {
+    RawSocket s = raw.acceptAndHandshake();
+    s.write(std::vector<uint8_t>(kPingFrame, kPingFrame + 6));
+    s.write(std::vector<uint8_t>(kPingFrame, kPingFrame + 6));
+    for (auto end = std::chrono::steady_clock::now() + 5s;
+         seen_by_peer.size() < 6 && std::chrono::steady_clock::now() < end;) {
+      s.readSome(seen_by_peer, 50ms);
+    }
+    pinged.get_future().wait_for(10s);
+  });
+  auto conn = client->connect("127.0.0.1", raw.port());
+  conn->sendPing();
+  for (auto end = std::chrono::steady_clock::now() + 5s;
+       conn->pingsReceived() < 2 && std::chrono::steady_clock::now() < end;) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(conn->pingsReceived(), 2u);
+  EXPECT_TRUE(conn->isOpen());
+  pinged.set_value();
+  peer.join();
+  EXPECT_EQ(BytesReference::copyOf(seen_by_peer).toHex(), "45 53 ff ff ff ff");
+}
+
+// ---- garbage and protocol violations: only that connection closes ----
+
+struct GarbageCase {
+  const char* name;
+  std::vector<uint8_t> bytes;
+  const char* log_part;
+};
+
+std::vector<uint8_t> headerBytes(int32_t length, int32_t variable_size, size_t content) {
+  FrameHeader h;
+  h.length = length;
+  h.request_id = 5;
+  h.version_id = TransportVersion::current().id();
+  h.variable_header_size = variable_size;
+  std::vector<uint8_t> b(kHeaderSize);
+  encodeHeader(h, b.data());
+  b.resize(kHeaderSize + content, 0);
+  return b;
+}
+
+TEST_F(TransportTest, GarbageClosesOnlyThatConnection) {
+  TransportOptions so = serverOptions();
+  so.max_frame_size = 1 << 20;
+  startServer(so);
+  startClient();
+  auto bystander = client->connect("127.0.0.1", port);
+  std::string http = "GET /_cluster/health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  std::vector<GarbageCase> cases = {
+      {"wrong magic", {'X', 'Y', 0, 0, 0, 30, 1, 2, 3}, "invalid internal transport message format"},
+      {"http", std::vector<uint8_t>(http.begin(), http.end()), "plain HTTP request"},
+      {"tls hello", {0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03}, "TLS handshake"},
+      {"length 0", {'E', 'S', 0, 0, 0, 0}, "invalid data length: 0"},
+      {"oversize frame", headerBytes(64 << 20, 0, 0), "exceeds the maximum frame size of 1048576"},
+      {"negative variable header", headerBytes(40, -7, 23), "negative variable header size: -7"},
+  };
+  for (const GarbageCase& c : cases) {
+    RawSocket s = RawSocket::connectTo(port);
+    s.write(c.bytes);
+    EXPECT_TRUE(s.waitClosed(5s)) << c.name;
+    std::string line = server_log.waitFor({"WARN", "closing connection", c.log_part});
+    EXPECT_NE(line, "") << c.name;
+    EXPECT_EQ(client->submitRequest(bystander, "echo", Blob({7}), readBlob, 5s).get().bytes,
+              std::vector<uint8_t>{7})
+        << c.name;
+  }
+  // Garbage after a good handshake closes too.
+  RawSocket s = testing::handshakenClient(port);
+  s.write({'E', 'S', 0xff, 0xff, 0xff, 0xf0});
+  EXPECT_TRUE(s.waitClosed(5s));
+  EXPECT_NE(server_log.waitFor({"invalid data length: -16"}), "");
+  expectServerStillServes();
+  EXPECT_TRUE(bystander->isOpen());
+}
+
+TEST_F(TransportTest, ChannelDirectionIsEnforced) {
+  startServer();
+  // A response sent to the accepting side.
+  RawSocket s = testing::handshakenClient(port);
+  BytesStreamOutput out;
+  writeResponseFrame(out, {2, TransportVersion::current(), false}, {}, Blob({1}), false);
+  s.write(testing::bytesOf(out));
+  EXPECT_TRUE(s.waitClosed(5s));
+  EXPECT_NE(server_log.waitFor({"WARN", "received a response (request id [2]) on an inbound"}), "");
+
+  // A request sent to the connecting side fails its pending call.
+  RawServer raw;
+  startClient();
+  std::thread peer([&] {
+    RawSocket p = raw.acceptAndHandshake();
+    p.readFrame();  // the client's request
+    p.write(testing::requestFrame(77, "echo", Blob({1})));
+    p.waitClosed(5s);
+  });
+  auto conn = client->connect("127.0.0.1", raw.port());
+  auto f = client->submitRequest(conn, "echo", Blob({1}), readBlob, 10s);
+  EXPECT_THROW(f.get(), NodeDisconnectedError);
+  EXPECT_NE(client_log.waitFor({"WARN", "received a request (request id [77]) on an outbound"}), "");
+  peer.join();
+  expectServerStillServes();
+}
+
+TEST_F(TransportTest, RequestBeforeHandshakeClosesTheConnection) {
+  startServer();
+  RawSocket s = RawSocket::connectTo(port);
+  s.write(testing::requestFrame(1, "echo", Blob({1})));
+  EXPECT_TRUE(s.waitClosed(5s));
+  EXPECT_NE(server_log.waitFor({"WARN", "before the handshake"}), "");
+}
+
+TEST_F(TransportTest, PeerResetMidRequestBodyIsContained) {
+  startServer();
+  RawSocket s = testing::handshakenClient(port);
+  std::vector<uint8_t> frame = testing::requestFrame(2, "echo", Blob(pattern(100000, 1)));
+  s.write(frame.data(), frame.size() / 2);
+  std::this_thread::sleep_for(50ms);
+  s.reset();
+  std::string line = server_log.waitFor({"WARN", "in the middle of a frame"});
+  EXPECT_NE(line, "");
+  EXPECT_NE(line.find("of " + std::to_string(frame.size()) + " bytes"), std::string::npos) << line;
+  expectServerStillServes();
+}
+
+TEST_F(TransportTest, PeerResetMidResponseFailsEachPendingCallExactlyOnce) {
+  RawServer raw;
+  startClient();
+  std::thread peer([&] {
+    RawSocket p = raw.acceptAndHandshake();
+    for (int i = 0; i < 3; ++i) p.readFrame();
+    BytesStreamOutput out;
+    writeResponseFrame(out, {2, TransportVersion::current(), false}, {},
+                       Blob(pattern(50000, 1)), false);
+    std::vector<uint8_t> bytes = testing::bytesOf(out);
+    p.write(bytes.data(), bytes.size() / 2);
+    std::this_thread::sleep_for(50ms);
+    p.reset();
+  });
+  auto conn = client->connect("127.0.0.1", raw.port());
+  std::atomic<int> successes{0};
+  std::atomic<int> failures{0};
+  std::atomic<int> disconnects{0};
+  for (int i = 0; i < 3; ++i) {
+    client->sendRequest(
+        conn, "echo", Blob({1}), readBlob, [&](Blob&&) { ++successes; },
+        [&](std::exception_ptr e) {
+          ++failures;
+          try {
+            std::rethrow_exception(e);
+          } catch (const NodeDisconnectedError&) {
+            ++disconnects;
+          } catch (...) {
+          }
+        },
+        10s);
+  }
+  for (auto end = std::chrono::steady_clock::now() + 10s;
+       failures.load() < 3 && std::chrono::steady_clock::now() < end;) {
+    std::this_thread::sleep_for(5ms);
+  }
+  peer.join();
+  std::this_thread::sleep_for(100ms);  // room for a (wrong) second completion
+  EXPECT_EQ(successes.load(), 0);
+  EXPECT_EQ(failures.load(), 3);
+  EXPECT_EQ(disconnects.load(), 3);
+  EXPECT_FALSE(conn->isOpen());
+  // Sending on the closed connection fails at once, also exactly once.
+  EXPECT_THROW(client->submitRequest(conn, "echo", Blob({1}), readBlob, 5s).get(),
+               NodeDisconnectedError);
+}
+
+TEST_F(TransportTest, SlowPeerPastTheReadDeadlineIsClosed) {
+  TransportOptions so = serverOptions();
+  so.read_deadline = 200ms;
+  startServer(so);
+  // Sends frames slowly but each within the deadline: fine.
+  RawSocket ok = testing::handshakenClient(port);
+  std::vector<uint8_t> frame = testing::requestFrame(2, "echo", Blob({1, 2, 3}));
+  for (size_t i = 0; i < frame.size(); i += 10) {
+    ok.write(frame.data() + i, std::min<size_t>(10, frame.size() - i));
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(ok.readFrame().header.request_id, 2);
+
+  RawSocket slow = testing::handshakenClient(port);
+  slow.write(frame.data(), 30);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(slow.waitClosed(5s));
+  auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, 150ms);
+  std::string line = server_log.waitFor({"WARN", "read deadline of 200ms exceeded"});
+  EXPECT_NE(line.find("received 30 of " + std::to_string(frame.size()) + " bytes"),
+            std::string::npos)
+      << line;
+  // The well-behaved connection is still open.
+  ok.write(testing::requestFrame(3, "echo", Blob({4})));
+  EXPECT_EQ(ok.readFrame().header.request_id, 3);
+}
+
+TEST_F(TransportTest, StopFailsPendingCalls) {
+  startServer();
+  std::promise<std::shared_ptr<TransportChannel>> held;
+  server->registerAsyncRequestHandler(
+      "hang", readBlob,
+      [&](Blob&&, std::shared_ptr<TransportChannel> ch) { held.set_value(ch); });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  auto f = client->submitRequest(conn, "hang", Blob({1}), readBlob);
+  auto channel = held.get_future().get();
+  client->stop();
+  EXPECT_THROW(f.get(), NodeDisconnectedError);
+  EXPECT_FALSE(conn->isOpen());
+  // Answering after the peer went away is harmless.
+  channel->sendResponse(Blob({1}));
+}
+
+}  // namespace
+}  // namespace wirestream::transport

@@ -1,0 +1,169 @@
+// Frame grammar (wire format §9), all integers big-endian:
+//   'E' 'S'
+//   int   length                 frame size - 6 (-1 alone: a ping, 45 53 FF FF FF FF)
+//   long  requestId
+//   byte  status                 0x01 response, 0x02 error, 0x04 compressed, 0x08 handshake
+//   int   version                TransportVersion id the variable header and body use
+//   int   variableHeaderSize     bytes of the variable header below
+//   variable header:
+//     VInt n, n x (String key, String value)               request headers
+//     VInt n, n x (String key, VInt m, m x String)         response headers
+//     requests only:
+//       version < 8.0.0: VInt 0                            ES's "features" array, empty
+//       String action
+//   body                         the Writeable; with 0x04: "LZ4\0" + LZ4 frame of it
+//   error body:                  String type, String message
+#include "transport/frame.h"
+
+#include <cassert>
+
+#include "stream/byte_order.h"
+#include "stream/string_codec.h"
+#include "transport/compression.h"
+
+namespace wirestream::transport {
+
+void encodeHeader(const FrameHeader& h, uint8_t* dst) {
+  dst[0] = 'E';
+  dst[1] = 'S';
+  storeBig32(dst + 2, static_cast<uint32_t>(h.length));
+  storeBig64(dst + 6, static_cast<uint64_t>(h.request_id));
+  dst[14] = h.status;
+  storeBig32(dst + 15, static_cast<uint32_t>(h.version_id));
+  storeBig32(dst + 19, static_cast<uint32_t>(h.variable_header_size));
+}
+
+FrameHeader decodeHeader(const uint8_t* src) {
+  FrameHeader h;
+  h.length = static_cast<int32_t>(loadBig32(src + 2));
+  h.request_id = static_cast<int64_t>(loadBig64(src + 6));
+  h.status = src[14];
+  h.version_id = static_cast<int32_t>(loadBig32(src + 15));
+  h.variable_header_size = static_cast<int32_t>(loadBig32(src + 19));
+  return h;
+}
+
+void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers,
+                        const ResponseHeaders& response_headers) {
+  auto string = [](StreamOutput& o, const std::string& s) { o.writeString(s); };
+  out.writeMap(request_headers, string, string);
+  out.writeMap(response_headers, string, [](StreamOutput& o, const std::vector<std::string>& v) {
+    o.writeStringArray(std::span<const std::string>(v));
+  });
+}
+
+void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
+                       ResponseHeaders& response_headers) {
+  auto string = [](StreamInput& i) { return i.readString(); };
+  request_headers = in.readMap<RequestHeaders>(string, string);
+  response_headers =
+      in.readMap<ResponseHeaders>(string, [](StreamInput& i) { return i.readStringArray(); });
+}
+
+namespace {
+
+const RequestHeaders kNoRequestHeaders;
+const ResponseHeaders kNoResponseHeaders;
+
+// The shared tail of every writer: body (maybe compressed) after the variable
+// header, then the fixed header at offset 0.
+size_t finishFrame(BytesStreamOutput& out, const FrameIds& ids, uint8_t status,
+                   size_t variable_start, const Writeable& body, bool compress) {
+  const size_t variable_size = out.size() - variable_start;
+  if (compress) {
+    BytesStreamOutput plain;
+    plain.setTransportVersion(ids.version);
+    body.writeTo(plain);
+    compressLz4(plain.bytes(), out);
+    status |= status::kCompressed;
+  } else {
+    body.writeTo(out);
+  }
+  const size_t frame_size = out.size();
+  FrameHeader h;
+  h.length = static_cast<int32_t>(frame_size - kMarkerAndLengthSize);
+  h.request_id = ids.request_id;
+  h.status = status;
+  h.version_id = ids.version.id();
+  h.variable_header_size = static_cast<int32_t>(variable_size);
+  uint8_t header[kHeaderSize];
+  encodeHeader(h, header);
+  out.seek(0);
+  out.writeBytes(header);
+  out.seek(frame_size);
+  return frame_size;
+}
+
+void startFrame(BytesStreamOutput& out, const FrameIds& ids) {
+  assert(out.size() == 0);
+  out.setTransportVersion(ids.version);
+  out.skip(kHeaderSize);
+}
+
+uint8_t baseStatus(const FrameIds& ids) {
+  return ids.handshake ? status::kHandshake : 0;
+}
+
+}  // namespace
+
+size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids,
+                         std::string_view action, const RequestHeaders& headers,
+                         const Writeable& body, bool compress) {
+  startFrame(out, ids);
+  writeThreadContext(out, headers, kNoResponseHeaders);
+  if (ids.version.before(TransportVersion::V_8_0_0)) out.writeVInt(0);
+  out.writeString(action);
+  return finishFrame(out, ids, baseStatus(ids), kHeaderSize, body, compress);
+}
+
+size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
+                          const ResponseHeaders& headers, const Writeable& body,
+                          bool compress) {
+  startFrame(out, ids);
+  writeThreadContext(out, kNoRequestHeaders, headers);
+  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, kHeaderSize,
+                     body, compress);
+}
+
+namespace {
+
+// Exception messages may quote bytes from hostile input; an error must still
+// be sendable, so invalid UTF-8 is replaced rather than refused.
+std::string sendableText(std::string_view text) {
+  try {
+    measureUtf8(text);
+    return std::string(text);
+  } catch (const std::invalid_argument&) {
+    std::string out(text);
+    for (char& c : out) {
+      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+    }
+    return out;
+  }
+}
+
+struct ErrorBody final : Writeable {
+  std::string_view type;
+  std::string_view message;
+  void writeTo(StreamOutput& out) const override {
+    out.writeString(type);
+    out.writeString(message);
+  }
+};
+}  // namespace
+
+size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
+                       std::string_view type, std::string_view message) {
+  startFrame(out, ids);
+  writeThreadContext(out, kNoRequestHeaders, kNoResponseHeaders);
+  const std::string safe_type = sendableText(type);
+  const std::string safe_message = sendableText(message);
+  ErrorBody body;
+  body.type = safe_type;
+  body.message = safe_message;
+  return finishFrame(out, ids,
+                     baseStatus(ids) | status::kResponse | status::kError,
+                     kHeaderSize, body, false);
+}
+
+}  // namespace wirestream::transport

@@ -1,0 +1,116 @@
+// Transport frames (wire format §9): the fixed 23-byte header, the variable
+// header, and the writers that build a whole frame in a BytesStreamOutput.
+//
+//   BytesStreamOutput out;
+//   writeRequestFrame(out, {.request_id = 7, .version = v}, "indices:data/read",
+//                     /*headers=*/{}, request, /*compress=*/false);
+//   BytesReference bytes = out.bytes();        // keep it alive while writing
+//   writev(fd, bytes.pieces());                // gather write, no flattening
+//
+// A frame is written body first: the writer skips the 23 header bytes, writes
+// the variable header and the body, then seeks back and fills in the header,
+// whose length field is only known at the end. Nothing is copied: the pages of
+// `out` are the bytes that go on the wire.
+//
+// Free functions over caller-owned outputs; thread-safe as long as each output
+// is used by one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stream/bytes_stream_output.h"
+#include "stream/stream_input.h"
+#include "stream/transport_version.h"
+#include "stream/writeable.h"
+
+namespace wirestream::transport {
+
+// 'E' 'S' int length, long requestId, byte status, int version, int
+// variable-header size.
+inline constexpr size_t kHeaderSize = 23;
+// The bytes the length field does not count: the magic and the length itself.
+inline constexpr size_t kMarkerAndLengthSize = 6;
+// The smallest valid length: requestId + status + version + variable size.
+inline constexpr int32_t kMinFrameLength = kHeaderSize - kMarkerAndLengthSize;
+inline constexpr int32_t kPingLength = -1;
+inline constexpr uint8_t kPingFrame[6] = {'E', 'S', 0xFF, 0xFF, 0xFF, 0xFF};
+
+namespace status {
+inline constexpr uint8_t kResponse = 0x01;
+inline constexpr uint8_t kError = 0x02;
+inline constexpr uint8_t kCompressed = 0x04;
+inline constexpr uint8_t kHandshake = 0x08;
+}  // namespace status
+
+// The action name of the handshake; its frames also carry status::kHandshake.
+inline constexpr std::string_view kHandshakeAction = "internal:tcp/handshake";
+
+// ES's ThreadContext headers: request headers are string -> string, response
+// headers string -> list of strings. Ordered maps so the bytes are
+// deterministic.
+using RequestHeaders = std::map<std::string, std::string>;
+using ResponseHeaders = std::map<std::string, std::vector<std::string>>;
+
+struct FrameHeader {
+  int32_t length = 0;  // frame size - 6; kPingLength for a ping
+  int64_t request_id = 0;
+  uint8_t status = 0;
+  int32_t version_id = 0;
+  int32_t variable_header_size = 0;
+
+  bool isPing() const { return length == kPingLength; }
+  bool isRequest() const { return (status & status::kResponse) == 0; }
+  bool isResponse() const { return (status & status::kResponse) != 0; }
+  bool isError() const { return (status & status::kError) != 0; }
+  bool isCompressed() const { return (status & status::kCompressed) != 0; }
+  bool isHandshake() const { return (status & status::kHandshake) != 0; }
+  // Bytes after the fixed header: the variable header and the body.
+  size_t contentSize() const {
+    return isPing() ? 0 : static_cast<size_t>(length) - kMinFrameLength;
+  }
+  size_t frameSize() const {
+    return isPing() ? kMarkerAndLengthSize
+                    : static_cast<size_t>(length) + kMarkerAndLengthSize;
+  }
+  TransportVersion version() const { return TransportVersion(version_id); }
+};
+
+// Encodes / decodes the 23 header bytes. decodeHeader does no validation;
+// FrameDecoder does that.
+void encodeHeader(const FrameHeader& header, uint8_t* dst);
+FrameHeader decodeHeader(const uint8_t* src);
+
+// The identity of one outbound frame.
+struct FrameIds {
+  int64_t request_id = 0;
+  TransportVersion version = TransportVersion::current();
+  bool handshake = false;
+};
+
+// The headers maps (StreamOutput::writeMap: VInt size, then key/value
+// pairs). A repeated key on read is CorruptStreamError.
+void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers,
+                        const ResponseHeaders& response_headers);
+void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
+                       ResponseHeaders& response_headers);
+
+// Writes a whole frame into `out` (which must be empty). The body is written
+// at ids.version; with `compress` it is LZ4-compressed (compression.h) and
+// the status carries kCompressed. Returns the frame size.
+size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids,
+                         std::string_view action, const RequestHeaders& headers,
+                         const Writeable& body, bool compress);
+size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
+                          const ResponseHeaders& headers, const Writeable& body,
+                          bool compress);
+// An error response: status kResponse | kError, body writeString(type),
+// writeString(message).
+size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
+                       std::string_view type, std::string_view message);
+
+}  // namespace wirestream::transport

@@ -1,0 +1,109 @@
+// FrameDecoder: turns a byte stream, arriving in arbitrary slices, into whole
+// transport frames (wire format §9). Socket-free: the TCP connection feeds it
+// what it reads, tests and fuzzers feed it whatever they like.
+//
+//   FrameDecoder decoder(/*max_frame_size=*/100 << 20);
+//   decoder.feed(bytes_just_read, [&](DecodedFrame&& f) { dispatch(f); });
+//   if (decoder.midFrame()) arm_read_deadline();
+//
+// Determinism: the frames emitted and the error thrown (type, message, and the
+// stream offset at which it is thrown) depend only on the bytes, never on how
+// they were sliced; fed one byte at a time it behaves exactly as when fed
+// whole frames. Validation happens as soon as the deciding bytes are in:
+//   - the first two bytes are not 'E' 'S' -> CorruptStreamError (names HTTP or
+//     TLS when the bytes look like them);
+//   - length 0 .. 16 or below -1 -> CorruptStreamError "invalid data length";
+//   - frame size above max_frame_size -> LimitExceededError;
+//   - negative variable-header size, or one larger than the frame ->
+//     CorruptStreamError.
+// After an error the decoder is failed: every later feed() rethrows it.
+//
+// Memory: a frame's bytes go into 16 KiB pages from a PageRecycler as they
+// arrive, never sized from the length the header claims, never reallocated
+// or copied again, and given back to the recycler when the last reference to
+// the frame's content goes. Not thread-safe (one connection, one decoder).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "stream/bytes_reference.h"
+#include "stream/bytes_stream_output.h"
+#include "stream/page_recycler.h"
+#include "transport/frame.h"
+
+namespace wirestream::transport {
+
+struct DecodedFrame {
+  FrameHeader header;
+  // The bytes after the 23-byte header (variable header, then body), in
+  // recycled pages that this reference keeps alive; empty for a ping.
+  BytesReference content;
+};
+
+class FrameDecoder {
+ public:
+  explicit FrameDecoder(size_t max_frame_size,
+                        PageRecycler& recycler = PageRecycler::defaultRecycler());
+
+  // Consumes every byte of `bytes`, calling `on_frame` for each complete frame
+  // (pings included) in order. Throws as described above; frames completed
+  // before the bad bytes have been delivered by then. An exception thrown by
+  // `on_frame` propagates and leaves the decoder at the next frame.
+  void feed(std::span<const uint8_t> bytes,
+            const std::function<void(DecodedFrame&&)>& on_frame);
+
+  // Receiving straight into the frame's pages, for large frames: while a
+  // frame's content is arriving, contentSpace(max) returns page space for up
+  // to `max` of its remaining bytes (empty otherwise); after the socket wrote
+  // n bytes at its start, commitContent(n) accounts for them and delivers the
+  // frame if it is complete. Same frames, same offsets as feed(); no feed()
+  // may come between the two calls.
+  std::vector<std::span<uint8_t>> contentSpace(size_t max);
+  void commitContent(size_t n, const std::function<void(DecodedFrame&&)>& on_frame);
+  // Content bytes of the current frame still to come (0 outside a content).
+  size_t contentRemaining() const;
+
+  // Some bytes of a frame have arrived, but not all of it.
+  bool midFrame() const { return header_have_ > 0; }
+  // Bytes of the current, incomplete frame received so far.
+  size_t bufferedBytes() const {
+    return header_have_ + (content_ ? content_->size() : 0);
+  }
+  // Size of the frame in progress, once its length is known (else 0).
+  size_t expectedFrameSize() const;
+  // Total bytes consumed, i.e. the stream offset of the next byte.
+  uint64_t position() const { return position_; }
+  size_t maxFrameSize() const { return max_frame_size_; }
+  bool failed() const { return static_cast<bool>(error_); }
+
+ private:
+  // Returns how many bytes of `bytes` were consumed (validating as it goes).
+  size_t consumeHeader(std::span<const uint8_t> bytes);
+  [[noreturn]] void fail(std::exception_ptr error);
+  void emitFrame(const std::function<void(DecodedFrame&&)>& on_frame);
+  void checkMagic();
+  void checkLength();
+  void checkFixedHeader();
+
+  const size_t max_frame_size_;
+  PageRecycler* recycler_;
+  uint8_t header_[kHeaderSize];
+  size_t header_have_ = 0;
+  FrameHeader current_;
+  std::shared_ptr<BytesStreamOutput> content_;
+  size_t content_need_ = 0;
+  uint64_t position_ = 0;
+  std::exception_ptr error_;
+};
+
+// "the first bytes look like an HTTP request" and similar, for log lines
+// about a connection that did not start with 'E' 'S'.
+std::string describeGarbage(uint8_t first, uint8_t second);
+
+}  // namespace wirestream::transport

@@ -1,0 +1,48 @@
+// Reads the variable header and body of frame.cc's grammar; see there.
+#include "transport/inbound_message.h"
+
+#include <memory>
+#include <vector>
+
+#include "stream/errors.h"
+#include "stream/stream_input.h"
+#include "transport/compression.h"
+
+namespace wirestream::transport {
+
+InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size) {
+  InboundMessage m;
+  m.header = frame.header;
+  const BytesReference content = std::move(frame.content);
+  const size_t variable_size = static_cast<size_t>(m.header.variable_header_size);
+  // FrameDecoder guarantees this; a hand-built frame may not.
+  if (variable_size > content.length()) {
+    internal::throwCorrupt("variable header size " + std::to_string(variable_size) +
+                           " is larger than the frame content of " +
+                           std::to_string(content.length()) + " bytes");
+  }
+  BytesReferenceStreamInput in(content.slice(0, variable_size));
+  in.setTransportVersion(m.header.version());
+  readThreadContext(in, m.request_headers, m.response_headers);
+  if (m.header.isRequest()) {
+    if (m.header.version().before(TransportVersion::V_8_0_0)) in.readStringArray();
+    m.action = in.readString();
+  }
+  if (in.available() != 0) {
+    internal::throwCorrupt("variable header of request id [" +
+                           std::to_string(m.header.request_id) + "] has " +
+                           std::to_string(in.available()) + " unread bytes");
+  }
+  BytesReference body = content.slice(variable_size, content.length() - variable_size);
+  if (m.header.isCompressed()) {
+    const std::vector<uint8_t> packed = body.toVector();
+    auto plain = std::make_shared<std::vector<uint8_t>>(decompressLz4(packed, max_body_size));
+    BytesReference::Piece piece(plain->data(), plain->size());
+    m.body_ = BytesReference(piece, std::move(plain));
+  } else {
+    m.body_ = std::move(body);
+  }
+  return m;
+}
+
+}  // namespace wirestream::transport

@@ -1,0 +1,43 @@
+// InboundMessage: a decoded frame split into its variable header and body
+// (wire format §9), with a compressed body inflated.
+//
+//   InboundMessage m = InboundMessage::parse(std::move(frame), max_frame_size);
+//   BytesReferenceStreamInput in(m.body());
+//   in.setTransportVersion(m.header.version());
+//
+// Socket-free, like FrameDecoder. The body is a BytesReference that keeps the
+// frame's pages (or the inflated bytes) alive, so a message and copies of its
+// body may outlive the decoder. Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "stream/bytes_reference.h"
+#include "transport/frame.h"
+#include "transport/frame_decoder.h"
+
+namespace wirestream::transport {
+
+class InboundMessage {
+ public:
+  // Reads the variable header of `frame` (a non-ping frame from FrameDecoder)
+  // at the frame's version. Untrusted input: a variable header that does not
+  // parse or is not consumed exactly -> CorruptStreamError / EndOfStreamError;
+  // a compressed body that does not inflate within `max_body_size` bytes ->
+  // CorruptStreamError / LimitExceededError.
+  static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
+
+  FrameHeader header;
+  RequestHeaders request_headers;
+  ResponseHeaders response_headers;
+  std::string action;  // requests only
+
+  const BytesReference& body() const { return body_; }
+
+ private:
+  BytesReference body_;
+};
+
+}  // namespace wirestream::transport

@@ -1,0 +1,940 @@
+// The Asio side of the transport: accepting, connecting, reading into the
+// FrameDecoder, gather-writing serialized frames, and routing decoded frames
+// to handlers and pending calls. The frame bytes themselves are built and
+// parsed by the socket-free units (frame.h, frame_decoder.h,
+// inbound_message.h).
+//
+// Handshake grammar (frames with status 0x08, action "internal:tcp/handshake"):
+//   request  header version: the sender's minimum compatible version, so that
+//            any compatible peer can read it
+//            body: VInt n, then n bytes holding VInt sender version id (ES
+//            wraps it this way so later versions can append fields)
+//   response header version: the agreed version; body: VInt responder version id
+//   error response (0x01 | 0x02 | 0x08) when the versions are incompatible.
+//
+// Threading: each connection has a strand; its reads, timers, handshake and
+// close run on it. Two things are shared with other threads and locked: the
+// pending-call table (callers register a call on their own thread before its
+// frame can be answered) and the write queue (the thread that enqueues into
+// an idle connection sends right away with a non-blocking sendmsg; the strand
+// takes over only when the kernel's buffer is full). Closing the socket takes
+// fd_mu_ exclusively so no sendmsg can run on a closed (reused) fd number.
+#include "transport/transport_service.h"
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+// Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
+#include <utility>
+#include <boost/asio.hpp>
+#include <deque>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "stream/bytes_stream_output.h"
+#include "stream/errors.h"
+#include "transport/frame.h"
+#include "transport/frame_decoder.h"
+#include "transport/inbound_message.h"
+
+namespace wirestream::transport {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+// A peer broke the protocol (wrong direction, no handshake...): close.
+class ProtocolError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+constexpr size_t kReadBufferSize = 256 * 1024;
+// A frame with at least this much content still to come is received straight
+// into its pages.
+constexpr size_t kDirectReadThreshold = 64 * 1024;
+// One gather write takes at most this many frames / bytes, so a long queue
+// neither builds a huge iovec list nor delays the first frame's completion.
+constexpr size_t kMaxFramesPerWrite = 64;
+constexpr size_t kMaxBytesPerWrite = 8 * 1024 * 1024;
+// iovecs a sendmsg takes (Linux's IOV_MAX).
+constexpr size_t kMaxIovPerCall = 1024;
+
+std::string endpointText(const tcp::endpoint& e) {
+  return e.address().to_string() + ":" + std::to_string(e.port());
+}
+
+void safeFail(const TransportService::FailureCallback& on_failure, std::exception_ptr e) {
+  try {
+    if (on_failure) on_failure(e);
+  } catch (...) {
+    // A failing failure callback must not take the I/O thread down.
+  }
+}
+
+struct HandshakeRequestBody final : Writeable {
+  TransportVersion version;
+  explicit HandshakeRequestBody(TransportVersion v) : version(v) {}
+  void writeTo(StreamOutput& out) const override {
+    BytesStreamOutput inner;
+    inner.writeVInt(version.id());
+    std::vector<uint8_t> bytes = inner.bytes().toVector();
+    out.writeByteArray(bytes);
+  }
+};
+
+struct VersionBody final : Writeable {
+  TransportVersion version;
+  explicit VersionBody(TransportVersion v) : version(v) {}
+  void writeTo(StreamOutput& out) const override { out.writeVInt(version.id()); }
+};
+
+}  // namespace
+
+class TcpConnection;
+
+class TransportService::Impl : public std::enable_shared_from_this<Impl> {
+ public:
+  explicit Impl(TransportOptions o) : options(std::move(o)) {
+    if (!options.logger) {
+      std::string node = options.node_name;
+      options.logger = [node](LogLevel level, const std::string& line) {
+        if (level == LogLevel::kDebug) return;
+        std::cerr << "[" << node << "] " << (level == LogLevel::kWarn ? "WARN " : "INFO ")
+                  << line << "\n";
+      };
+    }
+    if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
+    guard.emplace(io.get_executor());
+    for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { io.run(); });
+  }
+
+  void log(LogLevel level, const std::string& line) const {
+    try {
+      options.logger(level, line);
+    } catch (...) {
+    }
+  }
+
+  void doAccept();
+  void addConnection(const std::shared_ptr<TcpConnection>& c) {
+    std::lock_guard<std::mutex> lock(mu);
+    connections.insert(c);
+  }
+  void removeConnection(const std::shared_ptr<TcpConnection>& c) {
+    std::lock_guard<std::mutex> lock(mu);
+    connections.erase(c);
+  }
+  RawRequestHandler findHandler(const std::string& action) const {
+    std::shared_lock<std::shared_mutex> lock(handlers_mu);
+    auto it = handlers.find(action);
+    return it == handlers.end() ? RawRequestHandler() : it->second;
+  }
+  void stop();
+
+  TransportOptions options;
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
+  std::vector<std::thread> threads;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  std::mutex mu;
+  std::unordered_set<std::shared_ptr<TcpConnection>> connections;
+  bool stopped = false;
+  mutable std::shared_mutex handlers_mu;
+  std::unordered_map<std::string, RawRequestHandler> handlers;
+  std::atomic<int64_t> next_request_id{1};
+};
+
+class TcpConnection final : public Connection,
+                            public std::enable_shared_from_this<TcpConnection> {
+ public:
+  enum class Direction { kInbound, kOutbound };
+
+  TcpConnection(std::shared_ptr<TransportService::Impl> service, tcp::socket socket,
+                Direction direction)
+      : service_(std::move(service)),
+        socket_(std::move(socket)),
+        strand_(asio::make_strand(service_->io)),
+        deadline_(strand_),
+        direction_(direction),
+        decoder_(service_->options.max_frame_size),
+        version_id_(service_->options.version.id()),
+        read_buffer_(kReadBufferSize) {
+    error_code ec;
+    tcp::endpoint local = socket_.local_endpoint(ec);
+    tcp::endpoint remote = socket_.remote_endpoint(ec);
+    description_ = (direction == Direction::kInbound ? "inbound " : "outbound ") +
+                   endpointText(local) + " -> " + endpointText(remote);
+  }
+
+  void start() {
+    asio::dispatch(strand_, [self = shared_from_this()] { self->doRead(); });
+  }
+
+  TransportVersion version() const override { return TransportVersion(version_id_.load()); }
+  bool isOpen() const override { return !closed_.load(); }
+  void close() override { closeAsync("closed by the local node", LogLevel::kDebug); }
+  void sendPing() override {
+    auto frame = std::make_shared<BytesStreamOutput>();
+    frame->writeBytes(kPingFrame);
+    enqueue(std::move(frame));
+  }
+  uint64_t bytesSent() const override { return bytes_sent_.load(); }
+  uint64_t bytesReceived() const override { return bytes_received_.load(); }
+  uint64_t pingsReceived() const override { return pings_received_.load(); }
+  std::string description() const override { return description_; }
+
+  Direction direction() const { return direction_; }
+  TransportService::Impl& service() const { return *service_; }
+
+  void closeAsync(std::string reason, LogLevel level) {
+    asio::dispatch(strand_, [self = shared_from_this(), reason = std::move(reason), level] {
+      self->closeNow(reason, level);
+    });
+  }
+
+  // Sends `frame` after every frame enqueued before it; from any thread.
+  void enqueue(std::shared_ptr<BytesStreamOutput> frame) {
+    {
+      std::lock_guard<std::mutex> lock(write_mu_);
+      if (closed_) return;
+      write_queue_.push_back(std::move(frame));
+      if (writer_active_) return;
+      writer_active_ = true;
+    }
+    drainWrites();
+  }
+
+  // Registers a call and sends its frame, on the caller's thread; the call
+  // completes exactly once.
+  void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
+              TransportService::RawResponseReader reader,
+              TransportService::FailureCallback on_failure,
+              std::chrono::milliseconds timeout) {
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      if (!pending_closed_) {
+        PendingCall call{action, std::move(reader), on_failure, timeout, nullptr};
+        if (timeout.count() > 0) {
+          // Created and armed under the lock that every taker of the entry
+          // holds, so no taker can destroy it mid-arming.
+          call.timer = std::make_unique<asio::steady_timer>(strand_, timeout);
+          call.timer->async_wait([weak = weak_from_this(), id](const error_code& ec) {
+            if (ec) return;
+            if (auto self = weak.lock()) self->onCallTimeout(id);
+          });
+        }
+        pending_.emplace(id, std::move(call));
+        on_failure = nullptr;
+      }
+    }
+    if (on_failure) {
+      safeFail(on_failure, std::make_exception_ptr(NodeDisconnectedError(
+                               "[" + description_ + "] is closed; cannot send [" + action +
+                               "] (" + closeReason() + ")")));
+      return;
+    }
+    enqueue(std::move(frame));
+  }
+
+  void releaseInFlight(size_t bytes) { in_flight_.fetch_sub(bytes); }
+
+  void completeHandshake(TransportVersion agreed) {
+    version_id_.store(agreed.id());
+    handshake_done_ = true;
+  }
+
+ private:
+  struct PendingCall {
+    std::string action;
+    TransportService::RawResponseReader reader;
+    TransportService::FailureCallback on_failure;
+    std::chrono::milliseconds timeout{0};
+    std::unique_ptr<asio::steady_timer> timer;
+  };
+
+  const TransportOptions& options() const { return service_->options; }
+
+  std::optional<PendingCall> takePending(int64_t id) {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    auto it = pending_.find(id);
+    if (it == pending_.end()) return std::nullopt;
+    std::optional<PendingCall> call(std::move(it->second));
+    pending_.erase(it);
+    return call;
+  }
+
+  std::string closeReason() {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    return close_reason_;
+  }
+
+  void onCallTimeout(int64_t id) {
+    std::optional<PendingCall> taken = takePending(id);
+    if (!taken) return;
+    PendingCall& call = *taken;
+    safeFail(call.on_failure,
+             std::make_exception_ptr(ReceiveTimeoutError(
+                 "[" + description_ + "][" + call.action + "] request_id [" +
+                 std::to_string(id) + "] timed out after [" +
+                 std::to_string(call.timeout.count()) + "ms]")));
+  }
+
+  void doRead() {
+    if (closed_) return;
+    // The rest of a large frame goes straight into its pages: one copy (the
+    // kernel's) instead of two.
+    if (decoder_.contentRemaining() >= kDirectReadThreshold) {
+      std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
+      direct_buffers_.clear();
+      for (std::span<uint8_t> s : space) direct_buffers_.emplace_back(s.data(), s.size());
+      socket_.async_read_some(
+          direct_buffers_,
+          asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec,
+                                                                   size_t n) {
+            self->onRead(ec, n, true);
+          }));
+      return;
+    }
+    socket_.async_read_some(
+        asio::buffer(read_buffer_),
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
+          self->onRead(ec, n, false);
+        }));
+  }
+
+  void onRead(const error_code& ec, size_t n, bool direct) {
+    if (closed_) return;
+    if (ec) {
+      std::string reason = ec == asio::error::eof ? "the peer closed the connection"
+                                                  : "read failed: " + ec.message();
+      if (decoder_.midFrame()) {
+        reason += " in the middle of a frame (received " +
+                  std::to_string(decoder_.bufferedBytes()) + " of " +
+                  std::to_string(decoder_.expectedFrameSize()) + " bytes)";
+        closeNow(reason, LogLevel::kWarn);
+      } else {
+        closeNow(reason, LogLevel::kDebug);
+      }
+      return;
+    }
+    bytes_received_ += n;
+    try {
+      auto on_frame = [this](DecodedFrame&& frame) { handleFrame(std::move(frame)); };
+      if (direct) {
+        decoder_.commitContent(n, on_frame);
+      } else {
+        decoder_.feed({read_buffer_.data(), n}, on_frame);
+      }
+    } catch (const std::exception& e) {
+      closeNow(e.what(), LogLevel::kWarn);
+      return;
+    }
+    if (closed_) return;
+    updateDeadline();
+    doRead();
+  }
+
+  void updateDeadline() {
+    if (!decoder_.midFrame()) {
+      if (deadline_armed_) {
+        deadline_armed_ = false;
+        deadline_.cancel();
+      }
+      return;
+    }
+    uint64_t start = decoder_.position() - decoder_.bufferedBytes();
+    if (deadline_armed_ && start == deadline_frame_start_) return;
+    deadline_armed_ = true;
+    deadline_frame_start_ = start;
+    deadline_.expires_after(options().read_deadline);
+    deadline_.async_wait([weak = weak_from_this(), start](const error_code& ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) self->onDeadline(start);
+    });
+  }
+
+  void onDeadline(uint64_t start) {
+    if (closed_ || !deadline_armed_ || deadline_frame_start_ != start || !decoder_.midFrame()) {
+      return;
+    }
+    closeNow("read deadline of " + std::to_string(options().read_deadline.count()) +
+                 "ms exceeded: received " + std::to_string(decoder_.bufferedBytes()) +
+                 " of " + std::to_string(decoder_.expectedFrameSize()) +
+                 " bytes of a frame",
+             LogLevel::kWarn);
+  }
+
+  void handleFrame(DecodedFrame&& frame) {
+    const FrameHeader& h = frame.header;
+    if (h.isPing()) {
+      ++pings_received_;
+      return;
+    }
+    if (h.isResponse() && direction_ == Direction::kInbound) {
+      throw ProtocolError("received a response (request id [" + std::to_string(h.request_id) +
+                          "]) on an inbound connection");
+    }
+    if (h.isRequest() && direction_ == Direction::kOutbound) {
+      throw ProtocolError("received a request (request id [" + std::to_string(h.request_id) +
+                          "]) on an outbound connection");
+    }
+    if (h.isHandshake()) {
+      if (h.isRequest()) {
+        handleHandshakeRequest(std::move(frame));
+      } else {
+        handleResponse(std::move(frame));
+      }
+      return;
+    }
+    if (!handshake_done_) {
+      throw ProtocolError("received a " + std::string(h.isRequest() ? "request" : "response") +
+                          " before the handshake");
+    }
+    if (h.version_id != version_id_.load()) {
+      throw ProtocolError("frame version " + h.version().toString() +
+                          " differs from the version agreed in the handshake, " +
+                          version().toString());
+    }
+    if (h.isRequest()) {
+      handleRequest(std::move(frame));
+    } else {
+      handleResponse(std::move(frame));
+    }
+  }
+
+  void handleHandshakeRequest(DecodedFrame&& frame) {
+    if (handshake_done_) throw ProtocolError("received a second handshake");
+    const int64_t id = frame.header.request_id;
+    InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+    BytesReferenceStreamInput in(m.body());
+    in.setTransportVersion(m.header.version());
+    std::vector<uint8_t> inner_bytes = in.readByteArray();
+    if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
+    ByteArrayStreamInput inner(inner_bytes);
+    TransportVersion remote(inner.readVInt());
+    const TransportVersion local = options().version;
+    const TransportVersion agreed = std::min(local, remote);
+    auto out = std::make_shared<BytesStreamOutput>();
+    if (remote.before(options().minimum_compatible_version)) {
+      std::string message = "incompatible transport version " + remote.toString() +
+                            "; this node (" + local.toString() +
+                            ") needs at least " +
+                            options().minimum_compatible_version.toString();
+      writeErrorFrame(*out, {id, agreed, true}, "illegal_state_exception", message);
+      {
+        std::lock_guard<std::mutex> lock(write_mu_);
+        close_after_flush_ = true;
+        flush_close_reason_ = message;
+      }
+      enqueue(std::move(out));
+      return;
+    }
+    completeHandshake(agreed);
+    writeResponseFrame(*out, {id, agreed, true}, {}, VersionBody(local), false);
+    enqueue(std::move(out));
+  }
+
+  void handleRequest(DecodedFrame&& frame);
+  void handleResponse(DecodedFrame&& frame) {
+    const FrameHeader h = frame.header;
+    std::optional<PendingCall> taken = takePending(h.request_id);
+    if (!taken) {
+      service_->log(LogLevel::kDebug, "[" + description_ + "] dropping the response to request id [" +
+                                          std::to_string(h.request_id) +
+                                          "]: no such pending request (timed out?)");
+      return;
+    }
+    PendingCall& call = *taken;
+    std::function<void()> complete;
+    try {
+      InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+      BytesReferenceStreamInput in(m.body());
+      in.setTransportVersion(h.version());
+      if (h.isError()) {
+        std::string type = in.readString();
+        std::string message = in.readString();
+        throw RemoteTransportError(std::move(type), std::move(message));
+      }
+      complete = call.reader(in);
+      if (in.available() != 0) {
+        throw TransportError("transport_serialization_exception",
+                             "Message not fully read (response) for requestId [" +
+                                 std::to_string(h.request_id) + "], action [" + call.action +
+                                 "], available [" + std::to_string(in.available()) + "]");
+      }
+    } catch (...) {
+      safeFail(call.on_failure, std::current_exception());
+      return;
+    }
+    try {
+      complete();
+    } catch (const std::exception& e) {
+      service_->log(LogLevel::kWarn, "response callback for [" + call.action + "] threw: " + e.what());
+    } catch (...) {
+      service_->log(LogLevel::kWarn, "response callback for [" + call.action + "] threw");
+    }
+  }
+
+  // The write path. Whichever thread enqueues into an idle connection becomes
+  // its writer and sends with non-blocking sendmsg right away, so a request
+  // costs no hand-off to an I/O thread; when the kernel's buffer is full the
+  // rest continues on the strand once the socket is writable. Only the
+  // writer (writer_active_) touches writing_frames_ and iov_.
+  void drainWrites() {
+    while (true) {
+      if (iov_next_ == iov_.size()) {
+        writing_frames_.clear();
+        iov_.clear();
+        iov_next_ = 0;
+        std::unique_lock<std::mutex> lock(write_mu_);
+        if (write_queue_.empty()) {
+          writer_active_ = false;
+          if (close_after_flush_) {
+            std::string reason = flush_close_reason_;
+            lock.unlock();  // closing takes write_mu_ again, maybe inline
+            closeAsync(std::move(reason), LogLevel::kWarn);
+          }
+          return;
+        }
+        size_t bytes = 0;
+        while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
+               bytes < kMaxBytesPerWrite) {
+          std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
+          write_queue_.pop_front();
+          // The frame's own pages, no flattening copy.
+          const BytesReference bytes_ref = frame->bytes();
+          for (BytesReference::Piece piece : bytes_ref.pieces()) {
+            iov_.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
+          }
+          bytes += frame->size();
+          writing_frames_.push_back(std::move(frame));
+        }
+      }
+      ssize_t n;
+      {
+        // Shared with other writers' syscalls, exclusive with close: the fd
+        // number cannot be closed (and reused) under a sendmsg.
+        std::shared_lock<std::shared_mutex> fd_lock(fd_mu_);
+        if (closed_) return;
+        msghdr msg{};
+        msg.msg_iov = iov_.data() + iov_next_;
+        msg.msg_iovlen = std::min<size_t>(iov_.size() - iov_next_, kMaxIovPerCall);
+        n = ::sendmsg(socket_.native_handle(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+      }
+      if (n > 0) {
+        bytes_sent_ += static_cast<uint64_t>(n);
+        size_t left = static_cast<size_t>(n);
+        while (left > 0) {
+          iovec& v = iov_[iov_next_];
+          if (left >= v.iov_len) {
+            left -= v.iov_len;
+            ++iov_next_;
+          } else {
+            v.iov_base = static_cast<uint8_t*>(v.iov_base) + left;
+            v.iov_len -= left;
+            left = 0;
+          }
+        }
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        asio::post(strand_, [self = shared_from_this()] { self->waitWritable(); });
+        return;
+      }
+      closeAsync(std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE),
+                 LogLevel::kWarn);
+      return;
+    }
+  }
+
+  void waitWritable() {
+    if (closed_) return;
+    socket_.async_wait(tcp::socket::wait_write,
+                       asio::bind_executor(strand_, [self = shared_from_this()](
+                                                        const error_code& ec) {
+                         if (self->closed_) return;
+                         if (ec) {
+                           self->closeNow("write failed: " + ec.message(), LogLevel::kWarn);
+                           return;
+                         }
+                         self->drainWrites();
+                       }));
+  }
+
+  void closeNow(const std::string& reason, LogLevel level) {
+    if (closed_.exchange(true)) return;
+    service_->log(level, "closing connection [" + description_ + "]: " + reason);
+    deadline_armed_ = false;
+    deadline_.cancel();
+    {
+      std::unique_lock<std::shared_mutex> fd_lock(fd_mu_);
+      error_code ignored;
+      socket_.shutdown(tcp::socket::shutdown_both, ignored);
+      socket_.close(ignored);
+    }
+    {
+      std::lock_guard<std::mutex> lock(write_mu_);
+      write_queue_.clear();
+    }
+    std::unordered_map<int64_t, PendingCall> pending;
+    {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      close_reason_ = reason;
+      pending_closed_ = true;
+      pending.swap(pending_);
+    }
+    for (auto& [id, call] : pending) {
+      safeFail(call.on_failure,
+               std::make_exception_ptr(NodeDisconnectedError(
+                   "[" + description_ + "] disconnected before the response to [" +
+                   call.action + "] request_id [" + std::to_string(id) + "]: " + reason)));
+    }
+    service_->removeConnection(shared_from_this());
+  }
+
+  std::shared_ptr<TransportService::Impl> service_;
+  tcp::socket socket_;
+  asio::strand<asio::io_context::executor_type> strand_;
+  asio::steady_timer deadline_;
+  const Direction direction_;
+  std::string description_;
+
+  FrameDecoder decoder_;
+  std::atomic<int32_t> version_id_;
+  bool handshake_done_ = false;
+  std::vector<uint8_t> read_buffer_;
+  std::vector<asio::mutable_buffer> direct_buffers_;
+
+  std::mutex pending_mu_;
+  std::unordered_map<int64_t, PendingCall> pending_;  // guarded by pending_mu_
+  bool pending_closed_ = false;                        // guarded by pending_mu_
+  std::string close_reason_;                           // guarded by pending_mu_
+
+  std::mutex write_mu_;
+  std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;  // guarded by write_mu_
+  bool writer_active_ = false;                                   // guarded by write_mu_
+  bool close_after_flush_ = false;                               // guarded by write_mu_
+  std::string flush_close_reason_;                               // guarded by write_mu_
+  std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;  // the writer's
+  std::vector<iovec> iov_;                                          // the writer's
+  size_t iov_next_ = 0;                                             // the writer's
+  std::shared_mutex fd_mu_;
+
+  bool deadline_armed_ = false;
+  uint64_t deadline_frame_start_ = 0;
+
+  std::atomic<bool> closed_{false};
+  std::atomic<size_t> in_flight_{0};
+  std::atomic<uint64_t> bytes_sent_{0};
+  std::atomic<uint64_t> bytes_received_{0};
+  std::atomic<uint64_t> pings_received_{0};
+};
+
+namespace {
+
+// The server side of one request. Answers once; dropping it unanswered sends
+// an error so the caller is never left waiting.
+class ChannelImpl final : public TransportChannel {
+ public:
+  ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id,
+              std::string action, TransportVersion version, size_t reserved)
+      : connection_(std::move(connection)),
+        request_id_(request_id),
+        action_(std::move(action)),
+        version_(version),
+        reserved_(reserved) {}
+
+  ~ChannelImpl() override {
+    if (responded_.load()) return;
+    try {
+      sendError("illegal_state_exception",
+                "the handler of [" + action_ + "] dropped the channel without a response");
+    } catch (...) {
+    }
+  }
+
+  void sendResponse(const Writeable& response) override {
+    claim();
+    const TransportOptions& options = connection_->service().options;
+    auto frame = std::make_shared<BytesStreamOutput>();
+    try {
+      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response,
+                         options.compress);
+      if (frame->size() > options.max_frame_size) {
+        internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
+                                     " bytes exceeds the maximum frame size of " +
+                                     std::to_string(options.max_frame_size) + " bytes");
+      }
+    } catch (...) {
+      std::exception_ptr e = std::current_exception();
+      frame = std::make_shared<BytesStreamOutput>();
+      writeErrorFrame(*frame, {request_id_, version_, false}, errorTypeOf(e),
+                      errorMessageOf(e));
+    }
+    finish(std::move(frame));
+  }
+
+  void sendError(const std::string& type, const std::string& message) override {
+    claim();
+    auto frame = std::make_shared<BytesStreamOutput>();
+    writeErrorFrame(*frame, {request_id_, version_, false}, type, message);
+    finish(std::move(frame));
+  }
+
+  // For the dispatcher: answers with `error` unless a response went out.
+  void failIfUnanswered(std::exception_ptr error) {
+    if (responded_.load()) {
+      connection_->service().log(LogLevel::kWarn, "handler of [" + action_ +
+                                                      "] threw after responding: " +
+                                                      errorMessageOf(error));
+      return;
+    }
+    sendError(errorTypeOf(error), errorMessageOf(error));
+  }
+
+  const std::string& action() const override { return action_; }
+  int64_t requestId() const override { return request_id_; }
+  TransportVersion version() const override { return version_; }
+
+ private:
+  void claim() {
+    if (responded_.exchange(true)) {
+      throw std::logic_error("request [" + std::to_string(request_id_) + "] of [" + action_ +
+                             "] was already answered");
+    }
+  }
+  void finish(std::shared_ptr<BytesStreamOutput> frame) {
+    connection_->releaseInFlight(reserved_);
+    connection_->enqueue(std::move(frame));
+  }
+
+  std::shared_ptr<TcpConnection> connection_;
+  const int64_t request_id_;
+  const std::string action_;
+  const TransportVersion version_;
+  const size_t reserved_;
+  std::atomic<bool> responded_{false};
+};
+
+}  // namespace
+
+void TcpConnection::handleRequest(DecodedFrame&& frame) {
+  const FrameHeader h = frame.header;
+  const size_t size = h.frameSize();
+  const size_t budget = options().in_flight_budget;
+  const size_t before = in_flight_.fetch_add(size);
+  if (before + size > budget) {
+    in_flight_.fetch_sub(size);
+    // Worded as ES's in-flight-requests circuit breaker words it.
+    std::string message = "[in_flight_requests] Data too large, data for [<transport_request>]"
+                          " would be [" + std::to_string(before + size) +
+                          "/" + std::to_string(before + size) + "b], which is larger than the limit of [" +
+                          std::to_string(budget) + "/" + std::to_string(budget) + "b]";
+    service_->log(LogLevel::kInfo, "[" + description_ + "] rejecting request id [" +
+                                       std::to_string(h.request_id) + "]: " + message);
+    auto out = std::make_shared<BytesStreamOutput>();
+    writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception",
+                    message);
+    enqueue(std::move(out));
+    return;
+  }
+  std::optional<InboundMessage> message;
+  try {
+    message.emplace(InboundMessage::parse(std::move(frame), options().max_frame_size));
+  } catch (...) {
+    in_flight_.fetch_sub(size);
+    throw;
+  }
+  auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id,
+                                               message->action, version(), size);
+  TransportService::RawRequestHandler handler = service_->findHandler(message->action);
+  if (!handler) {
+    channel->sendError("action_not_found_transport_exception",
+                       "No handler for action [" + message->action + "]");
+    return;
+  }
+  BytesReferenceStreamInput in(message->body());
+  in.setTransportVersion(h.version());
+  try {
+    TransportService::RequestContinuation run = handler(in);
+    if (in.available() != 0) {
+      throw TransportError("illegal_state_exception",
+                           "Message not fully read (request) for requestId [" +
+                               std::to_string(h.request_id) + "], action [" + message->action +
+                               "], available [" + std::to_string(in.available()) +
+                               "]; resetting");
+    }
+    run(channel);
+  } catch (...) {
+    channel->failIfUnanswered(std::current_exception());
+  }
+}
+
+void TransportService::Impl::doAccept() {
+  acceptor->async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+    if (ec) {
+      if (ec != asio::error::operation_aborted) {
+        self->log(LogLevel::kWarn, "accept failed: " + ec.message());
+        if (self->acceptor->is_open()) self->doAccept();
+      }
+      return;
+    }
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto connection = std::make_shared<TcpConnection>(self, std::move(socket),
+                                                      TcpConnection::Direction::kInbound);
+    {
+      std::lock_guard<std::mutex> lock(self->mu);
+      if (self->stopped) return;
+      self->connections.insert(connection);
+    }
+    connection->start();
+    self->doAccept();
+  });
+}
+
+void TransportService::Impl::stop() {
+  std::vector<std::shared_ptr<TcpConnection>> open;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopped) return;
+    stopped = true;
+    open.assign(connections.begin(), connections.end());
+  }
+  if (acceptor) {
+    asio::post(io, [this] {
+      error_code ignored;
+      acceptor->close(ignored);
+    });
+  }
+  for (auto& c : open) c->closeAsync("the node is shutting down", LogLevel::kDebug);
+  guard.reset();
+  for (auto& t : threads) t.join();
+  threads.clear();
+  std::lock_guard<std::mutex> lock(mu);
+  connections.clear();
+}
+
+TransportService::TransportService(TransportOptions options)
+    : impl_(std::make_shared<Impl>(std::move(options))) {}
+
+TransportService::~TransportService() { stop(); }
+
+void TransportService::stop() { impl_->stop(); }
+
+const TransportOptions& TransportService::options() const { return impl_->options; }
+
+uint16_t TransportService::listen(const std::string& host, uint16_t port) {
+  tcp::endpoint endpoint(asio::ip::make_address(host), port);
+  auto acceptor = std::make_unique<tcp::acceptor>(impl_->io);
+  acceptor->open(endpoint.protocol());
+  acceptor->set_option(tcp::acceptor::reuse_address(true));
+  acceptor->bind(endpoint);
+  acceptor->listen();
+  uint16_t bound = acceptor->local_endpoint().port();
+  impl_->acceptor = std::move(acceptor);
+  impl_->doAccept();
+  impl_->log(LogLevel::kDebug, "listening on " + host + ":" + std::to_string(bound));
+  return bound;
+}
+
+void TransportService::registerRawHandler(std::string action, RawRequestHandler handler) {
+  if (action.empty()) throw std::invalid_argument("action name must not be empty");
+  std::unique_lock<std::shared_mutex> lock(impl_->handlers_mu);
+  if (!impl_->handlers.emplace(std::move(action), std::move(handler)).second) {
+    throw std::invalid_argument("a handler is already registered for this action");
+  }
+}
+
+std::shared_ptr<Connection> TransportService::connect(const std::string& host, uint16_t port) {
+  const std::string target = host + ":" + std::to_string(port);
+  error_code ec;
+  asio::ip::address address = asio::ip::make_address(host, ec);
+  if (ec) throw ConnectTransportError("[" + target + "] bad address: " + ec.message());
+  tcp::socket socket(impl_->io);
+  socket.connect(tcp::endpoint(address, port), ec);
+  if (ec) throw ConnectTransportError("[" + target + "] connect failed: " + ec.message());
+  socket.set_option(tcp::no_delay(true), ec);
+  auto connection = std::make_shared<TcpConnection>(impl_, std::move(socket),
+                                                    TcpConnection::Direction::kOutbound);
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopped) throw ConnectTransportError("[" + target + "] the service is stopped");
+    impl_->connections.insert(connection);
+  }
+  connection->start();
+
+  const TransportOptions& options = impl_->options;
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> handshake = done->get_future();
+  const int64_t id = impl_->next_request_id++;
+  auto frame = std::make_shared<BytesStreamOutput>();
+  writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction,
+                    {}, HandshakeRequestBody(options.version), false);
+  std::weak_ptr<TcpConnection> weak = connection;
+  RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
+    TransportVersion remote(in.readVInt());
+    return [weak, done, remote, local = options.version,
+            minimum = options.minimum_compatible_version] {
+      auto c = weak.lock();
+      if (!c) return;
+      if (remote.before(minimum)) {
+        done->set_exception(std::make_exception_ptr(ConnectTransportError(
+            "incompatible transport version " + remote.toString() + " of the peer; need " +
+            minimum.toString())));
+        return;
+      }
+      c->completeHandshake(std::min(local, remote));
+      done->set_value();
+    };
+  };
+  connection->submit(id, std::string(kHandshakeAction), std::move(frame), std::move(reader),
+                     [done](std::exception_ptr e) { done->set_exception(e); },
+                     options.connect_timeout);
+  try {
+    handshake.get();
+  } catch (const std::exception& e) {
+    connection->close();
+    throw ConnectTransportError("[" + target + "] handshake failed: " + e.what());
+  }
+  return connection;
+}
+
+void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connection,
+                                      std::string_view action, const Writeable& request,
+                                      RawResponseReader reader, FailureCallback on_failure,
+                                      std::chrono::milliseconds timeout) {
+  auto tcp_connection = std::dynamic_pointer_cast<TcpConnection>(connection);
+  if (!tcp_connection) throw std::invalid_argument("not a connection of a TransportService");
+  const int64_t id = impl_->next_request_id++;
+  auto frame = std::make_shared<BytesStreamOutput>();
+  try {
+    writeRequestFrame(*frame, {id, tcp_connection->version(), false}, action, {}, request,
+                      impl_->options.compress);
+    if (frame->size() > impl_->options.max_frame_size) {
+      internal::throwLimitExceeded("request of " + std::to_string(frame->size()) +
+                                   " bytes exceeds the maximum frame size of " +
+                                   std::to_string(impl_->options.max_frame_size) + " bytes");
+    }
+  } catch (...) {
+    safeFail(on_failure, std::current_exception());
+    return;
+  }
+  tcp_connection->submit(id, std::string(action), std::move(frame), std::move(reader),
+                         std::move(on_failure), timeout);
+}
+
+}  // namespace wirestream::transport

@@ -1,0 +1,212 @@
+// TransportService: request/response messaging between nodes over TCP
+// (Boost.Asio), on the frames of wire format §9.
+//
+//   TransportService server({.node_name = "shard-0"});
+//   server.registerRequestHandler("shard/search",
+//       [](StreamInput& in) { return SearchRequest(in); },           // reader
+//       [](const SearchRequest& r) { return SearchResponse(...); });  // -> Writeable
+//   uint16_t port = server.listen("127.0.0.1", 0);
+//
+//   TransportService client({.node_name = "coordinator"});
+//   std::shared_ptr<Connection> conn = client.connect("127.0.0.1", port);
+//   std::future<SearchResponse> f = client.submitRequest(
+//       conn, "shard/search", request,
+//       [](StreamInput& in) { return SearchResponse(in); }, 5s);
+//
+// Connections are one-directional, as in Elasticsearch: the side that
+// connects sends requests and receives responses; the accepting side receives
+// requests and answers them. Either side receiving the other kind of frame
+// closes the connection. connect() performs the handshake: each side sends
+// its TransportVersion and both use the lower one for every later frame.
+//
+// Handlers and response callbacks run on the service's I/O threads (one
+// connection's frames are handled in order, never concurrently); keep them
+// short or answer later through the TransportChannel from another thread.
+// Every call completes exactly once: a response, a RemoteTransportError (the
+// handler threw; the type and message travelled back in an error frame), a
+// ReceiveTimeoutError, or a NodeDisconnectedError.
+//
+// Faults are contained per connection: a frame that is not 'E' 'S', has a bad
+// length or variable-header size, is larger than max_frame_size, or stalls
+// for longer than read_deadline once it began to arrive closes only that
+// connection, with one WARN log line. A request that would take the
+// connection's in-flight bytes past in_flight_budget is answered with a
+// circuit_breaking_exception error and not run.
+//
+// Thread-safety: all methods are thread-safe. Lifetime: the destructor closes
+// every connection (failing their pending calls) and joins the I/O threads;
+// it must not run on an I/O thread. Connections and channels may outlive the
+// service (they are then closed).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "stream/stream_input.h"
+#include "stream/transport_version.h"
+#include "stream/writeable.h"
+#include "transport/transport_errors.h"
+
+namespace wirestream::transport {
+
+enum class LogLevel { kDebug, kInfo, kWarn };
+
+struct TransportOptions {
+  std::string node_name = "node";
+  // The version this node speaks; the handshake agrees on the lower of two.
+  TransportVersion version = TransportVersion::current();
+  // Oldest version a peer may have.
+  TransportVersion minimum_compatible_version = TransportVersion::V_7_10_0;
+  size_t max_frame_size = 100 * 1024 * 1024;
+  // Time a frame may take to arrive completely once its first byte arrived.
+  std::chrono::milliseconds read_deadline{30000};
+  // Per inbound connection: request bytes accepted and not yet answered.
+  size_t in_flight_budget = 512 * 1024 * 1024;
+  // LZ4-compress request and response bodies this node sends (status 0x04).
+  bool compress = false;
+  int io_threads = 1;
+  std::chrono::milliseconds connect_timeout{10000};
+  // Receives every log line; the default prints WARN and INFO to stderr.
+  std::function<void(LogLevel, const std::string&)> logger;
+};
+
+// One TCP connection to or from another node.
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // The version agreed in the handshake (this node's own before it).
+  virtual TransportVersion version() const = 0;
+  virtual bool isOpen() const = 0;
+  // Closes the connection; pending calls fail with NodeDisconnectedError.
+  virtual void close() = 0;
+  // Sends a ping frame (45 53 FF FF FF FF); the peer counts and drops it.
+  virtual void sendPing() = 0;
+  virtual uint64_t bytesSent() const = 0;
+  virtual uint64_t bytesReceived() const = 0;
+  virtual uint64_t pingsReceived() const = 0;
+  // "127.0.0.1:5000 -> 127.0.0.1:41234" style, for logs.
+  virtual std::string description() const = 0;
+};
+
+// The way back for one request: answer it exactly once, from any thread.
+class TransportChannel {
+ public:
+  virtual ~TransportChannel() = default;
+  virtual void sendResponse(const Writeable& response) = 0;
+  virtual void sendError(const std::string& type, const std::string& message) = 0;
+  void sendError(std::exception_ptr error) {
+    sendError(errorTypeOf(error), errorMessageOf(error));
+  }
+  virtual const std::string& action() const = 0;
+  virtual int64_t requestId() const = 0;
+  virtual TransportVersion version() const = 0;
+};
+
+class TransportService {
+ public:
+  // Reads a request body; returns what to run once the body is known to be
+  // fully consumed.
+  using RequestContinuation = std::function<void(const std::shared_ptr<TransportChannel>&)>;
+  using RawRequestHandler = std::function<RequestContinuation(StreamInput&)>;
+  // Reads a response body; returns the callback to run once the body is known
+  // to be fully consumed.
+  using RawResponseReader = std::function<std::function<void()>(StreamInput&)>;
+  using FailureCallback = std::function<void(std::exception_ptr)>;
+
+  explicit TransportService(TransportOptions options = {});
+  ~TransportService();
+  TransportService(const TransportService&) = delete;
+  TransportService& operator=(const TransportService&) = delete;
+
+  // Starts accepting connections; returns the bound port (port 0: ephemeral).
+  uint16_t listen(const std::string& host = "127.0.0.1", uint16_t port = 0);
+
+  // Connects and handshakes, blocking the caller (so never call it from a
+  // handler or callback on an I/O thread); ConnectTransportError on failure
+  // or after options.connect_timeout.
+  std::shared_ptr<Connection> connect(const std::string& host, uint16_t port);
+
+  // Handler that answers synchronously: handler(const Request&) returns a
+  // Writeable response. Request = the reader's return type.
+  template <class Reader, class Handler>
+  void registerRequestHandler(std::string action, Reader reader, Handler handler) {
+    using Request = std::invoke_result_t<Reader&, StreamInput&>;
+    registerRawHandler(std::move(action),
+                       [reader, handler](StreamInput& in) -> RequestContinuation {
+                         auto request = std::make_shared<Request>(reader(in));
+                         return [request, handler](const std::shared_ptr<TransportChannel>& ch) {
+                           ch->sendResponse(handler(*request));
+                         };
+                       });
+  }
+
+  // Handler that answers through the channel, now or later, from any thread:
+  // handler(Request&&, std::shared_ptr<TransportChannel>).
+  template <class Reader, class Handler>
+  void registerAsyncRequestHandler(std::string action, Reader reader, Handler handler) {
+    using Request = std::invoke_result_t<Reader&, StreamInput&>;
+    registerRawHandler(std::move(action),
+                       [reader, handler](StreamInput& in) -> RequestContinuation {
+                         auto request = std::make_shared<Request>(reader(in));
+                         return [request, handler](const std::shared_ptr<TransportChannel>& ch) {
+                           handler(std::move(*request), ch);
+                         };
+                       });
+  }
+
+  void registerRawHandler(std::string action, RawRequestHandler handler);
+
+  // Sends `request` and calls on_response(Response) or on_failure(error)
+  // exactly once, on an I/O thread. A timeout of zero waits forever.
+  template <class Reader, class OnResponse>
+  void sendRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
+                   const Writeable& request, Reader reader, OnResponse on_response,
+                   FailureCallback on_failure,
+                   std::chrono::milliseconds timeout = std::chrono::milliseconds(0)) {
+    using Response = std::invoke_result_t<Reader&, StreamInput&>;
+    sendRawRequest(connection, action, request,
+                   [reader, on_response](StreamInput& in) -> std::function<void()> {
+                     auto response = std::make_shared<Response>(reader(in));
+                     return [response, on_response] { on_response(std::move(*response)); };
+                   },
+                   std::move(on_failure), timeout);
+  }
+
+  // sendRequest with a future.
+  template <class Reader>
+  auto submitRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
+                     const Writeable& request, Reader reader,
+                     std::chrono::milliseconds timeout = std::chrono::milliseconds(0))
+      -> std::future<std::invoke_result_t<Reader&, StreamInput&>> {
+    using Response = std::invoke_result_t<Reader&, StreamInput&>;
+    auto promise = std::make_shared<std::promise<Response>>();
+    auto future = promise->get_future();
+    sendRequest(
+        connection, action, request, std::move(reader),
+        [promise](Response&& r) { promise->set_value(std::move(r)); },
+        [promise](std::exception_ptr e) { promise->set_exception(e); }, timeout);
+    return future;
+  }
+
+  void sendRawRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
+                      const Writeable& request, RawResponseReader reader,
+                      FailureCallback on_failure, std::chrono::milliseconds timeout);
+
+  const TransportOptions& options() const;
+  // Closes every connection and stops the I/O threads (the destructor does).
+  void stop();
+
+  class Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace wirestream::transport
