@@ -20,6 +20,7 @@
 
 #include "fuzz/program.h"
 #include "tests/aggregations/agg_test_util.h"
+#include "transport/frame.h"
 #include "stream/bytes_reference.h"
 #include "stream/generic_value.h"
 #include "stream/bytes_stream_output.h"
@@ -309,6 +310,63 @@ std::vector<Seed> aggregationSeeds() {
   return seeds;
 }
 
+// Slicing byte, then a connection's byte stream: single frames of every kind
+// (request, response, error, handshake, compressed, ping) and a stream of all.
+std::vector<Seed> transportSeeds() {
+  namespace tr = wirestream::transport;
+  struct Body final : Writeable {
+    std::string text;
+    void writeTo(StreamOutput& out) const override { out.writeString(text); }
+  };
+  Body small;
+  small.text = "hello";
+  Body big;
+  big.text = std::string(300, 'z');
+  const tr::RequestHeaders req_headers = {{"trace", "abc"}};
+  const tr::ResponseHeaders resp_headers = {{"warning", {"w1", "w2"}}};
+  auto frame = [](const std::function<void(BytesStreamOutput&)>& w) {
+    BytesStreamOutput out;
+    w(out);
+    return out.bytes().toVector();
+  };
+  std::vector<std::pair<std::string, Bytes>> frames = {
+      {"request", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {7, TransportVersion::current(), false}, "indices:data/read",
+                               {}, small, false);
+       })},
+      {"request-headers", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {8, TransportVersion::V_7_10_0, false}, "a", req_headers, small, false);
+       })},
+      {"response", frame([&](BytesStreamOutput& o) {
+         tr::writeResponseFrame(o, {9, TransportVersion::current(), false}, resp_headers, small, false);
+       })},
+      {"error", frame([&](BytesStreamOutput& o) {
+         tr::writeErrorFrame(o, {10, TransportVersion::current(), false}, "illegal_argument", "bad");
+       })},
+      {"handshake", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {11, TransportVersion::current(), true}, tr::kHandshakeAction, {},
+                               small, false);
+       })},
+      {"compressed-request", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {12, TransportVersion::current(), false}, "b", {}, big, true);
+       })},
+      {"compressed-response", frame([&](BytesStreamOutput& o) {
+         tr::writeResponseFrame(o, {13, TransportVersion::current(), false}, {}, big, true);
+       })},
+      {"ping", Bytes(std::begin(tr::kPingFrame), std::end(tr::kPingFrame))},
+  };
+  std::vector<Seed> seeds;
+  Bytes all{0x35};
+  for (auto& [name, bytes] : frames) {
+    Bytes b{0x00};
+    b.insert(b.end(), bytes.begin(), bytes.end());
+    all.insert(all.end(), bytes.begin(), bytes.end());
+    seeds.push_back({name, std::move(b)});
+  }
+  seeds.push_back({"stream-of-all", std::move(all)});
+  return seeds;
+}
+
 void writeCorpus(const std::filesystem::path& dir, const std::vector<Seed>& seeds) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -339,5 +397,6 @@ int main(int argc, char** argv) {
   writeCorpus(root / "structured", structuredSeeds());
   writeCorpus(root / "generic_value", genericValueSeeds());
   writeCorpus(root / "aggregations", aggregationSeeds());
+  writeCorpus(root / "transport", transportSeeds());
   return 0;
 }
