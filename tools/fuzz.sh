@@ -57,8 +57,14 @@ done
 start=$(date +%s)
 if ((${#stale[@]})); then
   echo "fuzz.sh: compiling ${#stale[@]} sources with $cxx"
-  printf '%s\n' "${stale[@]}" | xargs -P "$(nproc)" -I{} sh -c \
-    'o="$1/obj/$(echo "$2" | tr / _).o"; shift 2; exec "$@" -c "$0" -o "$o"' \
+  # Per-file target flags, as simd/BUILD.bazel gives its kernels.
+  printf '%s\n' "${stale[@]}" | xargs -P "$(nproc)" -I{} sh -c '
+    o="$1/obj/$(echo "$2" | tr / _).o"; src=$0; shift 2
+    case "$src" in
+      simd/sse4.cc) set -- "$@" -mssse3 -msse4.1 -mpopcnt ;;
+      simd/avx2.cc) set -- "$@" -mavx2 -mbmi -mpopcnt ;;
+    esac
+    exec "$@" -c "$src" -o "$o"' \
     {} "$out" {} "$cxx" "${flags[@]}" -fsanitize=fuzzer-no-link
   rm -f "$lib"
 fi

@@ -34,6 +34,9 @@
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
 #include "fuzz/program.h"
+#include "stream/page_recycler.h"
+#include "transport/frame_decoder.h"
+#include "transport/inbound_message.h"
 #include "stream/generic_value.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
@@ -117,6 +120,11 @@ void addReaders(std::vector<Reader>& readers, std::span<const fuzz::Op> ops,
 // versions of its gates. An aggregation holds at most 64 bytes of objects per
 // wire byte it decoded (a terms bucket: ~100 bytes for >= 4 wire bytes, and
 // each aggregation's name, metadata and format).
+PageRecycler& testRecycler() {
+  static PageRecycler* recycler = new PageRecycler(256, 0);  // keeps no pages
+  return *recycler;
+}
+
 std::vector<Reader> allReaders() {
   std::vector<Reader> readers;
   addReaders(readers, fuzz::coreOps(), "coreProgram");
@@ -132,6 +140,23 @@ std::vector<Reader> allReaders() {
                        },
                        64});
   }
+  // A connection's bytes through FrameDecoder (256-byte pages from its own
+  // recycler, so the page size does not dominate small inputs) and every
+  // frame through InboundMessage::parse. The reader first copies the input
+  // (n bytes of the 4n); a compressed body may inflate up to max_body_size,
+  // the configured limit, set here to 2n.
+  readers.push_back({"transportFrames",
+                     [](StreamInput& in) {
+                       std::vector<uint8_t> bytes(in.available());
+                       in.readBytes(bytes);
+                       transport::FrameDecoder decoder(1 << 20, testRecycler());
+                       decoder.feed(bytes, [&](transport::DecodedFrame&& f) {
+                         if (!f.header.isPing()) {
+                           transport::InboundMessage::parse(std::move(f), 2 * bytes.size());
+                         }
+                       });
+                     },
+                     0});
   return readers;
 }
 
@@ -199,6 +224,14 @@ const std::vector<Bytes> kPresencePrefixes = {{}, {0x01}};
 // FF: an invalid 5- or 10-byte varint; 01: small valid counts.
 const uint8_t kFillers[] = {0x00, 0x80, 0xFF, 0x01};
 const size_t kFillLengths[] = {0, 1, 7, 64, 1000, 20000};
+
+TEST(CountingAllocator, CountsRecycledPages) {
+  AllocationScope scope;
+  PageRecycler recycler(4096, 0);
+  uint8_t* page = recycler.obtain();
+  EXPECT_GE(scope.peakBytes(), 4096u);
+  recycler.release(page);
+}
 
 TEST(CountingAllocator, CountsWhatVectorsHold) {
   AllocationScope scope;
@@ -395,7 +428,7 @@ TEST(AllocationBoundRegression, CompoundOrderWasReservedForItsCount) {
 // stream_input or structured seed (after its version byte), or the value of a
 // generic_value seed.
 struct SeedInput {
-  std::string corpus;  // "stream_input", "structured", "generic_value", "aggregations"
+  std::string corpus;  // stream_input, structured, generic_value, aggregations, transport
   Bytes bytes;
 };
 
@@ -404,7 +437,8 @@ std::vector<SeedInput> seedInputs() {
   for (const std::string& path : g_seed_files) {
     std::ifstream f(path, std::ios::binary);
     Bytes b{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-    for (const char* corpus : {"stream_input", "structured", "generic_value", "aggregations"}) {
+    for (const char* corpus :
+         {"stream_input", "structured", "generic_value", "aggregations", "transport"}) {
       if (path.find(std::string("corpus/") + corpus + "/") == std::string::npos) continue;
       if (std::string(corpus) != "stream_input") {
         if (b.empty()) continue;
@@ -428,7 +462,9 @@ TEST(AllocationBound, EveryPrefixOfEverySeed) {
   for (const SeedInput& seed : seeds) {
     if (seed.bytes.empty()) continue;
     // The program reader on the seed, and the op's own reader on its value.
-    const Reader* program = seed.corpus == "aggregations" ? &aggs : &generic;
+    const Reader* program = seed.corpus == "aggregations" ? &aggs
+                            : seed.corpus == "transport"  ? &readerNamed(readers, "transportFrames")
+                                                          : &generic;
     const Reader* own = nullptr;
     if (seed.corpus == "stream_input") {
       program = &core_program;
@@ -466,6 +502,7 @@ TEST(AllocationBound, CountsSplicedAtEveryOffsetOfEverySeed) {
     const Reader& r = seed.corpus == "stream_input"   ? core_program
                       : seed.corpus == "structured"   ? structured_program
                       : seed.corpus == "aggregations" ? aggs
+                      : seed.corpus == "transport"    ? readerNamed(readers, "transportFrames")
                                                       : generic;
     for (size_t at = 0; at < seed.bytes.size(); ++at) {
       // Without and with 10000 bytes of filler after the seed, so that the
