@@ -3,6 +3,7 @@
 //   BM_ReadVIntArray_<Level>_Mixed/N    StreamInput::readVIntArray
 //   BM_WriteVLongArray_<Level>_Mixed/N  StreamOutput::writeVLongArray
 //   BM_ByteStreamSplit{Encode,Decode}_<Level>_Double/N   the raw kernels
+//   BM_{Write,Read}String_<Level>_{Ascii,Accents}/N     the ASCII scan in use
 // with Level = Scalar, Sse4, Avx2 (levels the CPU lacks are not registered),
 // beside the per-value loop (the baseline: writeVInt / readVInt one by one)
 // and memcpy of the same bytes (the bound), at 1 K, 64 K and 1 M elements.
@@ -190,6 +191,50 @@ void splitDecodeDouble(benchmark::State& state, simd::Level level) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
 }
 
+// Text of about n bytes: ASCII words, and with `accents` one 2-byte letter in
+// every 64 bytes or so (the vector scan then runs between them).
+std::string text(size_t n, bool accents) {
+  std::mt19937_64 rng(45);
+  std::string out;
+  while (out.size() < n) {
+    if (accents && rng() % 8 == 0) out += "\xC3\xA9";
+    for (int i = 0; i < 7; ++i) out += static_cast<char>('a' + rng() % 26);
+    out += ' ';
+  }
+  return out;
+}
+
+// Strings: writeString / readString with the ASCII scan of `level`.
+void writeString(benchmark::State& state, simd::Level level, bool accents) {
+  std::string s = text(static_cast<size_t>(state.range(0)), accents);
+  simd::setLevel(level);
+  PageRecycler recycler;
+  BytesStreamOutput out(recycler);
+  for (auto _ : state) {
+    out.reset();
+    out.writeString(s);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * s.size()));
+  simd::setLevel(std::nullopt);
+}
+
+void readString(benchmark::State& state, simd::Level level, bool accents) {
+  std::string s = text(static_cast<size_t>(state.range(0)), accents);
+  PageRecycler recycler;
+  BytesStreamOutput out(recycler);
+  out.writeString(s);
+  std::vector<uint8_t> bytes = out.bytes().toVector();
+  simd::setLevel(level);
+  for (auto _ : state) {
+    ByteArrayStreamInput in(bytes);
+    std::string got = in.readString();
+    benchmark::DoNotOptimize(got.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * s.size()));
+  simd::setLevel(std::nullopt);
+}
+
 // The bound: copying the same number of bytes.
 void memcpyBytes(benchmark::State& state, size_t bytes) {
   std::vector<uint8_t> src(bytes, 1), dst(bytes);
@@ -237,6 +282,24 @@ int registerAll() {
     registerSizes(
         "BM_ByteStreamSplitDecode_" + l + "_Double",
         [level](benchmark::State& s) { splitDecodeDouble(s, level); });
+  }
+  for (simd::Level level : simd::supportedLevels()) {
+    std::string l = capitalized(level);
+    for (bool accents : {false, true}) {
+      std::string kind = accents ? "_Accents" : "_Ascii";
+      benchmark::RegisterBenchmark(("BM_WriteString_" + l + kind).c_str(),
+                                   [level, accents](benchmark::State& s) {
+                                     writeString(s, level, accents);
+                                   })
+          ->Arg(1 << 10)
+          ->Arg(1 << 16);
+      benchmark::RegisterBenchmark(("BM_ReadString_" + l + kind).c_str(),
+                                   [level, accents](benchmark::State& s) {
+                                     readString(s, level, accents);
+                                   })
+          ->Arg(1 << 10)
+          ->Arg(1 << 16);
+    }
   }
   registerSizes("BM_Memcpy_VIntMixed", [](benchmark::State& s) {
     memcpyBytes(

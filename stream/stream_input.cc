@@ -202,14 +202,41 @@ std::string StreamInput::readString() {
   std::string s;
   s.reserve(static_cast<size_t>(units));  // bounded by the bytes left
   int32_t left = units;
+  const simd::Kernels& kernels = simd::kernels();
   while (left > 0) {
-    // Runs of ASCII are copied straight from the chunk.
-    size_t run = asciiPrefixLength(
-        pos_, std::min(static_cast<size_t>(left), static_cast<size_t>(end_ - pos_)));
-    if (run > 0) {
-      s.append(reinterpret_cast<const char*>(pos_), run);
-      pos_ += run;
-      left -= static_cast<int32_t>(run);
+    // The longest span of the chunk whose wire bytes are already UTF-8 (ASCII
+    // runs found by the vector scan, well-formed 2- and 3-byte units that are
+    // not surrogates) is appended at once. Overlong forms, surrogates, bad
+    // bytes and units crossing the chunk take the careful path below.
+    const uint8_t* q = pos_;
+    int32_t span_units = 0;
+    while (span_units < left && q != end_) {
+      uint8_t b0 = q[0];
+      if (b0 < 0x80) {
+        size_t run = kernels.asciiPrefixLength(
+            q, std::min(static_cast<size_t>(left - span_units),
+                        static_cast<size_t>(end_ - q)));
+        q += run;
+        span_units += static_cast<int32_t>(run);
+        continue;
+      }
+      if (end_ - q < 3) break;
+      uint8_t b1 = q[1];
+      if (b0 >= 0xC2 && b0 <= 0xDF && (b1 & 0xC0) == 0x80) {
+        q += 2;
+      } else if (b0 >= 0xE0 && b0 <= 0xEF && (b1 & 0xC0) == 0x80 &&
+                 (q[2] & 0xC0) == 0x80 && (b0 != 0xE0 || b1 >= 0xA0) &&
+                 (b0 != 0xED || b1 < 0xA0)) {
+        q += 3;
+      } else {
+        break;
+      }
+      ++span_units;
+    }
+    if (span_units > 0) {
+      s.append(reinterpret_cast<const char*>(pos_), static_cast<size_t>(q - pos_));
+      pos_ = q;
+      left -= span_units;
       continue;
     }
     uint32_t unit = readStringUnit();

@@ -116,7 +116,9 @@ void StreamOutput::writeString(std::string_view s) {
   Utf8Measure m = measureUtf8(s);  // validates before anything is written
   writeArraySize(m.utf16_units);
   const auto* data = reinterpret_cast<const uint8_t*>(s.data());
-  if (m.ascii) {
+  // Without 4-byte sequences (wire_bytes == size) every UTF-8 sequence is
+  // already its unit's wire form: the input is the wire bytes.
+  if (m.ascii || m.wire_bytes == s.size()) {
     writeBytes({data, s.size()});
   } else if (static_cast<size_t>(end_ - pos_) >= m.wire_bytes) {
     pos_ = encodeUtf8AsWire(pos_, s);

@@ -320,6 +320,52 @@ TEST_P(StreamArraysTest, StringsRoundTripWithAsciiRuns) {
   EXPECT_EQ(out.size(), 0u);
 }
 
+// The span copy in readString hands anything unusual to the careful path:
+// errors after a copied span are the careful path's, at every page size.
+TEST_P(StreamArraysTest, StringErrorsAfterACopiedSpan) {
+  struct Case {
+    const char* tail;  // wire bytes after "abc" + "é" (4 units so far)
+    int units;         // total unit count
+    const char* message;
+  };
+  const Case cases[] = {
+      {"c0 80", 5, "Invalid string: overlong form of"},
+      {"e0 80 80", 5, "Invalid string: overlong form of"},
+      {"ed b0 80", 5, "Invalid string: unpaired low surrogate"},
+      {"ed a0 80 61", 6, "Invalid string: unpaired high surrogate"},
+      {"80", 5, "Invalid string: bad lead byte"},
+      {"f0 9f 98 80", 5, "Invalid string: bad lead byte"},
+      {"c3 41", 5, "Invalid string: bad continuation byte"},
+      {"e2 82 41", 5, "Invalid string: bad continuation byte"},
+  };
+  for (const Case& c : cases) {
+    std::vector<uint8_t> bytes = testing::hexBytes(
+        "0" + std::to_string(c.units) + " 61 62 63 c3 a9 " + c.tail);
+    for (size_t piece : kPageSizes) {
+      BytesReference ref = testing::paged(bytes, piece);
+      BytesReferenceStreamInput in(ref);
+      try {
+        in.readString();
+        ADD_FAILURE() << c.tail << " was accepted, piece " << piece;
+      } catch (const CorruptStreamError& e) {
+        EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos)
+            << c.tail << ": " << e.what() << ", piece " << piece;
+      }
+    }
+  }
+  // A surrogate pair after a span is read back as one 4-byte sequence, and a
+  // string cut inside a unit after a span is EndOfStreamError.
+  std::vector<uint8_t> pair =
+      testing::hexBytes("06 61 62 63 c3 a9 ed a0 bd ed b8 80");
+  testing::readAll(pair, 3, [](StreamInput& in) {
+    EXPECT_EQ(in.readString(), "abc\xC3\xA9\xF0\x9F\x98\x80");
+  });
+  for (size_t piece : kPageSizes) {
+    testing::expectEveryPrefixFails(pair, piece,
+                                    [](StreamInput& in) { in.readString(); });
+  }
+}
+
 std::string levelParamName(const ::testing::TestParamInfo<Level>& info) {
   return simd::levelName(info.param);
 }
