@@ -106,11 +106,38 @@ class InternalAggregation : public NamedWriteable {
 };
 
 // Views a reduce's input (all of dynamic type T, as reduce guarantees) as T.
+// A hand-written view rather than std::views::transform: clang 14 (the fuzz
+// build, tools/fuzz.sh) rejects libstdc++ 12's transform_view in range-for.
 template <class T>
-auto downcast(std::span<const InternalAggregation* const> aggs) {
-  return std::views::transform(aggs, [](const InternalAggregation* a) {
-    return static_cast<const T*>(a);
-  });
+class DowncastView {
+ public:
+  class Iterator {
+   public:
+    explicit Iterator(const InternalAggregation* const* p) : p_(p) {}
+    const T* operator*() const { return static_cast<const T*>(*p_); }
+    Iterator& operator++() {
+      ++p_;
+      return *this;
+    }
+    bool operator==(const Iterator&) const = default;
+
+   private:
+    const InternalAggregation* const* p_;
+  };
+
+  explicit DowncastView(std::span<const InternalAggregation* const> aggs) : aggs_(aggs) {}
+  Iterator begin() const { return Iterator(aggs_.data()); }
+  Iterator end() const { return Iterator(aggs_.data() + aggs_.size()); }
+  size_t size() const { return aggs_.size(); }
+  const T* operator[](size_t i) const { return static_cast<const T*>(aggs_[i]); }
+
+ private:
+  std::span<const InternalAggregation* const> aggs_;
+};
+
+template <class T>
+DowncastView<T> downcast(std::span<const InternalAggregation* const> aggs) {
+  return DowncastView<T>(aggs);
 }
 
 // a + b for counts and error bounds summed by a reduce; hostile shard

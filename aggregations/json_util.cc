@@ -81,6 +81,27 @@ bool isValidUtf8(std::string_view s) {
   }
 }
 
+std::string toUtf8Lossy(std::string_view s) {
+  if (isValidUtf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t len = 0;
+    for (size_t n = 1; n <= 4 && i + n <= s.size() && len == 0; ++n) {
+      if (isValidUtf8(s.substr(i, n))) len = n;
+    }
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      len = 1;
+    } else {
+      out.append(s.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
+
 std::string toHex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;

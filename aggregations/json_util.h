@@ -30,6 +30,10 @@ double toDouble(const json& v, std::string_view what);
 
 // Strings that are valid UTF-8 go to JSON as they are; other bytes as hex.
 bool isValidUtf8(std::string_view s);
+// `s` with every byte that does not start a valid UTF-8 sequence replaced by
+// U+FFFD, as ES's BytesRef.utf8ToString renders a non-UTF-8 sterms key: JSON
+// strings must be UTF-8 (nlohmann's dump() throws otherwise).
+std::string toUtf8Lossy(std::string_view s);
 std::string toHex(std::string_view bytes);
 std::string fromHex(std::string_view hex);  // CorruptStreamError on bad hex
 

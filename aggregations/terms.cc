@@ -65,7 +65,9 @@ namespace {
 template <class Key>
 json keyToJson(const typename Key::Type& k) {
   if constexpr (std::is_same_v<Key, StringKey>) {
-    return k;  // bytes; the wire JSON hex-encodes what is not UTF-8
+    // Bytes that need not be UTF-8 (the wire JSON hex-encodes those; the
+    // response renders them as ES does, invalid bytes as U+FFFD).
+    return ju::toUtf8Lossy(k);
   } else if constexpr (std::is_same_v<Key, LongKey>) {
     return k;
   } else {

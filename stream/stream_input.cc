@@ -273,7 +273,9 @@ std::vector<uint8_t> StreamInput::readByteArray() {
 std::vector<std::string> StreamInput::readStringArray() {
   int32_t n = readArraySize();
   std::vector<std::string> out;
-  out.reserve(static_cast<size_t>(n));
+  // A 32-byte std::string per 1-byte element: reserve what the bytes left
+  // justify, not the count; the vector grows as strings actually decode.
+  out.reserve(boundedReserve(static_cast<size_t>(n), sizeof(std::string)));
   for (int32_t i = 0; i < n; ++i) out.push_back(readString());
   return out;
 }
@@ -305,16 +307,21 @@ std::vector<int32_t> StreamInput::readVIntArray() {
   return out;
 }
 
+// An int64 per 1-byte element: the vector starts at what the bytes left
+// justify (boundedReserve) and doubles as values actually decode, so a count
+// that the data cannot back never allocates 8 bytes per input byte.
 std::vector<int64_t> StreamInput::readVLongArray() {
   size_t n = static_cast<size_t>(readArraySize(1));
-  std::vector<int64_t> out(n);
+  std::vector<int64_t> out(boundedReserve(n, sizeof(int64_t)));
   const simd::Kernels& kernels = simd::kernels();
   size_t i = 0;
   while (i < n) {
-    simd::DecodeBatch r = kernels.decodeVLongs(pos_, end_, out.data() + i, n - i);
+    simd::DecodeBatch r = kernels.decodeVLongs(pos_, end_, out.data() + i, out.size() - i);
     pos_ = r.next;
     i += r.count;
-    if (i < n) out[i++] = readVLong();
+    if (i == n) break;
+    if (i == out.size()) out.resize(std::min(n, std::max<size_t>(16, 2 * out.size())));
+    out[i++] = readVLong();
   }
   return out;
 }

@@ -239,11 +239,15 @@ class StreamInput {
   };
 
   // How many elements of `element_size` bytes a reader may reserve for a
-  // validated `count`: at most max(4 KiB, 4 x bytes left) worth, so hostile
-  // sizes cannot make a reader allocate far beyond the input; vectors grow
-  // past that as elements actually arrive.
+  // validated `count`, so hostile sizes cannot make a reader allocate far
+  // beyond the input; vectors grow past that as elements actually arrive.
+  // The budget is max(4 KiB, 4 x bytes left), of which a level gets half at
+  // nesting depth 0, a quarter at depth 1, ...: every open level's count is
+  // checked against the same bytes left, so without the halving nested
+  // containers would each reserve the whole budget (100 levels: 100x).
   size_t boundedReserve(size_t count, size_t element_size) const {
-    size_t budget = std::max<size_t>(4096, 4 * available());
+    size_t budget = std::max<size_t>(4096, 4 * available()) >>
+                    std::min<int32_t>(nesting_depth_ + 1, 63);
     return std::min(count, budget / std::max<size_t>(element_size, 1));
   }
 

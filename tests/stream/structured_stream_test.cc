@@ -129,13 +129,16 @@ TEST(CollectionTest, SizeErrors) {
 
 TEST(CollectionTest, ReserveIsBoundedByTheInput) {
   ByteArrayStreamInput in(std::span<const uint8_t>{});
-  // 1000 bytes left: at most max(4 KiB, 4000 bytes) worth of elements.
+  // 1000 bytes left: the budget is max(4 KiB, 4000 bytes), of which a
+  // reader at nesting depth 0 gets half, at depth 1 a quarter.
   std::vector<uint8_t> bytes(1000);
   ByteArrayStreamInput big(bytes);
   EXPECT_EQ(big.boundedReserve(1000, 1), 1000u);
-  EXPECT_EQ(big.boundedReserve(1000, 64), 4096u / 64);
+  EXPECT_EQ(big.boundedReserve(1000, 64), 2048u / 64);
   EXPECT_EQ(in.boundedReserve(10, 8), 10u);
-  EXPECT_EQ(in.boundedReserve(1u << 30, 0), 4096u);
+  EXPECT_EQ(in.boundedReserve(1u << 30, 0), 2048u);
+  StreamInput::NestingScope level(big);
+  EXPECT_EQ(big.boundedReserve(1000, 64), 1024u / 64);
 }
 
 // ---- maps ----

@@ -1,0 +1,402 @@
+// Writes the seed corpora of the fuzz targets: small valid encodings of every
+// kind each reader accepts, one file each, named <what>.bin.
+//
+//   bazel run //fuzz:make_seeds            # rewrites fuzz/corpus/<target>/
+//   bazel run //fuzz:make_seeds -- DIR     # writes DIR/<target>/
+//
+// Every seed is checked to decode cleanly before it is written, so the corpus
+// starts from inputs that reach deep into the readers. The output is
+// deterministic; commit it.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fuzz/program.h"
+#include "tests/aggregations/agg_test_util.h"
+#include "transport/frame.h"
+#include "stream/bytes_reference.h"
+#include "stream/generic_value.h"
+#include "stream/bytes_stream_output.h"
+
+namespace wirestream::fuzz {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using Writer = std::function<void(StreamOutput&)>;
+
+Bytes encode(const Writer& w, TransportVersion version = TransportVersion::current()) {
+  BytesStreamOutput out;
+  out.setTransportVersion(version);
+  w(out);
+  return out.bytes().toVector();
+}
+
+struct Seed {
+  std::string name;
+  Bytes bytes;
+};
+
+// One program per (reader, value), and one that runs all of them in a row.
+std::vector<Seed> coreSeeds() {
+  const std::string kStrings[] = {"", "hello", "h\xC3\xA9", "\xE2\x82\xAC",
+                                  "\xF0\x9F\x98\x80", std::string(1, '\0'),
+                                  std::string(200, 'x')};
+  struct Case {
+    const char* op;
+    std::vector<Writer> values;
+  };
+  const std::vector<Case> cases = {
+      {"readByte", {[](StreamOutput& o) { o.writeByte(0); }, [](StreamOutput& o) { o.writeByte(0xFF); }}},
+      {"readShort", {[](StreamOutput& o) { o.writeShort(-2); }}},
+      {"readInt", {[](StreamOutput& o) { o.writeInt(1); }, [](StreamOutput& o) { o.writeInt(INT32_MIN); }}},
+      {"readLong", {[](StreamOutput& o) { o.writeLong(-1); }}},
+      {"readVInt", {[](StreamOutput& o) { o.writeVInt(0); }, [](StreamOutput& o) { o.writeVInt(300); },
+                    [](StreamOutput& o) { o.writeVInt(-1); }, [](StreamOutput& o) { o.writeVInt(INT32_MAX); }}},
+      {"readVLong", {[](StreamOutput& o) { o.writeVLong(128); }, [](StreamOutput& o) { o.writeVLong(INT64_MAX); },
+                     [](StreamOutput& o) { o.writeVLongNoCheck(-1); }}},
+      {"readZLong", {[](StreamOutput& o) { o.writeZLong(-2); }, [](StreamOutput& o) { o.writeZLong(INT64_MIN); }}},
+      {"readFloat", {[](StreamOutput& o) { o.writeFloat(1.5f); }}},
+      {"readDouble", {[](StreamOutput& o) { o.writeDouble(-0.25); },
+                      [](StreamOutput& o) { o.writeDouble(std::numeric_limits<double>::quiet_NaN()); }}},
+      {"readBoolean", {[](StreamOutput& o) { o.writeBoolean(true); }}},
+      {"readOptionalBoolean", {[](StreamOutput& o) { o.writeOptionalBoolean(std::nullopt); },
+                               [](StreamOutput& o) { o.writeOptionalBoolean(false); }}},
+      {"readOptionalVInt", {[](StreamOutput& o) { o.writeOptionalVInt(5); }, [](StreamOutput& o) { o.writeOptionalVInt(std::nullopt); }}},
+      {"readOptionalVLong", {[](StreamOutput& o) { o.writeOptionalVLong(1LL << 40); }}},
+      {"readOptionalInt", {[](StreamOutput& o) { o.writeOptionalInt(-7); }}},
+      {"readOptionalLong", {[](StreamOutput& o) { o.writeOptionalLong(7); }}},
+      {"readOptionalFloat", {[](StreamOutput& o) { o.writeOptionalFloat(2.0f); }}},
+      {"readOptionalDouble", {[](StreamOutput& o) { o.writeOptionalDouble(3.0); }}},
+      {"readString", {}},
+      {"readOptionalString", {[](StreamOutput& o) { o.writeOptionalString("opt"); },
+                              [](StreamOutput& o) { o.writeOptionalString(std::nullopt); }}},
+      {"readByteArray", {[](StreamOutput& o) { o.writeByteArray(Bytes{1, 2, 0x80, 0xFF}); }}},
+      {"readStringArray", {[&](StreamOutput& o) { o.writeStringArray(std::span<const std::string>(kStrings)); }}},
+      {"readVIntArray", {[](StreamOutput& o) { o.writeVIntArray(std::vector<int32_t>{0, 300, -1}); }}},
+      {"readVLongArray", {[](StreamOutput& o) { o.writeVLongArray(std::vector<int64_t>{1, 1LL << 50}); }}},
+      {"readIntArray", {[](StreamOutput& o) { o.writeIntArray(std::vector<int32_t>{1, 2, 3}); }}},
+      {"readLongArray", {[](StreamOutput& o) { o.writeLongArray(std::vector<int64_t>{-1, 2}); }}},
+      {"readFloatArray", {[](StreamOutput& o) { o.writeFloatArray(std::vector<float>{0.5f}); }}},
+      {"readDoubleArray", {[](StreamOutput& o) { o.writeDoubleArray(std::vector<double>{1e300, -0.0}); }}},
+  };
+  std::vector<Seed> seeds;
+  Bytes all;
+  auto add = [&](const char* op, size_t i, const Writer& w) {
+    Bytes b{opIndex(coreOps(), op)};
+    Bytes v = encode(w);
+    b.insert(b.end(), v.begin(), v.end());
+    all.insert(all.end(), b.begin(), b.end());
+    seeds.push_back({std::string(op) + "-" + std::to_string(i), std::move(b)});
+  };
+  for (const Case& c : cases) {
+    for (size_t i = 0; i < c.values.size(); ++i) add(c.op, i, c.values[i]);
+  }
+  for (size_t i = 0; i < std::size(kStrings); ++i) {
+    add("readString", i, [&](StreamOutput& o) { o.writeString(kStrings[i]); });
+  }
+  seeds.push_back({"all-ops", all});
+  for (const Seed& s : seeds) {
+    ByteArrayStreamInput in(s.bytes);
+    ProgramResult r = runProgram(coreOps(), in, s.bytes);
+    if (!r.error.empty()) {
+      std::fprintf(stderr, "make_seeds: seed %s fails: %s\n", s.name.c_str(),
+                   r.error.c_str());
+      std::exit(1);
+    }
+  }
+  return seeds;
+}
+
+// The paged target takes a layout byte first: each program under two layouts.
+std::vector<Seed> pagedSeeds() {
+  std::vector<Seed> out;
+  for (const Seed& s : coreSeeds()) {
+    for (uint8_t layout : {uint8_t{0x00}, uint8_t{0x93}}) {
+      Bytes b{layout};
+      b.insert(b.end(), s.bytes.begin(), s.bytes.end());
+      char suffix[8];
+      std::snprintf(suffix, sizeof suffix, "-%02x", layout);
+      out.push_back({s.name + suffix, std::move(b)});
+    }
+  }
+  return out;
+}
+
+GenericValue sampleMap() {
+  return GenericValue::ofMap(
+      {{"owner", "ops"},
+       {"ids", GenericValue::ofIntArray({1, 2})},
+       {"nested", GenericValue::ofList({GenericValue::null(), 1.5, int64_t{7},
+                                         GenericValue::ofOrderedMap({{"k", true}})})}});
+}
+
+// Every generic kind once, then containers of them.
+std::vector<std::pair<std::string, GenericValue>> genericSamples() {
+  using GV = GenericValue;
+  return {
+      {"null", GV::null()},
+      {"string", GV::ofString("h\xC3\xA9\xF0\x9F\x98\x80")},
+      {"int", GV::ofInt(-5)},
+      {"long", GV::ofLong(1LL << 40)},
+      {"float", GV::ofFloat(0.5f)},
+      {"double", GV::ofDouble(-2.25)},
+      {"boolean", GV::ofBoolean(true)},
+      {"byte_array", GV::ofByteArray({1, 2, 3})},
+      {"list", GV::ofList({1, "a", GV::null()})},
+      {"object_array", GV::ofObjectArray({int64_t{2}})},
+      {"ordered_map", GV::ofOrderedMap({{"b", 1}, {"a", 2}})},
+      {"map", sampleMap()},
+      {"byte", GV::ofByte(-1)},
+      {"date", GV::ofDate(1700000000000)},
+      {"bytes_reference", GV::ofBytesReference(GV::Bytes{9, 8})},
+      {"text", GV::ofText("text \xE2\x82\xAC")},
+      {"short", GV::ofShort(300)},
+      {"int_array", GV::ofIntArray({1, 2, 3})},
+      {"long_array", GV::ofLongArray({-1})},
+      {"float_array", GV::ofFloatArray({1.0f, 2.0f})},
+      {"double_array", GV::ofDoubleArray({3.0})},
+      {"bytes_ref", GV::ofBytesRef(GV::Bytes{0xFF})},
+      {"geo_point", GV::ofGeoPoint(52.5, 13.4)},
+      {"ordered_set", GV::ofOrderedSet({"x", "y"})},
+      {"set", GV::ofSet({1, 2})},
+      {"deep", GV::ofList({GV::ofList({GV::ofList({GV::ofMap({{"d", GV::ofList({})}})})})})},
+  };
+}
+
+// Version byte (00: 8.7.0, 01: 7.10.0), then one generic value.
+std::vector<Seed> genericValueSeeds() {
+  std::vector<Seed> seeds;
+  for (auto& [name, v] : genericSamples()) {
+    for (uint8_t vb : {uint8_t{0}, uint8_t{1}}) {
+      TransportVersion version = vb ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0;
+      Bytes b{vb};
+      Bytes e = encode([&](StreamOutput& o) { o.writeGenericValue(v); }, version);
+      b.insert(b.end(), e.begin(), e.end());
+      seeds.push_back({name + (vb ? "-v7_10" : "-v8_7"), std::move(b)});
+    }
+  }
+  return seeds;
+}
+
+// The shapes of structured_ops.cc, written by hand: "circle" := double,
+// "group" := string label, vint count, named shapes.
+void writeCircle(StreamOutput& o, double r) {
+  o.writeString("circle");
+  o.writeDouble(r);
+}
+
+std::vector<Seed> structuredSeeds() {
+  using GV = GenericValue;
+  struct Case {
+    const char* op;
+    Writer write;
+  };
+  const std::vector<Case> cases = {
+      {"readGenericValue", [](StreamOutput& o) { o.writeGenericValue(sampleMap()); }},
+      {"readBytesReference", [](StreamOutput& o) {
+         o.writeBytesReference(BytesReference::copyOf(Bytes{1, 2, 3}));
+       }},
+      {"readOptionalBytesReference", [](StreamOutput& o) {
+         o.writeOptionalBytesReference(BytesReference::copyOf(Bytes{4}));
+       }},
+      {"readOptionalBytesReference", [](StreamOutput& o) { o.writeOptionalBytesReference(std::nullopt); }},
+      {"readTimeValue", [](StreamOutput& o) { o.writeTimeValue(TimeValue(100, TimeUnit::kDays)); }},
+      {"readOptionalTimeValue", [](StreamOutput& o) { o.writeOptionalTimeValue(TimeValue(30000)); }},
+      {"readInstant", [](StreamOutput& o) { o.writeInstant(Instant::ofEpochMilli(-1)); }},
+      {"readOptionalInstant", [](StreamOutput& o) { o.writeOptionalInstant(Instant{5, 6}); }},
+      {"readCollectionOfStrings", [](StreamOutput& o) {
+         o.writeCollection(std::vector<std::string>{"a", "", "\xE2\x82\xAC"},
+                           [](StreamOutput& w, const std::string& s) { w.writeString(s); });
+       }},
+      {"readCollectionOfGenericValues", [](StreamOutput& o) {
+         o.writeCollection(std::vector<GV>{GV::null(), 1, "s"},
+                           [](StreamOutput& w, const GV& g) { w.writeGenericValue(g); });
+       }},
+      {"readMapOfStringToGenericValue", [](StreamOutput& o) {
+         std::map<std::string, GV> m{{"a", 1}, {"b", GV::ofList({2.5})}};
+         o.writeMap(m, [](StreamOutput& w, const std::string& k) { w.writeString(k); },
+                    [](StreamOutput& w, const GV& g) { w.writeGenericValue(g); });
+       }},
+      {"readMapOfVLongToStrings", [](StreamOutput& o) {
+         std::map<int64_t, std::vector<std::string>> m{{1, {"x"}}, {300, {}}};
+         o.writeMap(m, [](StreamOutput& w, int64_t k) { w.writeVLong(k); },
+                    [](StreamOutput& w, const std::vector<std::string>& v) {
+                      w.writeStringArray(std::span<const std::string>(v));
+                    });
+       }},
+      {"readEnum", [](StreamOutput& o) { o.writeVInt(2); }},
+      {"readOptionalEnum", [](StreamOutput& o) { o.writeBoolean(true); o.writeVInt(1); }},
+      {"readEnumSet", [](StreamOutput& o) { o.writeVInt(2); o.writeVInt(0); o.writeVInt(2); }},
+      {"readOptionalWriteable", [](StreamOutput& o) { o.writeBoolean(true); o.writeVInt(7); o.writeString("tag"); }},
+      {"readNamedWriteable", [](StreamOutput& o) { writeCircle(o, 1.5); }},
+      {"readNamedWriteable", [](StreamOutput& o) {
+         o.writeString("group");
+         o.writeString("g");
+         o.writeVInt(2);
+         writeCircle(o, 2.0);
+         o.writeString("group");
+         o.writeString("inner");
+         o.writeVInt(1);
+         writeCircle(o, 3.0);
+       }},
+      {"readOptionalNamedWriteable", [](StreamOutput& o) { o.writeBoolean(true); writeCircle(o, 4.0); }},
+      {"readNamedWriteableCollection", [](StreamOutput& o) {
+         o.writeVInt(2);
+         writeCircle(o, 5.0);
+         writeCircle(o, 6.0);
+       }},
+  };
+  std::vector<Seed> seeds;
+  for (uint8_t vb : {uint8_t{0}, uint8_t{1}}) {
+    TransportVersion version = vb ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0;
+    Bytes all{vb};
+    for (size_t i = 0; i < cases.size(); ++i) {
+      Bytes prog{opIndex(structuredOps(), cases[i].op)};
+      Bytes v = encode(cases[i].write, version);
+      prog.insert(prog.end(), v.begin(), v.end());
+      all.insert(all.end(), prog.begin(), prog.end());
+      prog.insert(prog.begin(), vb);
+      seeds.push_back({std::string(cases[i].op) + "-" + std::to_string(i) + (vb ? "-v7_10" : "-v8_7"),
+                       std::move(prog)});
+    }
+    seeds.push_back({std::string("all-ops") + (vb ? "-v7_10" : "-v8_7"), std::move(all)});
+  }
+  for (const Seed& s : seeds) {
+    ByteArrayStreamInput in(std::span<const uint8_t>(s.bytes).subspan(1));
+    in.setTransportVersion(s.bytes[0] ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0);
+    ProgramResult r = runProgram(structuredOps(), in, std::span<const uint8_t>(s.bytes).subspan(1));
+    if (!r.error.empty()) {
+      std::fprintf(stderr, "make_seeds: seed %s fails: %s\n", s.name.c_str(), r.error.c_str());
+      std::exit(1);
+    }
+  }
+  return seeds;
+}
+
+// Version byte (% 3: 7.10.0, 8.0.0, 8.7.0), then an InternalAggregations:
+// one of every type (random but seeded, with sub-aggregations), and a mix.
+std::vector<Seed> aggregationSeeds() {
+  using namespace wirestream::aggregations;
+  using aggregations::testing::RandomAggs;
+  std::vector<Seed> seeds;
+  const TransportVersion kVersions[] = {TransportVersion::V_7_10_0, TransportVersion::V_8_0_0,
+                                        TransportVersion::V_8_7_0};
+  const char* kNames[] = {"v7_10", "v8_0", "v8_7"};
+  for (uint8_t vb = 0; vb < 3; ++vb) {
+    uint64_t seed = 8 + vb;
+    for (const std::string& type : aggregations::testing::kAllTypes) {
+      RandomAggs random(seed++, kVersions[vb]);
+      InternalAggregations aggs;
+      aggs.add(random.agg(type, type == "cardinality" ? 0 : 2));
+      Bytes b{vb};
+      Bytes e = aggregations::testing::writeAggs(aggs, kVersions[vb]);
+      b.insert(b.end(), e.begin(), e.end());
+      if (b.size() > 4096) continue;  // keep the corpus small and fast
+      seeds.push_back({type + "-" + kNames[vb], std::move(b)});
+    }
+    RandomAggs random(seed, kVersions[vb]);
+    Bytes b{vb};
+    Bytes e = aggregations::testing::writeAggs(random.aggs(1), kVersions[vb]);
+    b.insert(b.end(), e.begin(), e.end());
+    seeds.push_back({std::string("mixed-") + kNames[vb], std::move(b)});
+  }
+  return seeds;
+}
+
+// Slicing byte, then a connection's byte stream: single frames of every kind
+// (request, response, error, handshake, compressed, ping) and a stream of all.
+std::vector<Seed> transportSeeds() {
+  namespace tr = wirestream::transport;
+  struct Body final : Writeable {
+    std::string text;
+    void writeTo(StreamOutput& out) const override { out.writeString(text); }
+  };
+  Body small;
+  small.text = "hello";
+  Body big;
+  big.text = std::string(300, 'z');
+  const tr::RequestHeaders req_headers = {{"trace", "abc"}};
+  const tr::ResponseHeaders resp_headers = {{"warning", {"w1", "w2"}}};
+  auto frame = [](const std::function<void(BytesStreamOutput&)>& w) {
+    BytesStreamOutput out;
+    w(out);
+    return out.bytes().toVector();
+  };
+  std::vector<std::pair<std::string, Bytes>> frames = {
+      {"request", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {7, TransportVersion::current(), false}, "indices:data/read",
+                               {}, small, false);
+       })},
+      {"request-headers", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {8, TransportVersion::V_7_10_0, false}, "a", req_headers, small, false);
+       })},
+      {"response", frame([&](BytesStreamOutput& o) {
+         tr::writeResponseFrame(o, {9, TransportVersion::current(), false}, resp_headers, small, false);
+       })},
+      {"error", frame([&](BytesStreamOutput& o) {
+         tr::writeErrorFrame(o, {10, TransportVersion::current(), false}, "illegal_argument", "bad");
+       })},
+      {"handshake", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {11, TransportVersion::current(), true}, tr::kHandshakeAction, {},
+                               small, false);
+       })},
+      {"compressed-request", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {12, TransportVersion::current(), false}, "b", {}, big, true);
+       })},
+      {"compressed-response", frame([&](BytesStreamOutput& o) {
+         tr::writeResponseFrame(o, {13, TransportVersion::current(), false}, {}, big, true);
+       })},
+      {"ping", Bytes(std::begin(tr::kPingFrame), std::end(tr::kPingFrame))},
+  };
+  std::vector<Seed> seeds;
+  Bytes all{0x35};
+  for (auto& [name, bytes] : frames) {
+    Bytes b{0x00};
+    b.insert(b.end(), bytes.begin(), bytes.end());
+    all.insert(all.end(), bytes.begin(), bytes.end());
+    seeds.push_back({name, std::move(b)});
+  }
+  seeds.push_back({"stream-of-all", std::move(all)});
+  return seeds;
+}
+
+void writeCorpus(const std::filesystem::path& dir, const std::vector<Seed>& seeds) {
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const Seed& s : seeds) {
+    std::ofstream f(dir / (s.name + ".bin"), std::ios::binary);
+    f.write(reinterpret_cast<const char*>(s.bytes.data()),
+            static_cast<std::streamsize>(s.bytes.size()));
+  }
+  std::printf("%s: %zu seeds\n", dir.c_str(), seeds.size());
+}
+
+}  // namespace
+}  // namespace wirestream::fuzz
+
+int main(int argc, char** argv) {
+  using namespace wirestream::fuzz;
+  std::filesystem::path root;
+  if (argc > 1) {
+    root = argv[1];
+  } else if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
+    root = std::filesystem::path(ws) / "fuzz" / "corpus";
+  } else {
+    std::fprintf(stderr, "usage: make_seeds DIR (or bazel run //fuzz:make_seeds)\n");
+    return 2;
+  }
+  writeCorpus(root / "stream_input", coreSeeds());
+  writeCorpus(root / "paged_input", pagedSeeds());
+  writeCorpus(root / "structured", structuredSeeds());
+  writeCorpus(root / "generic_value", genericValueSeeds());
+  writeCorpus(root / "aggregations", aggregationSeeds());
+  writeCorpus(root / "transport", transportSeeds());
+  return 0;
+}

@@ -1,0 +1,154 @@
+// Fuzz target: the transport frame decoder (FrameDecoder, wire format §9) and
+// InboundMessage::parse (variable header, LZ4 bodies). Input: one slicing byte,
+// then the byte stream a connection receives.
+//
+// Differential checks:
+//   - slicing: the stream fed whole and fed in slices of 1..1024 bytes (as
+//     the slicing byte picks) gives the same frames and the same error (type,
+//     message, stream offset) — FrameDecoder's documented determinism;
+//   - round trip: every frame that parses is written again with
+//     writeRequestFrame / writeResponseFrame (same ids, headers, action, body,
+//     compression) and decoded again to the same fields and body bytes (a
+//     request writer carries request headers only, a response writer
+//     response headers only, so only those are compared). The
+//     frame bytes are canonical, and compared exactly, when the body is not
+//     compressed (LZ4 output is not unique), the status is one the writers
+//     produce, and each header map has at most one entry (ES writes maps in
+//     hash order; we write them sorted).
+#include <cstdint>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "fuzz/fuzz_check.h"
+#include "fuzz/program.h"
+#include "stream/bytes_stream_output.h"
+#include "transport/frame.h"
+#include "transport/frame_decoder.h"
+#include "transport/inbound_message.h"
+
+namespace {
+
+using namespace wirestream;
+using namespace wirestream::transport;
+
+constexpr size_t kMaxFrame = 1 << 20;
+constexpr size_t kMaxBody = 1 << 20;
+
+struct Decoded {
+  std::vector<std::vector<uint8_t>> frames;  // header bytes + content
+  std::string error;
+  uint64_t error_offset = 0;
+};
+
+Decoded decodeStream(std::span<const uint8_t> bytes, uint8_t slicing) {
+  static constexpr size_t kSlices[] = {1, 2, 3, 5, 7, 13, 32, 1024};
+  Decoded d;
+  FrameDecoder decoder(kMaxFrame);
+  auto on_frame = [&](DecodedFrame&& f) {
+    std::vector<uint8_t> b(kHeaderSize);
+    encodeHeader(f.header, b.data());
+    if (f.header.isPing()) b.resize(kMarkerAndLengthSize);
+    std::vector<uint8_t> c = f.content.toVector();
+    b.insert(b.end(), c.begin(), c.end());
+    d.frames.push_back(std::move(b));
+  };
+  uint32_t state = slicing;
+  try {
+    for (size_t off = 0; off < bytes.size();) {
+      size_t n = bytes.size() - off;
+      if (slicing != 0) {
+        state = state * 1103515245u + 12345u;
+        n = std::min(n, kSlices[(state >> 16) % 8]);
+      }
+      decoder.feed(bytes.subspan(off, n), on_frame);
+      off += n;
+    }
+  } catch (const StreamError& e) {
+    d.error = std::string(typeid(e).name()) + ": " + e.what();
+    d.error_offset = decoder.position();
+  }
+  return d;
+}
+
+// A body that writes given bytes.
+struct RawBody final : Writeable {
+  std::vector<uint8_t> bytes;
+  void writeTo(StreamOutput& out) const override { out.writeBytes(bytes); }
+};
+
+// Parses one whole frame (from decodeStream) again.
+InboundMessage parseFrame(const std::vector<uint8_t>& frame) {
+  std::vector<InboundMessage> got;
+  FrameDecoder decoder(kMaxFrame);
+  decoder.feed(frame, [&](DecodedFrame&& f) { got.push_back(InboundMessage::parse(std::move(f), kMaxBody)); });
+  FUZZ_CHECK(got.size() == 1, "%zu frames from one", got.size());
+  return std::move(got[0]);
+}
+
+void checkRoundTrip(const std::vector<uint8_t>& frame) {
+  if (frame.size() == kMarkerAndLengthSize) return;  // a ping
+  InboundMessage m;
+  try {
+    m = parseFrame(frame);
+  } catch (const StreamError&) {
+    return;
+  }
+  RawBody body;
+  body.bytes = m.body().toVector();
+  const FrameHeader& h = m.header;
+  FrameIds ids{h.request_id, h.version(), h.isHandshake()};
+  BytesStreamOutput out;
+  uint8_t writer_status;
+  if (h.isRequest()) {
+    writeRequestFrame(out, ids, m.action, m.request_headers, body, h.isCompressed());
+    writer_status = 0;
+  } else {
+    writeResponseFrame(out, ids, m.response_headers, body, h.isCompressed());
+    writer_status = status::kResponse;
+  }
+  if (h.isCompressed()) writer_status |= status::kCompressed;
+  if (h.isHandshake()) writer_status |= status::kHandshake;
+  std::vector<uint8_t> again = out.bytes().toVector();
+
+  InboundMessage m2 = parseFrame(again);
+  FUZZ_CHECK(m2.header.request_id == h.request_id && m2.header.version_id == h.version_id,
+             "ids differ after a round trip");
+  FUZZ_CHECK(m2.action == m.action, "action differs: %s vs %s", m2.action.c_str(), m.action.c_str());
+  // Both maps travel in every frame, but a request writer takes only request
+  // headers and a response writer only response headers: compare those, and
+  // the bytes only when the other map was empty.
+  bool other_empty = h.isRequest() ? m.response_headers.empty() : m.request_headers.empty();
+  if (h.isRequest()) {
+    FUZZ_CHECK(m2.request_headers == m.request_headers, "request headers differ after a round trip");
+  } else {
+    FUZZ_CHECK(m2.response_headers == m.response_headers, "response headers differ after a round trip");
+  }
+  FUZZ_CHECK(m2.body() == m.body(), "body differs after a round trip");
+  if (!h.isCompressed() && h.status == writer_status && other_empty &&
+      m.request_headers.size() <= 1 && m.response_headers.size() <= 1) {
+    FUZZ_CHECK(again.size() <= frame.size(), "re-encoded frame longer: %s -> %s",
+               fuzz::hexPrefix(frame).c_str(), fuzz::hexPrefix(again).c_str());
+    if (again.size() == frame.size()) {
+      FUZZ_CHECK(again == frame, "re-encoded frame differs: %s -> %s",
+                 fuzz::hexPrefix(frame).c_str(), fuzz::hexPrefix(again).c_str());
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  std::span<const uint8_t> stream(data + 1, size - 1);
+  Decoded whole = decodeStream(stream, 0);
+  Decoded sliced = decodeStream(stream, data[0] | 1);
+  FUZZ_CHECK(whole.frames == sliced.frames, "slicing changed the frames (%zu vs %zu)",
+             whole.frames.size(), sliced.frames.size());
+  FUZZ_CHECK(whole.error == sliced.error && whole.error_offset == sliced.error_offset,
+             "slicing changed the error: [%s] at %llu vs [%s] at %llu", whole.error.c_str(),
+             static_cast<unsigned long long>(whole.error_offset), sliced.error.c_str(),
+             static_cast<unsigned long long>(sliced.error_offset));
+  for (const auto& f : whole.frames) checkRoundTrip(f);
+  return 0;
+}
