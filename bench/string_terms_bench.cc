@@ -19,6 +19,8 @@
 //                                           serialized tree has: the bound
 //   BM_Walk_StringTermsTree/N               reads what writeTo reads, writes
 //                                           nothing: the other bound
+//   BM_StringTermsReduce_Wirestream/N       final reduce of two shards' copies
+//                                           of the tree (the coordinator's work)
 //
 // Deserializers build a fresh tree every iteration and destroy it inside the
 // timed loop, as a node receiving a response does; both read from one flat
@@ -307,6 +309,19 @@ void BM_Walk_StringTermsTree(benchmark::State& state) {
 
 // Iterations take milliseconds: report them in ms. (MinTime or UseRealTime
 // here would append "/min_time:..." or "/real_time" to the pinned names.)
+void BM_StringTermsReduce_Wirestream(benchmark::State& state) {
+  const Trees* t = checkedTrees(state);
+  if (!t) return;
+  const agg::InternalAggregations* shards[] = {&t->ours, &t->ours};
+  for (auto _ : state) {
+    agg::InternalAggregations reduced =
+        agg::InternalAggregations::reduce(shards, agg::ReduceContext::finalReduce());
+    benchmark::DoNotOptimize(reduced);
+  }
+  const int64_t n = state.range(0);
+  state.SetItemsProcessed(state.iterations() * 2 * n * n);
+}
+
 #define STRING_TERMS_BENCHMARK(fn) BENCHMARK(fn)->Arg(1000)->Unit(benchmark::kMillisecond)
 
 STRING_TERMS_BENCHMARK(BM_StringTermsSerialize_Wirestream);
@@ -315,6 +330,7 @@ STRING_TERMS_BENCHMARK(BM_StringTermsDeserialize_Wirestream);
 STRING_TERMS_BENCHMARK(BM_StringTermsDeserialize_Protobuf);
 STRING_TERMS_BENCHMARK(BM_Memcpy_StringTermsBytes);
 STRING_TERMS_BENCHMARK(BM_Walk_StringTermsTree);
+STRING_TERMS_BENCHMARK(BM_StringTermsReduce_Wirestream);
 
 }  // namespace
 }  // namespace wirestream::bench
