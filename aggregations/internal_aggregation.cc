@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 #include <typeinfo>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "aggregations/json_util.h"
 #include "aggregations/registry.h"
@@ -123,33 +125,44 @@ InternalAggregations InternalAggregations::readFrom(StreamInput& in,
   int32_t n = in.readArraySize(3);
   std::vector<Ptr> aggs;
   aggs.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Ptr)));
+  // A response keys its aggregations by name, so a name may appear once per
+  // list; a repeat would make reduce merge unrelated results.
+  std::unordered_set<std::string_view> names;
   for (int32_t i = 0; i < n; ++i) {
-    aggs.push_back(in.readNamedWriteable<InternalAggregation>(registry));
+    Ptr agg = in.readNamedWriteable<InternalAggregation>(registry);
+    if (!names.insert(agg->getName()).second) {
+      internal::throwCorrupt("duplicate aggregation name [" + agg->getName() + "] in a list of " +
+                             std::to_string(n));
+    }
+    aggs.push_back(std::move(agg));
   }
   return InternalAggregations(std::move(aggs));
 }
 
 InternalAggregations InternalAggregations::reduce(
     std::span<const InternalAggregations* const> lists, const ReduceContext& context) {
-  // Groups in first-seen order; a handful of aggregations per list, so a
-  // linear search beats a map.
+  // Groups in first-seen order, found by name through a hash map: a list from
+  // the wire may hold many aggregations, and a linear search would make the
+  // reduce quadratic in them.
   std::vector<std::vector<const InternalAggregation*>> groups;
+  std::unordered_map<std::string_view, size_t> group_of;
   for (const InternalAggregations* list : lists) {
     for (const Ptr& a : list->aggs_) {
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
-        return g.front()->getName() == a->getName();
-      });
-      if (it == groups.end()) {
+      auto [slot, inserted] = group_of.try_emplace(a->getName(), groups.size());
+      if (inserted) {
         groups.push_back({a.get()});
         continue;
       }
-      if (typeid(*it->front()) != typeid(*a)) {
+      std::vector<const InternalAggregation*>& group = groups[slot->second];
+      const InternalAggregation& first = *group.front();
+      const InternalAggregation& next = *a;
+      if (typeid(first) != typeid(next)) {
         throw std::invalid_argument("aggregation [" + a->getName() + "] is [" +
-                                    std::string(it->front()->getWriteableName()) +
+                                    std::string(first.getWriteableName()) +
                                     "] in one result and [" +
-                                    std::string(a->getWriteableName()) + "] in another");
+                                    std::string(next.getWriteableName()) + "] in another");
       }
-      it->push_back(a.get());
+      group.push_back(a.get());
     }
   }
   std::vector<Ptr> out;

@@ -128,15 +128,22 @@ class RandomAggs {
     InternalAggregations aggs;
     if (depth > 3 || sibling_buckets > 50) return aggs;
     int64_t n = uniform(0, 2);
-    for (int64_t i = 0; i < n; ++i) aggs.add(agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth));
+    for (int64_t i = 0; i < n; ++i) addUnique(aggs, agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth), i);
     return aggs;
   }
 
   InternalAggregations aggs(int depth = 0) {
     InternalAggregations out;
     int64_t n = uniform(0, 3);
-    for (int64_t i = 0; i < n; ++i) out.add(agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth));
+    for (int64_t i = 0; i < n; ++i) addUnique(out, agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth), i);
     return out;
+  }
+
+  // Names are unique within a list (readFrom refuses repeats): the i-th gets "#i".
+  static void addUnique(InternalAggregations& list, std::unique_ptr<InternalAggregation> a,
+                        int64_t i) {
+    a->setName(a->getName() + "#" + std::to_string(i));
+    list.add(std::move(a));
   }
 
   template <class Key>

@@ -40,7 +40,7 @@ TEST(AggregationRoundTrip, EveryTypeBothVersions) {
     for (int iter = 0; iter < 300; ++iter) {
       const std::string& type = testing::kAllTypes[iter % testing::kAllTypes.size()];
       InternalAggregations aggs = testing::single(gen.agg(type, 0));
-      if (gen.coin(0.3)) aggs.add(gen.agg(testing::kAllTypes[gen.uniform(0, 10)], 0));
+      if (gen.coin(0.3)) RandomAggs::addUnique(aggs, gen.agg(testing::kAllTypes[gen.uniform(0, 10)], 0), 1);
       for (const auto& a : aggs.list()) ++seen[std::string(a->getWriteableName())];
       deepest = std::max(deepest, maxDepth(aggs));
       if (auto* t = dynamic_cast<const StringTerms*>(&aggs[0])) {

@@ -319,6 +319,22 @@ TEST(AggregationCorrupt, UnknownTypeName) {
                                       "Unknown NamedWriteable [InternalAggregation][xterms]");
 }
 
+// Found by fuzzing (fuzz/regressions/aggregations/duplicate-name-of-another-type): a
+// list holding "a" as a max and again as a min made reduce throw std::invalid_argument
+// from decoded input. Names are unique within a list, whatever the types.
+TEST(AggregationCorrupt, DuplicateNameInOneList) {
+  const std::string max_a = "03 6d 61 78 01 61 ff 03 72 61 77 3f f0 00 00 00 00 00 00 ";
+  const std::string min_a = "03 6d 69 6e 01 61 ff 03 72 61 77 3f f0 00 00 00 00 00 00 ";
+  expectReadError<CorruptStreamError>(hex("02 " + max_a + min_a),
+                                      "duplicate aggregation name [a] in a list of 2");
+  expectReadError<CorruptStreamError>(hex("02 " + max_a + max_a),
+                                      "duplicate aggregation name [a]");
+  std::vector<uint8_t> distinct = hex("02 " + max_a + min_a);
+  distinct[1 + 19 + 5] = 0x62;  // the min is named "b"
+  ByteArrayStreamInput in(distinct);
+  EXPECT_EQ(InternalAggregations::readFrom(in, defaultRegistry()).size(), 2u);
+}
+
 TEST(AggregationCorrupt, UnknownFormat) {
   // A max whose format is "rax".
   expectReadError<CorruptStreamError>(hex("01 03 6d 61 78 01 61 ff 03 72 61 78 00 00 00 00 00 00 00 00"),
