@@ -2,9 +2,10 @@
 //   BM_WriteVIntArray_<Level>_Mixed/N   StreamOutput::writeVIntArray
 //   BM_ReadVIntArray_<Level>_Mixed/N    StreamInput::readVIntArray
 //   BM_WriteVLongArray_<Level>_Mixed/N  StreamOutput::writeVLongArray
-//   BM_ByteStreamSplit{Encode,Decode}_<Level>_Double/N   the raw kernels
+//   BM_ByteStreamSplit{Encode,Decode}_<Level>_{Double,Float}/N  the raw kernels
 //   BM_{Write,Read}String_<Level>_{Ascii,Accents}/N     the ASCII scan in use
-// with Level = Scalar, Sse4, Avx2 (levels the CPU lacks are not registered),
+// with Level = Scalar, Sse4, Avx2, Avx512 (levels the CPU lacks are not
+// registered, so Avx512 rows appear only on a CPU with AVX-512),
 // beside the per-value loop (the baseline: writeVInt / readVInt one by one)
 // and memcpy of the same bytes (the bound), at 1 K, 64 K and 1 M elements.
 // "Mixed": VInt widths uniform over 1..5 bytes, VLong widths over 1..9 bytes,
@@ -160,34 +161,54 @@ void writeVLongArray(benchmark::State& state,
   simd::setLevel(std::nullopt);
 }
 
-void splitEncodeDouble(benchmark::State& state, simd::Level level) {
+// The raw ByteStreamSplit kernels over doubles, or floats (the same values
+// narrowed).
+template <typename T>
+void splitEncode(benchmark::State& state, simd::Level level) {
   size_t n = static_cast<size_t>(state.range(0));
-  auto values = doubles(n);
-  std::vector<uint8_t> out(8 * n);
+  auto d = doubles(n);
+  std::vector<T> values(d.begin(), d.end());
+  std::vector<uint8_t> out(sizeof(T) * n);
   const simd::Kernels& k = simd::kernelsFor(level);
   for (auto _ : state) {
-    k.splitEncodeDoubles(values.data(), n, out.data());
+    if constexpr (sizeof(T) == 8) {
+      k.splitEncodeDoubles(values.data(), n, out.data());
+    } else {
+      k.splitEncodeFloats(values.data(), n, out.data());
+    }
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 8 * n));
+  state.SetBytesProcessed(
+      static_cast<int64_t>(state.iterations() * sizeof(T) * n));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
 }
 
-void splitDecodeDouble(benchmark::State& state, simd::Level level) {
+template <typename T>
+void splitDecode(benchmark::State& state, simd::Level level) {
   size_t n = static_cast<size_t>(state.range(0));
-  auto values = doubles(n);
-  std::vector<uint8_t> split(8 * n);
-  simd::kernelsFor(simd::Level::kScalar)
-      .splitEncodeDoubles(values.data(), n, split.data());
-  std::vector<double> out(n);
+  auto d = doubles(n);
+  std::vector<T> values(d.begin(), d.end());
+  std::vector<uint8_t> split(sizeof(T) * n);
+  const simd::Kernels& scalar = simd::kernelsFor(simd::Level::kScalar);
+  if constexpr (sizeof(T) == 8) {
+    scalar.splitEncodeDoubles(values.data(), n, split.data());
+  } else {
+    scalar.splitEncodeFloats(values.data(), n, split.data());
+  }
+  std::vector<T> out(n);
   const simd::Kernels& k = simd::kernelsFor(level);
   for (auto _ : state) {
-    k.splitDecodeDoubles(split.data(), n, out.data());
+    if constexpr (sizeof(T) == 8) {
+      k.splitDecodeDoubles(split.data(), n, out.data());
+    } else {
+      k.splitDecodeFloats(split.data(), n, out.data());
+    }
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 8 * n));
+  state.SetBytesProcessed(
+      static_cast<int64_t>(state.iterations() * sizeof(T) * n));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
 }
 
@@ -278,10 +299,16 @@ int registerAll() {
                   [level](benchmark::State& s) { writeVLongArray(s, level); });
     registerSizes(
         "BM_ByteStreamSplitEncode_" + l + "_Double",
-        [level](benchmark::State& s) { splitEncodeDouble(s, level); });
+        [level](benchmark::State& s) { splitEncode<double>(s, level); });
     registerSizes(
         "BM_ByteStreamSplitDecode_" + l + "_Double",
-        [level](benchmark::State& s) { splitDecodeDouble(s, level); });
+        [level](benchmark::State& s) { splitDecode<double>(s, level); });
+    registerSizes(
+        "BM_ByteStreamSplitEncode_" + l + "_Float",
+        [level](benchmark::State& s) { splitEncode<float>(s, level); });
+    registerSizes(
+        "BM_ByteStreamSplitDecode_" + l + "_Float",
+        [level](benchmark::State& s) { splitDecode<float>(s, level); });
   }
   for (simd::Level level : simd::supportedLevels()) {
     std::string l = capitalized(level);

@@ -62,6 +62,10 @@ WIRESTREAM_SIMD_INLINE __m256i load2x128(const void* lo, const void* hi) {
       _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1);
 }
 
+}  // namespace
+
+// The varint kernels and the counts have external linkage: the avx512 table
+// reuses them (internal.h).
 uint8_t* encodeVIntsAvx2(const int32_t* in, size_t n, uint8_t* dst) {
   alignas(32) uint64_t bytes[4];
   alignas(32) uint64_t lens[4];
@@ -215,6 +219,8 @@ size_t utf16LengthAvx2(const uint8_t* p, size_t n) {
   }
   return units + utf16LengthTail(p, n, i);
 }
+
+namespace {
 
 // ---- ByteStreamSplit: 32 values a step, lane 0 = values 0..15, lane 1
 // = 16..31 ----

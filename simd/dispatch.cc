@@ -1,5 +1,7 @@
 // CPU detection and the choice of kernel table: detected once, overridable by
 // WIRESTREAM_SIMD (read on first use) and by setLevel().
+#include <cpuid.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -14,13 +16,30 @@ namespace wirestream::simd {
 
 namespace {
 
+// Whether the OS saves the opmask and all 32 ZMM registers on a context switch
+// (XCR0 bits 1, 2, 5, 6, 7); without it AVX-512 instructions fault even where
+// CPUID lists them. XGETBV exists only where CPUID.1:ECX.OSXSAVE is set.
+bool osSavesZmmState() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE))
+    return false;
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  return (xcr0_lo & 0xE6) == 0xE6;
+}
+
 Level detect() {
   __builtin_cpu_init();
   // gcc's AVX2 bit includes the OS check (XGETBV: YMM state enabled).
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-      __builtin_cpu_supports("popcnt")) {
-    return Level::kAvx2;
+  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+              __builtin_cpu_supports("popcnt");
+  if (avx2 && __builtin_cpu_supports("avx512f") &&
+      __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512vbmi") && osSavesZmmState()) {
+    return Level::kAvx512;
   }
+  if (avx2) return Level::kAvx2;
   if (__builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3") &&
       __builtin_cpu_supports("popcnt")) {
     return Level::kSse4;
@@ -30,6 +49,8 @@ Level detect() {
 
 const Kernels& table(Level level) {
   switch (level) {
+    case Level::kAvx512:
+      return internal::kAvx512Kernels;
     case Level::kAvx2:
       return internal::kAvx2Kernels;
     case Level::kSse4:
@@ -40,7 +61,7 @@ const Kernels& table(Level level) {
 }
 
 std::atomic<const Kernels*> g_active{nullptr};
-std::atomic<int> g_cap{static_cast<int>(Level::kAvx2)};
+std::atomic<int> g_cap{static_cast<int>(Level::kAvx512)};
 std::atomic<bool> g_warned{false};
 
 void warnOnce(const std::string& message) {
@@ -66,7 +87,7 @@ const Kernels& initFromEnvironment() {
     want = parseLevel(name);
     if (!want && name != "auto" && !name.empty()) {
       warnOnce("unknown WIRESTREAM_SIMD=" + std::string(name) +
-               " (expected scalar, sse4, avx2 or auto); using auto");
+               " (expected scalar, sse4, avx2, avx512 or auto); using auto");
     }
   }
   const Kernels* chosen = &table(resolve(want));
@@ -86,6 +107,8 @@ const char* levelName(Level level) {
       return "sse4";
     case Level::kAvx2:
       return "avx2";
+    case Level::kAvx512:
+      return "avx512";
   }
   return "unknown";
 }
@@ -103,7 +126,7 @@ Level detectedLevel() {
 }
 
 void capDetectedLevelForTesting(std::optional<Level> cap) {
-  g_cap.store(static_cast<int>(cap.value_or(Level::kAvx2)));
+  g_cap.store(static_cast<int>(cap.value_or(Level::kAvx512)));
 }
 
 bool cpuSupports(Level level) {

@@ -1,11 +1,12 @@
 // Internal to //simd: the per-level kernel tables, the shuffle tables, and the
 // per-value LEB128 helpers every level falls back to.
 //
-// The sse4 and avx2 kernels live in their own translation units compiled with
-// -mssse3/-msse4.1 and -mavx2. Anything they share with other units must not be
-// an inline function with external linkage (the linker could keep the copy
-// compiled for AVX2 and run it on a CPU without it), so the helpers below are
-// `static inline` and the ISA units include no templates from std.
+// The sse4, avx2 and avx512 kernels live in their own translation units
+// compiled with -mssse3/-msse4.1, -mavx2 and -mavx512*. Anything they share
+// with other units must not be an inline function with external linkage (the
+// linker could keep the copy compiled for AVX2 and run it on a CPU without it),
+// so the helpers below are `static inline` and the ISA units include no
+// templates from std.
 //
 // The per-value helpers restate stream/varint.h without throwing, because
 // //simd sits below //stream; tests/simd checks them against stream/varint.h.
@@ -26,6 +27,18 @@ namespace wirestream::simd::internal {
 extern const Kernels kScalarKernels;
 extern const Kernels kSse4Kernels;
 extern const Kernels kAvx2Kernels;
+extern const Kernels kAvx512Kernels;
+
+// avx2's kernels that the avx512 table reuses (see avx512.cc on why): plain
+// functions defined in avx2.cc, called only on CPUs with AVX-512 (and so AVX2).
+uint8_t* encodeVIntsAvx2(const int32_t* in, size_t n, uint8_t* dst);
+uint8_t* encodeVLongsAvx2(const int64_t* in, size_t n, uint8_t* dst);
+DecodeBatch decodeVIntsAvx2(const uint8_t* p, const uint8_t* limit,
+                            int32_t* out, size_t n);
+DecodeBatch decodeVLongsAvx2(const uint8_t* p, const uint8_t* limit,
+                             int64_t* out, size_t n);
+size_t asciiPrefixLengthAvx2(const uint8_t* p, size_t n);
+size_t utf16LengthAvx2(const uint8_t* p, size_t n);
 
 // VInt decode shuffles for four values in a 16-byte window, indexed by
 // (L0-1) + 5 (L1-1) + 25 (L2-1) + 125 (L3-1), each length 1..5. `lo` gathers

@@ -410,7 +410,8 @@ TEST_P(KernelsTest, ByteStreamSplitFloats) {
 // canonicalises; so check decode against the reference byte loop instead.
 TEST_P(KernelsTest, ByteStreamSplitDecodeKeepsEveryBit) {
   std::mt19937_64 rng(testing::testSeed(6009));
-  for (size_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 100u, 257u}) {
+  for (size_t n :
+       {1u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 64u, 65u, 100u, 129u, 257u}) {
     std::vector<uint8_t> bytes(8 * n);
     for (auto& b : bytes) b = static_cast<uint8_t>(rng());
     std::vector<double> got(n);
