@@ -63,6 +63,7 @@ if ((${#stale[@]})); then
     case "$src" in
       simd/sse4.cc) set -- "$@" -mssse3 -msse4.1 -mpopcnt ;;
       simd/avx2.cc) set -- "$@" -mavx2 -mbmi -mpopcnt ;;
+      simd/avx512.cc) set -- "$@" -mavx512f -mavx512bw -mavx512vl -mavx512vbmi ;;
     esac
     exec "$@" -c "$src" -o "$o"' \
     {} "$out" {} "$cxx" "${flags[@]}" -fsanitize=fuzzer-no-link
