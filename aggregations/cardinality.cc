@@ -8,6 +8,7 @@
 
 #include "aggregations/json_util.h"
 #include "aggregations/registry.h"
+#include "stream/errors.h"
 
 namespace wirestream::aggregations {
 
@@ -42,6 +43,13 @@ std::unique_ptr<InternalAggregation> Cardinality::reduce(
     if (!merged) {
       merged = *c->sketch_;
     } else {
+      // merge() calls differing precisions a caller error; from shards they
+      // are bad input (see InternalAggregations::reduce).
+      if (merged->precision() != c->sketch_->precision()) {
+        internal::throwCorrupt("cardinality [" + getName() + "] has precision [" +
+                               std::to_string(merged->precision()) + "] in one result and [" +
+                               std::to_string(c->sketch_->precision()) + "] in another");
+      }
       merged->merge(*c->sketch_);
     }
   }

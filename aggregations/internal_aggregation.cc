@@ -156,11 +156,12 @@ InternalAggregations InternalAggregations::reduce(
       std::vector<const InternalAggregation*>& group = groups[slot->second];
       const InternalAggregation& first = *group.front();
       const InternalAggregation& next = *a;
+      // Shard results come off the wire: two that cannot be reduced together
+      // are bad input from some shard, so a StreamError like every other.
       if (typeid(first) != typeid(next)) {
-        throw std::invalid_argument("aggregation [" + a->getName() + "] is [" +
-                                    std::string(first.getWriteableName()) +
-                                    "] in one result and [" +
-                                    std::string(next.getWriteableName()) + "] in another");
+        internal::throwCorrupt("aggregation [" + a->getName() + "] is [" +
+                               std::string(first.getWriteableName()) + "] in one result and [" +
+                               std::string(next.getWriteableName()) + "] in another");
       }
       group.push_back(a.get());
     }
