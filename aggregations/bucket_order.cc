@@ -31,10 +31,14 @@ BucketOrder BucketOrder::compound(std::vector<BucketOrder> orders) {
 bool BucketOrder::ascending() const {
   switch (kind_) {
     case Kind::kCountAsc:
-    case Kind::kKeyAsc: return true;
-    case Kind::kAggregation: return ascending_;
-    case Kind::kCompound: return orders_.front().ascending();
-    default: return false;
+    case Kind::kKeyAsc:
+      return true;
+    case Kind::kAggregation:
+      return ascending_;
+    case Kind::kCompound:
+      return orders_.front().ascending();
+    default:
+      return false;
   }
 }
 
@@ -64,10 +68,14 @@ BucketOrder BucketOrder::readFrom(StreamInput& in) { return readOne(in, true); }
 BucketOrder BucketOrder::readOne(StreamInput& in, bool allow_compound) {
   auto id = static_cast<int8_t>(in.readByte());
   switch (id) {
-    case 1: return count(false);
-    case 2: return count(true);
-    case 3: return key(false);
-    case 4: return key(true);
+    case 1:
+      return count(false);
+    case 2:
+      return count(true);
+    case 3:
+      return key(false);
+    case 4:
+      return key(true);
     case 0: {
       bool asc = in.readBoolean();
       return aggregation(in.readString(), asc);
@@ -88,11 +96,16 @@ BucketOrder BucketOrder::readOne(StreamInput& in, bool allow_compound) {
 
 nlohmann::ordered_json BucketOrder::toJson() const {
   switch (kind_) {
-    case Kind::kCountDesc: return {{"_count", "desc"}};
-    case Kind::kCountAsc: return {{"_count", "asc"}};
-    case Kind::kKeyDesc: return {{"_key", "desc"}};
-    case Kind::kKeyAsc: return {{"_key", "asc"}};
-    case Kind::kAggregation: return {{path_, ascending_ ? "asc" : "desc"}};
+    case Kind::kCountDesc:
+      return {{"_count", "desc"}};
+    case Kind::kCountAsc:
+      return {{"_count", "asc"}};
+    case Kind::kKeyDesc:
+      return {{"_key", "desc"}};
+    case Kind::kKeyAsc:
+      return {{"_key", "asc"}};
+    case Kind::kAggregation:
+      return {{path_, ascending_ ? "asc" : "desc"}};
     case Kind::kCompound: {
       nlohmann::ordered_json a = nlohmann::ordered_json::array();
       for (const BucketOrder& o : orders_) a.push_back(o.toJson());

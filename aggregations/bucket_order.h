@@ -16,11 +16,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
@@ -88,10 +87,14 @@ class BucketOrder {
   template <class Bucket>
   int compareNoTieBreak(const Bucket& a, const Bucket& b) const {
     switch (kind_) {
-      case Kind::kCountDesc: return cmp(b.docCount(), a.docCount());
-      case Kind::kCountAsc: return cmp(a.docCount(), b.docCount());
-      case Kind::kKeyDesc: return b.compareKey(a);
-      case Kind::kKeyAsc: return a.compareKey(b);
+      case Kind::kCountDesc:
+        return cmp(b.docCount(), a.docCount());
+      case Kind::kCountAsc:
+        return cmp(a.docCount(), b.docCount());
+      case Kind::kKeyDesc:
+        return b.compareKey(a);
+      case Kind::kKeyAsc:
+        return a.compareKey(b);
       case Kind::kAggregation: {
         double x = a.sortValue(path_), y = b.sortValue(path_);
         if (std::isnan(x) || std::isnan(y)) {

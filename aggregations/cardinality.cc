@@ -24,7 +24,6 @@ Cardinality::Cardinality(const json& j) : MetricAggregation(j) {
   if (!s.is_null()) sketch_ = HyperLogLogPlusPlus::fromJson(s);
 }
 
-
 void Cardinality::doWriteTo(StreamOutput& out) const {
   writeFormat(out);
   out.writeBoolean(sketch_.has_value());

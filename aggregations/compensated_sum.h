@@ -15,8 +15,7 @@ namespace wirestream::aggregations {
 
 class CompensatedSum {
  public:
-  explicit CompensatedSum(double value = 0, double delta = 0)
-      : value_(value), delta_(delta) {}
+  explicit CompensatedSum(double value = 0, double delta = 0) : value_(value), delta_(delta) {}
 
   double value() const { return value_; }
 

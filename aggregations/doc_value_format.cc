@@ -8,8 +8,7 @@ namespace wirestream::aggregations {
 
 DocValueFormat DocValueFormat::fromName(std::string_view name) {
   if (name != kRawName) {
-    internal::throwCorrupt("Unknown NamedWriteable [DocValueFormat][" +
-                           std::string(name) + "]");
+    internal::throwCorrupt("Unknown NamedWriteable [DocValueFormat][" + std::string(name) + "]");
   }
   return raw();
 }

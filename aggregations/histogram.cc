@@ -32,8 +32,7 @@ using json = nlohmann::ordered_json;
 int Histogram::Bucket::compareKey(const Bucket& o) const { return DoubleKey::compare(key, o.key); }
 
 bool operator==(const Histogram::Bucket& a, const Histogram::Bucket& b) {
-  return sameDouble(a.key, b.key) && a.doc_count == b.doc_count &&
-         a.aggregations == b.aggregations;
+  return sameDouble(a.key, b.key) && a.doc_count == b.doc_count && a.aggregations == b.aggregations;
 }
 
 bool operator==(const Histogram::EmptyBucketInfo& a, const Histogram::EmptyBucketInfo& b) {
@@ -82,8 +81,7 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
   }
 }
 
-Histogram::Histogram(const json& j)
-    : InternalAggregation(j) {
+Histogram::Histogram(const json& j) : InternalAggregation(j) {
   order_ = BucketOrder::fromJson(ju::field(j, "order"));
   min_doc_count_ = ju::getLong(j, "min_doc_count");
   if (min_doc_count_ < 0) internal::throwCorrupt("negative min doc count");
@@ -144,8 +142,8 @@ void Histogram::doWriteTo(StreamOutput& out) const {
 bool Histogram::doEquals(const InternalAggregation& other) const {
   const auto& o = static_cast<const Histogram&>(other);
   return order_ == o.order_ && min_doc_count_ == o.min_doc_count_ &&
-         empty_bucket_info_ == o.empty_bucket_info_ && format_ == o.format_ &&
-         keyed_ == o.keyed_ && buckets_ == o.buckets_;
+         empty_bucket_info_ == o.empty_bucket_info_ && format_ == o.format_ && keyed_ == o.keyed_ &&
+         buckets_ == o.buckets_;
 }
 
 std::unique_ptr<InternalAggregation> Histogram::reduce(
@@ -178,9 +176,8 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
     if (order.kind() == BucketOrder::Kind::kKeyDesc) {
       std::reverse(buckets.begin(), buckets.end());
     } else if (order.kind() != BucketOrder::Kind::kKeyAsc) {
-      std::stable_sort(buckets.begin(), buckets.end(), [&](const Bucket& a, const Bucket& b) {
-        return order.compare(a, b) < 0;
-      });
+      std::stable_sort(buckets.begin(), buckets.end(),
+                       [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; });
     }
   }
   auto out = std::make_unique<Histogram>(first.getName(), first.getMetadata());
@@ -195,11 +192,12 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
 
 // As ES's InternalHistogram.addEmptyBuckets: fill from the min bound to the
 // first key, between keys, and from the last key to the max bound.
-void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets,
-                                const ReduceContext& context) const {
+void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const {
   const EmptyBucketInfo& e = *empty_bucket_info_;
   if (!(e.interval > 0) || !std::isfinite(e.interval)) return;
-  auto round = [&](double k) { return std::floor((k - e.offset) / e.interval) * e.interval + e.offset; };
+  auto round = [&](double k) {
+    return std::floor((k - e.offset) / e.interval) * e.interval + e.offset;
+  };
   auto next = [&](double k) { return round(k + e.interval + e.interval / 2); };
   // Walks the keys of the result in order: emit_empty(key) for each empty
   // bucket to add, emit_existing(i) for buckets[i]. Each loop also stops when
@@ -217,7 +215,8 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets,
       if (e.min_bound && e.max_bound) fill(round(*e.min_bound), *e.max_bound, true);
       return;
     }
-    if (e.min_bound && std::isfinite(*e.min_bound)) fill(round(*e.min_bound), buckets.front().key, false);
+    if (e.min_bound && std::isfinite(*e.min_bound))
+      fill(round(*e.min_bound), buckets.front().key, false);
     for (size_t i = 0; i < buckets.size(); ++i) {
       if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
       emit_existing(i);
@@ -240,8 +239,11 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets,
   InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
   std::vector<Bucket> out;
   out.reserve(buckets.size() + empty_count);
-  walk([&](double key) { out.push_back({key, 0, reduced_empty}); },
-       [&](size_t i) { out.push_back(std::move(buckets[i])); });
+  walk(
+      [&](double key) {
+        out.push_back({key, 0, reduced_empty});
+      },
+      [&](size_t i) { out.push_back(std::move(buckets[i])); });
   buckets = std::move(out);
 }
 

@@ -80,8 +80,8 @@ void HyperLogLogPlusPlus::collect(uint64_t hash) {
   if (dense_) {
     uint32_t index = static_cast<uint32_t>(hash >> (64 - p_));
     // Same as ES: the OR'ed bit caps the run at 65 - p.
-    uint8_t run = static_cast<uint8_t>(
-        std::countl_zero((hash << p_) | (uint64_t{1} << (p_ - 1))) + 1);
+    uint8_t run =
+        static_cast<uint8_t>(std::countl_zero((hash << p_) | (uint64_t{1} << (p_ - 1))) + 1);
     setRegister(index, run);
   } else {
     addEncoded(encodeHash(hash, p_));
@@ -200,8 +200,8 @@ HyperLogLogPlusPlus HyperLogLogPlusPlus::readFrom(StreamInput& in) {
   }
   int64_t n = in.readVLong();
   if (n < 0 || static_cast<uint64_t>(n) > s.sparseThreshold()) {
-    internal::throwCorrupt("HyperLogLog++ sparse size [" + std::to_string(n) +
-                           "] outside [0, " + std::to_string(s.sparseThreshold()) + "]");
+    internal::throwCorrupt("HyperLogLog++ sparse size [" + std::to_string(n) + "] outside [0, " +
+                           std::to_string(s.sparseThreshold()) + "]");
   }
   if (in.available() < static_cast<size_t>(n) * 4) {
     internal::throwEndOfStream(static_cast<uint64_t>(n) * 4, in.available());
@@ -223,8 +223,8 @@ nlohmann::ordered_json HyperLogLogPlusPlus::toJson() const {
   j["precision"] = p_;
   j["dense"] = dense_;
   if (dense_) {
-    j["registers"] = json_util::toHex(
-        {reinterpret_cast<const char*>(registers_.data()), registers_.size()});
+    j["registers"] =
+        json_util::toHex({reinterpret_cast<const char*>(registers_.data()), registers_.size()});
   } else {
     j["hashes"] = sparse_;
   }
@@ -297,38 +297,83 @@ uint64_t HyperLogLogPlusPlus::hashBytes(std::span<const uint8_t> bytes) {
   size_t blocks = len / 16;
   for (size_t i = 0; i < blocks; ++i) {
     uint64_t k1 = loadLittle64(data + i * 16), k2 = loadLittle64(data + i * 16 + 8);
-    k1 *= c1; k1 = rotl(k1, 31); k1 *= c2; h1 ^= k1;
-    h1 = rotl(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
-    k2 *= c2; k2 = rotl(k2, 33); k2 *= c1; h2 ^= k2;
-    h2 = rotl(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+    k1 *= c1;
+    k1 = rotl(k1, 31);
+    k1 *= c2;
+    h1 ^= k1;
+    h1 = rotl(h1, 27);
+    h1 += h2;
+    h1 = h1 * 5 + 0x52dce729;
+    k2 *= c2;
+    k2 = rotl(k2, 33);
+    k2 *= c1;
+    h2 ^= k2;
+    h2 = rotl(h2, 31);
+    h2 += h1;
+    h2 = h2 * 5 + 0x38495ab5;
   }
   const uint8_t* tail = data + blocks * 16;
   uint64_t k1 = 0, k2 = 0;
   switch (len & 15) {
-    case 15: k2 ^= uint64_t{tail[14]} << 48; [[fallthrough]];
-    case 14: k2 ^= uint64_t{tail[13]} << 40; [[fallthrough]];
-    case 13: k2 ^= uint64_t{tail[12]} << 32; [[fallthrough]];
-    case 12: k2 ^= uint64_t{tail[11]} << 24; [[fallthrough]];
-    case 11: k2 ^= uint64_t{tail[10]} << 16; [[fallthrough]];
-    case 10: k2 ^= uint64_t{tail[9]} << 8; [[fallthrough]];
+    case 15:
+      k2 ^= uint64_t{tail[14]} << 48;
+      [[fallthrough]];
+    case 14:
+      k2 ^= uint64_t{tail[13]} << 40;
+      [[fallthrough]];
+    case 13:
+      k2 ^= uint64_t{tail[12]} << 32;
+      [[fallthrough]];
+    case 12:
+      k2 ^= uint64_t{tail[11]} << 24;
+      [[fallthrough]];
+    case 11:
+      k2 ^= uint64_t{tail[10]} << 16;
+      [[fallthrough]];
+    case 10:
+      k2 ^= uint64_t{tail[9]} << 8;
+      [[fallthrough]];
     case 9:
       k2 ^= uint64_t{tail[8]};
-      k2 *= c2; k2 = rotl(k2, 33); k2 *= c1; h2 ^= k2;
+      k2 *= c2;
+      k2 = rotl(k2, 33);
+      k2 *= c1;
+      h2 ^= k2;
       [[fallthrough]];
-    case 8: k1 ^= uint64_t{tail[7]} << 56; [[fallthrough]];
-    case 7: k1 ^= uint64_t{tail[6]} << 48; [[fallthrough]];
-    case 6: k1 ^= uint64_t{tail[5]} << 40; [[fallthrough]];
-    case 5: k1 ^= uint64_t{tail[4]} << 32; [[fallthrough]];
-    case 4: k1 ^= uint64_t{tail[3]} << 24; [[fallthrough]];
-    case 3: k1 ^= uint64_t{tail[2]} << 16; [[fallthrough]];
-    case 2: k1 ^= uint64_t{tail[1]} << 8; [[fallthrough]];
+    case 8:
+      k1 ^= uint64_t{tail[7]} << 56;
+      [[fallthrough]];
+    case 7:
+      k1 ^= uint64_t{tail[6]} << 48;
+      [[fallthrough]];
+    case 6:
+      k1 ^= uint64_t{tail[5]} << 40;
+      [[fallthrough]];
+    case 5:
+      k1 ^= uint64_t{tail[4]} << 32;
+      [[fallthrough]];
+    case 4:
+      k1 ^= uint64_t{tail[3]} << 24;
+      [[fallthrough]];
+    case 3:
+      k1 ^= uint64_t{tail[2]} << 16;
+      [[fallthrough]];
+    case 2:
+      k1 ^= uint64_t{tail[1]} << 8;
+      [[fallthrough]];
     case 1:
       k1 ^= uint64_t{tail[0]};
-      k1 *= c1; k1 = rotl(k1, 31); k1 *= c2; h1 ^= k1;
+      k1 *= c1;
+      k1 = rotl(k1, 31);
+      k1 *= c2;
+      h1 ^= k1;
   }
-  h1 ^= len; h2 ^= len;
-  h1 += h2; h2 += h1;
-  h1 = fmix(h1); h2 = fmix(h2);
+  h1 ^= len;
+  h2 ^= len;
+  h1 += h2;
+  h2 += h1;
+  h1 = fmix(h1);
+  h2 = fmix(h2);
   h1 += h2;
   return h1;
 }

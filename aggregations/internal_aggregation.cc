@@ -45,7 +45,8 @@ int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
 
 int64_t readNonNegativeVLong(StreamInput& in, std::string_view what) {
   int64_t v = in.readVLong();
-  if (v < 0) internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
+  if (v < 0)
+    internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
   return v;
 }
 

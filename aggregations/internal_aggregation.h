@@ -22,17 +22,16 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "aggregations/metadata.h"
-#include "stream/stream_input.h"
 #include "stream/named_writeable_registry.h"
+#include "stream/stream_input.h"
 #include "stream/stream_output.h"
 #include "stream/writeable.h"
 
@@ -64,8 +63,7 @@ class InternalAggregation : public NamedWriteable {
   // Reduces `aggs` (all of this type and name, aggs non-empty) into one
   // result. Parameters such as size are taken from aggs[0], as ES does.
   virtual std::unique_ptr<InternalAggregation> reduce(
-      std::span<const InternalAggregation* const> aggs,
-      const ReduceContext& context) const = 0;
+      std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const = 0;
 
   virtual std::unique_ptr<InternalAggregation> clone() const = 0;
 

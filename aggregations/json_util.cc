@@ -21,7 +21,8 @@ json fromDoubleOrNull(double v) {
 }
 
 const json& field(const json& j, std::string_view key) {
-  if (!j.is_object()) internal::throwCorrupt("expected a JSON object holding [" + std::string(key) + "]");
+  if (!j.is_object())
+    internal::throwCorrupt("expected a JSON object holding [" + std::string(key) + "]");
   auto it = j.find(key);
   if (it == j.end()) internal::throwCorrupt("missing field [" + std::string(key) + "]");
   return *it;
@@ -55,7 +56,8 @@ int64_t getLong(const json& j, std::string_view key) {
 int32_t getInt(const json& j, std::string_view key) {
   int64_t v = getLong(j, key);
   if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()) {
-    internal::throwCorrupt("field [" + std::string(key) + "] is out of int range: " + std::to_string(v));
+    internal::throwCorrupt("field [" + std::string(key) +
+                           "] is out of int range: " + std::to_string(v));
   }
   return static_cast<int32_t>(v);
 }

@@ -94,20 +94,31 @@ json genericToTaggedJson(const GenericValue& v) {
     return j;
   };
   switch (v.kind()) {
-    case Kind::kNull: return nullptr;
-    case Kind::kString: return v.asString();
-    case Kind::kBoolean: return v.asBoolean();
-    case Kind::kInt: return tagged(v.asInt());
+    case Kind::kNull:
+      return nullptr;
+    case Kind::kString:
+      return v.asString();
+    case Kind::kBoolean:
+      return v.asBoolean();
+    case Kind::kInt:
+      return tagged(v.asInt());
     case Kind::kLong:
-    case Kind::kDate: return tagged(v.asLong());
-    case Kind::kFloat: return tagged(ju::fromDouble(v.asFloat()));
-    case Kind::kDouble: return tagged(ju::fromDouble(v.asDouble()));
-    case Kind::kByte: return tagged(v.asByte());
-    case Kind::kShort: return tagged(v.asShort());
-    case Kind::kText: return tagged(v.asString());
+    case Kind::kDate:
+      return tagged(v.asLong());
+    case Kind::kFloat:
+      return tagged(ju::fromDouble(v.asFloat()));
+    case Kind::kDouble:
+      return tagged(ju::fromDouble(v.asDouble()));
+    case Kind::kByte:
+      return tagged(v.asByte());
+    case Kind::kShort:
+      return tagged(v.asShort());
+    case Kind::kText:
+      return tagged(v.asString());
     case Kind::kByteArray:
     case Kind::kBytesReference:
-    case Kind::kBytesRef: return tagged(bytesHex(v.asBytes()));
+    case Kind::kBytesRef:
+      return tagged(bytesHex(v.asBytes()));
     case Kind::kList:
     case Kind::kObjectArray:
     case Kind::kOrderedSet:
@@ -124,10 +135,14 @@ json genericToTaggedJson(const GenericValue& v) {
       }
       return tagged(std::move(a));
     }
-    case Kind::kIntArray: return tagged(v.asIntArray());
-    case Kind::kLongArray: return tagged(v.asLongArray());
-    case Kind::kFloatArray: return tagged(floats(v.asFloatArray()));
-    case Kind::kDoubleArray: return tagged(doubles(v.asDoubleArray()));
+    case Kind::kIntArray:
+      return tagged(v.asIntArray());
+    case Kind::kLongArray:
+      return tagged(v.asLongArray());
+    case Kind::kFloatArray:
+      return tagged(floats(v.asFloatArray()));
+    case Kind::kDoubleArray:
+      return tagged(doubles(v.asDoubleArray()));
     case Kind::kGeoPoint: {
       GeoPoint g = v.asGeoPoint();
       return tagged(json::array({ju::fromDouble(g.lat), ju::fromDouble(g.lon)}));
@@ -163,7 +178,8 @@ GenericValue fromTagged(const json& j, int depth) {
     }
     return p.get<int64_t>();
   };
-  if (kind == "int") return GenericValue::ofInt(static_cast<int32_t>(integer(INT32_MIN, INT32_MAX)));
+  if (kind == "int")
+    return GenericValue::ofInt(static_cast<int32_t>(integer(INT32_MIN, INT32_MAX)));
   if (kind == "long") return GenericValue::ofLong(integer(INT64_MIN, INT64_MAX));
   if (kind == "date") return GenericValue::ofDate(integer(INT64_MIN, INT64_MAX));
   if (kind == "byte") return GenericValue::ofByte(static_cast<int8_t>(integer(-128, 127)));
@@ -198,20 +214,30 @@ GenericValue fromTagged(const json& j, int depth) {
 
 json genericToPlainJson(const GenericValue& v) {
   switch (v.kind()) {
-    case Kind::kNull: return nullptr;
+    case Kind::kNull:
+      return nullptr;
     case Kind::kString:
-    case Kind::kText: return v.asString();
-    case Kind::kBoolean: return v.asBoolean();
-    case Kind::kInt: return v.asInt();
+    case Kind::kText:
+      return v.asString();
+    case Kind::kBoolean:
+      return v.asBoolean();
+    case Kind::kInt:
+      return v.asInt();
     case Kind::kLong:
-    case Kind::kDate: return v.asLong();
-    case Kind::kFloat: return ju::fromDoubleOrNull(v.asFloat());
-    case Kind::kDouble: return ju::fromDoubleOrNull(v.asDouble());
-    case Kind::kByte: return v.asByte();
-    case Kind::kShort: return v.asShort();
+    case Kind::kDate:
+      return v.asLong();
+    case Kind::kFloat:
+      return ju::fromDoubleOrNull(v.asFloat());
+    case Kind::kDouble:
+      return ju::fromDoubleOrNull(v.asDouble());
+    case Kind::kByte:
+      return v.asByte();
+    case Kind::kShort:
+      return v.asShort();
     case Kind::kByteArray:
     case Kind::kBytesReference:
-    case Kind::kBytesRef: return bytesHex(v.asBytes());
+    case Kind::kBytesRef:
+      return bytesHex(v.asBytes());
     case Kind::kList:
     case Kind::kObjectArray:
     case Kind::kOrderedSet:
@@ -228,10 +254,14 @@ json genericToPlainJson(const GenericValue& v) {
       }
       return o;
     }
-    case Kind::kIntArray: return v.asIntArray();
-    case Kind::kLongArray: return v.asLongArray();
-    case Kind::kFloatArray: return floats(v.asFloatArray());
-    case Kind::kDoubleArray: return doubles(v.asDoubleArray());
+    case Kind::kIntArray:
+      return v.asIntArray();
+    case Kind::kLongArray:
+      return v.asLongArray();
+    case Kind::kFloatArray:
+      return floats(v.asFloatArray());
+    case Kind::kDoubleArray:
+      return doubles(v.asDoubleArray());
     case Kind::kGeoPoint: {
       GeoPoint g = v.asGeoPoint();
       return {{"lat", g.lat}, {"lon", g.lon}};

@@ -30,7 +30,6 @@ MetricAggregation::MetricAggregation(StreamInput& in, const NamedWriteableRegist
 MetricAggregation::MetricAggregation(const json& j)
     : InternalAggregation(j), format_(DocValueFormat::fromName(ju::getString(j, "format"))) {}
 
-
 // ---- max / min / sum ----
 
 template <class Traits>
@@ -94,7 +93,6 @@ Avg::Avg(const json& j)
   if (count_ < 0) internal::throwCorrupt("negative avg count [" + std::to_string(count_) + "]");
 }
 
-
 double Avg::value() const {
   return count_ == 0 ? std::numeric_limits<double>::quiet_NaN()
                      : sum_ / static_cast<double>(count_);
@@ -148,7 +146,6 @@ ValueCount::ValueCount(const json& j) : MetricAggregation(j), value_(ju::getLong
   if (value_ < 0) internal::throwCorrupt("negative value_count [" + std::to_string(value_) + "]");
 }
 
-
 void ValueCount::doWriteTo(StreamOutput& out) const {
   writeFormat(out);
   out.writeVLong(value_);
@@ -161,7 +158,8 @@ bool ValueCount::doEquals(const InternalAggregation& other) const {
 std::unique_ptr<InternalAggregation> ValueCount::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext&) const {
   int64_t total = 0;
-  for (const ValueCount* a : downcast<ValueCount>(aggs)) total = checkedAdd(total, a->value_, "value_count");
+  for (const ValueCount* a : downcast<ValueCount>(aggs))
+    total = checkedAdd(total, a->value_, "value_count");
   auto out = std::make_unique<ValueCount>(getName(), getMetadata(), total);
   out->format_ = format_;
   return out;
@@ -181,10 +179,12 @@ void ValueCount::wireFieldsToJson(json& j) const {
 
 // ---- stats ----
 
-Stats::Stats(std::string name, Metadata metadata, int64_t count, double min, double max,
-             double sum)
+Stats::Stats(std::string name, Metadata metadata, int64_t count, double min, double max, double sum)
     : MetricAggregation(std::move(name), std::move(metadata)),
-      count_(count), min_(min), max_(max), sum_(sum) {}
+      count_(count),
+      min_(min),
+      max_(max),
+      sum_(sum) {}
 
 Stats::Stats(StreamInput& in, const NamedWriteableRegistry& registry)
     : MetricAggregation(in, registry) {
@@ -202,7 +202,6 @@ Stats::Stats(const json& j)
       sum_(ju::getDouble(j, "sum")) {
   if (count_ < 0) internal::throwCorrupt("negative stats count [" + std::to_string(count_) + "]");
 }
-
 
 double Stats::avg() const {
   return count_ == 0 ? std::numeric_limits<double>::quiet_NaN()
@@ -223,8 +222,8 @@ bool Stats::doEquals(const InternalAggregation& other) const {
          sameDouble(sum_, o.sum_);
 }
 
-std::unique_ptr<InternalAggregation> Stats::reduce(
-    std::span<const InternalAggregation* const> aggs, const ReduceContext&) const {
+std::unique_ptr<InternalAggregation> Stats::reduce(std::span<const InternalAggregation* const> aggs,
+                                                   const ReduceContext&) const {
   int64_t count = 0;
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();

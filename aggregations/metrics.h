@@ -52,7 +52,6 @@ class SingleDoubleMetric final : public MetricAggregation {
       : MetricAggregation(in, registry), value_(in.readDouble()) {}
   explicit SingleDoubleMetric(const nlohmann::ordered_json& j);
 
-
   double value() const { return value_; }
   void setValue(double v) { value_ = v; }
 

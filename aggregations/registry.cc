@@ -19,9 +19,8 @@ namespace {
 template <class T>
 void addType(NamedWriteableRegistry& r) {
   const NamedWriteableRegistry* self = &r;
-  r.registerReader<InternalAggregation>(std::string(T::kType), [self](StreamInput& in) {
-    return std::make_unique<T>(in, *self);
-  });
+  r.registerReader<InternalAggregation>(
+      std::string(T::kType), [self](StreamInput& in) { return std::make_unique<T>(in, *self); });
 }
 
 template <class... T>
@@ -36,8 +35,8 @@ void addAll(NamedWriteableRegistry& r, TypeList<T...>) {
 }
 
 template <class... T>
-std::unique_ptr<InternalAggregation> fromJson(std::string_view type, const nlohmann::ordered_json& j,
-                                              TypeList<T...>) {
+std::unique_ptr<InternalAggregation> fromJson(std::string_view type,
+                                              const nlohmann::ordered_json& j, TypeList<T...>) {
   std::unique_ptr<InternalAggregation> out;
   ((type == T::kType ? (out = std::make_unique<T>(j), true) : false) || ...);
   return out;
@@ -46,10 +45,9 @@ std::unique_ptr<InternalAggregation> fromJson(std::string_view type, const nlohm
 }  // namespace
 
 void registerAggregations(NamedWriteableRegistry& registry) {
-  registry.registerReader<DocValueFormat>(std::string(DocValueFormat::kRawName),
-                                          [](StreamInput&) {
-                                            return std::make_unique<DocValueFormat>();
-                                          });
+  registry.registerReader<DocValueFormat>(std::string(DocValueFormat::kRawName), [](StreamInput&) {
+    return std::make_unique<DocValueFormat>();
+  });
   addAll(registry, AllTypes{});
 }
 

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "aggregations/internal_aggregation.h"

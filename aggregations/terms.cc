@@ -35,7 +35,8 @@ void writeSize(StreamOutput& out, int32_t size) {
 
 int32_t readSize(StreamInput& in, std::string_view what) {
   int32_t v = in.readVInt();
-  if (v < 0) internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
+  if (v < 0)
+    internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
   return v == 0 ? std::numeric_limits<int32_t>::max() : v;
 }
 
@@ -145,15 +146,15 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
 }
 
 template <class Key>
-InternalTerms<Key>::InternalTerms(const json& j)
-    : InternalAggregation(j) {
+InternalTerms<Key>::InternalTerms(const json& j) : InternalAggregation(j) {
   reduce_order_ = BucketOrder::fromJson(ju::field(j, "reduce_order"));
   order_ = BucketOrder::fromJson(ju::field(j, "order"));
   required_size_ = ju::getInt(j, "required_size");
   shard_size_ = ju::getInt(j, "shard_size");
   min_doc_count_ = ju::getLong(j, "min_doc_count");
   const json& err = ju::field(j, "doc_count_error");
-  doc_count_error_ = err.is_null() ? std::nullopt : std::optional<int64_t>(ju::getLong(j, "doc_count_error"));
+  doc_count_error_ =
+      err.is_null() ? std::nullopt : std::optional<int64_t>(ju::getLong(j, "doc_count_error"));
   format_ = DocValueFormat::fromName(ju::getString(j, "format"));
   show_term_doc_count_error_ = ju::getBool(j, "show_term_doc_count_error");
   other_doc_count_ = ju::getLong(j, "other_doc_count");
@@ -165,7 +166,8 @@ InternalTerms<Key>::InternalTerms(const json& j)
   for (const json& bj : bs) {
     Bucket& b = buckets_.emplace_back();
     b.doc_count = ju::getLong(bj, "doc_count");
-    if (b.doc_count < 0) internal::throwCorrupt("negative doc count [" + std::to_string(b.doc_count) + "]");
+    if (b.doc_count < 0)
+      internal::throwCorrupt("negative doc count [" + std::to_string(b.doc_count) + "]");
     if (show_term_doc_count_error_) b.doc_count_error = ju::getLong(bj, "doc_count_error");
     b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
     b.key = wireKeyFromJson<Key>(bj);
@@ -255,8 +257,10 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   for (const InternalTerms* t : downcast<InternalTerms>(aggs)) {
     other = checkedAdd(other, t->other_doc_count_, "sum_other_doc_count");
     int64_t shard_error = t->shardDocCountError();
-    if (sum_error != -1) sum_error = shard_error == -1 ? -1 : checkedAdd(sum_error, shard_error, "doc count error");
-    for (const Bucket& b : t->buckets_) entries.push_back({&b, shard_error, t->show_term_doc_count_error_});
+    if (sum_error != -1)
+      sum_error = shard_error == -1 ? -1 : checkedAdd(sum_error, shard_error, "doc count error");
+    for (const Bucket& b : t->buckets_)
+      entries.push_back({&b, shard_error, t->show_term_doc_count_error_});
   }
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return Key::compare(a.bucket->key, b.bucket->key) < 0;

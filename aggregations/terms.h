@@ -18,8 +18,8 @@
 
 #include <cassert>
 #include <compare>
-#include <limits>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>

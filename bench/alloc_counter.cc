@@ -69,23 +69,17 @@ void countedFree(void* p) {
 
 }  // namespace
 
-uint64_t AllocCounter::allocations() {
-  return g_allocations.load(std::memory_order_relaxed);
-}
+uint64_t AllocCounter::allocations() { return g_allocations.load(std::memory_order_relaxed); }
 
-uint64_t AllocCounter::liveBytes() {
-  return g_live_bytes.load(std::memory_order_relaxed);
-}
+uint64_t AllocCounter::liveBytes() { return g_live_bytes.load(std::memory_order_relaxed); }
 
-AllocCounter::Scope::Scope()
-    : allocations_at_start_(allocations()), live_at_start_(liveBytes()) {
+AllocCounter::Scope::Scope() : allocations_at_start_(allocations()), live_at_start_(liveBytes()) {
   g_peak_bytes.store(live_at_start_, std::memory_order_relaxed);
 }
 
 AllocCounter::Stats AllocCounter::Scope::stats() const {
   uint64_t peak = g_peak_bytes.load(std::memory_order_relaxed);
-  return {allocations() - allocations_at_start_,
-          peak > live_at_start_ ? peak - live_at_start_ : 0};
+  return {allocations() - allocations_at_start_, peak > live_at_start_ ? peak - live_at_start_ : 0};
 }
 
 }  // namespace wirestream::bench
@@ -127,9 +121,7 @@ void operator delete(void* p, std::align_val_t) noexcept { countedFree(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { countedFree(p); }
 void operator delete(void* p, size_t, std::align_val_t) noexcept { countedFree(p); }
 void operator delete[](void* p, size_t, std::align_val_t) noexcept { countedFree(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  countedFree(p);
-}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { countedFree(p); }
 void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
   countedFree(p);
 }

@@ -28,7 +28,7 @@ namespace wirestream::bench {
 class AllocCounter {
  public:
   struct Stats {
-    uint64_t allocations = 0;  // calls to operator new since the scope began
+    uint64_t allocations = 0;       // calls to operator new since the scope began
     uint64_t peak_extra_bytes = 0;  // highest live bytes above the baseline
   };
 

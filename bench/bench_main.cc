@@ -4,9 +4,8 @@
 // side-by-side table of what ran. The summary goes to
 // stdout after a console display, to stderr when the display is JSON or CSV
 // so that stdout stays machine-readable.
-#include <unistd.h>
-
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>

@@ -35,9 +35,7 @@ namespace {
 constexpr int64_t kSizes[] = {1 << 10, 1 << 16, 1 << 20};
 
 // How many different inputs a benchmark of n values rotates through.
-size_t variants(size_t n) {
-  return std::clamp<size_t>((size_t{1} << 16) / n, 1, 64);
-}
+size_t variants(size_t n) { return std::clamp<size_t>((size_t{1} << 16) / n, 1, 64); }
 
 std::vector<int32_t> mixedVInts(size_t n, uint64_t seed = 42) {
   std::mt19937_64 rng(seed);
@@ -46,8 +44,7 @@ std::vector<int32_t> mixedVInts(size_t n, uint64_t seed = 42) {
     uint64_t r = rng();
     int width = static_cast<int>(r % 5);
     uint32_t bits = static_cast<uint32_t>(r >> 32);
-    v = static_cast<int32_t>(width == 4 ? bits | 0x80000000u
-                                        : bits >> (32 - 7 * (width + 1)));
+    v = static_cast<int32_t>(width == 4 ? bits | 0x80000000u : bits >> (32 - 7 * (width + 1)));
   }
   return out;
 }
@@ -58,8 +55,7 @@ std::vector<int64_t> mixedVLongs(size_t n, uint64_t seed = 43) {
   for (auto& v : out) {
     uint64_t r = rng();
     int width = static_cast<int>(rng() % 9);
-    v = static_cast<int64_t>((r >> (64 - 7 * (width + 1))) &
-                             0x7fffffffffffffffULL);
+    v = static_cast<int64_t>((r >> (64 - 7 * (width + 1))) & 0x7fffffffffffffffULL);
   }
   return out;
 }
@@ -83,8 +79,7 @@ std::vector<uint8_t> encodedVInts(const std::vector<int32_t>& values) {
 void writeVIntArray(benchmark::State& state, std::optional<simd::Level> level) {
   size_t n = static_cast<size_t>(state.range(0));
   std::vector<std::vector<int32_t>> inputs;
-  for (size_t v = 0; v < variants(n); ++v)
-    inputs.push_back(mixedVInts(n, 42 + v));
+  for (size_t v = 0; v < variants(n); ++v) inputs.push_back(mixedVInts(n, 42 + v));
   if (level) simd::setLevel(*level);
   PageRecycler recycler;
   BytesStreamOutput out(recycler);
@@ -110,8 +105,7 @@ void writeVIntArray(benchmark::State& state, std::optional<simd::Level> level) {
 void readVIntArray(benchmark::State& state, std::optional<simd::Level> level) {
   size_t n = static_cast<size_t>(state.range(0));
   std::vector<std::vector<uint8_t>> inputs;
-  for (size_t v = 0; v < variants(n); ++v)
-    inputs.push_back(encodedVInts(mixedVInts(n, 42 + v)));
+  for (size_t v = 0; v < variants(n); ++v) inputs.push_back(encodedVInts(mixedVInts(n, 42 + v)));
   if (level) simd::setLevel(*level);
   std::vector<int32_t> sink;
   size_t next = 0, bytes = 0;
@@ -133,12 +127,10 @@ void readVIntArray(benchmark::State& state, std::optional<simd::Level> level) {
   simd::setLevel(std::nullopt);
 }
 
-void writeVLongArray(benchmark::State& state,
-                     std::optional<simd::Level> level) {
+void writeVLongArray(benchmark::State& state, std::optional<simd::Level> level) {
   size_t n = static_cast<size_t>(state.range(0));
   std::vector<std::vector<int64_t>> inputs;
-  for (size_t v = 0; v < variants(n); ++v)
-    inputs.push_back(mixedVLongs(n, 43 + v));
+  for (size_t v = 0; v < variants(n); ++v) inputs.push_back(mixedVLongs(n, 43 + v));
   if (level) simd::setLevel(*level);
   PageRecycler recycler;
   BytesStreamOutput out(recycler);
@@ -179,8 +171,7 @@ void splitEncode(benchmark::State& state, simd::Level level) {
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(
-      static_cast<int64_t>(state.iterations() * sizeof(T) * n));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * sizeof(T) * n));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
 }
 
@@ -207,8 +198,7 @@ void splitDecode(benchmark::State& state, simd::Level level) {
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(
-      static_cast<int64_t>(state.iterations() * sizeof(T) * n));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * sizeof(T) * n));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
 }
 
@@ -265,8 +255,7 @@ void memcpyBytes(benchmark::State& state, size_t bytes) {
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
-  state.SetItemsProcessed(
-      static_cast<int64_t>(state.iterations() * state.range(0)));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * state.range(0)));
 }
 
 std::string capitalized(simd::Level level) {
@@ -297,44 +286,36 @@ int registerAll() {
                   [level](benchmark::State& s) { readVIntArray(s, level); });
     registerSizes("BM_WriteVLongArray_" + l + "_Mixed",
                   [level](benchmark::State& s) { writeVLongArray(s, level); });
-    registerSizes(
-        "BM_ByteStreamSplitEncode_" + l + "_Double",
-        [level](benchmark::State& s) { splitEncode<double>(s, level); });
-    registerSizes(
-        "BM_ByteStreamSplitDecode_" + l + "_Double",
-        [level](benchmark::State& s) { splitDecode<double>(s, level); });
-    registerSizes(
-        "BM_ByteStreamSplitEncode_" + l + "_Float",
-        [level](benchmark::State& s) { splitEncode<float>(s, level); });
-    registerSizes(
-        "BM_ByteStreamSplitDecode_" + l + "_Float",
-        [level](benchmark::State& s) { splitDecode<float>(s, level); });
+    registerSizes("BM_ByteStreamSplitEncode_" + l + "_Double",
+                  [level](benchmark::State& s) { splitEncode<double>(s, level); });
+    registerSizes("BM_ByteStreamSplitDecode_" + l + "_Double",
+                  [level](benchmark::State& s) { splitDecode<double>(s, level); });
+    registerSizes("BM_ByteStreamSplitEncode_" + l + "_Float",
+                  [level](benchmark::State& s) { splitEncode<float>(s, level); });
+    registerSizes("BM_ByteStreamSplitDecode_" + l + "_Float",
+                  [level](benchmark::State& s) { splitDecode<float>(s, level); });
   }
   for (simd::Level level : simd::supportedLevels()) {
     std::string l = capitalized(level);
     for (bool accents : {false, true}) {
       std::string kind = accents ? "_Accents" : "_Ascii";
-      benchmark::RegisterBenchmark(("BM_WriteString_" + l + kind).c_str(),
-                                   [level, accents](benchmark::State& s) {
-                                     writeString(s, level, accents);
-                                   })
+      benchmark::RegisterBenchmark(
+          ("BM_WriteString_" + l + kind).c_str(),
+          [level, accents](benchmark::State& s) { writeString(s, level, accents); })
           ->Arg(1 << 10)
           ->Arg(1 << 16);
-      benchmark::RegisterBenchmark(("BM_ReadString_" + l + kind).c_str(),
-                                   [level, accents](benchmark::State& s) {
-                                     readString(s, level, accents);
-                                   })
+      benchmark::RegisterBenchmark(
+          ("BM_ReadString_" + l + kind).c_str(),
+          [level, accents](benchmark::State& s) { readString(s, level, accents); })
           ->Arg(1 << 10)
           ->Arg(1 << 16);
     }
   }
   registerSizes("BM_Memcpy_VIntMixed", [](benchmark::State& s) {
-    memcpyBytes(
-        s, encodedVInts(mixedVInts(static_cast<size_t>(s.range(0)))).size());
+    memcpyBytes(s, encodedVInts(mixedVInts(static_cast<size_t>(s.range(0)))).size());
   });
-  registerSizes("BM_Memcpy_Double", [](benchmark::State& s) {
-    memcpyBytes(s, 8 * static_cast<size_t>(s.range(0)));
-  });
+  registerSizes("BM_Memcpy_Double",
+                [](benchmark::State& s) { memcpyBytes(s, 8 * static_cast<size_t>(s.range(0))); });
   return 0;
 }
 

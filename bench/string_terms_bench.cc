@@ -99,8 +99,8 @@ void fillProto(pb::StringTerms& terms, int buckets, bool nested) {
     bucket->set_key("test" + std::to_string(i));
     bucket->set_doc_count(static_cast<uint64_t>(i));
     if (nested) {
-      fillProto(*bucket->mutable_aggregations()->add_aggregations()->mutable_sterms(),
-                buckets, false);
+      fillProto(*bucket->mutable_aggregations()->add_aggregations()->mutable_sterms(), buckets,
+                false);
     }
   }
 }
@@ -145,8 +145,7 @@ const Trees& trees(int n) {
     t.error = "our bytes do not read back to the tree";
   }
   pb::InternalAggregations parsed;
-  if (!parsed.ParseFromString(t.proto_bytes) ||
-      leafCount(parsed) != static_cast<size_t>(n) * n) {
+  if (!parsed.ParseFromString(t.proto_bytes) || leafCount(parsed) != static_cast<size_t>(n) * n) {
     t.error = "protobuf bytes do not parse back to the tree";
   }
   std::fprintf(stderr, "string_terms_bench: %d x %d buckets: ours %zu bytes, protobuf %zu bytes\n",
@@ -154,8 +153,8 @@ const Trees& trees(int n) {
   return t;
 }
 
-void setCounters(benchmark::State& state, const AllocCounter::Scope& timed,
-                 uint64_t cold_peak, size_t output_bytes, int n) {
+void setCounters(benchmark::State& state, const AllocCounter::Scope& timed, uint64_t cold_peak,
+                 size_t output_bytes, int n) {
   AllocCounter::Stats s = timed.stats();
   state.counters["allocs_per_iter"] =
       benchmark::Counter(static_cast<double>(s.allocations), benchmark::Counter::kAvgIterations);

@@ -26,8 +26,8 @@ std::optional<ParsedName> parse(const std::string& name) {
   ParsedName p;
   p.op = rest.substr(0, first);
   size_t second = rest.find('_', first + 1);
-  p.impl = rest.substr(first + 1, second == std::string::npos ? std::string::npos
-                                                              : second - first - 1);
+  p.impl =
+      rest.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
   std::string suffix = second == std::string::npos ? "" : rest.substr(second + 1);
   p.kase = suffix.empty() ? arg : arg.empty() ? suffix : suffix + "/" + arg;
   if (p.op.empty() || p.impl.empty()) return std::nullopt;
@@ -72,9 +72,8 @@ void Summary::add(const benchmark::BenchmarkReporter::Run& run) {
   double ns = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
   std::map<std::string, double> counters;
   for (const auto& [key, counter] : run.counters) counters[key] = counter.value;
-  add(run.run_name.str(),  ns,
-      run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate ? run.aggregate_name
-                                                                       : "",
+  add(run.run_name.str(), ns,
+      run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate ? run.aggregate_name : "",
       counters);
 }
 
@@ -111,8 +110,7 @@ std::optional<double> Summary::counterOf(const std::string& name,
 
 std::vector<Summary::Target> Summary::targets() const {
   std::vector<Target> out;
-  auto speedup = [&](const std::string& ours,
-                     const std::string& peer) -> std::optional<double> {
+  auto speedup = [&](const std::string& ours, const std::string& peer) -> std::optional<double> {
     auto a = timeOf(ours), b = timeOf(peer);
     if (!a || !b || *a <= 0) return std::nullopt;
     return *b / *a;
@@ -148,8 +146,7 @@ std::vector<Summary::Target> Summary::targets() const {
     double limit = *size + 2 * 16384;
     char m[96];
     std::snprintf(m, sizeof m, "%.0f bytes (limit %.0f = output + 2 pages)", *peak, limit);
-    out.push_back({"warm serialize: peak extra memory <= output + 2 pages", *peak <= limit,
-                   m});
+    out.push_back({"warm serialize: peak extra memory <= output + 2 pages", *peak <= limit, m});
   }
   return out;
 }
@@ -256,14 +253,12 @@ void Summary::print(std::FILE* out) const {
       }
       for (const auto& [impl, name] : cells[key]) {
         auto t = timeOf(name);
-        std::string walked =
-            walk ? ", " + formatRatio(*t / *walk) + " a walk of the tree (" +
-                       formatTime(*walk) + ")"
-                 : "";
+        std::string walked = walk ? ", " + formatRatio(*t / *walk) + " a walk of the tree (" +
+                                        formatTime(*walk) + ")"
+                                  : "";
         std::fprintf(out, "%-24s %-9s %-12s %11s = %s memcpy (%s)%s\n", key.first.c_str(),
                      key.second.c_str(), impl.c_str(), formatTime(*t).c_str(),
-                     formatRatio(*t / *bound).c_str(), formatTime(*bound).c_str(),
-                     walked.c_str());
+                     formatRatio(*t / *bound).c_str(), formatTime(*bound).c_str(), walked.c_str());
       }
     }
   }

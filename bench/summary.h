@@ -38,8 +38,7 @@ class Summary {
   // CPU ns per iteration of `name`, if it ran.
   std::optional<double> timeOf(const std::string& name) const;
   // A counter of `name` (from the same run as its time), if present.
-  std::optional<double> counterOf(const std::string& name,
-                                  const std::string& counter) const;
+  std::optional<double> counterOf(const std::string& name, const std::string& counter) const;
 
   struct Target {
     std::string description;

@@ -26,8 +26,8 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 

@@ -33,10 +33,9 @@
 // branchy encoders (protobuf's loop, our width switch) look ~6x faster on
 // Mixed than they are on data they have not seen. 64 Ki values (256 KiB in,
 // <= 320 KiB out) still sit in L2 (1 MiB).
+#include <benchmark/benchmark.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
-#include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -85,8 +84,7 @@ Workload makeWorkload(const std::string& name, int min_width, int max_width) {
 const std::vector<Workload>& workloads() {
   static const std::vector<Workload>* all = [] {
     std::fprintf(stderr, "varint_bench: %zu values per case, seed 0x%x\n", kValues, kSeed);
-    return new std::vector<Workload>{makeWorkload("OneByte", 1, 1),
-                                     makeWorkload("Mixed", 1, 5),
+    return new std::vector<Workload>{makeWorkload("OneByte", 1, 1), makeWorkload("Mixed", 1, 5),
                                      makeWorkload("FiveByte", 5, 5)};
   }();
   return *all;
@@ -98,8 +96,7 @@ void setThroughput(benchmark::State& state, const Workload& w) {
 }
 
 // Every writer must have produced exactly the reference bytes.
-void checkOutput(benchmark::State& state, const Workload& w,
-                 std::span<const uint8_t> written) {
+void checkOutput(benchmark::State& state, const Workload& w, std::span<const uint8_t> written) {
   if (written.size() != w.encoded.size() ||
       !std::equal(written.begin(), written.end(), w.encoded.begin())) {
     state.SkipWithError("output differs from the reference encoding");
@@ -142,21 +139,18 @@ void writeIntoBytesStream(benchmark::State& state, const Workload& w, WriteFn wr
 }
 
 void BM_WriteVInt_Wirestream(benchmark::State& state, const Workload& w) {
-  writeIntoBytesStream(state, w, [](BytesStreamOutput& out, uint32_t v) {
-    out.writeVInt(static_cast<int32_t>(v));
-  });
+  writeIntoBytesStream(
+      state, w, [](BytesStreamOutput& out, uint32_t v) { out.writeVInt(static_cast<int32_t>(v)); });
 }
 
 void BM_WriteVInt_EsLoop(benchmark::State& state, const Workload& w) {
-  writeIntoBytesStream(state, w, [](BytesStreamOutput& out, uint32_t v) {
-    writeVIntEsLoop(out, v);
-  });
+  writeIntoBytesStream(state, w,
+                       [](BytesStreamOutput& out, uint32_t v) { writeVIntEsLoop(out, v); });
 }
 
 void BM_WriteVInt_Unrolled(benchmark::State& state, const Workload& w) {
-  writeIntoBytesStream(state, w, [](BytesStreamOutput& out, uint32_t v) {
-    writeVIntUnrolled(out, v);
-  });
+  writeIntoBytesStream(state, w,
+                       [](BytesStreamOutput& out, uint32_t v) { writeVIntUnrolled(out, v); });
 }
 
 void BM_WriteVInt_Protobuf(benchmark::State& state, const Workload& w) {
@@ -216,12 +210,10 @@ void BM_ReadVInt_Protobuf(benchmark::State& state, const Workload& w) {
 // here rather than in the timed loops.
 bool readsAgree(const Workload& w) {
   ByteArrayStreamInput in(w.encoded);
-  google::protobuf::io::CodedInputStream pb(w.encoded.data(),
-                                            static_cast<int>(w.encoded.size()));
+  google::protobuf::io::CodedInputStream pb(w.encoded.data(), static_cast<int>(w.encoded.size()));
   for (uint32_t expected : w.values) {
     uint32_t v = 0;
-    if (static_cast<uint32_t>(in.readVInt()) != expected || !pb.ReadVarint32(&v) ||
-        v != expected) {
+    if (static_cast<uint32_t>(in.readVInt()) != expected || !pb.ReadVarint32(&v) || v != expected) {
       return false;
     }
   }
@@ -242,18 +234,17 @@ void registerAll() {
   for (const auto& [prefix, fn] : suites) {
     for (size_t i = 0; i < 3; ++i) {
       static const char* kCases[] = {"OneByte", "Mixed", "FiveByte"};
-      benchmark::RegisterBenchmark(
-          (std::string(prefix) + kCases[i]).c_str(),
-          [fn = fn, i](benchmark::State& state) {
-            const Workload& w = workloads()[i];
-            if (!readsAgree(w)) {
-              state.SkipWithError("decoders disagree with the values");
-              for (auto _ : state) {
-              }
-              return;
-            }
-            fn(state, w);
-          });
+      benchmark::RegisterBenchmark((std::string(prefix) + kCases[i]).c_str(),
+                                   [fn = fn, i](benchmark::State& state) {
+                                     const Workload& w = workloads()[i];
+                                     if (!readsAgree(w)) {
+                                       state.SkipWithError("decoders disagree with the values");
+                                       for (auto _ : state) {
+                                       }
+                                       return;
+                                     }
+                                     fn(state, w);
+                                   });
     }
   }
 }

@@ -19,10 +19,10 @@
 // Shards are threads of this process with their own TransportService (own
 // I/O thread, own loopback port), or with --processes child processes of
 // their own; either way nothing but frames passes between them.
-#include <CLI/CLI.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -30,12 +30,11 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <unordered_set>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "aggregations/cardinality.h"
 #include "aggregations/internal_aggregation.h"
@@ -97,8 +96,8 @@ std::vector<Shard> generate(int shards, int64_t docs, uint32_t vocabulary, doubl
     s.prices.reserve(static_cast<size_t>(docs / shards + 1));
   }
   for (int64_t d = 0; d < docs; ++d) {
-    uint32_t term = static_cast<uint32_t>(std::lower_bound(cdf.begin(), cdf.end(), unit(rng)) -
-                                          cdf.begin());
+    uint32_t term =
+        static_cast<uint32_t>(std::lower_bound(cdf.begin(), cdf.end(), unit(rng)) - cdf.begin());
     term = std::min(term, vocabulary - 1);
     double price = 10.0 + (term % 97) + noise(rng);
     Shard& s = out[static_cast<size_t>(d % shards)];
@@ -141,7 +140,8 @@ struct ShardResult final : Writeable {
 
   ShardResult() = default;
   explicit ShardResult(StreamInput& in)
-      : docs(in.readVLong()), aggs(InternalAggregations::readFrom(in, aggregations::defaultRegistry())) {}
+      : docs(in.readVLong()),
+        aggs(InternalAggregations::readFrom(in, aggregations::defaultRegistry())) {}
   void writeTo(StreamOutput& out) const override {
     out.writeVLong(docs);
     aggs.writeTo(out);
@@ -289,9 +289,11 @@ int run(int argc, char** argv) {
   bool processes = false;
   CLI::App app{"wirestream cluster example: shard nodes and a coordinator on loopback"};
   app.add_option("--shards", shards, "Shard nodes")->check(CLI::Range(1, 64));
-  app.add_option("--docs", docs, "Documents over all shards")->check(CLI::Range(int64_t{1}, int64_t{200000000}));
+  app.add_option("--docs", docs, "Documents over all shards")
+      ->check(CLI::Range(int64_t{1}, int64_t{200000000}));
   app.add_option("--size", size, "Terms to return")->check(CLI::Range(1, 10000));
-  app.add_option("--terms", vocabulary, "Distinct keyword values")->check(CLI::Range(1u, 10000000u));
+  app.add_option("--terms", vocabulary, "Distinct keyword values")
+      ->check(CLI::Range(1u, 10000000u));
   app.add_option("--zipf", exponent, "Zipf exponent of the keyword field");
   app.add_option("--seed", seed, "Seed of the generated documents");
   app.add_flag("--compress", compress, "LZ4-compress frames (status bit 0x04)");
@@ -366,7 +368,9 @@ int run(int argc, char** argv) {
   response["took"] = static_cast<int64_t>(std::llround(query_ms + reduce_ms));
   response["timed_out"] = false;
   response["_shards"] = {{"total", shards}, {"successful", shards}, {"skipped", 0}, {"failed", 0}};
-  response["hits"] = {{"total", {{"value", searched}, {"relation", "eq"}}}, {"max_score", nullptr}, {"hits", nlohmann::ordered_json::array()}};
+  response["hits"] = {{"total", {{"value", searched}, {"relation", "eq"}}},
+                      {"max_score", nullptr},
+                      {"hits", nlohmann::ordered_json::array()}};
   response["aggregations"] = reduced.toResponseJson();
   std::cout << response.dump(2) << "\n";
 
@@ -391,7 +395,8 @@ int run(int argc, char** argv) {
     // ES's promise: the count is never above the truth, and at most the
     // error bound below it; with the full count, the avg is exact.
     bool count_ok = b.doc_count <= true_count && true_count - b.doc_count <= error_bound;
-    bool avg_ok = b.doc_count != true_count || std::abs(avg.value() - true_avg) <= 1e-9 * std::max(1.0, std::abs(true_avg));
+    bool avg_ok = b.doc_count != true_count ||
+                  std::abs(avg.value() - true_avg) <= 1e-9 * std::max(1.0, std::abs(true_avg));
     ok = ok && count_ok && avg_ok;
     exact_json.push_back({{"key", b.key},
                           {"doc_count", true_count},
@@ -421,7 +426,8 @@ int run(int argc, char** argv) {
   size_t top = std::min<size_t>(order.size(), static_cast<size_t>(size));
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
                     [&](uint32_t a, uint32_t b) {
-                      return exact.counts[a] != exact.counts[b] ? exact.counts[a] > exact.counts[b] : a < b;
+                      return exact.counts[a] != exact.counts[b] ? exact.counts[a] > exact.counts[b]
+                                                                : a < b;
                     });
   nlohmann::ordered_json exact_top = nlohmann::ordered_json::array();
   for (size_t i = 0; i < top && exact.counts[order[i]] > 0; ++i) {
@@ -434,7 +440,9 @@ int run(int argc, char** argv) {
                     {"returned_buckets_exact", exact_json}};
   check["bounds"] = {
       {"doc_count_error_upper_bound", error_bound},
-      {"every_bucket_count_within_bound", std::all_of(exact_json.begin(), exact_json.end(), [](const auto& j) { return j["count_within_bound"].template get<bool>(); })},
+      {"every_bucket_count_within_bound",
+       std::all_of(exact_json.begin(), exact_json.end(),
+                   [](const auto& j) { return j["count_within_bound"].template get<bool>(); })},
       {"largest_missing_term_count", best_missing},
       {"smallest_returned_count", smallest == INT64_MAX ? 0 : smallest},
       {"missing_terms_within_bound", missing_ok},

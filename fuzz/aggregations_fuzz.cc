@@ -75,15 +75,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto src = raw.first(in.position());
 
   std::vector<uint8_t> enc = write(aggs, version);
-  FUZZ_CHECK(enc.size() <= src.size(), "re-encoded longer: %s -> %s",
-             fuzz::hexPrefix(src).c_str(), fuzz::hexPrefix(enc).c_str());
+  FUZZ_CHECK(enc.size() <= src.size(), "re-encoded longer: %s -> %s", fuzz::hexPrefix(src).c_str(),
+             fuzz::hexPrefix(enc).c_str());
   if (enc.size() == src.size()) {
     FUZZ_CHECK(differOnlyInNanPayloads(src, enc), "re-encoded differently: %s -> %s",
                fuzz::hexPrefix(src).c_str(), fuzz::hexPrefix(enc).c_str());
   }
   ByteArrayStreamInput again(enc);
   again.setTransportVersion(version);
-  aggregations::InternalAggregations back = aggregations::InternalAggregations::readFrom(again, registry);
+  aggregations::InternalAggregations back =
+      aggregations::InternalAggregations::readFrom(again, registry);
   FUZZ_CHECK(again.available() == 0, "re-encoding has %zu bytes left", again.available());
   FUZZ_CHECK(back == aggs, "decode(encode(decode(x))) != decode(x): %s",
              fuzz::hexPrefix(enc).c_str());

@@ -16,8 +16,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace wirestream;
   if (size == 0) return 0;
-  TransportVersion version =
-      (data[0] & 1) ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0;
+  TransportVersion version = (data[0] & 1) ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0;
   std::span<const uint8_t> raw(data + 1, size - 1);
   ByteArrayStreamInput in(raw);
   in.setTransportVersion(version);
@@ -33,12 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   out.setTransportVersion(version);
   out.writeGenericValue(v);
   std::vector<uint8_t> enc = out.bytes().toVector();
-  FUZZ_CHECK(enc.size() <= src.size(), "re-encoded longer: %s -> %s",
-             fuzz::hexPrefix(src).c_str(), fuzz::hexPrefix(enc).c_str());
+  FUZZ_CHECK(enc.size() <= src.size(), "re-encoded longer: %s -> %s", fuzz::hexPrefix(src).c_str(),
+             fuzz::hexPrefix(enc).c_str());
   if (enc.size() == src.size() && !fuzz::containsNan(v)) {
-    FUZZ_CHECK(std::equal(enc.begin(), enc.end(), src.begin()),
-               "re-encoded differently: %s -> %s", fuzz::hexPrefix(src).c_str(),
-               fuzz::hexPrefix(enc).c_str());
+    FUZZ_CHECK(std::equal(enc.begin(), enc.end(), src.begin()), "re-encoded differently: %s -> %s",
+               fuzz::hexPrefix(src).c_str(), fuzz::hexPrefix(enc).c_str());
   }
 
   ByteArrayStreamInput again(enc);
@@ -47,8 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(again.available() == 0, "re-encoding has %zu bytes left", again.available());
   FUZZ_CHECK(w == v, "decode(encode(v)) != v: %s vs %s", w.toString().c_str(),
              v.toString().c_str());
-  FUZZ_CHECK(w.hash() == v.hash(), "equal values, different hashes: %s",
-             v.toString().c_str());
+  FUZZ_CHECK(w.hash() == v.hash(), "equal values, different hashes: %s", v.toString().c_str());
   GenericValue copy = v;
   FUZZ_CHECK(copy == v, "a copy differs: %s", v.toString().c_str());
   return 0;

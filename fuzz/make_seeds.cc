@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "fuzz/program.h"
+#include "stream/bytes_reference.h"
+#include "stream/bytes_stream_output.h"
+#include "stream/generic_value.h"
 #include "tests/aggregations/agg_test_util.h"
 #include "transport/frame.h"
-#include "stream/bytes_reference.h"
-#include "stream/generic_value.h"
-#include "stream/bytes_stream_output.h"
 
 namespace wirestream::fuzz {
 namespace {
@@ -45,46 +45,75 @@ struct Seed {
 
 // One program per (reader, value), and one that runs all of them in a row.
 std::vector<Seed> coreSeeds() {
-  const std::string kStrings[] = {"", "hello", "h\xC3\xA9", "\xE2\x82\xAC",
-                                  "\xF0\x9F\x98\x80", std::string(1, '\0'),
+  const std::string kStrings[] = {"",
+                                  "hello",
+                                  "h\xC3\xA9",
+                                  "\xE2\x82\xAC",
+                                  "\xF0\x9F\x98\x80",
+                                  std::string(1, '\0'),
                                   std::string(200, 'x')};
   struct Case {
     const char* op;
     std::vector<Writer> values;
   };
   const std::vector<Case> cases = {
-      {"readByte", {[](StreamOutput& o) { o.writeByte(0); }, [](StreamOutput& o) { o.writeByte(0xFF); }}},
+      {"readByte",
+       {[](StreamOutput& o) { o.writeByte(0); }, [](StreamOutput& o) { o.writeByte(0xFF); }}},
       {"readShort", {[](StreamOutput& o) { o.writeShort(-2); }}},
-      {"readInt", {[](StreamOutput& o) { o.writeInt(1); }, [](StreamOutput& o) { o.writeInt(INT32_MIN); }}},
+      {"readInt",
+       {[](StreamOutput& o) { o.writeInt(1); }, [](StreamOutput& o) { o.writeInt(INT32_MIN); }}},
       {"readLong", {[](StreamOutput& o) { o.writeLong(-1); }}},
-      {"readVInt", {[](StreamOutput& o) { o.writeVInt(0); }, [](StreamOutput& o) { o.writeVInt(300); },
-                    [](StreamOutput& o) { o.writeVInt(-1); }, [](StreamOutput& o) { o.writeVInt(INT32_MAX); }}},
-      {"readVLong", {[](StreamOutput& o) { o.writeVLong(128); }, [](StreamOutput& o) { o.writeVLong(INT64_MAX); },
-                     [](StreamOutput& o) { o.writeVLongNoCheck(-1); }}},
-      {"readZLong", {[](StreamOutput& o) { o.writeZLong(-2); }, [](StreamOutput& o) { o.writeZLong(INT64_MIN); }}},
+      {"readVInt",
+       {[](StreamOutput& o) { o.writeVInt(0); }, [](StreamOutput& o) { o.writeVInt(300); },
+        [](StreamOutput& o) { o.writeVInt(-1); }, [](StreamOutput& o) { o.writeVInt(INT32_MAX); }}},
+      {"readVLong",
+       {[](StreamOutput& o) { o.writeVLong(128); },
+        [](StreamOutput& o) { o.writeVLong(INT64_MAX); },
+        [](StreamOutput& o) { o.writeVLongNoCheck(-1); }}},
+      {"readZLong",
+       {[](StreamOutput& o) { o.writeZLong(-2); },
+        [](StreamOutput& o) { o.writeZLong(INT64_MIN); }}},
       {"readFloat", {[](StreamOutput& o) { o.writeFloat(1.5f); }}},
-      {"readDouble", {[](StreamOutput& o) { o.writeDouble(-0.25); },
-                      [](StreamOutput& o) { o.writeDouble(std::numeric_limits<double>::quiet_NaN()); }}},
+      {"readDouble",
+       {[](StreamOutput& o) { o.writeDouble(-0.25); },
+        [](StreamOutput& o) { o.writeDouble(std::numeric_limits<double>::quiet_NaN()); }}},
       {"readBoolean", {[](StreamOutput& o) { o.writeBoolean(true); }}},
-      {"readOptionalBoolean", {[](StreamOutput& o) { o.writeOptionalBoolean(std::nullopt); },
-                               [](StreamOutput& o) { o.writeOptionalBoolean(false); }}},
-      {"readOptionalVInt", {[](StreamOutput& o) { o.writeOptionalVInt(5); }, [](StreamOutput& o) { o.writeOptionalVInt(std::nullopt); }}},
+      {"readOptionalBoolean",
+       {[](StreamOutput& o) { o.writeOptionalBoolean(std::nullopt); },
+        [](StreamOutput& o) { o.writeOptionalBoolean(false); }}},
+      {"readOptionalVInt",
+       {[](StreamOutput& o) { o.writeOptionalVInt(5); },
+        [](StreamOutput& o) { o.writeOptionalVInt(std::nullopt); }}},
       {"readOptionalVLong", {[](StreamOutput& o) { o.writeOptionalVLong(1LL << 40); }}},
       {"readOptionalInt", {[](StreamOutput& o) { o.writeOptionalInt(-7); }}},
       {"readOptionalLong", {[](StreamOutput& o) { o.writeOptionalLong(7); }}},
       {"readOptionalFloat", {[](StreamOutput& o) { o.writeOptionalFloat(2.0f); }}},
       {"readOptionalDouble", {[](StreamOutput& o) { o.writeOptionalDouble(3.0); }}},
       {"readString", {}},
-      {"readOptionalString", {[](StreamOutput& o) { o.writeOptionalString("opt"); },
-                              [](StreamOutput& o) { o.writeOptionalString(std::nullopt); }}},
-      {"readByteArray", {[](StreamOutput& o) { o.writeByteArray(Bytes{1, 2, 0x80, 0xFF}); }}},
-      {"readStringArray", {[&](StreamOutput& o) { o.writeStringArray(std::span<const std::string>(kStrings)); }}},
-      {"readVIntArray", {[](StreamOutput& o) { o.writeVIntArray(std::vector<int32_t>{0, 300, -1}); }}},
-      {"readVLongArray", {[](StreamOutput& o) { o.writeVLongArray(std::vector<int64_t>{1, 1LL << 50}); }}},
-      {"readIntArray", {[](StreamOutput& o) { o.writeIntArray(std::vector<int32_t>{1, 2, 3}); }}},
-      {"readLongArray", {[](StreamOutput& o) { o.writeLongArray(std::vector<int64_t>{-1, 2}); }}},
+      {"readOptionalString",
+       {[](StreamOutput& o) { o.writeOptionalString("opt"); },
+        [](StreamOutput& o) { o.writeOptionalString(std::nullopt); }}},
+      {"readByteArray", {[](StreamOutput& o) {
+         o.writeByteArray(Bytes{1, 2, 0x80, 0xFF});
+       }}},
+      {"readStringArray",
+       {[&](StreamOutput& o) { o.writeStringArray(std::span<const std::string>(kStrings)); }}},
+      {"readVIntArray", {[](StreamOutput& o) {
+         o.writeVIntArray(std::vector<int32_t>{0, 300, -1});
+       }}},
+      {"readVLongArray", {[](StreamOutput& o) {
+         o.writeVLongArray(std::vector<int64_t>{1, 1LL << 50});
+       }}},
+      {"readIntArray", {[](StreamOutput& o) {
+         o.writeIntArray(std::vector<int32_t>{1, 2, 3});
+       }}},
+      {"readLongArray", {[](StreamOutput& o) {
+         o.writeLongArray(std::vector<int64_t>{-1, 2});
+       }}},
       {"readFloatArray", {[](StreamOutput& o) { o.writeFloatArray(std::vector<float>{0.5f}); }}},
-      {"readDoubleArray", {[](StreamOutput& o) { o.writeDoubleArray(std::vector<double>{1e300, -0.0}); }}},
+      {"readDoubleArray", {[](StreamOutput& o) {
+         o.writeDoubleArray(std::vector<double>{1e300, -0.0});
+       }}},
   };
   std::vector<Seed> seeds;
   Bytes all;
@@ -106,8 +135,7 @@ std::vector<Seed> coreSeeds() {
     ByteArrayStreamInput in(s.bytes);
     ProgramResult r = runProgram(coreOps(), in, s.bytes);
     if (!r.error.empty()) {
-      std::fprintf(stderr, "make_seeds: seed %s fails: %s\n", s.name.c_str(),
-                   r.error.c_str());
+      std::fprintf(stderr, "make_seeds: seed %s fails: %s\n", s.name.c_str(), r.error.c_str());
       std::exit(1);
     }
   }
@@ -134,7 +162,7 @@ GenericValue sampleMap() {
       {{"owner", "ops"},
        {"ids", GenericValue::ofIntArray({1, 2})},
        {"nested", GenericValue::ofList({GenericValue::null(), 1.5, int64_t{7},
-                                         GenericValue::ofOrderedMap({{"k", true}})})}});
+                                        GenericValue::ofOrderedMap({{"k", true}})})}});
 }
 
 // Every generic kind once, then containers of them.
@@ -200,43 +228,69 @@ std::vector<Seed> structuredSeeds() {
   };
   const std::vector<Case> cases = {
       {"readGenericValue", [](StreamOutput& o) { o.writeGenericValue(sampleMap()); }},
-      {"readBytesReference", [](StreamOutput& o) {
+      {"readBytesReference",
+       [](StreamOutput& o) {
          o.writeBytesReference(BytesReference::copyOf(Bytes{1, 2, 3}));
        }},
-      {"readOptionalBytesReference", [](StreamOutput& o) {
-         o.writeOptionalBytesReference(BytesReference::copyOf(Bytes{4}));
-       }},
-      {"readOptionalBytesReference", [](StreamOutput& o) { o.writeOptionalBytesReference(std::nullopt); }},
+      {"readOptionalBytesReference",
+       [](StreamOutput& o) { o.writeOptionalBytesReference(BytesReference::copyOf(Bytes{4})); }},
+      {"readOptionalBytesReference",
+       [](StreamOutput& o) { o.writeOptionalBytesReference(std::nullopt); }},
       {"readTimeValue", [](StreamOutput& o) { o.writeTimeValue(TimeValue(100, TimeUnit::kDays)); }},
-      {"readOptionalTimeValue", [](StreamOutput& o) { o.writeOptionalTimeValue(TimeValue(30000)); }},
+      {"readOptionalTimeValue",
+       [](StreamOutput& o) { o.writeOptionalTimeValue(TimeValue(30000)); }},
       {"readInstant", [](StreamOutput& o) { o.writeInstant(Instant::ofEpochMilli(-1)); }},
-      {"readOptionalInstant", [](StreamOutput& o) { o.writeOptionalInstant(Instant{5, 6}); }},
-      {"readCollectionOfStrings", [](StreamOutput& o) {
+      {"readOptionalInstant",
+       [](StreamOutput& o) {
+         o.writeOptionalInstant(Instant{5, 6});
+       }},
+      {"readCollectionOfStrings",
+       [](StreamOutput& o) {
          o.writeCollection(std::vector<std::string>{"a", "", "\xE2\x82\xAC"},
                            [](StreamOutput& w, const std::string& s) { w.writeString(s); });
        }},
-      {"readCollectionOfGenericValues", [](StreamOutput& o) {
+      {"readCollectionOfGenericValues",
+       [](StreamOutput& o) {
          o.writeCollection(std::vector<GV>{GV::null(), 1, "s"},
                            [](StreamOutput& w, const GV& g) { w.writeGenericValue(g); });
        }},
-      {"readMapOfStringToGenericValue", [](StreamOutput& o) {
+      {"readMapOfStringToGenericValue",
+       [](StreamOutput& o) {
          std::map<std::string, GV> m{{"a", 1}, {"b", GV::ofList({2.5})}};
-         o.writeMap(m, [](StreamOutput& w, const std::string& k) { w.writeString(k); },
-                    [](StreamOutput& w, const GV& g) { w.writeGenericValue(g); });
+         o.writeMap(
+             m, [](StreamOutput& w, const std::string& k) { w.writeString(k); },
+             [](StreamOutput& w, const GV& g) { w.writeGenericValue(g); });
        }},
-      {"readMapOfVLongToStrings", [](StreamOutput& o) {
+      {"readMapOfVLongToStrings",
+       [](StreamOutput& o) {
          std::map<int64_t, std::vector<std::string>> m{{1, {"x"}}, {300, {}}};
-         o.writeMap(m, [](StreamOutput& w, int64_t k) { w.writeVLong(k); },
-                    [](StreamOutput& w, const std::vector<std::string>& v) {
-                      w.writeStringArray(std::span<const std::string>(v));
-                    });
+         o.writeMap(
+             m, [](StreamOutput& w, int64_t k) { w.writeVLong(k); },
+             [](StreamOutput& w, const std::vector<std::string>& v) {
+               w.writeStringArray(std::span<const std::string>(v));
+             });
        }},
       {"readEnum", [](StreamOutput& o) { o.writeVInt(2); }},
-      {"readOptionalEnum", [](StreamOutput& o) { o.writeBoolean(true); o.writeVInt(1); }},
-      {"readEnumSet", [](StreamOutput& o) { o.writeVInt(2); o.writeVInt(0); o.writeVInt(2); }},
-      {"readOptionalWriteable", [](StreamOutput& o) { o.writeBoolean(true); o.writeVInt(7); o.writeString("tag"); }},
+      {"readOptionalEnum",
+       [](StreamOutput& o) {
+         o.writeBoolean(true);
+         o.writeVInt(1);
+       }},
+      {"readEnumSet",
+       [](StreamOutput& o) {
+         o.writeVInt(2);
+         o.writeVInt(0);
+         o.writeVInt(2);
+       }},
+      {"readOptionalWriteable",
+       [](StreamOutput& o) {
+         o.writeBoolean(true);
+         o.writeVInt(7);
+         o.writeString("tag");
+       }},
       {"readNamedWriteable", [](StreamOutput& o) { writeCircle(o, 1.5); }},
-      {"readNamedWriteable", [](StreamOutput& o) {
+      {"readNamedWriteable",
+       [](StreamOutput& o) {
          o.writeString("group");
          o.writeString("g");
          o.writeVInt(2);
@@ -246,8 +300,13 @@ std::vector<Seed> structuredSeeds() {
          o.writeVInt(1);
          writeCircle(o, 3.0);
        }},
-      {"readOptionalNamedWriteable", [](StreamOutput& o) { o.writeBoolean(true); writeCircle(o, 4.0); }},
-      {"readNamedWriteableCollection", [](StreamOutput& o) {
+      {"readOptionalNamedWriteable",
+       [](StreamOutput& o) {
+         o.writeBoolean(true);
+         writeCircle(o, 4.0);
+       }},
+      {"readNamedWriteableCollection",
+       [](StreamOutput& o) {
          o.writeVInt(2);
          writeCircle(o, 5.0);
          writeCircle(o, 6.0);
@@ -263,8 +322,9 @@ std::vector<Seed> structuredSeeds() {
       prog.insert(prog.end(), v.begin(), v.end());
       all.insert(all.end(), prog.begin(), prog.end());
       prog.insert(prog.begin(), vb);
-      seeds.push_back({std::string(cases[i].op) + "-" + std::to_string(i) + (vb ? "-v7_10" : "-v8_7"),
-                       std::move(prog)});
+      seeds.push_back(
+          {std::string(cases[i].op) + "-" + std::to_string(i) + (vb ? "-v7_10" : "-v8_7"),
+           std::move(prog)});
     }
     seeds.push_back({std::string("all-ops") + (vb ? "-v7_10" : "-v8_7"), std::move(all)});
   }
@@ -331,17 +391,20 @@ std::vector<Seed> transportSeeds() {
   };
   std::vector<std::pair<std::string, Bytes>> frames = {
       {"request", frame([&](BytesStreamOutput& o) {
-         tr::writeRequestFrame(o, {7, TransportVersion::current(), false}, "indices:data/read",
-                               {}, small, false);
+         tr::writeRequestFrame(o, {7, TransportVersion::current(), false}, "indices:data/read", {},
+                               small, false);
        })},
       {"request-headers", frame([&](BytesStreamOutput& o) {
-         tr::writeRequestFrame(o, {8, TransportVersion::V_7_10_0, false}, "a", req_headers, small, false);
+         tr::writeRequestFrame(o, {8, TransportVersion::V_7_10_0, false}, "a", req_headers, small,
+                               false);
        })},
       {"response", frame([&](BytesStreamOutput& o) {
-         tr::writeResponseFrame(o, {9, TransportVersion::current(), false}, resp_headers, small, false);
+         tr::writeResponseFrame(o, {9, TransportVersion::current(), false}, resp_headers, small,
+                                false);
        })},
       {"error", frame([&](BytesStreamOutput& o) {
-         tr::writeErrorFrame(o, {10, TransportVersion::current(), false}, "illegal_argument", "bad");
+         tr::writeErrorFrame(o, {10, TransportVersion::current(), false}, "illegal_argument",
+                             "bad");
        })},
       {"handshake", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {11, TransportVersion::current(), true}, tr::kHandshakeAction, {},

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "fuzz/program.h"
 #include "fuzz/fuzz_check.h"
+#include "fuzz/program.h"
 #include "stream/bytes_reference.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -41,18 +41,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (sliced) addPiece(kJunk, sizeof kJunk);
   BytesReference ref(pieces);
   if (sliced) ref = ref.slice(sizeof kJunk, raw.size());
-  FUZZ_CHECK(ref.length() == raw.size(), "reference length %zu != %zu",
-             ref.length(), raw.size());
+  FUZZ_CHECK(ref.length() == raw.size(), "reference length %zu != %zu", ref.length(), raw.size());
 
   BytesReferenceStreamInput paged(ref);
   fuzz::ProgramResult got = fuzz::runProgram(fuzz::coreOps(), paged, raw);
   ByteArrayStreamInput flat(raw);
   fuzz::ProgramResult want = fuzz::runProgram(fuzz::coreOps(), flat, raw);
   FUZZ_CHECK(got.ops == want.ops && got.consumed == want.consumed,
-             "paged read %zu ops / %zu bytes, flat %zu / %zu", got.ops,
-             got.consumed, want.ops, want.consumed);
-  FUZZ_CHECK(got.error == want.error, "paged error [%s], flat error [%s]",
-             got.error.c_str(), want.error.c_str());
+             "paged read %zu ops / %zu bytes, flat %zu / %zu", got.ops, got.consumed, want.ops,
+             want.consumed);
+  FUZZ_CHECK(got.error == want.error, "paged error [%s], flat error [%s]", got.error.c_str(),
+             want.error.c_str());
   FUZZ_CHECK(got.reencoded == want.reencoded, "paged and flat values differ");
   fuzz::checkReencodingIsStable(fuzz::coreOps(), got, flat.transportVersion());
   return 0;

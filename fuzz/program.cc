@@ -31,12 +31,10 @@ uint8_t opIndex(std::span<const Op> ops, const char* name) {
   std::abort();
 }
 
-ProgramResult runProgram(std::span<const Op> ops, StreamInput& in,
-                         std::span<const uint8_t> raw) {
+ProgramResult runProgram(std::span<const Op> ops, StreamInput& in, std::span<const uint8_t> raw) {
   ProgramResult r;
   const size_t total = in.available();
-  FUZZ_CHECK(total == raw.size(), "available() %zu != input size %zu", total,
-             raw.size());
+  FUZZ_CHECK(total == raw.size(), "available() %zu != input size %zu", total, raw.size());
   BytesStreamOutput one;
   one.setTransportVersion(in.transportVersion());
   while (in.available() > 0) {
@@ -56,13 +54,12 @@ ProgramResult runProgram(std::span<const Op> ops, StreamInput& in,
     const size_t end = total - in.available();
     std::vector<uint8_t> enc = one.bytes().toVector();
     auto src = raw.subspan(start, end - start);
-    FUZZ_CHECK(enc.size() <= src.size(),
-               "%s re-encoded longer than its input: %s -> %s", op->name,
+    FUZZ_CHECK(enc.size() <= src.size(), "%s re-encoded longer than its input: %s -> %s", op->name,
                hexPrefix(src).c_str(), hexPrefix(enc).c_str());
     if (op->exact && enc.size() == src.size() && !nan) {
       FUZZ_CHECK(std::equal(enc.begin(), enc.end(), src.begin()),
-                 "%s re-encoded differently: %s -> %s", op->name,
-                 hexPrefix(src).c_str(), hexPrefix(enc).c_str());
+                 "%s re-encoded differently: %s -> %s", op->name, hexPrefix(src).c_str(),
+                 hexPrefix(enc).c_str());
     }
     r.reencoded.insert(r.reencoded.end(), enc.begin(), enc.end());
     r.consumed = end;
@@ -76,12 +73,11 @@ void checkReencodingIsStable(std::span<const Op> ops, const ProgramResult& first
   ByteArrayStreamInput in(first.reencoded);
   in.setTransportVersion(version);
   ProgramResult second = runProgram(ops, in, first.reencoded);
-  FUZZ_CHECK(second.error.empty(), "re-encoding does not decode: %s (%s)",
-             second.error.c_str(), hexPrefix(first.reencoded).c_str());
+  FUZZ_CHECK(second.error.empty(), "re-encoding does not decode: %s (%s)", second.error.c_str(),
+             hexPrefix(first.reencoded).c_str());
   FUZZ_CHECK(second.ops == first.ops, "ops %zu != %zu", second.ops, first.ops);
   FUZZ_CHECK(second.reencoded == first.reencoded,
-             "decode(encode(decode(x))) != decode(x): %s -> %s",
-             hexPrefix(first.reencoded).c_str(),
+             "decode(encode(decode(x))) != decode(x): %s -> %s", hexPrefix(first.reencoded).c_str(),
              hexPrefix(second.reencoded).c_str());
 }
 

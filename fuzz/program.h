@@ -62,8 +62,7 @@ struct ProgramResult {
 
 // Decodes ops from `in` until it is exhausted or a reader throws StreamError.
 // `raw` is the whole logical input of `in` (for the per-op byte comparison).
-ProgramResult runProgram(std::span<const Op> ops, StreamInput& in,
-                         std::span<const uint8_t> raw);
+ProgramResult runProgram(std::span<const Op> ops, StreamInput& in, std::span<const uint8_t> raw);
 
 // Aborts (FUZZ_CHECK) unless running the re-encoding of `first` (at
 // `version`) decodes with no error to exactly the same re-encoding.

@@ -12,8 +12,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace wirestream;
   if (size == 0) return 0;
-  TransportVersion version =
-      (data[0] & 1) ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0;
+  TransportVersion version = (data[0] & 1) ? TransportVersion::V_7_10_0 : TransportVersion::V_8_7_0;
   std::span<const uint8_t> raw(data + 1, size - 1);
   ByteArrayStreamInput in(raw);
   in.setTransportVersion(version);

@@ -83,7 +83,8 @@ bool Group::hasNan() const {
 const NamedWriteableRegistry& shapes() {
   static const NamedWriteableRegistry* registry = [] {
     auto* r = new NamedWriteableRegistry;
-    r->registerReader<Shape>("circle", [](StreamInput& in) { return std::make_unique<Circle>(in); });
+    r->registerReader<Shape>("circle",
+                             [](StreamInput& in) { return std::make_unique<Circle>(in); });
     r->registerReader<Shape>("group", [](StreamInput& in) { return std::make_unique<Group>(in); });
     return r;
   }();
@@ -102,41 +103,58 @@ struct Tag final : Writeable {
 };
 
 const Op kOps[] = {
-    {"readGenericValue", [](StreamInput& in, StreamOutput& out) {
+    {"readGenericValue",
+     [](StreamInput& in, StreamOutput& out) {
        GenericValue v = in.readGenericValue();
        out.writeGenericValue(v);
        return containsNan(v);
-     }, true},
-    {"readBytesReference", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readBytesReference",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeBytesReference(in.readBytesReference());
        return false;
-     }, true},
-    {"readOptionalBytesReference", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readOptionalBytesReference",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeOptionalBytesReference(in.readOptionalBytesReference());
        return false;
-     }, true},
-    {"readTimeValue", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readTimeValue",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeTimeValue(in.readTimeValue());
        return false;
-     }, true},
-    {"readOptionalTimeValue", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readOptionalTimeValue",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeOptionalTimeValue(in.readOptionalTimeValue());
        return false;
-     }, true},
-    {"readInstant", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readInstant",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeInstant(in.readInstant());
        return false;
-     }, true},
-    {"readOptionalInstant", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readOptionalInstant",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeOptionalInstant(in.readOptionalInstant());
        return false;
-     }, true},
-    {"readCollectionOfStrings", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readCollectionOfStrings",
+     [](StreamInput& in, StreamOutput& out) {
        auto v = in.readCollection([](StreamInput& i) { return i.readString(); });
        out.writeCollection(v, [](StreamOutput& o, const std::string& s) { o.writeString(s); });
        return false;
-     }, true},
-    {"readCollectionOfGenericValues", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readCollectionOfGenericValues",
+     [](StreamInput& in, StreamOutput& out) {
        auto v = in.readCollection([](StreamInput& i) { return i.readGenericValue(); });
        bool nan = false;
        out.writeCollection(v, [&](StreamOutput& o, const GenericValue& g) {
@@ -144,64 +162,85 @@ const Op kOps[] = {
          o.writeGenericValue(g);
        });
        return nan;
-     }, true},
-    {"readMapOfStringToGenericValue", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readMapOfStringToGenericValue",
+     [](StreamInput& in, StreamOutput& out) {
        auto m = in.readMap([](StreamInput& i) { return i.readString(); },
                            [](StreamInput& i) { return i.readGenericValue(); });
        bool nan = false;
-       out.writeMap(m, [](StreamOutput& o, const std::string& k) { o.writeString(k); },
-                    [&](StreamOutput& o, const GenericValue& g) {
-                      nan |= containsNan(g);
-                      o.writeGenericValue(g);
-                    });
+       out.writeMap(
+           m, [](StreamOutput& o, const std::string& k) { o.writeString(k); },
+           [&](StreamOutput& o, const GenericValue& g) {
+             nan |= containsNan(g);
+             o.writeGenericValue(g);
+           });
        return nan;
-     }, false},
-    {"readMapOfVLongToStrings", [](StreamInput& in, StreamOutput& out) {
+     },
+     false},
+    {"readMapOfVLongToStrings",
+     [](StreamInput& in, StreamOutput& out) {
        auto m = in.readMap([](StreamInput& i) { return i.readVLong(); },
                            [](StreamInput& i) { return i.readStringArray(); });
-       out.writeMap(m, [](StreamOutput& o, int64_t k) { o.writeVLongNoCheck(k); },
-                    [](StreamOutput& o, const std::vector<std::string>& v) {
-                      o.writeStringArray(std::span<const std::string>(v));
-                    });
+       out.writeMap(
+           m, [](StreamOutput& o, int64_t k) { o.writeVLongNoCheck(k); },
+           [](StreamOutput& o, const std::vector<std::string>& v) {
+             o.writeStringArray(std::span<const std::string>(v));
+           });
        return false;
-     }, false},
-    {"readEnum", [](StreamInput& in, StreamOutput& out) {
+     },
+     false},
+    {"readEnum",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeEnum(in.readEnum<Fruit>());
        return false;
-     }, true},
-    {"readOptionalEnum", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readOptionalEnum",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeOptionalEnum(in.readOptionalEnum<Fruit>());
        return false;
-     }, true},
-    {"readEnumSet", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readEnumSet",
+     [](StreamInput& in, StreamOutput& out) {
        out.writeEnumSet(in.readEnumSet<Fruit>());
        return false;
-     }, false},
-    {"readOptionalWriteable", [](StreamInput& in, StreamOutput& out) {
+     },
+     false},
+    {"readOptionalWriteable",
+     [](StreamInput& in, StreamOutput& out) {
        auto t = in.readOptionalWriteable([](StreamInput& i) { return Tag(i); });
        out.writeOptionalWriteable(t ? &*t : nullptr);
        return false;
-     }, true},
-    {"readNamedWriteable", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readNamedWriteable",
+     [](StreamInput& in, StreamOutput& out) {
        in.setNamedWriteableRegistry(&shapes());  // for the groups' members
        auto s = in.readNamedWriteable<Shape>(shapes());
        out.writeNamedWriteable(*s);
        return shapeHasNan(*s);
-     }, true},
-    {"readOptionalNamedWriteable", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readOptionalNamedWriteable",
+     [](StreamInput& in, StreamOutput& out) {
        in.setNamedWriteableRegistry(&shapes());
        auto s = in.readOptionalNamedWriteable<Shape>();
        out.writeOptionalNamedWriteable(s.get());
        return s && shapeHasNan(*s);
-     }, true},
-    {"readNamedWriteableCollection", [](StreamInput& in, StreamOutput& out) {
+     },
+     true},
+    {"readNamedWriteableCollection",
+     [](StreamInput& in, StreamOutput& out) {
        in.setNamedWriteableRegistry(&shapes());
        auto v = in.readNamedWriteableCollection<Shape>();
        out.writeNamedWriteableCollection(v);
        bool nan = false;
        for (const auto& s : v) nan |= shapeHasNan(*s);
        return nan;
-     }, true},
+     },
+     true},
 };
 
 }  // namespace
@@ -211,9 +250,12 @@ std::span<const Op> structuredOps() { return kOps; }
 bool containsNan(const GenericValue& v) {
   using Kind = GenericValue::Kind;
   switch (v.kind()) {
-    case Kind::kFloat: return std::isnan(v.asFloat());
-    case Kind::kDouble: return std::isnan(v.asDouble());
-    case Kind::kGeoPoint: return std::isnan(v.asGeoPoint().lat) || std::isnan(v.asGeoPoint().lon);
+    case Kind::kFloat:
+      return std::isnan(v.asFloat());
+    case Kind::kDouble:
+      return std::isnan(v.asDouble());
+    case Kind::kGeoPoint:
+      return std::isnan(v.asGeoPoint().lat) || std::isnan(v.asGeoPoint().lon);
     case Kind::kFloatArray:
       for (float f : v.asFloatArray()) {
         if (std::isnan(f)) return true;
@@ -224,7 +266,8 @@ bool containsNan(const GenericValue& v) {
         if (std::isnan(d)) return true;
       }
       return false;
-    default: break;
+    default:
+      break;
   }
   if (v.isSequence()) {
     for (const auto& e : v.elements()) {
@@ -237,7 +280,6 @@ bool containsNan(const GenericValue& v) {
   }
   return false;
 }
-
 
 }  // namespace fuzz
 }  // namespace wirestream

@@ -81,7 +81,9 @@ struct RawBody final : Writeable {
 InboundMessage parseFrame(const std::vector<uint8_t>& frame) {
   std::vector<InboundMessage> got;
   FrameDecoder decoder(kMaxFrame);
-  decoder.feed(frame, [&](DecodedFrame&& f) { got.push_back(InboundMessage::parse(std::move(f), kMaxBody)); });
+  decoder.feed(frame, [&](DecodedFrame&& f) {
+    got.push_back(InboundMessage::parse(std::move(f), kMaxBody));
+  });
   FUZZ_CHECK(got.size() == 1, "%zu frames from one", got.size());
   return std::move(got[0]);
 }
@@ -114,15 +116,18 @@ void checkRoundTrip(const std::vector<uint8_t>& frame) {
   InboundMessage m2 = parseFrame(again);
   FUZZ_CHECK(m2.header.request_id == h.request_id && m2.header.version_id == h.version_id,
              "ids differ after a round trip");
-  FUZZ_CHECK(m2.action == m.action, "action differs: %s vs %s", m2.action.c_str(), m.action.c_str());
+  FUZZ_CHECK(m2.action == m.action, "action differs: %s vs %s", m2.action.c_str(),
+             m.action.c_str());
   // Both maps travel in every frame, but a request writer takes only request
   // headers and a response writer only response headers: compare those, and
   // the bytes only when the other map was empty.
   bool other_empty = h.isRequest() ? m.response_headers.empty() : m.request_headers.empty();
   if (h.isRequest()) {
-    FUZZ_CHECK(m2.request_headers == m.request_headers, "request headers differ after a round trip");
+    FUZZ_CHECK(m2.request_headers == m.request_headers,
+               "request headers differ after a round trip");
   } else {
-    FUZZ_CHECK(m2.response_headers == m.response_headers, "response headers differ after a round trip");
+    FUZZ_CHECK(m2.response_headers == m.response_headers,
+               "response headers differ after a round trip");
   }
   FUZZ_CHECK(m2.body() == m.body(), "body differs after a round trip");
   if (!h.isCompressed() && h.status == writer_status && other_empty &&

@@ -127,8 +127,7 @@ void splitDecodeFloatsAvx512(const uint8_t* in, size_t n, float* out) {
 
 void splitEncodeDoublesAvx512(const double* in, size_t n, uint8_t* out) {
   const __m512i idx = doublesToStreams();
-  const __m512d nan =
-      _mm512_castsi512_pd(_mm512_set1_epi64(0x7ff8000000000000LL));
+  const __m512d nan = _mm512_castsi512_pd(_mm512_set1_epi64(0x7ff8000000000000LL));
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
     __m512i r[8];

@@ -21,8 +21,7 @@ namespace {
 // CPUID lists them. XGETBV exists only where CPUID.1:ECX.OSXSAVE is set.
 bool osSavesZmmState() {
   unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE))
-    return false;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return false;
   unsigned xcr0_lo, xcr0_hi;
   __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
   return (xcr0_lo & 0xE6) == 0xE6;
@@ -33,10 +32,9 @@ Level detect() {
   // gcc's AVX2 bit includes the OS check (XGETBV: YMM state enabled).
   bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
               __builtin_cpu_supports("popcnt");
-  if (avx2 && __builtin_cpu_supports("avx512f") &&
-      __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512vbmi") && osSavesZmmState()) {
+  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+      osSavesZmmState()) {
     return Level::kAvx512;
   }
   if (avx2) return Level::kAvx2;
@@ -65,8 +63,7 @@ std::atomic<int> g_cap{static_cast<int>(Level::kAvx512)};
 std::atomic<bool> g_warned{false};
 
 void warnOnce(const std::string& message) {
-  if (!g_warned.exchange(true))
-    std::fprintf(stderr, "wirestream: %s\n", message.c_str());
+  if (!g_warned.exchange(true)) std::fprintf(stderr, "wirestream: %s\n", message.c_str());
 }
 
 // The level to use for a request: the request if the CPU has it, else the best
@@ -75,8 +72,8 @@ Level resolve(std::optional<Level> want) {
   Level best = detectedLevel();
   if (!want) return best;
   if (static_cast<int>(*want) <= static_cast<int>(best)) return *want;
-  warnOnce(std::string("SIMD level ") + levelName(*want) +
-           " is not supported by this CPU; using " + levelName(best));
+  warnOnce(std::string("SIMD level ") + levelName(*want) + " is not supported by this CPU; using " +
+           levelName(best));
   return best;
 }
 
@@ -158,8 +155,7 @@ Level setLevel(std::optional<Level> level) {
 
 const Kernels& kernelsFor(Level level) {
   if (!cpuSupports(level)) {
-    throw std::invalid_argument(std::string("this CPU cannot run SIMD level ") +
-                                levelName(level));
+    throw std::invalid_argument(std::string("this CPU cannot run SIMD level ") + levelName(level));
   }
   return table(level);
 }

@@ -33,10 +33,8 @@ extern const Kernels kAvx512Kernels;
 // functions defined in avx2.cc, called only on CPUs with AVX-512 (and so AVX2).
 uint8_t* encodeVIntsAvx2(const int32_t* in, size_t n, uint8_t* dst);
 uint8_t* encodeVLongsAvx2(const int64_t* in, size_t n, uint8_t* dst);
-DecodeBatch decodeVIntsAvx2(const uint8_t* p, const uint8_t* limit,
-                            int32_t* out, size_t n);
-DecodeBatch decodeVLongsAvx2(const uint8_t* p, const uint8_t* limit,
-                             int64_t* out, size_t n);
+DecodeBatch decodeVIntsAvx2(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n);
+DecodeBatch decodeVLongsAvx2(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n);
 size_t asciiPrefixLengthAvx2(const uint8_t* p, size_t n);
 size_t utf16LengthAvx2(const uint8_t* p, size_t n);
 
@@ -84,8 +82,7 @@ static inline uint8_t* encodeVLongOne(uint8_t* dst, uint64_t v) {
 // One VInt from [p, limit), or nullptr if it runs past limit or its 5th byte
 // has any bit of 0xF0 set (what decodeVInt throws for). With 5 bytes left it
 // checks no bound per byte, as stream/varint.h does.
-static inline const uint8_t* tryDecodeVInt(const uint8_t* p,
-                                           const uint8_t* limit, int32_t* out) {
+static inline const uint8_t* tryDecodeVInt(const uint8_t* p, const uint8_t* limit, int32_t* out) {
   if (limit - p >= 5) {
     uint32_t b = p[0];
     uint32_t r = b & 0x7F;
@@ -134,9 +131,7 @@ static inline const uint8_t* tryDecodeVInt(const uint8_t* p,
 }
 
 // One VLong: up to 10 bytes, the 10th only 0 or 1; nullptr otherwise.
-static inline const uint8_t* tryDecodeVLong(const uint8_t* p,
-                                            const uint8_t* limit,
-                                            int64_t* out) {
+static inline const uint8_t* tryDecodeVLong(const uint8_t* p, const uint8_t* limit, int64_t* out) {
   uint64_t r = 0;
   for (int i = 0; i < 9; ++i) {
     if (p + i >= limit) return nullptr;
@@ -155,8 +150,7 @@ static inline const uint8_t* tryDecodeVLong(const uint8_t* p,
 }
 
 // Per-value tails shared by the vector kernels.
-static inline DecodeBatch decodeVIntsTail(const uint8_t* p,
-                                          const uint8_t* limit, int32_t* out,
+static inline DecodeBatch decodeVIntsTail(const uint8_t* p, const uint8_t* limit, int32_t* out,
                                           size_t n, size_t done) {
   for (; done < n; ++done) {
     const uint8_t* next = tryDecodeVInt(p, limit, out + done);
@@ -166,8 +160,7 @@ static inline DecodeBatch decodeVIntsTail(const uint8_t* p,
   return {done, p};
 }
 
-static inline DecodeBatch decodeVLongsTail(const uint8_t* p,
-                                           const uint8_t* limit, int64_t* out,
+static inline DecodeBatch decodeVLongsTail(const uint8_t* p, const uint8_t* limit, int64_t* out,
                                            size_t n, size_t done) {
   for (; done < n; ++done) {
     const uint8_t* next = tryDecodeVLong(p, limit, out + done);
@@ -202,17 +195,14 @@ static inline uint64_t canonicalDoubleBits(double v) {
 
 // Scalar ByteStreamSplit over values [from, n): the reference the vector
 // kernels are tested against, and their tail.
-static inline void splitEncodeFloatsTail(const float* in, size_t n,
-                                         uint8_t* out, size_t from) {
+static inline void splitEncodeFloatsTail(const float* in, size_t n, uint8_t* out, size_t from) {
   for (size_t i = from; i < n; ++i) {
     uint32_t bits = canonicalFloatBits(in[i]);
-    for (int k = 0; k < 4; ++k)
-      out[k * n + i] = static_cast<uint8_t>(bits >> (24 - 8 * k));
+    for (int k = 0; k < 4; ++k) out[k * n + i] = static_cast<uint8_t>(bits >> (24 - 8 * k));
   }
 }
 
-static inline void splitDecodeFloatsTail(const uint8_t* in, size_t n,
-                                         float* out, size_t from) {
+static inline void splitDecodeFloatsTail(const uint8_t* in, size_t n, float* out, size_t from) {
   for (size_t i = from; i < n; ++i) {
     uint32_t bits = 0;
     for (int k = 0; k < 4; ++k) bits = (bits << 8) | in[k * n + i];
@@ -220,17 +210,14 @@ static inline void splitDecodeFloatsTail(const uint8_t* in, size_t n,
   }
 }
 
-static inline void splitEncodeDoublesTail(const double* in, size_t n,
-                                          uint8_t* out, size_t from) {
+static inline void splitEncodeDoublesTail(const double* in, size_t n, uint8_t* out, size_t from) {
   for (size_t i = from; i < n; ++i) {
     uint64_t bits = canonicalDoubleBits(in[i]);
-    for (int k = 0; k < 8; ++k)
-      out[k * n + i] = static_cast<uint8_t>(bits >> (56 - 8 * k));
+    for (int k = 0; k < 8; ++k) out[k * n + i] = static_cast<uint8_t>(bits >> (56 - 8 * k));
   }
 }
 
-static inline void splitDecodeDoublesTail(const uint8_t* in, size_t n,
-                                          double* out, size_t from) {
+static inline void splitDecodeDoublesTail(const uint8_t* in, size_t n, double* out, size_t from) {
   for (size_t i = from; i < n; ++i) {
     uint64_t bits = 0;
     for (int k = 0; k < 8; ++k) bits = (bits << 8) | in[k * n + i];

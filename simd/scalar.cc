@@ -7,24 +7,20 @@ namespace wirestream::simd::internal {
 namespace {
 
 uint8_t* encodeVIntsScalar(const int32_t* in, size_t n, uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i)
-    dst = encodeVIntOne(dst, static_cast<uint32_t>(in[i]));
+  for (size_t i = 0; i < n; ++i) dst = encodeVIntOne(dst, static_cast<uint32_t>(in[i]));
   return dst;
 }
 
 uint8_t* encodeVLongsScalar(const int64_t* in, size_t n, uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i)
-    dst = encodeVLongOne(dst, static_cast<uint64_t>(in[i]));
+  for (size_t i = 0; i < n; ++i) dst = encodeVLongOne(dst, static_cast<uint64_t>(in[i]));
   return dst;
 }
 
-DecodeBatch decodeVIntsScalar(const uint8_t* p, const uint8_t* limit,
-                              int32_t* out, size_t n) {
+DecodeBatch decodeVIntsScalar(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n) {
   return decodeVIntsTail(p, limit, out, n, 0);
 }
 
-DecodeBatch decodeVLongsScalar(const uint8_t* p, const uint8_t* limit,
-                               int64_t* out, size_t n) {
+DecodeBatch decodeVLongsScalar(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n) {
   return decodeVLongsTail(p, limit, out, n, 0);
 }
 
@@ -39,9 +35,7 @@ size_t asciiPrefixLengthScalar(const uint8_t* p, size_t n) {
   return asciiPrefixTail(p, n, i);
 }
 
-size_t utf16LengthScalar(const uint8_t* p, size_t n) {
-  return utf16LengthTail(p, n, 0);
-}
+size_t utf16LengthScalar(const uint8_t* p, size_t n) { return utf16LengthTail(p, n, 0); }
 
 void splitEncodeFloatsScalar(const float* in, size_t n, uint8_t* out) {
   splitEncodeFloatsTail(in, n, out, 0);

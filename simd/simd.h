@@ -1,12 +1,11 @@
 // SIMD batch codecs over plain memory, with runtime CPU dispatch.
 //
-//   const simd::Kernels& k = simd::kernels();        // the active level's
-//   table uint8_t* end = k.encodeVInts(values, n, dst);    // dst has room for
-//   5 * n bytes simd::DecodeBatch r = k.decodeVInts(p, limit, out, n);
-//   // r.count values decoded; if r.count < n, the value at r.next is malformed
-//   // or runs past `limit`: decode it with the per-value path
-//   (stream/varint.h),
-//   // which throws the typed error or crosses into the next chunk.
+//   const simd::Kernels& k = simd::kernels();           // the active level's table
+//   uint8_t* end = k.encodeVInts(values, n, dst);       // dst has room for 5 * n bytes
+//   simd::DecodeBatch r = k.decodeVInts(p, limit, out, n);
+//   // r.count values decoded; if r.count < n, the value at r.next is malformed or runs
+//   // past `limit`: decode it with the per-value path (stream/varint.h), which throws
+//   // the typed error or crosses into the next chunk.
 //
 // Every kernel produces exactly the bytes (or values) of the per-value path in
 // stream/varint.h and stream/string_codec.cc; the wire format does not change.
@@ -37,8 +36,7 @@ namespace wirestream::simd {
 
 enum class Level : uint8_t { kScalar = 0, kSse4 = 1, kAvx2 = 2, kAvx512 = 3 };
 
-inline constexpr Level kAllLevels[] = {Level::kScalar, Level::kSse4,
-                                       Level::kAvx2, Level::kAvx512};
+inline constexpr Level kAllLevels[] = {Level::kScalar, Level::kSse4, Level::kAvx2, Level::kAvx512};
 
 // "scalar", "sse4", "avx2", "avx512".
 const char* levelName(Level level);
@@ -57,10 +55,8 @@ struct DecodeBatch {
 //   5 * n bytes and nothing past dst + 5 * n is touched. Returns the end.
 // - encodeVLongs: 64-bit LEB128 of each value as unsigned (writeVLongNoCheck's
 //   bytes, 1..10 each); dst has room for 10 * n bytes.
-// - decodeVInts / decodeVLongs: see the header comment; strict as wire format
-// §4.
-// - asciiPrefixLength: length of the run of bytes < 0x80 at the start of
-// p[0..n).
+// - decodeVInts / decodeVLongs: see the header comment; strict as wire format §4.
+// - asciiPrefixLength: length of the run of bytes < 0x80 at the start of p[0..n).
 // - utf16Length: UTF-16 units of valid UTF-8 (non-continuation bytes, plus one
 //   more for each 4-byte lead); the input must already be validated.
 // - splitEncode*: ByteStreamSplit, wirestream extension. out[k * n + i] is byte
@@ -70,10 +66,8 @@ struct Kernels {
   Level level;
   uint8_t* (*encodeVInts)(const int32_t* in, size_t n, uint8_t* dst);
   uint8_t* (*encodeVLongs)(const int64_t* in, size_t n, uint8_t* dst);
-  DecodeBatch (*decodeVInts)(const uint8_t* p, const uint8_t* limit,
-                             int32_t* out, size_t n);
-  DecodeBatch (*decodeVLongs)(const uint8_t* p, const uint8_t* limit,
-                              int64_t* out, size_t n);
+  DecodeBatch (*decodeVInts)(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n);
+  DecodeBatch (*decodeVLongs)(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n);
   size_t (*asciiPrefixLength)(const uint8_t* p, size_t n);
   size_t (*utf16Length)(const uint8_t* p, size_t n);
   void (*splitEncodeFloats)(const float* in, size_t n, uint8_t* out);

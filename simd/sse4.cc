@@ -19,15 +19,13 @@ uint8_t* encodeVIntsSse4(const int32_t* in, size_t n, uint8_t* dst) {
   // An 8-byte store for value j starts at most at 5 j and must end by 5 n:
   // so the vector loop stops two values before the end.
   for (; i + 3 <= n; i += 2) {
-    __m128i v = _mm_cvtepu32_epi64(
-        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + i)));
+    __m128i v = _mm_cvtepu32_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + i)));
     __m128i x = spread56x2(v);
     __m128i s = continuationx2<4>(x, _mm_setzero_si128());
     _mm_store_si128(reinterpret_cast<__m128i*>(bytes), _mm_or_si128(x, s));
     _mm_store_si128(
         reinterpret_cast<__m128i*>(lens),
-        _mm_add_epi64(_mm_sad_epu8(_mm_srli_epi64(s, 7), _mm_setzero_si128()),
-                      _mm_set1_epi64x(1)));
+        _mm_add_epi64(_mm_sad_epu8(_mm_srli_epi64(s, 7), _mm_setzero_si128()), _mm_set1_epi64x(1)));
     std::memcpy(dst, &bytes[0], 8);
     dst += lens[0];
     std::memcpy(dst, &bytes[1], 8);
@@ -46,14 +44,12 @@ uint8_t* encodeVLongsSse4(const int64_t* in, size_t n, uint8_t* dst) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
     __m128i x = spread56x2(v);
     __m128i top = _mm_srli_epi64(v, 56);  // groups 8 and 9: the 9th byte whole
-    __m128i top_set =
-        _mm_andnot_si128(_mm_cmpeq_epi64(top, _mm_setzero_si128()),
-                         _mm_set1_epi64x(static_cast<int64_t>(1ULL << 63)));
+    __m128i top_set = _mm_andnot_si128(_mm_cmpeq_epi64(top, _mm_setzero_si128()),
+                                       _mm_set1_epi64x(static_cast<int64_t>(1ULL << 63)));
     __m128i s = continuationx2<8>(x, top_set);
     _mm_store_si128(reinterpret_cast<__m128i*>(bytes), _mm_or_si128(x, s));
     __m128i len =
-        _mm_add_epi64(_mm_sad_epu8(_mm_srli_epi64(s, 7), _mm_setzero_si128()),
-                      _mm_set1_epi64x(1));
+        _mm_add_epi64(_mm_sad_epu8(_mm_srli_epi64(s, 7), _mm_setzero_si128()), _mm_set1_epi64x(1));
     len = _mm_add_epi64(len, _mm_srli_epi64(top, 7));  // the 10th byte
     _mm_store_si128(reinterpret_cast<__m128i*>(lens), len);
     _mm_store_si128(reinterpret_cast<__m128i*>(tops), top);
@@ -69,13 +65,11 @@ uint8_t* encodeVLongsSse4(const int64_t* in, size_t n, uint8_t* dst) {
   return dst;
 }
 
-DecodeBatch decodeVIntsSse4(const uint8_t* p, const uint8_t* limit,
-                            int32_t* out, size_t n) {
+DecodeBatch decodeVIntsSse4(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n) {
   return decodeVIntsWindow16(p, limit, out, n);
 }
 
-DecodeBatch decodeVLongsSse4(const uint8_t* p, const uint8_t* limit,
-                             int64_t* out, size_t n) {
+DecodeBatch decodeVLongsSse4(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n) {
   size_t i = 0;
   while (n - i >= 2 && limit - p >= 16) {
     __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -108,8 +102,7 @@ DecodeBatch decodeVLongsSse4(const uint8_t* p, const uint8_t* limit,
 size_t asciiPrefixLengthSse4(const uint8_t* p, size_t n) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    int m = _mm_movemask_epi8(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)));
+    int m = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)));
     if (m != 0) return i + __builtin_ctz(static_cast<unsigned>(m));
   }
   return asciiPrefixTail(p, n, i);
@@ -118,15 +111,13 @@ size_t asciiPrefixLengthSse4(const uint8_t* p, size_t n) {
 size_t utf16LengthSse4(const uint8_t* p, size_t n) {
   size_t units = 0;
   size_t i = 0;
-  const __m128i cont_end =
-      _mm_set1_epi8(-64);  // 0x80..0xBF are the int8 values below -64
+  const __m128i cont_end = _mm_set1_epi8(-64);  // 0x80..0xBF are the int8 values below -64
   const __m128i four_min = _mm_set1_epi8(-17);  // 0xF0..0xFF are -16..-1
   for (; i + 16 <= n; i += 16) {
     __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    unsigned cont =
-        static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpgt_epi8(cont_end, w)));
-    unsigned four = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(
-        _mm_cmpgt_epi8(w, four_min), _mm_cmplt_epi8(w, _mm_setzero_si128()))));
+    unsigned cont = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpgt_epi8(cont_end, w)));
+    unsigned four = static_cast<unsigned>(_mm_movemask_epi8(
+        _mm_and_si128(_mm_cmpgt_epi8(w, four_min), _mm_cmplt_epi8(w, _mm_setzero_si128()))));
     units += 16 - __builtin_popcount(cont) + __builtin_popcount(four);
   }
   return units + utf16LengthTail(p, n, i);
@@ -215,10 +206,9 @@ void splitDecodeDoublesSse4(const uint8_t* in, size_t n, double* out) {
 }  // namespace
 
 const Kernels kSse4Kernels = {
-    Level::kSse4,           encodeVIntsSse4,        encodeVLongsSse4,
-    decodeVIntsSse4,        decodeVLongsSse4,       asciiPrefixLengthSse4,
-    utf16LengthSse4,        splitEncodeFloatsSse4,  splitDecodeFloatsSse4,
-    splitEncodeDoublesSse4, splitDecodeDoublesSse4,
+    Level::kSse4,          encodeVIntsSse4,        encodeVLongsSse4,       decodeVIntsSse4,
+    decodeVLongsSse4,      asciiPrefixLengthSse4,  utf16LengthSse4,        splitEncodeFloatsSse4,
+    splitDecodeFloatsSse4, splitEncodeDoublesSse4, splitDecodeDoublesSse4,
 };
 
 }  // namespace wirestream::simd::internal

@@ -9,17 +9,14 @@ namespace {
 constexpr VIntShuffleTable makeVIntShuffles() {
   VIntShuffleTable t{};
   for (int idx = 0; idx < 625; ++idx) {
-    int lens[4] = {idx % 5 + 1, idx / 5 % 5 + 1, idx / 25 % 5 + 1,
-                   idx / 125 + 1};
+    int lens[4] = {idx % 5 + 1, idx / 5 % 5 + 1, idx / 25 % 5 + 1, idx / 125 + 1};
     int start = 0;
     for (int v = 0; v < 4; ++v) {
       for (int j = 0; j < 4; ++j) {
-        t.e[idx].lo[4 * v + j] =
-            j < lens[v] ? static_cast<uint8_t>(start + j) : 0x80;
+        t.e[idx].lo[4 * v + j] = j < lens[v] ? static_cast<uint8_t>(start + j) : 0x80;
         t.e[idx].hi[4 * v + j] = 0x80;
       }
-      if (lens[v] == 5)
-        t.e[idx].hi[4 * v + 3] = static_cast<uint8_t>(start + 4);
+      if (lens[v] == 5) t.e[idx].hi[4 * v + 3] = static_cast<uint8_t>(start + 4);
       start += lens[v];
     }
   }
@@ -33,8 +30,7 @@ constexpr VLongShuffleTable makeVLongShuffles() {
     int start = 0;
     for (int v = 0; v < 2; ++v) {
       for (int j = 0; j < 8; ++j) {
-        t.e[idx].lanes[8 * v + j] =
-            j < lens[v] ? static_cast<uint8_t>(start + j) : 0x80;
+        t.e[idx].lanes[8 * v + j] = j < lens[v] ? static_cast<uint8_t>(start + j) : 0x80;
       }
       start += lens[v];
     }

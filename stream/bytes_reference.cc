@@ -16,8 +16,7 @@ BytesReference::BytesReference(Piece bytes, std::shared_ptr<const void> owner)
   }
 }
 
-BytesReference::BytesReference(std::vector<Piece> pieces,
-                               std::shared_ptr<const void> owner)
+BytesReference::BytesReference(std::vector<Piece> pieces, std::shared_ptr<const void> owner)
     : owner_(std::move(owner)) {
   pieces_.reserve(pieces.size());
   starts_.reserve(pieces.size());
@@ -43,8 +42,7 @@ size_t BytesReference::pieceIndex(size_t offset) const {
 uint8_t BytesReference::operator[](size_t index) const {
   if (index >= length_) {
     throw std::out_of_range("index " + std::to_string(index) +
-                            " out of a BytesReference of length " +
-                            std::to_string(length_));
+                            " out of a BytesReference of length " + std::to_string(length_));
   }
   size_t i = pieceIndex(index);
   return pieces_[i][index - starts_[i]];
@@ -52,9 +50,8 @@ uint8_t BytesReference::operator[](size_t index) const {
 
 BytesReference BytesReference::slice(size_t offset, size_t length) const {
   if (offset > length_ || length > length_ - offset) {
-    throw std::out_of_range("slice [" + std::to_string(offset) + ", +" +
-                            std::to_string(length) + ") out of a BytesReference of length " +
-                            std::to_string(length_));
+    throw std::out_of_range("slice [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                            ") out of a BytesReference of length " + std::to_string(length_));
   }
   std::vector<Piece> out;
   if (length > 0) {

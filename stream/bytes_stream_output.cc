@@ -25,10 +25,9 @@ void BytesStreamOutput::reset() {
 }
 
 void BytesStreamOutput::throwFull(size_t requested) const {
-  internal::throwLimitExceeded(
-      "BytesStreamOutput cannot hold more than 2GB of data (size " +
-      std::to_string(size()) + " + " + std::to_string(requested) +
-      " bytes is above the limit of " + std::to_string(max_size_) + ")");
+  internal::throwLimitExceeded("BytesStreamOutput cannot hold more than 2GB of data (size " +
+                               std::to_string(size()) + " + " + std::to_string(requested) +
+                               " bytes is above the limit of " + std::to_string(max_size_) + ")");
 }
 
 void BytesStreamOutput::moveTo(size_t index, size_t offset) {

@@ -27,17 +27,16 @@ class BytesStreamOutput final : public StreamOutput {
  public:
   static constexpr size_t kMaxSize = std::numeric_limits<int32_t>::max();
 
-  explicit BytesStreamOutput(
-      PageRecycler& recycler = PageRecycler::defaultRecycler());
+  explicit BytesStreamOutput(PageRecycler& recycler = PageRecycler::defaultRecycler());
   // `max_size` below kMaxSize lets tests reach the limit with little memory.
   BytesStreamOutput(PageRecycler& recycler, size_t max_size);
   ~BytesStreamOutput() override;
 
   // Bytes written (the position; after seek() backwards, that position).
   size_t size() const {
-    return pages_.empty() ? 0
-                          : page_index_ * page_size_ +
-                                static_cast<size_t>(pos_ - pages_[page_index_]);
+    return pages_.empty()
+               ? 0
+               : page_index_ * page_size_ + static_cast<size_t>(pos_ - pages_[page_index_]);
   }
 
   // A view of [0, size()) over the pages: one piece per page, the last cut.

@@ -18,9 +18,7 @@ namespace {
 using Kind = GenericValue::Kind;
 
 // Java's Float.equals / Double.equals: compare the bits with NaN canonical.
-uint32_t floatBits(float v) {
-  return std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(v);
-}
+uint32_t floatBits(float v) { return std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(v); }
 uint64_t doubleBits(double v) {
   return std::isnan(v) ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
 }
@@ -39,12 +37,10 @@ size_t mix(size_t h, size_t v) {
 // and each group of `a` is matched against the same group of `b`, so the
 // cost is O(n log n) unless hashes collide.
 template <typename T, typename Hash, typename Eq>
-bool unorderedEqual(const std::vector<T>& a, const std::vector<T>& b, Hash hash,
-                    Eq eq) {
+bool unorderedEqual(const std::vector<T>& a, const std::vector<T>& b, Hash hash, Eq eq) {
   if (a.size() != b.size()) return false;
-  if (std::equal(a.begin(), a.end(), b.begin(), eq))
-    return true;                                  // same order: common
-  std::vector<std::pair<size_t, size_t>> ha, hb;  // (hash, index)
+  if (std::equal(a.begin(), a.end(), b.begin(), eq)) return true;  // same order: common
+  std::vector<std::pair<size_t, size_t>> ha, hb;                   // (hash, index)
   ha.reserve(a.size());
   hb.reserve(b.size());
   for (size_t i = 0; i < a.size(); ++i) ha.emplace_back(hash(a[i]), i);
@@ -111,9 +107,7 @@ bool entryEqual(const GenericValue::Entry& a, const GenericValue::Entry& b) {
   return a.first == b.first && a.second == b.second;
 }
 
-size_t entryHash(const GenericValue::Entry& e) {
-  return mix(e.first.hash(), e.second.hash());
-}
+size_t entryHash(const GenericValue::Entry& e) { return mix(e.first.hash(), e.second.hash()); }
 
 void appendQuoted(std::string& out, std::string_view s) {
   out += '"';
@@ -159,8 +153,8 @@ void appendJoined(std::string& out, const std::vector<T>& values, F each) {
 
 void appendTo(std::string& out, const GenericValue& v);
 
-void appendElements(std::string& out, const char* open,
-                    const GenericValue::List& list, const char* close) {
+void appendElements(std::string& out, const char* open, const GenericValue::List& list,
+                    const char* close) {
   out += open;
   appendJoined(out, list, [&](const GenericValue& e) { appendTo(out, e); });
   out += close;
@@ -237,26 +231,22 @@ void appendTo(std::string& out, const GenericValue& v) {
       return;
     case Kind::kIntArray:
       out += "int[";
-      appendJoined(out, v.asIntArray(),
-                   [&](int32_t e) { appendNumber(out, e); });
+      appendJoined(out, v.asIntArray(), [&](int32_t e) { appendNumber(out, e); });
       out += ']';
       return;
     case Kind::kLongArray:
       out += "long[";
-      appendJoined(out, v.asLongArray(),
-                   [&](int64_t e) { appendNumber(out, e); });
+      appendJoined(out, v.asLongArray(), [&](int64_t e) { appendNumber(out, e); });
       out += ']';
       return;
     case Kind::kFloatArray:
       out += "float[";
-      appendJoined(out, v.asFloatArray(),
-                   [&](float e) { appendNumber(out, e); });
+      appendJoined(out, v.asFloatArray(), [&](float e) { appendNumber(out, e); });
       out += ']';
       return;
     case Kind::kDoubleArray:
       out += "double[";
-      appendJoined(out, v.asDoubleArray(),
-                   [&](double e) { appendNumber(out, e); });
+      appendJoined(out, v.asDoubleArray(), [&](double e) { appendNumber(out, e); });
       out += ']';
       return;
     case Kind::kBytesRef:
@@ -285,8 +275,7 @@ void appendTo(std::string& out, const GenericValue& v) {
 }  // namespace
 
 bool operator==(const GeoPoint& a, const GeoPoint& b) {
-  return doubleBits(a.lat) == doubleBits(b.lat) &&
-         doubleBits(a.lon) == doubleBits(b.lon);
+  return doubleBits(a.lat) == doubleBits(b.lat) && doubleBits(a.lon) == doubleBits(b.lon);
 }
 
 GenericValue GenericValue::ofBytesReference(const BytesReference& ref) {
@@ -294,31 +283,25 @@ GenericValue GenericValue::ofBytesReference(const BytesReference& ref) {
 }
 
 int8_t GenericValue::wireTag(Kind kind) {
-  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,
-                                     8,  9,  10, 11, 12, 14, 15, 16, 17,
-                                     18, 19, 20, 21, 22, 24, 25};
+  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                     12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25};
   static_assert(std::size(kTags) == static_cast<size_t>(Kind::kSet) + 1);
   return kTags[static_cast<size_t>(kind)];
 }
 
 std::string_view GenericValue::kindName(Kind kind) {
   static constexpr std::string_view kNames[] = {
-      "null",         "string",      "int",
-      "long",         "float",       "double",
-      "boolean",      "byte array",  "list",
-      "object array", "ordered map", "map",
-      "byte",         "date",        "bytes reference",
-      "text",         "short",       "int array",
-      "long array",   "float array", "double array",
-      "bytes ref",    "geo point",   "ordered set",
-      "set"};
+      "null",         "string",    "int",        "long",        "float",
+      "double",       "boolean",   "byte array", "list",        "object array",
+      "ordered map",  "map",       "byte",       "date",        "bytes reference",
+      "text",         "short",     "int array",  "long array",  "float array",
+      "double array", "bytes ref", "geo point",  "ordered set", "set"};
   static_assert(std::size(kNames) == static_cast<size_t>(Kind::kSet) + 1);
   return kNames[static_cast<size_t>(kind)];
 }
 
 void GenericValue::throwWrongKind(std::string_view wanted) const {
-  throw std::invalid_argument("GenericValue is a " +
-                              std::string(kindName(kind_)) + ", not a " +
+  throw std::invalid_argument("GenericValue is a " + std::string(kindName(kind_)) + ", not a " +
                               std::string(wanted));
 }
 
@@ -329,9 +312,7 @@ const T& GenericValue::get(std::string_view wanted) const {
   return *p;
 }
 
-const std::string& GenericValue::asString() const {
-  return get<std::string>("string");
-}
+const std::string& GenericValue::asString() const { return get<std::string>("string"); }
 int32_t GenericValue::asInt() const { return get<int32_t>("int"); }
 int64_t GenericValue::asLong() const { return get<int64_t>("long"); }
 float GenericValue::asFloat() const { return get<float>("float"); }
@@ -339,18 +320,12 @@ double GenericValue::asDouble() const { return get<double>("double"); }
 bool GenericValue::asBoolean() const { return get<bool>("boolean"); }
 int8_t GenericValue::asByte() const { return get<int8_t>("byte"); }
 int16_t GenericValue::asShort() const { return get<int16_t>("short"); }
-std::span<const uint8_t> GenericValue::asBytes() const {
-  return get<Bytes>("byte array");
-}
-const GenericValue::List& GenericValue::elements() const {
-  return get<List>("list");
-}
+std::span<const uint8_t> GenericValue::asBytes() const { return get<Bytes>("byte array"); }
+const GenericValue::List& GenericValue::elements() const { return get<List>("list"); }
 GenericValue::List& GenericValue::elements() {
   return const_cast<List&>(std::as_const(*this).elements());
 }
-const GenericValue::Entries& GenericValue::entries() const {
-  return get<Entries>("map");
-}
+const GenericValue::Entries& GenericValue::entries() const { return get<Entries>("map"); }
 GenericValue::Entries& GenericValue::entries() {
   return const_cast<Entries&>(std::as_const(*this).entries());
 }
@@ -370,8 +345,7 @@ GeoPoint GenericValue::asGeoPoint() const { return get<GeoPoint>("geo point"); }
 
 const GenericValue* GenericValue::find(std::string_view key) const {
   for (const Entry& e : entries()) {
-    if (e.first.kind_ == Kind::kString && e.first.asString() == key)
-      return &e.second;
+    if (e.first.kind_ == Kind::kString && e.first.asString() == key) return &e.second;
   }
   return nullptr;
 }
@@ -379,13 +353,11 @@ const GenericValue* GenericValue::find(std::string_view key) const {
 std::optional<size_t> GenericValue::findDuplicate() const {
   if (isMap()) {
     const Entries& e = entries();
-    return firstRepeat(
-        e.size(), [&](size_t i) -> const GenericValue& { return e[i].first; });
+    return firstRepeat(e.size(), [&](size_t i) -> const GenericValue& { return e[i].first; });
   }
   if (kind_ == Kind::kSet || kind_ == Kind::kOrderedSet) {
     const List& l = elements();
-    return firstRepeat(l.size(),
-                       [&](size_t i) -> const GenericValue& { return l[i]; });
+    return firstRepeat(l.size(), [&](size_t i) -> const GenericValue& { return l[i]; });
   }
   throwWrongKind("map or set");
 }
@@ -398,19 +370,16 @@ bool operator==(const GenericValue& a, const GenericValue& b) {
     case Kind::kDouble:
       return doubleBits(a.asDouble()) == doubleBits(b.asDouble());
     case Kind::kFloatArray:
-      return rangeEqual(
-          a.asFloatArray(), b.asFloatArray(),
-          [](float x, float y) { return floatBits(x) == floatBits(y); });
+      return rangeEqual(a.asFloatArray(), b.asFloatArray(),
+                        [](float x, float y) { return floatBits(x) == floatBits(y); });
     case Kind::kDoubleArray:
-      return rangeEqual(
-          a.asDoubleArray(), b.asDoubleArray(),
-          [](double x, double y) { return doubleBits(x) == doubleBits(y); });
+      return rangeEqual(a.asDoubleArray(), b.asDoubleArray(),
+                        [](double x, double y) { return doubleBits(x) == doubleBits(y); });
     case Kind::kMap:
       return unorderedEqual(a.entries(), b.entries(), entryHash, entryEqual);
     case Kind::kSet:
       return unorderedEqual(
-          a.elements(), b.elements(),
-          [](const GenericValue& v) { return v.hash(); },
+          a.elements(), b.elements(), [](const GenericValue& v) { return v.hash(); },
           std::equal_to<GenericValue>());
     default:
       // Every other kind compares its storage exactly (element by element for
@@ -446,8 +415,8 @@ size_t GenericValue::hash() const {
     case Kind::kBytesReference:
     case Kind::kBytesRef: {
       auto b = asBytes();
-      return mix(h, std::hash<std::string_view>()(
-                        {reinterpret_cast<const char*>(b.data()), b.size()}));
+      return mix(
+          h, std::hash<std::string_view>()({reinterpret_cast<const char*>(b.data()), b.size()}));
     }
     case Kind::kList:
     case Kind::kObjectArray:
@@ -493,8 +462,6 @@ std::string GenericValue::toString() const {
   return out;
 }
 
-std::ostream& operator<<(std::ostream& os, const GenericValue& v) {
-  return os << v.toString();
-}
+std::ostream& operator<<(std::ostream& os, const GenericValue& v) { return os << v.toString(); }
 
 }  // namespace wirestream

@@ -110,45 +110,29 @@ class GenericValue {
   GenericValue(double v) : kind_(Kind::kDouble), storage_(v) {}
   // Any other pointer would silently become a boolean.
   template <typename T>
-    requires(!std::is_same_v<std::remove_cv_t<T>, char>)
-  GenericValue(T*) = delete;
+  requires(!std::is_same_v<std::remove_cv_t<T>, char>) GenericValue(T*)
+  = delete;
 
   static GenericValue null() { return {}; }
-  static GenericValue ofString(std::string s) {
-    return GenericValue(std::move(s));
-  }
+  static GenericValue ofString(std::string s) { return GenericValue(std::move(s)); }
   static GenericValue ofInt(int32_t v) { return GenericValue(v); }
   static GenericValue ofLong(int64_t v) { return GenericValue(v); }
   static GenericValue ofFloat(float v) { return {Kind::kFloat, v}; }
   static GenericValue ofDouble(double v) { return GenericValue(v); }
   static GenericValue ofBoolean(bool v) { return GenericValue(v); }
-  static GenericValue ofByteArray(Bytes v) {
-    return {Kind::kByteArray, std::move(v)};
-  }
+  static GenericValue ofByteArray(Bytes v) { return {Kind::kByteArray, std::move(v)}; }
   static GenericValue ofList(List v) { return {Kind::kList, std::move(v)}; }
-  static GenericValue ofObjectArray(List v) {
-    return {Kind::kObjectArray, std::move(v)};
-  }
-  static GenericValue ofOrderedMap(Entries v) {
-    return {Kind::kOrderedMap, std::move(v)};
-  }
+  static GenericValue ofObjectArray(List v) { return {Kind::kObjectArray, std::move(v)}; }
+  static GenericValue ofOrderedMap(Entries v) { return {Kind::kOrderedMap, std::move(v)}; }
   static GenericValue ofMap(Entries v) { return {Kind::kMap, std::move(v)}; }
   static GenericValue ofByte(int8_t v) { return {Kind::kByte, v}; }
-  static GenericValue ofDate(int64_t epoch_millis) {
-    return {Kind::kDate, epoch_millis};
-  }
-  static GenericValue ofBytesReference(Bytes v) {
-    return {Kind::kBytesReference, std::move(v)};
-  }
+  static GenericValue ofDate(int64_t epoch_millis) { return {Kind::kDate, epoch_millis}; }
+  static GenericValue ofBytesReference(Bytes v) { return {Kind::kBytesReference, std::move(v)}; }
   static GenericValue ofBytesReference(const BytesReference& ref);
   // UTF-8 text (Elasticsearch's Text); travels as int length + UTF-8 bytes.
-  static GenericValue ofText(std::string utf8) {
-    return {Kind::kText, std::move(utf8)};
-  }
+  static GenericValue ofText(std::string utf8) { return {Kind::kText, std::move(utf8)}; }
   static GenericValue ofShort(int16_t v) { return {Kind::kShort, v}; }
-  static GenericValue ofIntArray(std::vector<int32_t> v) {
-    return {Kind::kIntArray, std::move(v)};
-  }
+  static GenericValue ofIntArray(std::vector<int32_t> v) { return {Kind::kIntArray, std::move(v)}; }
   static GenericValue ofLongArray(std::vector<int64_t> v) {
     return {Kind::kLongArray, std::move(v)};
   }
@@ -158,26 +142,20 @@ class GenericValue {
   static GenericValue ofDoubleArray(std::vector<double> v) {
     return {Kind::kDoubleArray, std::move(v)};
   }
-  static GenericValue ofBytesRef(Bytes v) {
-    return {Kind::kBytesRef, std::move(v)};
-  }
+  static GenericValue ofBytesRef(Bytes v) { return {Kind::kBytesRef, std::move(v)}; }
   static GenericValue ofGeoPoint(double lat, double lon) {
     return {Kind::kGeoPoint, GeoPoint{lat, lon}};
   }
-  static GenericValue ofOrderedSet(List v) {
-    return {Kind::kOrderedSet, std::move(v)};
-  }
+  static GenericValue ofOrderedSet(List v) { return {Kind::kOrderedSet, std::move(v)}; }
   static GenericValue ofSet(List v) { return {Kind::kSet, std::move(v)}; }
 
   Kind kind() const { return kind_; }
   bool isNull() const { return kind_ == Kind::kNull; }
-  bool isMap() const {
-    return kind_ == Kind::kMap || kind_ == Kind::kOrderedMap;
-  }
+  bool isMap() const { return kind_ == Kind::kMap || kind_ == Kind::kOrderedMap; }
   // List, object array, ordered set and set: elements() works.
   bool isSequence() const {
-    return kind_ == Kind::kList || kind_ == Kind::kObjectArray ||
-           kind_ == Kind::kOrderedSet || kind_ == Kind::kSet;
+    return kind_ == Kind::kList || kind_ == Kind::kObjectArray || kind_ == Kind::kOrderedSet ||
+           kind_ == Kind::kSet;
   }
 
   // Accessors; std::invalid_argument when the value is of another kind.
@@ -189,9 +167,8 @@ class GenericValue {
   bool asBoolean() const;
   int8_t asByte() const;
   int16_t asShort() const;
-  std::span<const uint8_t> asBytes()
-      const;                     // byte array, bytes reference, bytes ref
-  const List& elements() const;  // list, object array, sets
+  std::span<const uint8_t> asBytes() const;  // byte array, bytes reference, bytes ref
+  const List& elements() const;              // list, object array, sets
   List& elements();
   const Entries& entries() const;  // maps, in their order
   Entries& entries();
@@ -227,14 +204,12 @@ class GenericValue {
 
  private:
   using Storage =
-      std::variant<std::monostate, bool, int8_t, int16_t, int32_t, int64_t,
-                   float, double, GeoPoint, std::string, Bytes, List, Entries,
-                   std::vector<int32_t>, std::vector<int64_t>,
+      std::variant<std::monostate, bool, int8_t, int16_t, int32_t, int64_t, float, double, GeoPoint,
+                   std::string, Bytes, List, Entries, std::vector<int32_t>, std::vector<int64_t>,
                    std::vector<float>, std::vector<double>>;
 
   template <typename T>
-  GenericValue(Kind kind, T&& value)
-      : kind_(kind), storage_(std::forward<T>(value)) {}
+  GenericValue(Kind kind, T&& value) : kind_(kind), storage_(std::forward<T>(value)) {}
 
   template <typename T>
   const T& get(std::string_view wanted) const;
@@ -248,7 +223,5 @@ class GenericValue {
 
 template <>
 struct std::hash<wirestream::GenericValue> {
-  size_t operator()(const wirestream::GenericValue& v) const {
-    return v.hash();
-  }
+  size_t operator()(const wirestream::GenericValue& v) const { return v.hash(); }
 };

@@ -51,13 +51,12 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys);
 // "duplicate key [k] in map" with the value shortened: it may be hostile.
 std::string duplicateMessage(const GenericValue& container, size_t index) {
   bool map = container.isMap();
-  const GenericValue& repeat =
-      map ? container.entries()[index].first : container.elements()[index];
+  const GenericValue& repeat = map ? container.entries()[index].first : container.elements()[index];
   std::string text = repeat.toString();
   constexpr size_t kMaxShown = 80;
   if (text.size() > kMaxShown) text = text.substr(0, kMaxShown) + "...";
-  return std::string(map ? "duplicate key [" : "duplicate element [") + text +
-         "] in " + std::string(GenericValue::kindName(container.kind()));
+  return std::string(map ? "duplicate key [" : "duplicate element [") + text + "] in " +
+         std::string(GenericValue::kindName(container.kind()));
 }
 
 // Java maps and sets cannot hold a repeat, so bytes with one are corrupt and
@@ -66,12 +65,10 @@ void checkNoDuplicate(const GenericValue& container, bool reading) {
   std::optional<size_t> d = container.findDuplicate();
   if (!d) return;
   if (reading) internal::throwCorrupt(duplicateMessage(container, *d));
-  throw std::invalid_argument("writeGenericValue: " +
-                              duplicateMessage(container, *d));
+  throw std::invalid_argument("writeGenericValue: " + duplicateMessage(container, *d));
 }
 
-void writeEntries(StreamOutput& out, const GenericValue::Entries& entries,
-                  bool generic_keys) {
+void writeEntries(StreamOutput& out, const GenericValue::Entries& entries, bool generic_keys) {
   out.writeArraySize(entries.size());
   for (const auto& [key, value] : entries) {
     if (generic_keys) {
@@ -137,11 +134,9 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
       return;
     case Kind::kText: {
       const std::string& s = v.asString();
-      measureUtf8(
-          s);  // std::invalid_argument on invalid UTF-8, before any byte of it
+      measureUtf8(s);  // std::invalid_argument on invalid UTF-8, before any byte of it
       if (s.size() > static_cast<size_t>(INT32_MAX)) {
-        throw std::invalid_argument(
-            "writeGenericValue: text too long for the wire");
+        throw std::invalid_argument("writeGenericValue: text too long for the wire");
       }
       out.writeInt(static_cast<int32_t>(s.size()));
       out.writeBytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
@@ -173,12 +168,10 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
 std::string readText(StreamInput& in) {
   int32_t n = in.readInt();
   if (n < 0) {
-    internal::throwCorrupt("array size must be positive but was: " +
-                           std::to_string(n));
+    internal::throwCorrupt("array size must be positive but was: " + std::to_string(n));
   }
   if (n > in.maxArraySize()) {
-    internal::throwLimitExceeded("array size " + std::to_string(n) +
-                                 " is above the limit of " +
+    internal::throwLimitExceeded("array size " + std::to_string(n) + " is above the limit of " +
                                  std::to_string(in.maxArraySize()));
   }
   if (in.available() < static_cast<size_t>(n)) {
@@ -189,8 +182,7 @@ std::string readText(StreamInput& in) {
   try {
     measureUtf8(s);
   } catch (const std::invalid_argument& e) {
-    internal::throwCorrupt(std::string("Invalid string: text is not UTF-8: ") +
-                           e.what());
+    internal::throwCorrupt(std::string("Invalid string: text is not UTF-8: ") + e.what());
   }
   return s;
 }
@@ -240,14 +232,12 @@ GenericValue readScalar(StreamInput& in, int8_t tag) {
       return GenericValue::ofGeoPoint(lat, lon);
     }
     default:
-      internal::throwCorrupt("Can't read unknown type [" + std::to_string(tag) +
-                             "]");
+      internal::throwCorrupt("Can't read unknown type [" + std::to_string(tag) + "]");
   }
 }
 
 bool isContainerTag(int8_t tag) {
-  return tag == 7 || tag == 8 || tag == 9 || tag == 10 || tag == 24 ||
-         tag == 25;
+  return tag == 7 || tag == 8 || tag == 9 || tag == 10 || tag == 24 || tag == 25;
 }
 
 // A list, set or map being read: what is left of it, and what has been read.
@@ -312,15 +302,13 @@ GenericValue readValue(StreamInput& in) {
   // Scalars (null metadata, say) need none of the machinery below.
   if (!isContainerTag(tag)) return readScalar(in, tag);
 
-  const bool generic_keys =
-      in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
+  const bool generic_keys = in.transportVersion().onOrAfter(TransportVersion::V_8_7_0);
   std::vector<Frame> open;
   StreamInput::NestingLevels levels(in);  // one level per open frame
   GenericValue v;
   for (bool first = true;; first = false) {
     // Produce the next complete value, or open a container and go on.
-    if (!generic_keys && !open.empty() && open.back().isMap() &&
-        !open.back().has_key) {
+    if (!generic_keys && !open.empty() && open.back().isMap() && !open.back().has_key) {
       v = GenericValue::ofString(in.readString());  // a map key before 8.7.0
     } else {
       if (!first) tag = static_cast<int8_t>(in.readByte());
@@ -331,11 +319,9 @@ GenericValue readValue(StreamInput& in) {
         int32_t n = in.readArraySize(map ? 2 : 1);
         Frame& f = open.emplace_back(tag, n);
         if (map) {
-          f.entries.reserve(in.boundedReserve(static_cast<size_t>(n),
-                                              sizeof(GenericValue::Entry)));
+          f.entries.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue::Entry)));
         } else {
-          f.elements.reserve(
-              in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue)));
+          f.elements.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(GenericValue)));
         }
         if (n > 0) continue;
         v = f.finish();
@@ -359,8 +345,7 @@ GenericValue readValue(StreamInput& in) {
 }  // namespace
 
 void StreamOutput::writeGenericValue(const GenericValue& value) {
-  writeValue(*this, value,
-             transportVersion().onOrAfter(TransportVersion::V_8_7_0));
+  writeValue(*this, value, transportVersion().onOrAfter(TransportVersion::V_8_7_0));
 }
 
 GenericValue StreamInput::readGenericValue() { return readValue(*this); }

@@ -6,8 +6,7 @@ namespace wirestream {
 
 std::string Instant::toString() const {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%lld.%09ds",
-                static_cast<long long>(epoch_seconds), nanos);
+  std::snprintf(buf, sizeof buf, "%lld.%09ds", static_cast<long long>(epoch_seconds), nanos);
   return buf;
 }
 

@@ -37,8 +37,8 @@ struct Instant {
   }
 
   constexpr bool valid() const {
-    return epoch_seconds >= kMinSecond && epoch_seconds <= kMaxSecond &&
-           nanos >= 0 && nanos < kNanosPerSecond;
+    return epoch_seconds >= kMinSecond && epoch_seconds <= kMaxSecond && nanos >= 0 &&
+           nanos < kNanosPerSecond;
   }
 
   // "<seconds>.<nanos, 9 digits>s since the epoch", e.g. "1.500000000s".

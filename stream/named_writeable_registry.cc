@@ -22,13 +22,11 @@ std::string demangledTypeName(const std::type_info& type) {
 
 }  // namespace internal
 
-void NamedWriteableRegistry::add(std::type_index category,
-                                 std::string category_name, std::string name,
-                                 ErasedReader reader) {
+void NamedWriteableRegistry::add(std::type_index category, std::string category_name,
+                                 std::string name, ErasedReader reader) {
   Category& c = categories_[category];
   if (c.name.empty()) c.name = std::move(category_name);
-  auto [it, inserted] =
-      c.readers.try_emplace(std::move(name), std::move(reader));
+  auto [it, inserted] = c.readers.try_emplace(std::move(name), std::move(reader));
   if (!inserted) {
     throw std::invalid_argument("NamedWriteable [" + c.name + "][" + it->first +
                                 "] is already registered");
@@ -43,10 +41,8 @@ const NamedWriteableRegistry::ErasedReader* NamedWriteableRegistry::find(
   return r == c->second.readers.end() ? nullptr : &r->second;
 }
 
-void NamedWriteableRegistry::throwUnknown(const std::string& category,
-                                          std::string_view name) {
-  internal::throwCorrupt("Unknown NamedWriteable [" + category + "][" +
-                         std::string(name) + "]");
+void NamedWriteableRegistry::throwUnknown(const std::string& category, std::string_view name) {
+  internal::throwCorrupt("Unknown NamedWriteable [" + category + "][" + std::string(name) + "]");
 }
 
 }  // namespace wirestream

@@ -50,9 +50,7 @@ std::string demangledTypeName(const std::type_info& type);
 template <typename C>
 std::string namedWriteableCategoryName() {
   if constexpr (requires {
-                  {
-                    C::kWriteableCategory
-                    } -> std::convertible_to<std::string_view>;
+                  { C::kWriteableCategory } -> std::convertible_to<std::string_view>;
                 }) {
     return std::string(C::kWriteableCategory);
   } else {
@@ -62,8 +60,7 @@ std::string namedWriteableCategoryName() {
 
 class NamedWriteableRegistry {
  public:
-  using ErasedReader =
-      std::function<std::unique_ptr<NamedWriteable>(StreamInput&)>;
+  using ErasedReader = std::function<std::unique_ptr<NamedWriteable>(StreamInput&)>;
 
   NamedWriteableRegistry() = default;
 
@@ -73,13 +70,10 @@ class NamedWriteableRegistry {
   template <std::derived_from<NamedWriteable> C, typename F>
   void registerReader(std::string name, F reader) {
     using Result = std::invoke_result_t<F&, StreamInput&>;
-    static_assert(
-        std::is_convertible_v<Result, std::unique_ptr<C>>,
-        "a reader for category C must return std::unique_ptr<C or a subclass>");
-    add(std::type_index(typeid(C)), namedWriteableCategoryName<C>(),
-        std::move(name),
-        [r = std::move(reader)](
-            StreamInput& in) -> std::unique_ptr<NamedWriteable> {
+    static_assert(std::is_convertible_v<Result, std::unique_ptr<C>>,
+                  "a reader for category C must return std::unique_ptr<C or a subclass>");
+    add(std::type_index(typeid(C)), namedWriteableCategoryName<C>(), std::move(name),
+        [r = std::move(reader)](StreamInput& in) -> std::unique_ptr<NamedWriteable> {
           std::unique_ptr<C> value = r(in);
           return value;
         });
@@ -105,12 +99,10 @@ class NamedWriteableRegistry {
     std::map<std::string, ErasedReader, std::less<>> readers;
   };
 
-  void add(std::type_index category, std::string category_name,
-           std::string name, ErasedReader reader);
-  const ErasedReader* find(std::type_index category,
-                           std::string_view name) const;
-  [[noreturn]] static void throwUnknown(const std::string& category,
-                                        std::string_view name);
+  void add(std::type_index category, std::string category_name, std::string name,
+           ErasedReader reader);
+  const ErasedReader* find(std::type_index category, std::string_view name) const;
+  [[noreturn]] static void throwUnknown(const std::string& category, std::string_view name);
 
   std::unordered_map<std::type_index, Category> categories_;
 };

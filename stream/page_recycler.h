@@ -22,8 +22,7 @@ class PageRecycler {
   static constexpr size_t kPageSize = 16 * 1024;
   static constexpr size_t kDefaultBudgetBytes = 64 * 1024 * 1024;
 
-  explicit PageRecycler(size_t page_size = kPageSize,
-                        size_t budget_bytes = kDefaultBudgetBytes);
+  explicit PageRecycler(size_t page_size = kPageSize, size_t budget_bytes = kDefaultBudgetBytes);
   ~PageRecycler();
   PageRecycler(const PageRecycler&) = delete;
   PageRecycler& operator=(const PageRecycler&) = delete;

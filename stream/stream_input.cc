@@ -76,9 +76,12 @@ uint64_t StreamInput::readFixedSlow(int width) {
   uint8_t buf[8];
   readBytesSlow(buf, static_cast<size_t>(width));
   switch (width) {
-    case 2: return loadBig16(buf);
-    case 4: return loadBig32(buf);
-    default: return loadBig64(buf);
+    case 2:
+      return loadBig16(buf);
+    case 4:
+      return loadBig32(buf);
+    default:
+      return loadBig64(buf);
   }
 }
 
@@ -110,9 +113,7 @@ uint64_t StreamInput::readVarint64Slow(bool zigzag) {
 
 // ---- primitives ----
 
-float StreamInput::readFloat() {
-  return std::bit_cast<float>(static_cast<uint32_t>(readInt()));
-}
+float StreamInput::readFloat() { return std::bit_cast<float>(static_cast<uint32_t>(readInt())); }
 
 double StreamInput::readDouble() {
   return std::bit_cast<double>(static_cast<uint64_t>(readLong()));
@@ -166,12 +167,10 @@ std::optional<double> StreamInput::readOptionalDouble() {
 int32_t StreamInput::readArraySize(size_t min_bytes_each) {
   int32_t size = readVInt();
   if (size < 0) {
-    internal::throwCorrupt("array size must be positive but was: " +
-                           std::to_string(size));
+    internal::throwCorrupt("array size must be positive but was: " + std::to_string(size));
   }
   if (size > max_array_size_) {
-    internal::throwLimitExceeded("array size " + std::to_string(size) +
-                                 " is above the limit of " +
+    internal::throwLimitExceeded("array size " + std::to_string(size) + " is above the limit of " +
                                  std::to_string(max_array_size_));
   }
   ensureAvailable(static_cast<size_t>(size) * min_bytes_each);
@@ -214,8 +213,7 @@ std::string StreamInput::readString() {
       uint8_t b0 = q[0];
       if (b0 < 0x80) {
         size_t run = kernels.asciiPrefixLength(
-            q, std::min(static_cast<size_t>(left - span_units),
-                        static_cast<size_t>(end_ - q)));
+            q, std::min(static_cast<size_t>(left - span_units), static_cast<size_t>(end_ - q)));
         q += run;
         span_units += static_cast<int32_t>(run);
         continue;
@@ -224,9 +222,8 @@ std::string StreamInput::readString() {
       uint8_t b1 = q[1];
       if (b0 >= 0xC2 && b0 <= 0xDF && (b1 & 0xC0) == 0x80) {
         q += 2;
-      } else if (b0 >= 0xE0 && b0 <= 0xEF && (b1 & 0xC0) == 0x80 &&
-                 (q[2] & 0xC0) == 0x80 && (b0 != 0xE0 || b1 >= 0xA0) &&
-                 (b0 != 0xED || b1 < 0xA0)) {
+      } else if (b0 >= 0xE0 && b0 <= 0xEF && (b1 & 0xC0) == 0x80 && (q[2] & 0xC0) == 0x80 &&
+                 (b0 != 0xE0 || b1 >= 0xA0) && (b0 != 0xED || b1 < 0xA0)) {
         q += 3;
       } else {
         break;
@@ -364,16 +361,14 @@ std::vector<double> StreamInput::readDoubleArraySplit() {
 
 // ---- ByteArrayStreamInput ----
 
-ByteArrayStreamInput::ByteArrayStreamInput(std::span<const uint8_t> bytes)
-    : begin_(bytes.data()) {
+ByteArrayStreamInput::ByteArrayStreamInput(std::span<const uint8_t> bytes) : begin_(bytes.data()) {
   pos_ = bytes.data();
   end_ = bytes.data() + bytes.size();
 }
 
 void ByteArrayStreamInput::seek(size_t position) {
   if (position > static_cast<size_t>(end_ - begin_)) {
-    throw std::out_of_range("seek to " + std::to_string(position) +
-                            " past the end of a " +
+    throw std::out_of_range("seek to " + std::to_string(position) + " past the end of a " +
                             std::to_string(end_ - begin_) + "-byte input");
   }
   pos_ = begin_ + position;

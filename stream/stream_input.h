@@ -68,14 +68,13 @@ class StreamInput {
   void setMaxArraySize(int32_t max) { max_array_size_ = max; }
 
   // Bytes left to read.
-  size_t available() const {
-    return static_cast<size_t>(end_ - pos_) + availableAfterChunk();
-  }
+  size_t available() const { return static_cast<size_t>(end_ - pos_) + availableAfterChunk(); }
 
   // ---- primitives (wire format §1) ----
 
   uint8_t readByte() {
-    if (pos_ == end_) [[unlikely]] return readByteSlow();
+    if (pos_ == end_) [[unlikely]]
+      return readByteSlow();
     return *pos_++;
   }
 
@@ -246,8 +245,8 @@ class StreamInput {
   // checked against the same bytes left, so without the halving nested
   // containers would each reserve the whole budget (100 levels: 100x).
   size_t boundedReserve(size_t count, size_t element_size) const {
-    size_t budget = std::max<size_t>(4096, 4 * available()) >>
-                    std::min<int32_t>(nesting_depth_ + 1, 63);
+    size_t budget =
+        std::max<size_t>(4096, 4 * available()) >> std::min<int32_t>(nesting_depth_ + 1, 63);
     return std::min(count, budget / std::max<size_t>(element_size, 1));
   }
 
@@ -271,9 +270,7 @@ class StreamInput {
 
   // The registry readNamedWriteable<C>() uses; not owned, may be null.
   const NamedWriteableRegistry* namedWriteableRegistry() const { return registry_; }
-  void setNamedWriteableRegistry(const NamedWriteableRegistry* registry) {
-    registry_ = registry;
-  }
+  void setNamedWriteableRegistry(const NamedWriteableRegistry* registry) { registry_ = registry; }
 
   // writeString(name) + body, read by the reader the registry has for
   // (C, name), inside a NestingScope. Without a registry on this input:
@@ -299,8 +296,7 @@ class StreamInput {
   // VInt count, then that many named writeables of category C.
   template <std::derived_from<NamedWriteable> C>
   std::vector<std::unique_ptr<C>> readNamedWriteableCollection() {
-    const NamedWriteableRegistry& registry =
-        requireRegistry(&namedWriteableCategoryName<C>);
+    const NamedWriteableRegistry& registry = requireRegistry(&namedWriteableCategoryName<C>);
     return readCollection(
         [&registry](StreamInput& in) { return in.readNamedWriteable<C>(registry); });
   }
@@ -404,7 +400,8 @@ class StreamInput {
   void ensureAvailable(size_t n);
 
   void enterNesting() {
-    if (nesting_depth_ >= max_nesting_depth_) [[unlikely]] throwTooDeep();
+    if (nesting_depth_ >= max_nesting_depth_) [[unlikely]]
+      throwTooDeep();
     ++nesting_depth_;
   }
   [[noreturn]] void throwTooDeep() const;

@@ -46,9 +46,15 @@ void StreamOutput::writeBytesSlow(const uint8_t* data, size_t n) {
 void StreamOutput::writeFixedSlow(uint64_t v, int width) {
   uint8_t buf[8];
   switch (width) {
-    case 2: storeBig16(buf, static_cast<uint16_t>(v)); break;
-    case 4: storeBig32(buf, static_cast<uint32_t>(v)); break;
-    default: storeBig64(buf, v); break;
+    case 2:
+      storeBig16(buf, static_cast<uint16_t>(v));
+      break;
+    case 4:
+      storeBig32(buf, static_cast<uint32_t>(v));
+      break;
+    default:
+      storeBig64(buf, v);
+      break;
   }
   writeBytesSlow(buf, static_cast<size_t>(width));
 }
@@ -69,8 +75,7 @@ void StreamOutput::writeFloat(float v) {
 }
 
 void StreamOutput::writeDouble(double v) {
-  uint64_t bits =
-      std::isnan(v) ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
+  uint64_t bits = std::isnan(v) ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
   writeLong(static_cast<int64_t>(bits));
 }
 
@@ -105,8 +110,7 @@ void StreamOutput::writeOptionalDouble(std::optional<double> v) {
 }
 
 void StreamOutput::throwArraySizeTooLarge(size_t size) {
-  internal::throwInvalidArgument("array size too large for the wire: " +
-                                 std::to_string(size));
+  internal::throwInvalidArgument("array size too large for the wire: " + std::to_string(size));
 }
 
 void StreamOutput::writeString(std::string_view s) {

@@ -56,7 +56,8 @@ class StreamOutput {
   // ---- primitives (wire format §1) ----
 
   void writeByte(uint8_t b) {
-    if (pos_ == end_) [[unlikely]] nextBuffer();
+    if (pos_ == end_) [[unlikely]]
+      nextBuffer();
     *pos_++ = b;
   }
 
@@ -115,7 +116,8 @@ class StreamOutput {
 
   // A negative value is a caller error (std::invalid_argument), as in ES.
   void writeVLong(int64_t v) {
-    if (v < 0) [[unlikely]] throwNegativeVLong(v);
+    if (v < 0) [[unlikely]]
+      throwNegativeVLong(v);
     writeVLongNoCheck(v);
   }
 
@@ -137,9 +139,7 @@ class StreamOutput {
   void writeDouble(double v);
 
   void writeBoolean(bool v) { writeByte(v ? 1 : 0); }
-  void writeOptionalBoolean(std::optional<bool> v) {
-    writeByte(v.has_value() ? (*v ? 1 : 0) : 2);
-  }
+  void writeOptionalBoolean(std::optional<bool> v) { writeByte(v.has_value() ? (*v ? 1 : 0) : 2); }
 
   void writeOptionalVInt(std::optional<int32_t> v);
   void writeOptionalVLong(std::optional<int64_t> v);
@@ -186,7 +186,8 @@ class StreamOutput {
 
   // Writes a collection size (VInt); sizes above INT32_MAX are caller errors.
   void writeArraySize(size_t size) {
-    if (size > static_cast<size_t>(INT32_MAX)) [[unlikely]] throwArraySizeTooLarge(size);
+    if (size > static_cast<size_t>(INT32_MAX)) [[unlikely]]
+      throwArraySizeTooLarge(size);
     writeVInt(static_cast<int32_t>(size));
   }
 
@@ -230,7 +231,7 @@ class StreamOutput {
 
   // VInt count, then write_one(*this, element) for each element in order.
   template <std::ranges::sized_range Range, typename F>
-    requires std::invocable<F&, StreamOutput&, std::ranges::range_reference_t<const Range>>
+  requires std::invocable<F&, StreamOutput&, std::ranges::range_reference_t<const Range>>
   void writeCollection(const Range& values, F&& write_one) {
     writeArraySize(std::ranges::size(values));
     for (const auto& v : values) write_one(*this, v);
@@ -239,9 +240,7 @@ class StreamOutput {
   // or pointers / smart pointers to them; a null element is a caller error).
   template <std::ranges::sized_range Range>
   void writeCollection(const Range& values) {
-    writeCollection(values, [](StreamOutput& out, const auto& v) {
-      out.writeWriteableElement(v);
-    });
+    writeCollection(values, [](StreamOutput& out, const auto& v) { out.writeWriteableElement(v); });
   }
   // VInt count, then writeNamedWriteable() for each element.
   template <std::ranges::sized_range Range>

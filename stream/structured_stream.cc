@@ -26,19 +26,16 @@ namespace wirestream {
 namespace internal {
 
 void throwUnknownOrdinal(std::string_view enum_name, int64_t ordinal) {
-  throwCorrupt("Unknown " + std::string(enum_name) + " ordinal [" +
-               std::to_string(ordinal) + "]");
+  throwCorrupt("Unknown " + std::string(enum_name) + " ordinal [" + std::to_string(ordinal) + "]");
 }
 
 }  // namespace internal
 
 // ---- StreamOutput ----
 
-void StreamOutput::throwBadEnumValue(std::string_view enum_name,
-                                     int64_t value) {
-  internal::throwInvalidArgument("writeEnum: " + std::string(enum_name) +
-                                 " has no ordinal [" + std::to_string(value) +
-                                 "]");
+void StreamOutput::throwBadEnumValue(std::string_view enum_name, int64_t value) {
+  internal::throwInvalidArgument("writeEnum: " + std::string(enum_name) + " has no ordinal [" +
+                                 std::to_string(value) + "]");
 }
 
 void StreamOutput::throwNullElement() {
@@ -50,8 +47,7 @@ void StreamOutput::writeBytesReference(const BytesReference& ref) {
   for (BytesReference::Piece piece : ref.pieces()) writeBytes(piece);
 }
 
-void StreamOutput::writeOptionalBytesReference(
-    const std::optional<BytesReference>& ref) {
+void StreamOutput::writeOptionalBytesReference(const std::optional<BytesReference>& ref) {
   if (!ref) {
     writeVInt(0);
     return;
@@ -65,8 +61,7 @@ void StreamOutput::writeTimeValue(const TimeValue& value) {
   writeByte(static_cast<uint8_t>(value.timeUnit()));
 }
 
-void StreamOutput::writeOptionalTimeValue(
-    const std::optional<TimeValue>& value) {
+void StreamOutput::writeOptionalTimeValue(const std::optional<TimeValue>& value) {
   writeBoolean(value.has_value());
   if (value) writeTimeValue(*value);
 }
@@ -99,29 +94,25 @@ void StreamOutput::writeOptionalNamedWriteable(const NamedWriteable* value) {
 // ---- StreamInput ----
 
 void StreamInput::throwTooDeep() const {
-  internal::throwLimitExceeded(
-      "nesting depth [" + std::to_string(nesting_depth_ + 1) +
-      "] exceeds the limit of [" + std::to_string(max_nesting_depth_) + "]");
+  internal::throwLimitExceeded("nesting depth [" + std::to_string(nesting_depth_ + 1) +
+                               "] exceeds the limit of [" + std::to_string(max_nesting_depth_) +
+                               "]");
 }
 
 void StreamInput::throwDuplicateKey(int32_t index) {
-  internal::throwCorrupt("duplicate map key at entry [" +
-                         std::to_string(index) + "]");
+  internal::throwCorrupt("duplicate map key at entry [" + std::to_string(index) + "]");
 }
 
-void StreamInput::throwDuplicateOrdinal(std::string_view name,
-                                        int64_t ordinal) {
-  internal::throwCorrupt("duplicate " + std::string(name) + " ordinal [" +
-                         std::to_string(ordinal) + "] in enum set");
+void StreamInput::throwDuplicateOrdinal(std::string_view name, int64_t ordinal) {
+  internal::throwCorrupt("duplicate " + std::string(name) + " ordinal [" + std::to_string(ordinal) +
+                         "] in enum set");
 }
 
-const NamedWriteableRegistry& StreamInput::requireRegistry(
-    std::string (*category_name)()) const {
+const NamedWriteableRegistry& StreamInput::requireRegistry(std::string (*category_name)()) const {
   if (registry_ == nullptr) {
-    internal::throwInvalidArgument(
-        "can't read named writeable [" + category_name() +
-        "] from a StreamInput without a NamedWriteableRegistry: call "
-        "setNamedWriteableRegistry() or pass the registry");
+    internal::throwInvalidArgument("can't read named writeable [" + category_name() +
+                                   "] from a StreamInput without a NamedWriteableRegistry: call "
+                                   "setNamedWriteableRegistry() or pass the registry");
   }
   return *registry_;
 }
@@ -149,14 +140,12 @@ std::optional<BytesReference> StreamInput::readOptionalBytesReference() {
   int32_t n = readVInt();
   if (n == 0) return std::nullopt;
   if (n < 0) {
-    internal::throwCorrupt("array size must be positive but was: " +
-                           std::to_string(n));
+    internal::throwCorrupt("array size must be positive but was: " + std::to_string(n));
   }
   auto length = static_cast<size_t>(n) - 1;
   if (length > static_cast<size_t>(maxArraySize())) {
     internal::throwLimitExceeded("array size " + std::to_string(length) +
-                                 " is above the limit of " +
-                                 std::to_string(maxArraySize()));
+                                 " is above the limit of " + std::to_string(maxArraySize()));
   }
   if (available() < length) internal::throwEndOfStream(length, available());
   return readOwnedBytes(*this, length);
@@ -169,8 +158,8 @@ TimeValue StreamInput::readTimeValue() {
     internal::throwUnknownOrdinal(WireEnumTraits<TimeUnit>::kName, unit);
   }
   if (duration < -1) {
-    internal::throwCorrupt("duration cannot be negative, was given [" +
-                           std::to_string(duration) + "]");
+    internal::throwCorrupt("duration cannot be negative, was given [" + std::to_string(duration) +
+                           "]");
   }
   return TimeValue(duration, static_cast<TimeUnit>(unit));
 }
@@ -184,8 +173,7 @@ Instant StreamInput::readInstant() {
   Instant value{readLong(), 0};
   value.nanos = readInt();
   if (!value.valid()) {
-    internal::throwCorrupt("Invalid Instant [" +
-                           std::to_string(value.epoch_seconds) + "s, " +
+    internal::throwCorrupt("Invalid Instant [" + std::to_string(value.epoch_seconds) + "s, " +
                            std::to_string(value.nanos) + "ns]");
   }
   return value;

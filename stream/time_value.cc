@@ -21,23 +21,20 @@ constexpr int64_t kNanosPer[] = {
 int64_t scaleSaturating(int64_t d, int64_t factor) {
   int64_t r;
   if (__builtin_mul_overflow(d, factor, &r)) {
-    return d < 0 ? std::numeric_limits<int64_t>::min()
-                 : std::numeric_limits<int64_t>::max();
+    return d < 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
   }
   return r;
 }
 
 }  // namespace
 
-TimeValue::TimeValue(int64_t duration, TimeUnit unit)
-    : duration_(duration), unit_(unit) {
+TimeValue::TimeValue(int64_t duration, TimeUnit unit) : duration_(duration), unit_(unit) {
   if (duration < -1) {
     throw std::invalid_argument("duration cannot be negative, was given [" +
                                 std::to_string(duration) + "]");
   }
   if (static_cast<int>(unit) >= WireEnumTraits<TimeUnit>::kCount) {
-    throw std::invalid_argument("not a TimeUnit [" +
-                                std::to_string(static_cast<int>(unit)) + "]");
+    throw std::invalid_argument("not a TimeUnit [" + std::to_string(static_cast<int>(unit)) + "]");
   }
 }
 

@@ -40,21 +40,12 @@ class TimeValue {
   // std::invalid_argument if duration < -1 (Elasticsearch's rule).
   TimeValue(int64_t duration, TimeUnit unit);
   // Milliseconds, as Elasticsearch's TimeValue(long millis).
-  explicit TimeValue(int64_t millis)
-      : TimeValue(millis, TimeUnit::kMilliseconds) {}
+  explicit TimeValue(int64_t millis) : TimeValue(millis, TimeUnit::kMilliseconds) {}
 
-  static TimeValue timeValueNanos(int64_t v) {
-    return {v, TimeUnit::kNanoseconds};
-  }
-  static TimeValue timeValueMillis(int64_t v) {
-    return {v, TimeUnit::kMilliseconds};
-  }
-  static TimeValue timeValueSeconds(int64_t v) {
-    return {v, TimeUnit::kSeconds};
-  }
-  static TimeValue timeValueMinutes(int64_t v) {
-    return {v, TimeUnit::kMinutes};
-  }
+  static TimeValue timeValueNanos(int64_t v) { return {v, TimeUnit::kNanoseconds}; }
+  static TimeValue timeValueMillis(int64_t v) { return {v, TimeUnit::kMilliseconds}; }
+  static TimeValue timeValueSeconds(int64_t v) { return {v, TimeUnit::kSeconds}; }
+  static TimeValue timeValueMinutes(int64_t v) { return {v, TimeUnit::kMinutes}; }
   static TimeValue timeValueHours(int64_t v) { return {v, TimeUnit::kHours}; }
   static TimeValue timeValueDays(int64_t v) { return {v, TimeUnit::kDays}; }
   static TimeValue minusOne() { return {-1, TimeUnit::kMilliseconds}; }

@@ -10,8 +10,7 @@ std::string TransportVersion::toString() const {
   int major = id_ / 1000000;
   int minor = id_ / 10000 % 100;
   int revision = id_ / 100 % 100;
-  return std::to_string(major) + "." + std::to_string(minor) + "." +
-         std::to_string(revision);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(revision);
 }
 
 TransportVersion TransportVersion::parse(const std::string& text) {
@@ -24,8 +23,10 @@ TransportVersion TransportVersion::parse(const std::string& text) {
     if (ec != std::errc() || next == p || parts[count] < 0) break;
     ++count;
     p = next;
-    if (p < end && *p == '.') ++p;
-    else break;
+    if (p < end && *p == '.')
+      ++p;
+    else
+      break;
   }
   if (p != end || count == 0 || count == 2) {
     throw std::invalid_argument("not a transport version: [" + text + "]");

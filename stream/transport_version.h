@@ -17,10 +17,8 @@ class TransportVersion {
   constexpr explicit TransportVersion(int32_t id) : id_(id) {}
 
   // The version for major.minor.revision, e.g. fromRelease(8, 7, 0).
-  static constexpr TransportVersion fromRelease(int major, int minor,
-                                                int revision) {
-    return TransportVersion(major * 1000000 + minor * 10000 + revision * 100 +
-                            99);
+  static constexpr TransportVersion fromRelease(int major, int minor, int revision) {
+    return TransportVersion(major * 1000000 + minor * 10000 + revision * 100 + 99);
   }
 
   static const TransportVersion V_7_10_0;
@@ -31,12 +29,8 @@ class TransportVersion {
   static constexpr TransportVersion current();
 
   constexpr int32_t id() const { return id_; }
-  constexpr bool onOrAfter(TransportVersion other) const {
-    return id_ >= other.id_;
-  }
-  constexpr bool before(TransportVersion other) const {
-    return id_ < other.id_;
-  }
+  constexpr bool onOrAfter(TransportVersion other) const { return id_ >= other.id_; }
+  constexpr bool before(TransportVersion other) const { return id_ < other.id_; }
   constexpr auto operator<=>(const TransportVersion&) const = default;
 
   // "8.7.0" for release ids, the plain id otherwise.

@@ -23,9 +23,7 @@ void throwInvalidVLong(uint8_t tenth) {
                " << 63) | ... : the tenth byte must be 0 or 1");
 }
 
-void throwZLongTooLong() {
-  throwCorrupt("variable-length stream is too long");
-}
+void throwZLongTooLong() { throwCorrupt("variable-length stream is too long"); }
 
 DecodeResult<int32_t> decodeVIntCareful(const uint8_t* p, const uint8_t* limit) {
   uint32_t r = 0;
@@ -39,8 +37,7 @@ DecodeResult<int32_t> decodeVIntCareful(const uint8_t* p, const uint8_t* limit) 
   __builtin_unreachable();
 }
 
-DecodeResult<uint64_t> decodeVLongCareful(const uint8_t* p, const uint8_t* limit,
-                                          bool zigzag) {
+DecodeResult<uint64_t> decodeVLongCareful(const uint8_t* p, const uint8_t* limit, bool zigzag) {
   uint64_t r = 0;
   for (int i = 0; i < kMaxVLongBytes; ++i) {
     if (p + i >= limit) throwEndOfStream(i + 1, limit - p);

@@ -27,14 +27,10 @@ inline constexpr int kMaxZLongBytes = 10;
 
 // Bytes writeVInt takes for v: lz >= 25 -> 1, >= 18 -> 2, >= 11 -> 3, >= 4 -> 4, else 5.
 // (38 - lz) / 7 gives 5,4,3,2,1 for those bands without a branch (v | 1 folds 0 into 1).
-constexpr int vIntSize(uint32_t v) {
-  return (38 - std::countl_zero(v | 1)) / 7;
-}
+constexpr int vIntSize(uint32_t v) { return (38 - std::countl_zero(v | 1)) / 7; }
 
 // 1 + (63 - lz) / 7 for v > 0, 1 for v == 0.
-constexpr int vLongSize(uint64_t v) {
-  return 1 + (63 - std::countl_zero(v | 1)) / 7;
-}
+constexpr int vLongSize(uint64_t v) { return 1 + (63 - std::countl_zero(v | 1)) / 7; }
 
 constexpr uint64_t zigZagEncode(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
@@ -106,9 +102,7 @@ inline uint8_t* encodeVIntPadded(uint8_t* dst, uint32_t v) {
   return dst + last + 1;
 }
 
-inline uint8_t* encodeVLong(uint8_t* dst, uint64_t v) {
-  return encodeVarint64(dst, v);
-}
+inline uint8_t* encodeVLong(uint8_t* dst, uint64_t v) { return encodeVarint64(dst, v); }
 
 inline uint8_t* encodeZLong(uint8_t* dst, int64_t v) {
   return encodeVarint64(dst, zigZagEncode(v));
@@ -127,12 +121,10 @@ namespace internal {
 
 // Careful paths: check every byte against limit.
 DecodeResult<int32_t> decodeVIntCareful(const uint8_t* p, const uint8_t* limit);
-DecodeResult<uint64_t> decodeVLongCareful(const uint8_t* p,
-                                          const uint8_t* limit, bool zigzag);
+DecodeResult<uint64_t> decodeVLongCareful(const uint8_t* p, const uint8_t* limit, bool zigzag);
 
 // Unrolled path: the caller guarantees kMaxVLongBytes readable bytes at p.
-inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p,
-                                                   bool zigzag) {
+inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p, bool zigzag) {
   uint64_t b = p[0];
   uint64_t r = b & 0x7F;
   if (!(b & 0x80)) return {r, p + 1};
@@ -174,18 +166,16 @@ inline DecodeResult<int32_t> decodeVInt(const uint8_t* p, const uint8_t* limit) 
 
 // Decodes a VLong: up to 10 bytes, the 10th only 0 or 1 ("Invalid vlong").
 inline DecodeResult<int64_t> decodeVLong(const uint8_t* p, const uint8_t* limit) {
-  auto r = limit - p >= kMaxVLongBytes
-               ? internal::decodeVLongUnchecked(p, false)
-               : internal::decodeVLongCareful(p, limit, false);
+  auto r = limit - p >= kMaxVLongBytes ? internal::decodeVLongUnchecked(p, false)
+                                       : internal::decodeVLongCareful(p, limit, false);
   return {static_cast<int64_t>(r.value), r.next};
 }
 
 // Decodes a ZLong: up to 10 bytes, no continuation past bit 63
 // ("variable-length stream is too long").
 inline DecodeResult<int64_t> decodeZLong(const uint8_t* p, const uint8_t* limit) {
-  auto r = limit - p >= kMaxZLongBytes
-               ? internal::decodeVLongUnchecked(p, true)
-               : internal::decodeVLongCareful(p, limit, true);
+  auto r = limit - p >= kMaxZLongBytes ? internal::decodeVLongUnchecked(p, true)
+                                       : internal::decodeVLongCareful(p, limit, true);
   return {zigZagDecode(r.value), r.next};
 }
 

@@ -9,11 +9,10 @@
 // trailing bytes, malformed JSON) prints one line naming the file and the
 // problem to stderr and exits 1; usage errors exit with CLI11's codes.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -70,9 +69,7 @@ InternalAggregations decodeFile(const std::string& path, TransportVersion versio
   }
 }
 
-std::string dump(const json& j) {
-  return j.dump(2, ' ', false, json::error_handler_t::replace);
-}
+std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
 
 TransportVersion parseVersion(const std::string& text) {
   try {
@@ -108,7 +105,8 @@ int runEncode(const std::string& version, const std::string& file, const std::st
   if (!f) throw FileError{output, "cannot open file for writing"};
   wirestream::BytesReference bytes = out.bytes();
   for (auto piece : bytes.pieces()) {
-    f.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()));
+    f.write(reinterpret_cast<const char*>(piece.data()),
+            static_cast<std::streamsize>(piece.size()));
   }
   f.close();
   if (!f) throw FileError{output, "write error"};
@@ -124,7 +122,8 @@ int runReduce(const std::string& version, const std::vector<std::string>& files)
   for (const auto& s : shards) ptrs.push_back(&s);
   InternalAggregations reduced;
   try {
-    reduced = InternalAggregations::reduce(ptrs, wirestream::aggregations::ReduceContext::finalReduce());
+    reduced =
+        InternalAggregations::reduce(ptrs, wirestream::aggregations::ReduceContext::finalReduce());
   } catch (const std::exception& e) {
     std::string all;
     for (const auto& f : files) all += (all.empty() ? "" : ",") + f;

@@ -34,8 +34,7 @@ LZ4F_preferences_t preferences() {
 // liblz4 failing on our own, well-formed input is an invariant breach.
 size_t checkCompress(size_t code) {
   if (LZ4F_isError(code)) {
-    throw std::runtime_error(std::string("LZ4 compression failed: ") +
-                             LZ4F_getErrorName(code));
+    throw std::runtime_error(std::string("LZ4 compression failed: ") + LZ4F_getErrorName(code));
   }
   return code;
 }
@@ -54,8 +53,7 @@ void compressLz4(const BytesReference& plain, StreamOutput& out) {
   std::vector<uint8_t> scratch(
       std::max<size_t>(LZ4F_compressBound(kSlice, &prefs), LZ4F_HEADER_SIZE_MAX));
   out.writeBytes(kLz4Marker);
-  size_t n = checkCompress(
-      LZ4F_compressBegin(ctx.get(), scratch.data(), scratch.size(), &prefs));
+  size_t n = checkCompress(LZ4F_compressBegin(ctx.get(), scratch.data(), scratch.size(), &prefs));
   out.writeBytes({scratch.data(), n});
   for (BytesReference::Piece piece : plain.pieces()) {
     for (size_t at = 0; at < piece.size(); at += kSlice) {
@@ -69,8 +67,7 @@ void compressLz4(const BytesReference& plain, StreamOutput& out) {
   out.writeBytes({scratch.data(), n});
 }
 
-std::vector<uint8_t> decompressLz4(std::span<const uint8_t> compressed,
-                                   size_t max_size) {
+std::vector<uint8_t> decompressLz4(std::span<const uint8_t> compressed, size_t max_size) {
   if (compressed.size() < kLz4Marker.size() ||
       !std::equal(kLz4Marker.begin(), kLz4Marker.end(), compressed.begin())) {
     internal::throwCorrupt("compressed frame body does not start with the LZ4 marker");
@@ -101,14 +98,13 @@ std::vector<uint8_t> decompressLz4(std::span<const uint8_t> compressed,
     hint = LZ4F_decompress(ctx.get(), out.data() + produced, &dst_size,
                            compressed.data() + consumed, &src_size, nullptr);
     if (LZ4F_isError(hint)) {
-      internal::throwCorrupt(std::string("invalid LZ4 frame body: ") +
-                             LZ4F_getErrorName(hint));
+      internal::throwCorrupt(std::string("invalid LZ4 frame body: ") + LZ4F_getErrorName(hint));
     }
     produced += dst_size;
     consumed += src_size;
     if (hint != 0 && consumed == compressed.size() && dst_size == 0 && src_size == 0) {
-      internal::throwCorrupt("truncated LZ4 frame body (" +
-                             std::to_string(compressed.size()) + " bytes)");
+      internal::throwCorrupt("truncated LZ4 frame body (" + std::to_string(compressed.size()) +
+                             " bytes)");
     }
   }
   if (consumed != compressed.size()) {

@@ -30,7 +30,6 @@ void compressLz4(const BytesReference& plain, StreamOutput& out);
 // or truncated frame, or trailing bytes -> CorruptStreamError; more than
 // `max_size` bytes of output -> LimitExceededError (checked as output grows,
 // so a small bomb cannot allocate more than max_size).
-std::vector<uint8_t> decompressLz4(std::span<const uint8_t> compressed,
-                                   size_t max_size);
+std::vector<uint8_t> decompressLz4(std::span<const uint8_t> compressed, size_t max_size);
 
 }  // namespace wirestream::transport

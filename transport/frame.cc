@@ -100,15 +100,12 @@ void startFrame(BytesStreamOutput& out, const FrameIds& ids) {
   out.skip(kHeaderSize);
 }
 
-uint8_t baseStatus(const FrameIds& ids) {
-  return ids.handshake ? status::kHandshake : 0;
-}
+uint8_t baseStatus(const FrameIds& ids) { return ids.handshake ? status::kHandshake : 0; }
 
 }  // namespace
 
-size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids,
-                         std::string_view action, const RequestHeaders& headers,
-                         const Writeable& body, bool compress) {
+size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
+                         const RequestHeaders& headers, const Writeable& body, bool compress) {
   startFrame(out, ids);
   writeThreadContext(out, headers, kNoResponseHeaders);
   if (ids.version.before(TransportVersion::V_8_0_0)) out.writeVInt(0);
@@ -117,12 +114,10 @@ size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids,
 }
 
 size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
-                          const ResponseHeaders& headers, const Writeable& body,
-                          bool compress) {
+                          const ResponseHeaders& headers, const Writeable& body, bool compress) {
   startFrame(out, ids);
   writeThreadContext(out, kNoRequestHeaders, headers);
-  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, kHeaderSize,
-                     body, compress);
+  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, kHeaderSize, body, compress);
 }
 
 namespace {
@@ -152,8 +147,8 @@ struct ErrorBody final : Writeable {
 };
 }  // namespace
 
-size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
-                       std::string_view type, std::string_view message) {
+size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view type,
+                       std::string_view message) {
   startFrame(out, ids);
   writeThreadContext(out, kNoRequestHeaders, kNoResponseHeaders);
   const std::string safe_type = sendableText(type);
@@ -161,9 +156,8 @@ size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
   ErrorBody body;
   body.type = safe_type;
   body.message = safe_message;
-  return finishFrame(out, ids,
-                     baseStatus(ids) | status::kResponse | status::kError,
-                     kHeaderSize, body, false);
+  return finishFrame(out, ids, baseStatus(ids) | status::kResponse | status::kError, kHeaderSize,
+                     body, false);
 }
 
 }  // namespace wirestream::transport

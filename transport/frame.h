@@ -74,8 +74,7 @@ struct FrameHeader {
     return isPing() ? 0 : static_cast<size_t>(length) - kMinFrameLength;
   }
   size_t frameSize() const {
-    return isPing() ? kMarkerAndLengthSize
-                    : static_cast<size_t>(length) + kMarkerAndLengthSize;
+    return isPing() ? kMarkerAndLengthSize : static_cast<size_t>(length) + kMarkerAndLengthSize;
   }
   TransportVersion version() const { return TransportVersion(version_id); }
 };
@@ -102,15 +101,13 @@ void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
 // Writes a whole frame into `out` (which must be empty). The body is written
 // at ids.version; with `compress` it is LZ4-compressed (compression.h) and
 // the status carries kCompressed. Returns the frame size.
-size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids,
-                         std::string_view action, const RequestHeaders& headers,
-                         const Writeable& body, bool compress);
+size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
+                         const RequestHeaders& headers, const Writeable& body, bool compress);
 size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
-                          const ResponseHeaders& headers, const Writeable& body,
-                          bool compress);
+                          const ResponseHeaders& headers, const Writeable& body, bool compress);
 // An error response: status kResponse | kError, body writeString(type),
 // writeString(message).
-size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
-                       std::string_view type, std::string_view message);
+size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view type,
+                       std::string_view message);
 
 }  // namespace wirestream::transport

@@ -22,8 +22,7 @@ std::string hex2(uint8_t a, uint8_t b) {
 }
 
 bool looksLikeHttp(uint8_t a, uint8_t b) {
-  static constexpr const char* kMethods[] = {"GE", "PO", "PU", "HE", "DE",
-                                             "OP", "PA", "TR", "CO"};
+  static constexpr const char* kMethods[] = {"GE", "PO", "PU", "HE", "DE", "OP", "PA", "TR", "CO"};
   for (const char* m : kMethods) {
     if (a == static_cast<uint8_t>(m[0]) && b == static_cast<uint8_t>(m[1])) return true;
   }
@@ -75,8 +74,7 @@ void FrameDecoder::checkLength() {
   try {
     if (length < kMinFrameLength) {
       internal::throwCorrupt("invalid data length: " + std::to_string(length) +
-                             " (a frame needs at least " +
-                             std::to_string(kMinFrameLength) + ")");
+                             " (a frame needs at least " + std::to_string(kMinFrameLength) + ")");
     }
     size_t frame_size = static_cast<size_t>(length) + kMarkerAndLengthSize;
     if (frame_size > max_frame_size_) {
@@ -143,8 +141,7 @@ void FrameDecoder::feed(std::span<const uint8_t> bytes,
         !(header_have_ == kMarkerAndLengthSize && current_.isPing())) {
       if (at == bytes.size()) return;
       at += consumeHeader(bytes.subspan(at));
-      const bool ping =
-          header_have_ == kMarkerAndLengthSize && current_.isPing();
+      const bool ping = header_have_ == kMarkerAndLengthSize && current_.isPing();
       if (header_have_ < kHeaderSize && !ping) continue;
     }
     if (current_.isPing()) {
@@ -202,8 +199,7 @@ std::vector<std::span<uint8_t>> FrameDecoder::contentSpace(size_t max) {
   return space;
 }
 
-void FrameDecoder::commitContent(size_t n,
-                                 const std::function<void(DecodedFrame&&)>& on_frame) {
+void FrameDecoder::commitContent(size_t n, const std::function<void(DecodedFrame&&)>& on_frame) {
   if (n == 0) return;
   if (n > contentRemaining()) {
     throw std::invalid_argument("commitContent past the frame's content");

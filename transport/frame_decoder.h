@@ -55,8 +55,7 @@ class FrameDecoder {
   // (pings included) in order. Throws as described above; frames completed
   // before the bad bytes have been delivered by then. An exception thrown by
   // `on_frame` propagates and leaves the decoder at the next frame.
-  void feed(std::span<const uint8_t> bytes,
-            const std::function<void(DecodedFrame&&)>& on_frame);
+  void feed(std::span<const uint8_t> bytes, const std::function<void(DecodedFrame&&)>& on_frame);
 
   // Receiving straight into the frame's pages, for large frames: while a
   // frame's content is arriving, contentSpace(max) returns page space for up
@@ -72,9 +71,7 @@ class FrameDecoder {
   // Some bytes of a frame have arrived, but not all of it.
   bool midFrame() const { return header_have_ > 0; }
   // Bytes of the current, incomplete frame received so far.
-  size_t bufferedBytes() const {
-    return header_have_ + (content_ ? content_->size() : 0);
-  }
+  size_t bufferedBytes() const { return header_have_ + (content_ ? content_->size() : 0); }
   // Size of the frame in progress, once its length is known (else 0).
   size_t expectedFrameSize() const;
   // Total bytes consumed, i.e. the stream offset of the next byte.

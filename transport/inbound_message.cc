@@ -29,9 +29,8 @@ InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size)
     m.action = in.readString();
   }
   if (in.available() != 0) {
-    internal::throwCorrupt("variable header of request id [" +
-                           std::to_string(m.header.request_id) + "] has " +
-                           std::to_string(in.available()) + " unread bytes");
+    internal::throwCorrupt("variable header of request id [" + std::to_string(m.header.request_id) +
+                           "] has " + std::to_string(in.available()) + " unread bytes");
   }
   BytesReference body = content.slice(variable_size, content.length() - variable_size);
   if (m.header.isCompressed()) {

@@ -28,7 +28,6 @@
 #include <cerrno>
 #include <cstring>
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
-#include <utility>
 #include <boost/asio.hpp>
 #include <deque>
 #include <iostream>
@@ -38,6 +37,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "stream/bytes_stream_output.h"
@@ -111,8 +111,8 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
       std::string node = options.node_name;
       options.logger = [node](LogLevel level, const std::string& line) {
         if (level == LogLevel::kDebug) return;
-        std::cerr << "[" << node << "] " << (level == LogLevel::kWarn ? "WARN " : "INFO ")
-                  << line << "\n";
+        std::cerr << "[" << node << "] " << (level == LogLevel::kWarn ? "WARN " : "INFO ") << line
+                  << "\n";
       };
     }
     if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
@@ -156,8 +156,7 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   std::atomic<int64_t> next_request_id{1};
 };
 
-class TcpConnection final : public Connection,
-                            public std::enable_shared_from_this<TcpConnection> {
+class TcpConnection final : public Connection, public std::enable_shared_from_this<TcpConnection> {
  public:
   enum class Direction { kInbound, kOutbound };
 
@@ -220,8 +219,7 @@ class TcpConnection final : public Connection,
   // completes exactly once.
   void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
               TransportService::RawResponseReader reader,
-              TransportService::FailureCallback on_failure,
-              std::chrono::milliseconds timeout) {
+              TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout) {
     {
       std::lock_guard<std::mutex> lock(pending_mu_);
       if (!pending_closed_) {
@@ -241,8 +239,8 @@ class TcpConnection final : public Connection,
     }
     if (on_failure) {
       safeFail(on_failure, std::make_exception_ptr(NodeDisconnectedError(
-                               "[" + description_ + "] is closed; cannot send [" + action +
-                               "] (" + closeReason() + ")")));
+                               "[" + description_ + "] is closed; cannot send [" + action + "] (" +
+                               closeReason() + ")")));
       return;
     }
     enqueue(std::move(frame));
@@ -286,9 +284,8 @@ class TcpConnection final : public Connection,
     PendingCall& call = *taken;
     safeFail(call.on_failure,
              std::make_exception_ptr(ReceiveTimeoutError(
-                 "[" + description_ + "][" + call.action + "] request_id [" +
-                 std::to_string(id) + "] timed out after [" +
-                 std::to_string(call.timeout.count()) + "ms]")));
+                 "[" + description_ + "][" + call.action + "] request_id [" + std::to_string(id) +
+                 "] timed out after [" + std::to_string(call.timeout.count()) + "ms]")));
   }
 
   void doRead() {
@@ -301,8 +298,7 @@ class TcpConnection final : public Connection,
       for (std::span<uint8_t> s : space) direct_buffers_.emplace_back(s.data(), s.size());
       socket_.async_read_some(
           direct_buffers_,
-          asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec,
-                                                                   size_t n) {
+          asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
             self->onRead(ec, n, true);
           }));
       return;
@@ -370,9 +366,8 @@ class TcpConnection final : public Connection,
       return;
     }
     closeNow("read deadline of " + std::to_string(options().read_deadline.count()) +
-                 "ms exceeded: received " + std::to_string(decoder_.bufferedBytes()) +
-                 " of " + std::to_string(decoder_.expectedFrameSize()) +
-                 " bytes of a frame",
+                 "ms exceeded: received " + std::to_string(decoder_.bufferedBytes()) + " of " +
+                 std::to_string(decoder_.expectedFrameSize()) + " bytes of a frame",
              LogLevel::kWarn);
   }
 
@@ -429,8 +424,7 @@ class TcpConnection final : public Connection,
     auto out = std::make_shared<BytesStreamOutput>();
     if (remote.before(options().minimum_compatible_version)) {
       std::string message = "incompatible transport version " + remote.toString() +
-                            "; this node (" + local.toString() +
-                            ") needs at least " +
+                            "; this node (" + local.toString() + ") needs at least " +
                             options().minimum_compatible_version.toString();
       writeErrorFrame(*out, {id, agreed, true}, "illegal_state_exception", message);
       {
@@ -451,9 +445,9 @@ class TcpConnection final : public Connection,
     const FrameHeader h = frame.header;
     std::optional<PendingCall> taken = takePending(h.request_id);
     if (!taken) {
-      service_->log(LogLevel::kDebug, "[" + description_ + "] dropping the response to request id [" +
-                                          std::to_string(h.request_id) +
-                                          "]: no such pending request (timed out?)");
+      service_->log(LogLevel::kDebug,
+                    "[" + description_ + "] dropping the response to request id [" +
+                        std::to_string(h.request_id) + "]: no such pending request (timed out?)");
       return;
     }
     PendingCall& call = *taken;
@@ -481,7 +475,8 @@ class TcpConnection final : public Connection,
     try {
       complete();
     } catch (const std::exception& e) {
-      service_->log(LogLevel::kWarn, "response callback for [" + call.action + "] threw: " + e.what());
+      service_->log(LogLevel::kWarn,
+                    "response callback for [" + call.action + "] threw: " + e.what());
     } catch (...) {
       service_->log(LogLevel::kWarn, "response callback for [" + call.action + "] threw");
     }
@@ -562,16 +557,16 @@ class TcpConnection final : public Connection,
 
   void waitWritable() {
     if (closed_) return;
-    socket_.async_wait(tcp::socket::wait_write,
-                       asio::bind_executor(strand_, [self = shared_from_this()](
-                                                        const error_code& ec) {
-                         if (self->closed_) return;
-                         if (ec) {
-                           self->closeNow("write failed: " + ec.message(), LogLevel::kWarn);
-                           return;
-                         }
-                         self->drainWrites();
-                       }));
+    socket_.async_wait(
+        tcp::socket::wait_write,
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec) {
+          if (self->closed_) return;
+          if (ec) {
+            self->closeNow("write failed: " + ec.message(), LogLevel::kWarn);
+            return;
+          }
+          self->drainWrites();
+        }));
   }
 
   void closeNow(const std::string& reason, LogLevel level) {
@@ -599,8 +594,8 @@ class TcpConnection final : public Connection,
     for (auto& [id, call] : pending) {
       safeFail(call.on_failure,
                std::make_exception_ptr(NodeDisconnectedError(
-                   "[" + description_ + "] disconnected before the response to [" +
-                   call.action + "] request_id [" + std::to_string(id) + "]: " + reason)));
+                   "[" + description_ + "] disconnected before the response to [" + call.action +
+                   "] request_id [" + std::to_string(id) + "]: " + reason)));
     }
     service_->removeConnection(shared_from_this());
   }
@@ -620,14 +615,14 @@ class TcpConnection final : public Connection,
 
   std::mutex pending_mu_;
   std::unordered_map<int64_t, PendingCall> pending_;  // guarded by pending_mu_
-  bool pending_closed_ = false;                        // guarded by pending_mu_
-  std::string close_reason_;                           // guarded by pending_mu_
+  bool pending_closed_ = false;                       // guarded by pending_mu_
+  std::string close_reason_;                          // guarded by pending_mu_
 
   std::mutex write_mu_;
-  std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;  // guarded by write_mu_
-  bool writer_active_ = false;                                   // guarded by write_mu_
-  bool close_after_flush_ = false;                               // guarded by write_mu_
-  std::string flush_close_reason_;                               // guarded by write_mu_
+  std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;      // guarded by write_mu_
+  bool writer_active_ = false;                                      // guarded by write_mu_
+  bool close_after_flush_ = false;                                  // guarded by write_mu_
+  std::string flush_close_reason_;                                  // guarded by write_mu_
   std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;  // the writer's
   std::vector<iovec> iov_;                                          // the writer's
   size_t iov_next_ = 0;                                             // the writer's
@@ -649,8 +644,8 @@ namespace {
 // an error so the caller is never left waiting.
 class ChannelImpl final : public TransportChannel {
  public:
-  ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id,
-              std::string action, TransportVersion version, size_t reserved)
+  ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id, std::string action,
+              TransportVersion version, size_t reserved)
       : connection_(std::move(connection)),
         request_id_(request_id),
         action_(std::move(action)),
@@ -671,8 +666,7 @@ class ChannelImpl final : public TransportChannel {
     const TransportOptions& options = connection_->service().options;
     auto frame = std::make_shared<BytesStreamOutput>();
     try {
-      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response,
-                         options.compress);
+      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response, options.compress);
       if (frame->size() > options.max_frame_size) {
         internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
                                      " bytes exceeds the maximum frame size of " +
@@ -681,8 +675,7 @@ class ChannelImpl final : public TransportChannel {
     } catch (...) {
       std::exception_ptr e = std::current_exception();
       frame = std::make_shared<BytesStreamOutput>();
-      writeErrorFrame(*frame, {request_id_, version_, false}, errorTypeOf(e),
-                      errorMessageOf(e));
+      writeErrorFrame(*frame, {request_id_, version_, false}, errorTypeOf(e), errorMessageOf(e));
     }
     finish(std::move(frame));
   }
@@ -697,9 +690,9 @@ class ChannelImpl final : public TransportChannel {
   // For the dispatcher: answers with `error` unless a response went out.
   void failIfUnanswered(std::exception_ptr error) {
     if (responded_.load()) {
-      connection_->service().log(LogLevel::kWarn, "handler of [" + action_ +
-                                                      "] threw after responding: " +
-                                                      errorMessageOf(error));
+      connection_->service().log(
+          LogLevel::kWarn,
+          "handler of [" + action_ + "] threw after responding: " + errorMessageOf(error));
       return;
     }
     sendError(errorTypeOf(error), errorMessageOf(error));
@@ -739,15 +732,16 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
   if (before + size > budget) {
     in_flight_.fetch_sub(size);
     // Worded as ES's in-flight-requests circuit breaker words it.
-    std::string message = "[in_flight_requests] Data too large, data for [<transport_request>]"
-                          " would be [" + std::to_string(before + size) +
-                          "/" + std::to_string(before + size) + "b], which is larger than the limit of [" +
-                          std::to_string(budget) + "/" + std::to_string(budget) + "b]";
+    std::string message =
+        "[in_flight_requests] Data too large, data for [<transport_request>]"
+        " would be [" +
+        std::to_string(before + size) + "/" + std::to_string(before + size) +
+        "b], which is larger than the limit of [" + std::to_string(budget) + "/" +
+        std::to_string(budget) + "b]";
     service_->log(LogLevel::kInfo, "[" + description_ + "] rejecting request id [" +
                                        std::to_string(h.request_id) + "]: " + message);
     auto out = std::make_shared<BytesStreamOutput>();
-    writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception",
-                    message);
+    writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception", message);
     enqueue(std::move(out));
     return;
   }
@@ -758,8 +752,8 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
     in_flight_.fetch_sub(size);
     throw;
   }
-  auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id,
-                                               message->action, version(), size);
+  auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id, message->action,
+                                               version(), size);
   TransportService::RawRequestHandler handler = service_->findHandler(message->action);
   if (!handler) {
     channel->sendError("action_not_found_transport_exception",
@@ -774,8 +768,7 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
       throw TransportError("illegal_state_exception",
                            "Message not fully read (request) for requestId [" +
                                std::to_string(h.request_id) + "], action [" + message->action +
-                               "], available [" + std::to_string(in.available()) +
-                               "]; resetting");
+                               "], available [" + std::to_string(in.available()) + "]; resetting");
     }
     run(channel);
   } catch (...) {
@@ -882,8 +875,8 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   std::future<void> handshake = done->get_future();
   const int64_t id = impl_->next_request_id++;
   auto frame = std::make_shared<BytesStreamOutput>();
-  writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction,
-                    {}, HandshakeRequestBody(options.version), false);
+  writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction, {},
+                    HandshakeRequestBody(options.version), false);
   std::weak_ptr<TcpConnection> weak = connection;
   RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
     TransportVersion remote(in.readVInt());
@@ -892,18 +885,18 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
       auto c = weak.lock();
       if (!c) return;
       if (remote.before(minimum)) {
-        done->set_exception(std::make_exception_ptr(ConnectTransportError(
-            "incompatible transport version " + remote.toString() + " of the peer; need " +
-            minimum.toString())));
+        done->set_exception(std::make_exception_ptr(
+            ConnectTransportError("incompatible transport version " + remote.toString() +
+                                  " of the peer; need " + minimum.toString())));
         return;
       }
       c->completeHandshake(std::min(local, remote));
       done->set_value();
     };
   };
-  connection->submit(id, std::string(kHandshakeAction), std::move(frame), std::move(reader),
-                     [done](std::exception_ptr e) { done->set_exception(e); },
-                     options.connect_timeout);
+  connection->submit(
+      id, std::string(kHandshakeAction), std::move(frame), std::move(reader),
+      [done](std::exception_ptr e) { done->set_exception(e); }, options.connect_timeout);
   try {
     handshake.get();
   } catch (const std::exception& e) {

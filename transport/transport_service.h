@@ -101,9 +101,7 @@ class TransportChannel {
   virtual ~TransportChannel() = default;
   virtual void sendResponse(const Writeable& response) = 0;
   virtual void sendError(const std::string& type, const std::string& message) = 0;
-  void sendError(std::exception_ptr error) {
-    sendError(errorTypeOf(error), errorMessageOf(error));
-  }
+  void sendError(std::exception_ptr error) { sendError(errorTypeOf(error), errorMessageOf(error)); }
   virtual const std::string& action() const = 0;
   virtual int64_t requestId() const = 0;
   virtual TransportVersion version() const = 0;
@@ -171,12 +169,13 @@ class TransportService {
                    FailureCallback on_failure,
                    std::chrono::milliseconds timeout = std::chrono::milliseconds(0)) {
     using Response = std::invoke_result_t<Reader&, StreamInput&>;
-    sendRawRequest(connection, action, request,
-                   [reader, on_response](StreamInput& in) -> std::function<void()> {
-                     auto response = std::make_shared<Response>(reader(in));
-                     return [response, on_response] { on_response(std::move(*response)); };
-                   },
-                   std::move(on_failure), timeout);
+    sendRawRequest(
+        connection, action, request,
+        [reader, on_response](StreamInput& in) -> std::function<void()> {
+          auto response = std::make_shared<Response>(reader(in));
+          return [response, on_response] { on_response(std::move(*response)); };
+        },
+        std::move(on_failure), timeout);
   }
 
   // sendRequest with a future.

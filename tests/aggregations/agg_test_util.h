@@ -21,8 +21,8 @@ namespace wirestream::aggregations::testing {
 
 // Every type name of wire format §7.
 inline const std::vector<std::string> kAllTypes = {
-    "sterms", "lterms", "dterms", "histogram", "max", "min",
-    "sum", "avg", "value_count", "stats", "cardinality"};
+    "sterms", "lterms", "dterms",      "histogram", "max",        "min",
+    "sum",    "avg",    "value_count", "stats",     "cardinality"};
 
 inline std::vector<uint8_t> writeAggs(const InternalAggregations& aggs, TransportVersion v,
                                       size_t page_size = 16384) {
@@ -59,8 +59,8 @@ class RandomAggs {
   bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng_); }
 
   std::string name() {
-    static const char* kAlphabet[] = {"a", "b", "z", "_", "0", "\xC3\xA9", "\xE2\x82\xAC",
-                                      "\xF0\x9F\x98\x80", " "};
+    static const char* kAlphabet[] = {
+        "a", "b", "z", "_", "0", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", " "};
     std::string s;
     int64_t n = uniform(0, 12);
     for (int64_t i = 0; i < n; ++i) s += kAlphabet[uniform(0, 8)];
@@ -69,11 +69,16 @@ class RandomAggs {
 
   double anyDouble() {
     switch (uniform(0, 5)) {
-      case 0: return 0.0;
-      case 1: return -0.0;
-      case 2: return std::numeric_limits<double>::infinity();
-      case 3: return -std::numeric_limits<double>::infinity();
-      default: return std::uniform_real_distribution<double>(-1e9, 1e9)(rng_);
+      case 0:
+        return 0.0;
+      case 1:
+        return -0.0;
+      case 2:
+        return std::numeric_limits<double>::infinity();
+      case 3:
+        return -std::numeric_limits<double>::infinity();
+      default:
+        return std::uniform_real_distribution<double>(-1e9, 1e9)(rng_);
     }
   }
 
@@ -83,13 +88,22 @@ class RandomAggs {
     int64_t n = uniform(0, 3);
     for (int64_t i = 0; i < n; ++i) {
       GenericValue key = name() + std::to_string(i);
-      if (version_.onOrAfter(TransportVersion::V_8_7_0) && coin(0.2)) key = GenericValue::ofInt(static_cast<int32_t>(i));
+      if (version_.onOrAfter(TransportVersion::V_8_7_0) && coin(0.2))
+        key = GenericValue::ofInt(static_cast<int32_t>(i));
       GenericValue value;
       switch (uniform(0, 3)) {
-        case 0: value = GenericValue(name()); break;
-        case 1: value = GenericValue::ofLong(uniform(-1000, 1000)); break;
-        case 2: value = GenericValue::ofDouble(anyDouble()); break;
-        default: value = GenericValue::ofList({GenericValue(true), GenericValue()}); break;
+        case 0:
+          value = GenericValue(name());
+          break;
+        case 1:
+          value = GenericValue::ofLong(uniform(-1000, 1000));
+          break;
+        case 2:
+          value = GenericValue::ofDouble(anyDouble());
+          break;
+        default:
+          value = GenericValue::ofList({GenericValue(true), GenericValue()});
+          break;
       }
       e.emplace_back(std::move(key), std::move(value));
     }
@@ -98,8 +112,10 @@ class RandomAggs {
 
   BucketOrder simpleOrder() {
     switch (uniform(0, 4)) {
-      case 0: return BucketOrder::count(coin());
-      case 1: return BucketOrder::key(coin());
+      case 0:
+        return BucketOrder::count(coin());
+      case 1:
+        return BucketOrder::key(coin());
       default:
         if (coin(0.6)) return BucketOrder::count(false);
         return BucketOrder::aggregation(name(), coin());
@@ -128,14 +144,16 @@ class RandomAggs {
     InternalAggregations aggs;
     if (depth > 3 || sibling_buckets > 50) return aggs;
     int64_t n = uniform(0, 2);
-    for (int64_t i = 0; i < n; ++i) addUnique(aggs, agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth), i);
+    for (int64_t i = 0; i < n; ++i)
+      addUnique(aggs, agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth), i);
     return aggs;
   }
 
   InternalAggregations aggs(int depth = 0) {
     InternalAggregations out;
     int64_t n = uniform(0, 3);
-    for (int64_t i = 0; i < n; ++i) addUnique(out, agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth), i);
+    for (int64_t i = 0; i < n; ++i)
+      addUnique(out, agg(kAllTypes[uniform(0, kAllTypes.size() - 1)], depth), i);
     return out;
   }
 
@@ -215,8 +233,10 @@ class RandomAggs {
     if (type == "max") return std::make_unique<Max>(name(), metadata(), anyDouble());
     if (type == "min") return std::make_unique<Min>(name(), metadata(), anyDouble());
     if (type == "sum") return std::make_unique<Sum>(name(), metadata(), anyDouble());
-    if (type == "avg") return std::make_unique<Avg>(name(), metadata(), anyDouble(), uniform(0, 1 << 30));
-    if (type == "value_count") return std::make_unique<ValueCount>(name(), metadata(), uniform(0, 1 << 30));
+    if (type == "avg")
+      return std::make_unique<Avg>(name(), metadata(), anyDouble(), uniform(0, 1 << 30));
+    if (type == "value_count")
+      return std::make_unique<ValueCount>(name(), metadata(), uniform(0, 1 << 30));
     if (type == "stats") {
       return std::make_unique<Stats>(name(), metadata(), uniform(0, 1 << 30), anyDouble(),
                                      anyDouble(), anyDouble());

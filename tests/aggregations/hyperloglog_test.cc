@@ -78,7 +78,8 @@ TEST(HyperLogLog, AccuracyAgainstExactCounts) {
 
 TEST(HyperLogLog, SmallCountsAreExactWhileSparse) {
   H s(14);
-  for (int64_t i = 0; i < 1000; ++i) s.collect(H::hashBytes({reinterpret_cast<const uint8_t*>(&i), 8}));
+  for (int64_t i = 0; i < 1000; ++i)
+    s.collect(H::hashBytes({reinterpret_cast<const uint8_t*>(&i), 8}));
   ASSERT_FALSE(s.isDense());
   EXPECT_NEAR(s.cardinality(), 1000, 1);
 }
@@ -130,8 +131,9 @@ TEST(HyperLogLog, WireRoundTripBothForms) {
     EXPECT_TRUE(back == s) << n;
     EXPECT_EQ(back.cardinality(), s.cardinality());
     EXPECT_EQ(in.available(), 0u);
-    EXPECT_EQ(bytes.length(), s.isDense() ? 2 + 1024u : 2 + 1 + 4u * s.sparseHashes().size() +
-                                                           (s.sparseHashes().size() >= 128 ? 1 : 0));
+    EXPECT_EQ(bytes.length(), s.isDense() ? 2 + 1024u
+                                          : 2 + 1 + 4u * s.sparseHashes().size() +
+                                                (s.sparseHashes().size() >= 128 ? 1 : 0));
     H from_json = H::fromJson(nlohmann::ordered_json::parse(s.toJson().dump()));
     EXPECT_TRUE(from_json == s);
   }

@@ -19,8 +19,8 @@ struct B {
 };
 
 std::unique_ptr<StringTerms> shard(std::vector<B> buckets, int32_t shard_size = 3,
-                                   BucketOrder order = BucketOrder::count(false),
-                                   int64_t other = 0, bool with_sub = false) {
+                                   BucketOrder order = BucketOrder::count(false), int64_t other = 0,
+                                   bool with_sub = false) {
   auto t = std::make_unique<StringTerms>("t", GenericValue());
   t->setOrder(order);
   t->setRequiredSize(2);
@@ -79,7 +79,8 @@ TEST(TermsReduce, CountDescFullShards) {
 
 // Per-term bounds: what the shards without the term could have missed.
 TEST(TermsReduce, PerTermErrorBounds) {
-  auto s = shards(list(shard({{"a", 10}, {"b", 8}, {"c", 5}}), shard({{"a", 9}, {"c", 7}, {"d", 6}})));
+  auto s =
+      shards(list(shard({{"a", 10}, {"b", 8}, {"c", 5}}), shard({{"a", 9}, {"c", 7}, {"d", 6}})));
   auto* first = static_cast<StringTerms*>(&s[0][0]);
   first->setRequiredSize(10);
   InternalAggregations r = finalReduce(s);
@@ -103,7 +104,8 @@ TEST(TermsReduce, ShortShardsHaveNoError) {
   // Empty shards too.
   auto e = shards(list(shard({}), shard({{"a", 1}}, 3)));
   EXPECT_EQ(static_cast<const StringTerms&>(e[0][0]).shardDocCountError(), 0);
-  EXPECT_EQ(static_cast<const StringTerms&>(finalReduce(e)[0]).docCountError(), std::optional<int64_t>(0));
+  EXPECT_EQ(static_cast<const StringTerms&>(finalReduce(e)[0]).docCountError(),
+            std::optional<int64_t>(0));
 }
 
 // A shard's own docCountError (e.g. from an earlier reduce) wins over its minimum.
@@ -143,7 +145,7 @@ TEST(TermsReduce, UnboundedOrders) {
                          shard({{"a", 1}}, 3, o, 0, true)));
     EXPECT_EQ(static_cast<const StringTerms&>(s[0][0]).shardDocCountError(), -1);
     InternalAggregations t_result = finalReduce(s);
-  const auto& t = static_cast<const StringTerms&>(t_result[0]);
+    const auto& t = static_cast<const StringTerms&>(t_result[0]);
     EXPECT_EQ(t.docCountError(), std::optional<int64_t>(-1));
     for (const auto& b : t.buckets()) EXPECT_EQ(b.doc_count_error, -1);
   }
@@ -162,8 +164,10 @@ TEST(TermsReduce, MinDocCountDropsWithoutCountingAsOther) {
 }
 
 TEST(TermsReduce, SubAggregationsReducedAndUsableForOrder) {
-  auto s = shards(list(shard({{"a", 10, 1.5}, {"b", 8, 100}, {"c", 5, 2}}, 3, BucketOrder::aggregation("s", false), 0, true),
-                       shard({{"a", 9, 2.5}, {"c", 7, 200}}, 3, BucketOrder::aggregation("s", false), 0, true)));
+  auto s = shards(list(
+      shard({{"a", 10, 1.5}, {"b", 8, 100}, {"c", 5, 2}}, 3, BucketOrder::aggregation("s", false),
+            0, true),
+      shard({{"a", 9, 2.5}, {"c", 7, 200}}, 3, BucketOrder::aggregation("s", false), 0, true)));
   InternalAggregations t_result = finalReduce(s);
   const auto& t = static_cast<const StringTerms&>(t_result[0]);
   ASSERT_EQ(t.buckets().size(), 2u);
@@ -188,7 +192,8 @@ TEST(TermsReduce, PartialReduceKeepsEverythingByKey) {
 
 TEST(TermsReduce, SingleShardReportsNoError) {
   auto s = shards(list(shard({{"a", 10}, {"b", 8}, {"c", 5}})));
-  EXPECT_EQ(static_cast<const StringTerms&>(finalReduce(s)[0]).docCountError(), std::optional<int64_t>(0));
+  EXPECT_EQ(static_cast<const StringTerms&>(finalReduce(s)[0]).docCountError(),
+            std::optional<int64_t>(0));
 }
 
 TEST(TermsReduce, LongAndDoubleKeysMerge) {
@@ -250,10 +255,12 @@ TEST(TermsReduce, MismatchedTypesAreRejected) {
 }
 
 TEST(MetricsReduce, AsElasticsearch) {
-  auto s = shards(list(std::make_unique<Max>("m", GenericValue(), 3.0),
-                       std::make_unique<Max>("m", GenericValue(), -std::numeric_limits<double>::infinity())));
+  auto s = shards(
+      list(std::make_unique<Max>("m", GenericValue(), 3.0),
+           std::make_unique<Max>("m", GenericValue(), -std::numeric_limits<double>::infinity())));
   EXPECT_EQ(finalReduce(s).toResponseJson().dump(), R"({"m":{"value":3.0}})");
-  auto e = shards(list(std::make_unique<Min>("m", GenericValue(), std::numeric_limits<double>::infinity())));
+  auto e = shards(
+      list(std::make_unique<Min>("m", GenericValue(), std::numeric_limits<double>::infinity())));
   EXPECT_EQ(finalReduce(e).toResponseJson().dump(), R"({"m":{"value":null}})");
   auto a = shards(list(std::make_unique<Avg>("a", GenericValue(), 10.0, 4),
                        std::make_unique<Avg>("a", GenericValue(), 5.0, 1)));
@@ -266,7 +273,8 @@ TEST(MetricsReduce, AsElasticsearch) {
                         std::make_unique<Stats>("s", GenericValue(), 0, INFINITY, -INFINITY, 0.0)));
   EXPECT_EQ(finalReduce(st).toResponseJson().dump(),
             R"({"s":{"count":3,"min":-1.0,"max":5.0,"avg":1.6666666666666667,"sum":5.0}})");
-  auto none = shards(list(std::make_unique<Stats>("s", GenericValue(), 0, INFINITY, -INFINITY, 0.0)));
+  auto none =
+      shards(list(std::make_unique<Stats>("s", GenericValue(), 0, INFINITY, -INFINITY, 0.0)));
   EXPECT_EQ(finalReduce(none).toResponseJson().dump(),
             R"({"s":{"count":0,"min":null,"max":null,"avg":null,"sum":0.0}})");
 }
@@ -292,7 +300,8 @@ TEST(MetricsReduce, CompensatedSum) {
 
 TEST(MetricsReduce, MetadataIsRendered) {
   auto s = shards(list(std::make_unique<Max>("m", GenericValue::ofMap({{"color", "blue"}}), 1.0)));
-  EXPECT_EQ(finalReduce(s).toResponseJson().dump(), R"({"m":{"meta":{"color":"blue"},"value":1.0}})");
+  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
+            R"({"m":{"meta":{"color":"blue"},"value":1.0}})");
 }
 
 TEST(HistogramReduce, MergesAndFillsGaps) {
@@ -302,7 +311,8 @@ TEST(HistogramReduce, MergesAndFillsGaps) {
     h->setEmptyBucketInfo(Histogram::EmptyBucketInfo{
         10, 0, -10.0, 50.0, testing::single(std::make_unique<ValueCount>("c", GenericValue(), 0))});
     for (auto [k, c] : buckets) {
-      h->buckets().push_back({k, c, testing::single(std::make_unique<ValueCount>("c", GenericValue(), c))});
+      h->buckets().push_back(
+          {k, c, testing::single(std::make_unique<ValueCount>("c", GenericValue(), c))});
     }
     return h;
   };
@@ -311,8 +321,8 @@ TEST(HistogramReduce, MergesAndFillsGaps) {
   const auto& h = static_cast<const Histogram&>(h_result[0]);
   std::vector<std::pair<double, int64_t>> got;
   for (const auto& b : h.buckets()) got.emplace_back(b.key, b.doc_count);
-  std::vector<std::pair<double, int64_t>> want = {{-10, 0}, {0, 2}, {10, 0}, {20, 0},
-                                                  {30, 2}, {40, 0}, {50, 0}};
+  std::vector<std::pair<double, int64_t>> want = {{-10, 0}, {0, 2},  {10, 0}, {20, 0},
+                                                  {30, 2},  {40, 0}, {50, 0}};
   EXPECT_EQ(got, want);
   EXPECT_EQ(static_cast<const ValueCount&>(h.buckets()[1].aggregations[0]).value(), 2);
   EXPECT_EQ(static_cast<const ValueCount&>(h.buckets()[2].aggregations[0]).value(), 0);
@@ -328,8 +338,9 @@ TEST(HistogramReduce, MinDocCountAndOrder) {
   auto h2 = std::make_unique<Histogram>("h", GenericValue());
   h2->buckets().push_back({1, 2, {}});
   auto s = shards(list(std::move(h1), std::move(h2)));
-  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
-            R"({"h":{"buckets":[{"key":3.0,"doc_count":5},{"key":1.0,"doc_count":3},{"key":2.0,"doc_count":2}]}})");
+  EXPECT_EQ(
+      finalReduce(s).toResponseJson().dump(),
+      R"({"h":{"buckets":[{"key":3.0,"doc_count":5},{"key":1.0,"doc_count":3},{"key":2.0,"doc_count":2}]}})");
 }
 
 TEST(HistogramReduce, KeyedResponse) {
@@ -338,8 +349,9 @@ TEST(HistogramReduce, KeyedResponse) {
   h->buckets().push_back({10, 2, {}});
   h->buckets().push_back({2.5, 1, {}});
   auto s = shards(list(std::move(h)));
-  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
-            R"({"h":{"buckets":{"2.5":{"key":2.5,"doc_count":1},"10.0":{"key":10.0,"doc_count":2}}}})");
+  EXPECT_EQ(
+      finalReduce(s).toResponseJson().dump(),
+      R"({"h":{"buckets":{"2.5":{"key":2.5,"doc_count":1},"10.0":{"key":10.0,"doc_count":2}}}})");
 }
 
 TEST(HistogramReduce, TooManyEmptyBucketsIsLimited) {
@@ -374,12 +386,14 @@ TEST(CardinalityReduce, SparseShardsStayExactish) {
   const auto& c = static_cast<const Cardinality&>(c_result[0]);
   EXPECT_FALSE(c.sketch()->isDense());
   EXPECT_NEAR(c.value(), 1500, 3);
-  EXPECT_EQ(finalReduce(s).toResponseJson().dump(), R"({"c":{"value":)" + std::to_string(c.value()) + "}}");
+  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
+            R"({"c":{"value":)" + std::to_string(c.value()) + "}}");
 }
 
 TEST(CardinalityReduce, DifferentPrecisionsAreRejected) {
-  auto s = shards(list(std::make_unique<Cardinality>("c", GenericValue(), HyperLogLogPlusPlus(10)),
-                       std::make_unique<Cardinality>("c", GenericValue(), HyperLogLogPlusPlus(11))));
+  auto s =
+      shards(list(std::make_unique<Cardinality>("c", GenericValue(), HyperLogLogPlusPlus(10)),
+                  std::make_unique<Cardinality>("c", GenericValue(), HyperLogLogPlusPlus(11))));
   EXPECT_THROW(finalReduce(s), CorruptStreamError);
 }
 

@@ -17,10 +17,14 @@ int maxDepth(const InternalAggregations& aggs);
 int maxDepth(const InternalAggregation& a) {
   int d = 0;
   auto sub = [&](const InternalAggregations& s) { d = std::max(d, maxDepth(s)); };
-  if (auto* t = dynamic_cast<const StringTerms*>(&a)) for (auto& b : t->buckets()) sub(b.aggregations);
-  if (auto* t = dynamic_cast<const LongTerms*>(&a)) for (auto& b : t->buckets()) sub(b.aggregations);
-  if (auto* t = dynamic_cast<const DoubleTerms*>(&a)) for (auto& b : t->buckets()) sub(b.aggregations);
-  if (auto* h = dynamic_cast<const Histogram*>(&a)) for (auto& b : h->buckets()) sub(b.aggregations);
+  if (auto* t = dynamic_cast<const StringTerms*>(&a))
+    for (auto& b : t->buckets()) sub(b.aggregations);
+  if (auto* t = dynamic_cast<const LongTerms*>(&a))
+    for (auto& b : t->buckets()) sub(b.aggregations);
+  if (auto* t = dynamic_cast<const DoubleTerms*>(&a))
+    for (auto& b : t->buckets()) sub(b.aggregations);
+  if (auto* h = dynamic_cast<const Histogram*>(&a))
+    for (auto& b : h->buckets()) sub(b.aggregations);
   return d;
 }
 
@@ -40,7 +44,8 @@ TEST(AggregationRoundTrip, EveryTypeBothVersions) {
     for (int iter = 0; iter < 300; ++iter) {
       const std::string& type = testing::kAllTypes[iter % testing::kAllTypes.size()];
       InternalAggregations aggs = testing::single(gen.agg(type, 0));
-      if (gen.coin(0.3)) RandomAggs::addUnique(aggs, gen.agg(testing::kAllTypes[gen.uniform(0, 10)], 0), 1);
+      if (gen.coin(0.3))
+        RandomAggs::addUnique(aggs, gen.agg(testing::kAllTypes[gen.uniform(0, 10)], 0), 1);
       for (const auto& a : aggs.list()) ++seen[std::string(a->getWriteableName())];
       deepest = std::max(deepest, maxDepth(aggs));
       if (auto* t = dynamic_cast<const StringTerms*>(&aggs[0])) {
@@ -55,8 +60,8 @@ TEST(AggregationRoundTrip, EveryTypeBothVersions) {
       InternalAggregations copy = aggs;
       ASSERT_TRUE(copy == aggs);
       // The wire JSON is lossless.
-      InternalAggregations from_json =
-          InternalAggregations::fromWireJson(nlohmann::ordered_json::parse(aggs.toWireJson().dump()));
+      InternalAggregations from_json = InternalAggregations::fromWireJson(
+          nlohmann::ordered_json::parse(aggs.toWireJson().dump()));
       ASSERT_TRUE(from_json == aggs) << "seed " << seed << " iter " << iter << "\n"
                                      << aggs.toWireJson().dump();
     }

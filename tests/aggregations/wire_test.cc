@@ -97,8 +97,9 @@ TEST(AggregationWire, BucketOrderBytes) {
   EXPECT_EQ(bytes(BucketOrder::key(false)), "03");
   EXPECT_EQ(bytes(BucketOrder::key(true)), "04");
   EXPECT_EQ(bytes(BucketOrder::aggregation("avg", true)), "00 01 03 61 76 67");
-  EXPECT_EQ(bytes(BucketOrder::compound({BucketOrder::aggregation("x", false), BucketOrder::key(true)})),
-            "ff 02 00 00 01 78 04");
+  EXPECT_EQ(
+      bytes(BucketOrder::compound({BucketOrder::aggregation("x", false), BucketOrder::key(true)})),
+      "ff 02 00 00 01 78 04");
   EXPECT_THROW(BucketOrder::compound({}), std::invalid_argument);
 }
 
@@ -110,8 +111,10 @@ TEST(AggregationWire, MetricBodies) {
     return out.bytes().toHex();
   };
   const std::string head = "01 61 ff 03 72 61 77";  // name "a", null metadata, raw
-  EXPECT_EQ(bytes(Max("a", {}, -std::numeric_limits<double>::infinity())), head + " ff f0 00 00 00 00 00 00");
-  EXPECT_EQ(bytes(Min("a", {}, std::numeric_limits<double>::infinity())), head + " 7f f0 00 00 00 00 00 00");
+  EXPECT_EQ(bytes(Max("a", {}, -std::numeric_limits<double>::infinity())),
+            head + " ff f0 00 00 00 00 00 00");
+  EXPECT_EQ(bytes(Min("a", {}, std::numeric_limits<double>::infinity())),
+            head + " 7f f0 00 00 00 00 00 00");
   EXPECT_EQ(bytes(Sum("a", {}, 1.5)), head + " 3f f8 00 00 00 00 00 00");
   EXPECT_EQ(bytes(Avg("a", {}, 2.0, 300)), head + " 40 00 00 00 00 00 00 00 ac 02");
   EXPECT_EQ(bytes(ValueCount("a", {}, 7)), head + " 07");
@@ -133,13 +136,13 @@ TEST(AggregationWire, HistogramBytes) {
   BytesStreamOutput out(r);
   h.writeTo(out);
   EXPECT_EQ(out.bytes().toHex(),
-            "01 68 ff 04 00"                   // name, metadata, KEY_ASC, minDocCount 0
-            " 40 24 00 00 00 00 00 00"         // interval 10
-            " 00 00 00 00 00 00 00 00"         // offset 0
-            " 01 00 00 00 00 00 00 00 00"      // min bound 0
-            " 00 00"                           // no max bound, no empty-bucket aggs
-            " 03 72 61 77 00 01"               // raw, not keyed, one bucket
-            " 40 24 00 00 00 00 00 00 02 00"); // key 10, docCount 2, no aggs
+            "01 68 ff 04 00"                    // name, metadata, KEY_ASC, minDocCount 0
+            " 40 24 00 00 00 00 00 00"          // interval 10
+            " 00 00 00 00 00 00 00 00"          // offset 0
+            " 01 00 00 00 00 00 00 00 00"       // min bound 0
+            " 00 00"                            // no max bound, no empty-bucket aggs
+            " 03 72 61 77 00 01"                // raw, not keyed, one bucket
+            " 40 24 00 00 00 00 00 00 02 00");  // key 10, docCount 2, no aggs
   h.setMinDocCount(0);
   h.setEmptyBucketInfo(std::nullopt);
   BytesStreamOutput out2(r);
@@ -182,27 +185,29 @@ void mutateTerms(typename Key::Type other_key) {
   }
   InternalAggregations base = testing::single(std::move(t));
   using T = InternalTerms<Key>;
-  expectMutationsBreakEquality(base, {
-      {"name", [](auto& a) { a[0].setName("u"); }},
-      {"metadata", [](auto& a) { a[0].setMetadata(GenericValue()); }},
-      {"reduce order", [](auto& a) { as<T>(a).setReduceOrder(BucketOrder::key(false)); }},
-      {"order", [](auto& a) { as<T>(a).setOrder(BucketOrder::aggregation("s", true)); }},
-      {"required size", [](auto& a) { as<T>(a).setRequiredSize(11); }},
-      {"min doc count", [](auto& a) { as<T>(a).setMinDocCount(2); }},
-      {"doc count error", [](auto& a) { as<T>(a).setDocCountError(4); }},
-      {"doc count error absent", [](auto& a) { as<T>(a).setDocCountError(std::nullopt); }},
-      {"shard size", [](auto& a) { as<T>(a).setShardSize(11); }},
-      {"show error", [](auto& a) { as<T>(a).setShowTermDocCountError(false); }},
-      {"other doc count", [](auto& a) { as<T>(a).setOtherDocCount(1); }},
-      {"bucket key", [=](auto& a) { as<T>(a).buckets()[1].key = other_key; }},
-      {"bucket doc count", [](auto& a) { as<T>(a).buckets()[1].doc_count++; }},
-      {"bucket error", [](auto& a) { as<T>(a).buckets()[1].doc_count_error++; }},
-      {"bucket sub-aggregation", [](auto& a) {
-         dynamic_cast<Sum&>(as<T>(a).buckets()[2].aggregations[0]).setValue(9);
-       }},
-      {"bucket removed", [](auto& a) { as<T>(a).buckets().pop_back(); }},
-      {"aggregation added", [](auto& a) { a.add(std::make_unique<Max>("m", GenericValue(), 1)); }},
-  });
+  expectMutationsBreakEquality(
+      base,
+      {
+          {"name", [](auto& a) { a[0].setName("u"); }},
+          {"metadata", [](auto& a) { a[0].setMetadata(GenericValue()); }},
+          {"reduce order", [](auto& a) { as<T>(a).setReduceOrder(BucketOrder::key(false)); }},
+          {"order", [](auto& a) { as<T>(a).setOrder(BucketOrder::aggregation("s", true)); }},
+          {"required size", [](auto& a) { as<T>(a).setRequiredSize(11); }},
+          {"min doc count", [](auto& a) { as<T>(a).setMinDocCount(2); }},
+          {"doc count error", [](auto& a) { as<T>(a).setDocCountError(4); }},
+          {"doc count error absent", [](auto& a) { as<T>(a).setDocCountError(std::nullopt); }},
+          {"shard size", [](auto& a) { as<T>(a).setShardSize(11); }},
+          {"show error", [](auto& a) { as<T>(a).setShowTermDocCountError(false); }},
+          {"other doc count", [](auto& a) { as<T>(a).setOtherDocCount(1); }},
+          {"bucket key", [=](auto& a) { as<T>(a).buckets()[1].key = other_key; }},
+          {"bucket doc count", [](auto& a) { as<T>(a).buckets()[1].doc_count++; }},
+          {"bucket error", [](auto& a) { as<T>(a).buckets()[1].doc_count_error++; }},
+          {"bucket sub-aggregation",
+           [](auto& a) { dynamic_cast<Sum&>(as<T>(a).buckets()[2].aggregations[0]).setValue(9); }},
+          {"bucket removed", [](auto& a) { as<T>(a).buckets().pop_back(); }},
+          {"aggregation added",
+           [](auto& a) { a.add(std::make_unique<Max>("m", GenericValue(), 1)); }},
+      });
 }
 
 TEST(AggregationMutation, Terms) {
@@ -216,56 +221,68 @@ TEST(AggregationMutation, Histogram) {
   h->setMinDocCount(0);
   h->setEmptyBucketInfo(Histogram::EmptyBucketInfo{5, 1, 0.0, 100.0, {}});
   h->buckets().push_back({1, 2, {}});
-  h->buckets().push_back({6, 3, testing::single(std::make_unique<ValueCount>("c", GenericValue(), 3))});
+  h->buckets().push_back(
+      {6, 3, testing::single(std::make_unique<ValueCount>("c", GenericValue(), 3))});
   InternalAggregations base = testing::single(std::move(h));
   using H = Histogram;
-  expectMutationsBreakEquality(base, {
-      {"order", [](auto& a) { as<H>(a).setOrder(BucketOrder::count(true)); }},
-      {"min doc count", [](auto& a) {
-         as<H>(a).setMinDocCount(1);
-         as<H>(a).setEmptyBucketInfo(std::nullopt);
-       }},
-      {"interval", [](auto& a) { as<H>(a).emptyBucketInfo()->interval = 6; }},
-      {"offset", [](auto& a) { as<H>(a).emptyBucketInfo()->offset = 2; }},
-      {"min bound", [](auto& a) { as<H>(a).emptyBucketInfo()->min_bound.reset(); }},
-      {"max bound", [](auto& a) { as<H>(a).emptyBucketInfo()->max_bound = 99; }},
-      {"empty aggs", [](auto& a) {
-         as<H>(a).emptyBucketInfo()->aggregations.add(std::make_unique<Min>("x", GenericValue(), 1));
-       }},
-      {"keyed", [](auto& a) { as<H>(a).setKeyed(true); }},
-      {"bucket key", [](auto& a) { as<H>(a).buckets()[0].key = 2; }},
-      {"bucket doc count", [](auto& a) { as<H>(a).buckets()[0].doc_count = 9; }},
-      {"bucket sub-aggregation", [](auto& a) {
-         dynamic_cast<ValueCount&>(as<H>(a).buckets()[1].aggregations[0]).setValue(4);
-       }},
-  });
+  expectMutationsBreakEquality(
+      base, {
+                {"order", [](auto& a) { as<H>(a).setOrder(BucketOrder::count(true)); }},
+                {"min doc count",
+                 [](auto& a) {
+                   as<H>(a).setMinDocCount(1);
+                   as<H>(a).setEmptyBucketInfo(std::nullopt);
+                 }},
+                {"interval", [](auto& a) { as<H>(a).emptyBucketInfo()->interval = 6; }},
+                {"offset", [](auto& a) { as<H>(a).emptyBucketInfo()->offset = 2; }},
+                {"min bound", [](auto& a) { as<H>(a).emptyBucketInfo()->min_bound.reset(); }},
+                {"max bound", [](auto& a) { as<H>(a).emptyBucketInfo()->max_bound = 99; }},
+                {"empty aggs",
+                 [](auto& a) {
+                   as<H>(a).emptyBucketInfo()->aggregations.add(
+                       std::make_unique<Min>("x", GenericValue(), 1));
+                 }},
+                {"keyed", [](auto& a) { as<H>(a).setKeyed(true); }},
+                {"bucket key", [](auto& a) { as<H>(a).buckets()[0].key = 2; }},
+                {"bucket doc count", [](auto& a) { as<H>(a).buckets()[0].doc_count = 9; }},
+                {"bucket sub-aggregation",
+                 [](auto& a) {
+                   dynamic_cast<ValueCount&>(as<H>(a).buckets()[1].aggregations[0]).setValue(4);
+                 }},
+            });
 }
 
 TEST(AggregationMutation, Metrics) {
   auto one = [](std::unique_ptr<InternalAggregation> a) { return testing::single(std::move(a)); };
-  expectMutationsBreakEquality(one(std::make_unique<Max>("m", GenericValue(), 1.0)), {
-      {"value", [](auto& a) { as<Max>(a).setValue(2.0); }},
-      {"name", [](auto& a) { a[0].setName("n"); }},
-  });
-  expectMutationsBreakEquality(one(std::make_unique<Min>("m", GenericValue(), 0.0)), {
-      {"value -0", [](auto& a) { as<Min>(a).setValue(-0.0); }},
-  });
-  expectMutationsBreakEquality(one(std::make_unique<Sum>("m", GenericValue(), 1.0)), {
-      {"value", [](auto& a) { as<Sum>(a).setValue(std::nan("")); }},
-  });
-  expectMutationsBreakEquality(one(std::make_unique<Avg>("m", GenericValue(), 1.0, 2)), {
-      {"sum", [](auto& a) { as<Avg>(a).setSum(3.0); }},
-      {"count", [](auto& a) { as<Avg>(a).setCount(3); }},
-  });
-  expectMutationsBreakEquality(one(std::make_unique<ValueCount>("m", GenericValue(), 1)), {
-      {"value", [](auto& a) { as<ValueCount>(a).setValue(2); }},
-  });
-  expectMutationsBreakEquality(one(std::make_unique<Stats>("m", GenericValue(), 1, 2, 3, 4)), {
-      {"count", [](auto& a) { as<Stats>(a).setCount(2); }},
-      {"min", [](auto& a) { as<Stats>(a).setMin(0); }},
-      {"max", [](auto& a) { as<Stats>(a).setMax(0); }},
-      {"sum", [](auto& a) { as<Stats>(a).setSum(0); }},
-  });
+  expectMutationsBreakEquality(one(std::make_unique<Max>("m", GenericValue(), 1.0)),
+                               {
+                                   {"value", [](auto& a) { as<Max>(a).setValue(2.0); }},
+                                   {"name", [](auto& a) { a[0].setName("n"); }},
+                               });
+  expectMutationsBreakEquality(one(std::make_unique<Min>("m", GenericValue(), 0.0)),
+                               {
+                                   {"value -0", [](auto& a) { as<Min>(a).setValue(-0.0); }},
+                               });
+  expectMutationsBreakEquality(one(std::make_unique<Sum>("m", GenericValue(), 1.0)),
+                               {
+                                   {"value", [](auto& a) { as<Sum>(a).setValue(std::nan("")); }},
+                               });
+  expectMutationsBreakEquality(one(std::make_unique<Avg>("m", GenericValue(), 1.0, 2)),
+                               {
+                                   {"sum", [](auto& a) { as<Avg>(a).setSum(3.0); }},
+                                   {"count", [](auto& a) { as<Avg>(a).setCount(3); }},
+                               });
+  expectMutationsBreakEquality(one(std::make_unique<ValueCount>("m", GenericValue(), 1)),
+                               {
+                                   {"value", [](auto& a) { as<ValueCount>(a).setValue(2); }},
+                               });
+  expectMutationsBreakEquality(one(std::make_unique<Stats>("m", GenericValue(), 1, 2, 3, 4)),
+                               {
+                                   {"count", [](auto& a) { as<Stats>(a).setCount(2); }},
+                                   {"min", [](auto& a) { as<Stats>(a).setMin(0); }},
+                                   {"max", [](auto& a) { as<Stats>(a).setMax(0); }},
+                                   {"sum", [](auto& a) { as<Stats>(a).setSum(0); }},
+                               });
   HyperLogLogPlusPlus sparse(10), dense(4);
   for (int i = 0; i < 20; ++i) {
     sparse.collect(HyperLogLogPlusPlus::hashLong(i));
@@ -273,17 +290,25 @@ TEST(AggregationMutation, Metrics) {
   }
   ASSERT_TRUE(dense.isDense());
   ASSERT_FALSE(sparse.isDense());
-  expectMutationsBreakEquality(one(std::make_unique<Cardinality>("c", GenericValue(), sparse)), {
-      {"no sketch", [](auto& a) { as<Cardinality>(a).sketch().reset(); }},
-      {"one more hash", [](auto& a) { as<Cardinality>(a).sketch()->collect(HyperLogLogPlusPlus::hashLong(99)); }},
-  });
-  expectMutationsBreakEquality(one(std::make_unique<Cardinality>("c", GenericValue(), dense)), {
-      {"merge", [](auto& a) {
-         HyperLogLogPlusPlus more(4);
-         for (int i = 100; i < 200; ++i) more.collect(HyperLogLogPlusPlus::hashLong(i));
-         as<Cardinality>(a).sketch()->merge(more);
-       }},
-  });
+  expectMutationsBreakEquality(
+      one(std::make_unique<Cardinality>("c", GenericValue(), sparse)),
+      {
+          {"no sketch", [](auto& a) { as<Cardinality>(a).sketch().reset(); }},
+          {"one more hash",
+           [](auto& a) {
+             as<Cardinality>(a).sketch()->collect(HyperLogLogPlusPlus::hashLong(99));
+           }},
+      });
+  expectMutationsBreakEquality(one(std::make_unique<Cardinality>("c", GenericValue(), dense)),
+                               {
+                                   {"merge",
+                                    [](auto& a) {
+                                      HyperLogLogPlusPlus more(4);
+                                      for (int i = 100; i < 200; ++i)
+                                        more.collect(HyperLogLogPlusPlus::hashLong(i));
+                                      as<Cardinality>(a).sketch()->merge(more);
+                                    }},
+                               });
 }
 
 // ---- corrupt inputs: typed errors, never wrong data ----
@@ -327,8 +352,7 @@ TEST(AggregationCorrupt, DuplicateNameInOneList) {
   const std::string min_a = "03 6d 69 6e 01 61 ff 03 72 61 77 3f f0 00 00 00 00 00 00 ";
   expectReadError<CorruptStreamError>(hex("02 " + max_a + min_a),
                                       "duplicate aggregation name [a] in a list of 2");
-  expectReadError<CorruptStreamError>(hex("02 " + max_a + max_a),
-                                      "duplicate aggregation name [a]");
+  expectReadError<CorruptStreamError>(hex("02 " + max_a + max_a), "duplicate aggregation name [a]");
   std::vector<uint8_t> distinct = hex("02 " + max_a + min_a);
   distinct[1 + 19 + 5] = 0x62;  // the min is named "b"
   ByteArrayStreamInput in(distinct);
@@ -337,8 +361,9 @@ TEST(AggregationCorrupt, DuplicateNameInOneList) {
 
 TEST(AggregationCorrupt, UnknownFormat) {
   // A max whose format is "rax".
-  expectReadError<CorruptStreamError>(hex("01 03 6d 61 78 01 61 ff 03 72 61 78 00 00 00 00 00 00 00 00"),
-                                      "Unknown NamedWriteable [DocValueFormat][rax]");
+  expectReadError<CorruptStreamError>(
+      hex("01 03 6d 61 78 01 61 ff 03 72 61 78 00 00 00 00 00 00 00 00"),
+      "Unknown NamedWriteable [DocValueFormat][rax]");
 }
 
 TEST(AggregationCorrupt, UnknownOrderId) {
@@ -387,7 +412,8 @@ TEST(AggregationCorrupt, NegativeSize) {
 TEST(AggregationCorrupt, BadPrecision) {
   for (const char* p : {"03", "13", "ff ff ff ff 0f"}) {
     expectReadError<CorruptStreamError>(
-        hex(std::string("01 0b 63 61 72 64 69 6e 61 6c 69 74 79 01 61 ff 03 72 61 77 01 ") + p + " 00 00"),
+        hex(std::string("01 0b 63 61 72 64 69 6e 61 6c 69 74 79 01 61 ff 03 72 61 77 01 ") + p +
+            " 00 00"),
         "precision must be in [4, 18]");
   }
 }
@@ -395,8 +421,8 @@ TEST(AggregationCorrupt, BadPrecision) {
 TEST(AggregationCorrupt, BadSketchContents) {
   const std::string head = "01 0b 63 61 72 64 69 6e 61 6c 69 74 79 01 61 ff 03 72 61 77 01 04";
   // Sparse, more hashes than the threshold (3 at precision 4).
-  expectReadError<CorruptStreamError>(hex(head + " 00 04 00 00 00 51 00 00 00 53 00 00 00 55 00 00 00 57"),
-                                      "sparse size [4]");
+  expectReadError<CorruptStreamError>(
+      hex(head + " 00 04 00 00 00 51 00 00 00 53 00 00 00 55 00 00 00 57"), "sparse size [4]");
   // Sparse, an encoding no hash produces (run length field 0).
   expectReadError<CorruptStreamError>(hex(head + " 00 01 00 00 00 01"), "invalid HyperLogLog++");
   // Sparse, the same hash twice.
@@ -410,8 +436,9 @@ TEST(AggregationCorrupt, BadSketchContents) {
 }
 
 TEST(AggregationCorrupt, MetadataThatIsNotAMap) {
-  expectReadError<CorruptStreamError>(hex("01 03 6d 61 78 01 61 00 01 61 03 72 61 77 00 00 00 00 00 00 00 00"),
-                                      "metadata must be a map or null");
+  expectReadError<CorruptStreamError>(
+      hex("01 03 6d 61 78 01 61 00 01 61 03 72 61 77 00 00 00 00 00 00 00 00"),
+      "metadata must be a map or null");
 }
 
 TEST(AggregationCorrupt, BadHistogramInterval) {
@@ -450,9 +477,15 @@ TEST(AggregationCorrupt, RandomDamageGivesTypedErrorsOnly) {
         std::vector<uint8_t> bad = bytes;
         size_t at = static_cast<size_t>(gen.uniform(0, static_cast<int64_t>(bad.size()) - 1));
         switch (gen.uniform(0, 2)) {
-          case 0: bad[at] = static_cast<uint8_t>(gen.uniform(0, 255)); break;
-          case 1: bad[at] ^= static_cast<uint8_t>(1 << gen.uniform(0, 7)); break;
-          default: bad.insert(bad.begin() + static_cast<std::ptrdiff_t>(at), 0xFF); break;
+          case 0:
+            bad[at] = static_cast<uint8_t>(gen.uniform(0, 255));
+            break;
+          case 1:
+            bad[at] ^= static_cast<uint8_t>(1 << gen.uniform(0, 7));
+            break;
+          default:
+            bad.insert(bad.begin() + static_cast<std::ptrdiff_t>(at), 0xFF);
+            break;
         }
         ByteArrayStreamInput in(bad);
         in.setTransportVersion(v);
@@ -460,7 +493,8 @@ TEST(AggregationCorrupt, RandomDamageGivesTypedErrorsOnly) {
           InternalAggregations back = InternalAggregations::readFrom(in, defaultRegistry());
           ++successes;
           testing::writeAggs(back, v);
-          back.toResponseJson().dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+          back.toResponseJson().dump(-1, ' ', false,
+                                     nlohmann::ordered_json::error_handler_t::replace);
           const InternalAggregations* twice[] = {&back, &back};
           try {
             InternalAggregations::reduce(twice, ReduceContext::finalReduce());
@@ -484,15 +518,18 @@ TEST(AggregationCorrupt, DeepWireJsonIsLimited) {
   std::string deep = "\"x\"";
   for (int i = 0; i < 1000; ++i) deep = "{\"list\":[" + deep + "]}";
   auto j = nlohmann::ordered_json::parse(
-      R"([{"type":"max","name":"m","format":"raw","value":1,"metadata":{"map":[["k",)" + deep + "]]}}]");
+      R"([{"type":"max","name":"m","format":"raw","value":1,"metadata":{"map":[["k",)" + deep +
+      "]]}}]");
   EXPECT_THROW(InternalAggregations::fromWireJson(j), LimitExceededError);
   std::string aggs = "[]";
   for (int i = 0; i < 300; ++i) {
-    aggs = R"([{"type":"histogram","name":"h","metadata":null,"order":{"_key":"asc"},"min_doc_count":1,)"
-           R"("empty_bucket_info":null,"format":"raw","keyed":false,"buckets":[{"key":1,"doc_count":1,"aggregations":)" +
-           aggs + "}]}]";
+    aggs =
+        R"([{"type":"histogram","name":"h","metadata":null,"order":{"_key":"asc"},"min_doc_count":1,)"
+        R"("empty_bucket_info":null,"format":"raw","keyed":false,"buckets":[{"key":1,"doc_count":1,"aggregations":)" +
+        aggs + "}]}]";
   }
-  EXPECT_THROW(InternalAggregations::fromWireJson(nlohmann::ordered_json::parse(aggs)), LimitExceededError);
+  EXPECT_THROW(InternalAggregations::fromWireJson(nlohmann::ordered_json::parse(aggs)),
+               LimitExceededError);
 }
 
 }  // namespace

@@ -26,10 +26,10 @@ TEST(AllocCounter, CountsAllocationsAndThePeakAboveTheStart) {
 
 TEST(AllocCounter, SeesAlignedAndArrayForms) {
   AllocCounter::Scope scope;
-  void* p = ::operator new(16384, std::align_val_t{64});
+  void* p = ::operator new (16384, std::align_val_t{64});
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
   delete[] new int[10];
-  ::operator delete(p, std::align_val_t{64});
+  ::operator delete (p, std::align_val_t{64});
   auto s = scope.stats();
   EXPECT_EQ(s.allocations, 2u);
   EXPECT_GE(s.peak_extra_bytes, 16384u);

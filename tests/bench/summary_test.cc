@@ -40,9 +40,9 @@ TEST(Summary, TargetsComeFromTheRatios) {
   s.add("BM_WriteVInt_Protobuf_Mixed", 149, "", {});  // 1.49x: under 1.5x
   s.add("BM_ReadVInt_Wirestream_Mixed", 100, "", {});
   s.add("BM_ReadVInt_Protobuf_Mixed", 120, "", {});  // exactly 1.2x: met
-  s.add("BM_StringTermsSerialize_Wirestream/1000", 10, "",
-        {{"allocs_per_iter", 0}, {"peak_extra_bytes", 1000 + 2 * 16384 + 1},
-         {"output_bytes", 1000}});
+  s.add(
+      "BM_StringTermsSerialize_Wirestream/1000", 10, "",
+      {{"allocs_per_iter", 0}, {"peak_extra_bytes", 1000 + 2 * 16384 + 1}, {"output_bytes", 1000}});
   s.add("BM_Memcpy_StringTermsBytes/1000", 1, "", {});  // 10x: met
   auto targets = s.targets();
   ASSERT_EQ(targets.size(), 5u);
@@ -63,7 +63,7 @@ TEST(Summary, PrintsOneRowPerOperationAndCaseWithTheAblations) {
   s.add("BM_NotABenchmarkName", 1, "", {});
   std::string text = printed(s);
   EXPECT_NE(text.find("WriteVInt"), std::string::npos) << text;
-  EXPECT_NE(text.find("2.00x"), std::string::npos) << text;           // ours vs protobuf
+  EXPECT_NE(text.find("2.00x"), std::string::npos) << text;             // ours vs protobuf
   EXPECT_NE(text.find("200.0 ns (0.50x)"), std::string::npos) << text;  // EsLoop vs protobuf
   EXPECT_EQ(text.find("NotABenchmarkName"), std::string::npos) << text;
 }

@@ -34,13 +34,13 @@
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
 #include "fuzz/program.h"
-#include "stream/page_recycler.h"
-#include "transport/frame_decoder.h"
-#include "transport/inbound_message.h"
 #include "stream/generic_value.h"
+#include "stream/page_recycler.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
 #include "tests/hardening/counting_allocator.h"
+#include "transport/frame_decoder.h"
+#include "transport/inbound_message.h"
 
 namespace wirestream {
 namespace {
@@ -80,9 +80,9 @@ size_t expansionOf(const std::string& name) {
   static_assert(sizeof(GenericValue) <= 64);
   if (name == "readStringArray") return sizeof(std::string);
   if (name == "readVLongArray") return sizeof(int64_t);
-  for (const char* small : {"readBytesReference", "readOptionalBytesReference",
-                            "readTimeValue", "readOptionalTimeValue", "readInstant",
-                            "readOptionalInstant", "readEnum", "readOptionalEnum"}) {
+  for (const char* small : {"readBytesReference", "readOptionalBytesReference", "readTimeValue",
+                            "readOptionalTimeValue", "readInstant", "readOptionalInstant",
+                            "readEnum", "readOptionalEnum"}) {
     if (name == small) return 0;
   }
   for (const fuzz::Op& op : fuzz::structuredOps()) {
@@ -129,9 +129,10 @@ std::vector<Reader> allReaders() {
   std::vector<Reader> readers;
   addReaders(readers, fuzz::coreOps(), "coreProgram");
   addReaders(readers, fuzz::structuredOps(), "structuredProgram");
-  for (auto [name, version] : {std::pair{"readInternalAggregations@7.10.0", TransportVersion::V_7_10_0},
-                               std::pair{"readInternalAggregations@8.0.0", TransportVersion::V_8_0_0},
-                               std::pair{"readInternalAggregations", TransportVersion::V_8_7_0}}) {
+  for (auto [name, version] :
+       {std::pair{"readInternalAggregations@7.10.0", TransportVersion::V_7_10_0},
+        std::pair{"readInternalAggregations@8.0.0", TransportVersion::V_8_0_0},
+        std::pair{"readInternalAggregations", TransportVersion::V_8_7_0}}) {
     readers.push_back({name,
                        [version](StreamInput& in) {
                          in.setTransportVersion(version);
@@ -196,10 +197,9 @@ size_t bound(const Reader& reader, size_t n, const Outcome& o) {
 bool checkBound(const Reader& reader, const Bytes& input, const std::string& what) {
   Outcome o = measure(reader, input);
   size_t b = bound(reader, input.size(), o);
-  EXPECT_LE(o.peak, b) << reader.name << " on " << what << ": " << input.size()
-                       << " bytes (" << (o.failed ? "failed" : "decoded")
-                       << " after " << o.consumed << ") held " << o.peak
-                       << " bytes; input starts " << fuzz::hexPrefix(input);
+  EXPECT_LE(o.peak, b) << reader.name << " on " << what << ": " << input.size() << " bytes ("
+                       << (o.failed ? "failed" : "decoded") << " after " << o.consumed << ") held "
+                       << o.peak << " bytes; input starts " << fuzz::hexPrefix(input);
   return o.peak <= b;
 }
 
@@ -263,8 +263,8 @@ TEST(AllocationBound, CountsLargerThanTheData) {
         for (size_t k : kFillLengths) {
           for (uint64_t count : {k + 1, 2 * k + 1, 8 * k + 8, uint64_t{1} << 30}) {
             Bytes in = concat({prefix, vint(static_cast<uint32_t>(count)), Bytes(k, fill)});
-            checkBound(r, in, "count " + std::to_string(count) + " over " +
-                                  std::to_string(k) + " bytes");
+            checkBound(r, in,
+                       "count " + std::to_string(count) + " over " + std::to_string(k) + " bytes");
           }
         }
       }
@@ -281,8 +281,9 @@ TEST(AllocationBound, CountsThatFitOnlyAtOneBytePerElement) {
         for (size_t k : kFillLengths) {
           for (size_t div : {1, 2, 4, 8}) {
             Bytes in = concat({prefix, vint(static_cast<uint32_t>(k / div)), Bytes(k, fill)});
-            checkBound(r, in, "count " + std::to_string(k / div) + " over " +
-                                  std::to_string(k) + " bytes");
+            checkBound(
+                r, in,
+                "count " + std::to_string(k / div) + " over " + std::to_string(k) + " bytes");
           }
         }
       }
@@ -347,10 +348,11 @@ TEST(AllocationBound, DeepNesting) {
   const Reader& named = readerNamed(readers, "readNamedWriteable");
   for (size_t fill : {size_t{0}, size_t{100}, size_t{1000}, size_t{20000}}) {
     Bytes count = vint(static_cast<uint32_t>(fill));
-    for (size_t depth : {size_t{1}, size_t{10}, size_t{99}, size_t{100}, size_t{101}, size_t{5000}}) {
+    for (size_t depth :
+         {size_t{1}, size_t{10}, size_t{99}, size_t{100}, size_t{101}, size_t{5000}}) {
       for (uint8_t filler : {uint8_t{0xFF}, uint8_t{0x63}}) {
-        const std::string what = "depth " + std::to_string(depth) + ", count " +
-                                 std::to_string(fill);
+        const std::string what =
+            "depth " + std::to_string(depth) + ", count " + std::to_string(fill);
         // list / set / object array: tag, count, then the next level.
         for (uint8_t tag : {0x07, 0x08, 0x18, 0x19}) {
           checkBound(generic, nested(concat({{tag}, count}), depth, fill, filler), "list " + what);
@@ -471,14 +473,15 @@ TEST(AllocationBound, EveryPrefixOfEverySeed) {
       own = &readerNamed(readers, fuzz::coreOps()[seed.bytes[0] % fuzz::coreOps().size()].name);
     } else if (seed.corpus == "structured") {
       program = &structured_program;
-      own = &readerNamed(
-          readers, fuzz::structuredOps()[seed.bytes[0] % fuzz::structuredOps().size()].name);
+      own = &readerNamed(readers,
+                         fuzz::structuredOps()[seed.bytes[0] % fuzz::structuredOps().size()].name);
     }
     for (size_t len = 0; len <= seed.bytes.size(); ++len) {
       Bytes prefix(seed.bytes.begin(), seed.bytes.begin() + len);
       checkBound(*program, prefix, seed.corpus + " seed prefix");
       if (own != nullptr && len >= 1) {
-        checkBound(*own, Bytes(prefix.begin() + 1, prefix.end()), seed.corpus + " seed value prefix");
+        checkBound(*own, Bytes(prefix.begin() + 1, prefix.end()),
+                   seed.corpus + " seed value prefix");
       }
     }
   }
@@ -515,8 +518,9 @@ TEST(AllocationBound, CountsSplicedAtEveryOffsetOfEverySeed) {
           Bytes in = base;
           Bytes count = vint(static_cast<uint32_t>(left / per));
           std::copy(count.begin(), count.begin() + std::min(count.size(), left), in.begin() + at);
-          checkBound(r, in, seed.corpus + " seed with a count at " + std::to_string(at) +
-                                " and " + std::to_string(fill) + " bytes of filler");
+          checkBound(r, in,
+                     seed.corpus + " seed with a count at " + std::to_string(at) + " and " +
+                         std::to_string(fill) + " bytes of filler");
           ++runs;
         }
       }
@@ -551,7 +555,8 @@ TEST(AllocationBound, RandomizedInputs) {
         case 1: {  // a plausible count, then random small bytes
           size_t k = rng() % 3000;
           in = vint(static_cast<uint32_t>(rng() % (k + 2)));
-          for (size_t i = 0; i < k; ++i) in.push_back(static_cast<uint8_t>(rng() % 4 == 0 ? rng() : rng() % 3));
+          for (size_t i = 0; i < k; ++i)
+            in.push_back(static_cast<uint8_t>(rng() % 4 == 0 ? rng() : rng() % 3));
           break;
         }
         default: {  // a mutated seed value: byte flips, a huge count spliced in

@@ -41,7 +41,6 @@ void* allocOrThrow(size_t n) {
   return p;
 }
 
-
 void* countedAlignedAlloc(size_t n, std::align_val_t al) {
   size_t align = std::max(static_cast<size_t>(al), kHeader);
   size_t total = (n + align + align - 1) / align * align;
@@ -71,9 +70,7 @@ void* alignedAllocOrThrow(size_t n, std::align_val_t al) {
 AllocationCounters& allocationCounters() { return counters; }
 
 AllocationScope::AllocationScope()
-    : start_live_(counters.live),
-      start_total_(counters.total),
-      saved_peak_(counters.peak) {
+    : start_live_(counters.live), start_total_(counters.total), saved_peak_(counters.peak) {
   counters.peak = counters.live;
 }
 
@@ -85,9 +82,7 @@ size_t AllocationScope::peakBytes() const {
   return counters.peak > start_live_ ? counters.peak - start_live_ : 0;
 }
 
-size_t AllocationScope::totalBytes() const {
-  return counters.total - start_total_;
-}
+size_t AllocationScope::totalBytes() const { return counters.total - start_total_; }
 
 }  // namespace wirestream::testing
 

@@ -59,11 +59,9 @@ TEST(Dispatch, EachLevelHasItsOwnKernels) {
     for (size_t b = a + 1; b < levels.size(); ++b) {
       // avx512 reuses avx2's varint and text kernels (avx512.cc says why).
       if (levels[a] != Level::kAvx2 || levels[b] != Level::kAvx512) {
-        EXPECT_NE(kernelsFor(levels[a]).decodeVInts,
-                  kernelsFor(levels[b]).decodeVInts);
+        EXPECT_NE(kernelsFor(levels[a]).decodeVInts, kernelsFor(levels[b]).decodeVInts);
       }
-      EXPECT_NE(kernelsFor(levels[a]).splitEncodeDoubles,
-                kernelsFor(levels[b]).splitEncodeDoubles);
+      EXPECT_NE(kernelsFor(levels[a]).splitEncodeDoubles, kernelsFor(levels[b]).splitEncodeDoubles);
     }
   }
 }
@@ -81,12 +79,10 @@ TEST(Dispatch, LevelTheCpuLacksFallsBackWithOneWarning) {
   std::string err = ::testing::internal::GetCapturedStderr();
   capDetectedLevelForTesting(std::nullopt);
   setLevel(std::nullopt);
-  EXPECT_NE(
-      err.find("SIMD level avx2 is not supported by this CPU; using scalar"),
-      std::string::npos)
+  EXPECT_NE(err.find("SIMD level avx2 is not supported by this CPU; using scalar"),
+            std::string::npos)
       << err;
-  EXPECT_EQ(err.find("sse4 is not supported"), std::string::npos)
-      << "warned twice: " << err;
+  EXPECT_EQ(err.find("sse4 is not supported"), std::string::npos) << "warned twice: " << err;
 }
 
 TEST(Dispatch, UnsupportedLevelIsRefusedByKernelsFor) {

@@ -30,12 +30,10 @@ int32_t mixedVInt(std::mt19937_64& rng) {
                                    1u << 28,    0x7fffffff,
                                    0x80000000u, 0xffffffffu};
   uint64_t r = rng();
-  if (r % 8 == 0)
-    return static_cast<int32_t>(edges[(r >> 8) % std::size(edges)]);
+  if (r % 8 == 0) return static_cast<int32_t>(edges[(r >> 8) % std::size(edges)]);
   int width = static_cast<int>((r >> 8) % 5);
   uint32_t bits = static_cast<uint32_t>(r >> 32);
-  return static_cast<int32_t>(width == 4 ? bits
-                                         : bits >> (32 - 7 * (width + 1)));
+  return static_cast<int32_t>(width == 4 ? bits : bits >> (32 - 7 * (width + 1)));
 }
 
 // Non-negative VLongs over 1..9 bytes; with `any_sign`, negatives too (10).
@@ -79,14 +77,11 @@ TEST_P(KernelsTest, EncodeVIntsMatchesPerValue) {
       // Exactly 5n bytes of room, with guard bytes after it that must survive.
       std::vector<uint8_t> dst(off + 5 * n + 16, 0xEE);
       uint8_t* end = k().encodeVInts(storage.data() + off, n, dst.data() + off);
-      ASSERT_EQ(static_cast<size_t>(end - dst.data() - off), expected.size())
-          << n;
-      ASSERT_EQ(std::vector<uint8_t>(dst.begin() + off,
-                                     dst.begin() + off + expected.size()),
+      ASSERT_EQ(static_cast<size_t>(end - dst.data() - off), expected.size()) << n;
+      ASSERT_EQ(std::vector<uint8_t>(dst.begin() + off, dst.begin() + off + expected.size()),
                 expected)
           << "n=" << n << " offset=" << off;
-      for (size_t g = off + 5 * n; g < dst.size(); ++g)
-        ASSERT_EQ(dst[g], 0xEE) << n;
+      for (size_t g = off + 5 * n; g < dst.size(); ++g) ASSERT_EQ(dst[g], 0xEE) << n;
     }
   }
 }
@@ -100,16 +95,12 @@ TEST_P(KernelsTest, EncodeVLongsMatchesPerValue) {
       std::vector<int64_t> values(storage.begin() + off, storage.end());
       std::vector<uint8_t> expected = referenceVLongs(values);
       std::vector<uint8_t> dst(off + 10 * n + 16, 0xEE);
-      uint8_t* end =
-          k().encodeVLongs(storage.data() + off, n, dst.data() + off);
-      ASSERT_EQ(static_cast<size_t>(end - dst.data() - off), expected.size())
-          << n;
-      ASSERT_EQ(std::vector<uint8_t>(dst.begin() + off,
-                                     dst.begin() + off + expected.size()),
+      uint8_t* end = k().encodeVLongs(storage.data() + off, n, dst.data() + off);
+      ASSERT_EQ(static_cast<size_t>(end - dst.data() - off), expected.size()) << n;
+      ASSERT_EQ(std::vector<uint8_t>(dst.begin() + off, dst.begin() + off + expected.size()),
                 expected)
           << "n=" << n << " offset=" << off;
-      for (size_t g = off + 10 * n; g < dst.size(); ++g)
-        ASSERT_EQ(dst[g], 0xEE) << n;
+      for (size_t g = off + 10 * n; g < dst.size(); ++g) ASSERT_EQ(dst[g], 0xEE) << n;
     }
   }
 }
@@ -123,8 +114,7 @@ TEST_P(KernelsTest, DecodeVIntsMatchesPerValue) {
       std::vector<int32_t> values(n);
       // Some arrays of small values only, to run the all-1-byte path.
       bool small = n % 3 == 0;
-      for (auto& v : values)
-        v = small ? static_cast<int32_t>(rng() % 128) : mixedVInt(rng);
+      for (auto& v : values) v = small ? static_cast<int32_t>(rng() % 128) : mixedVInt(rng);
       std::vector<uint8_t> bytes = referenceVInts(values);
       std::vector<uint8_t> storage(off + bytes.size());
       std::copy(bytes.begin(), bytes.end(), storage.begin() + off);
@@ -145,8 +135,7 @@ TEST_P(KernelsTest, DecodeVLongsMatchesPerValue) {
     for (size_t off : kOffsets) {
       std::vector<int64_t> values(n);
       bool small = n % 3 == 0;
-      for (auto& v : values)
-        v = small ? static_cast<int64_t>(rng() % 128) : mixedVLong(rng, true);
+      for (auto& v : values) v = small ? static_cast<int64_t>(rng() % 128) : mixedVLong(rng, true);
       std::vector<uint8_t> bytes = referenceVLongs(values);
       std::vector<uint8_t> storage(off + bytes.size());
       std::copy(bytes.begin(), bytes.end(), storage.begin() + off);
@@ -163,8 +152,8 @@ TEST_P(KernelsTest, DecodeVLongsMatchesPerValue) {
 // What the per-value path does on the same bytes: how many values it decodes
 // before it throws (or n), and where it stands then.
 template <typename T, typename Decode>
-DecodeBatch perValue(const uint8_t* p, const uint8_t* limit, size_t n,
-                     std::vector<T>& out, Decode decode) {
+DecodeBatch perValue(const uint8_t* p, const uint8_t* limit, size_t n, std::vector<T>& out,
+                     Decode decode) {
   size_t i = 0;
   try {
     for (; i < n; ++i) {
@@ -191,8 +180,7 @@ TEST_P(KernelsTest, MalformedInputStopsWherePerValueThrows) {
       ints[i] = mixedVInt(rng);
       longs[i] = mixedVLong(rng, true);
     }
-    std::vector<uint8_t> bytes =
-        vlong ? referenceVLongs(longs) : referenceVInts(ints);
+    std::vector<uint8_t> bytes = vlong ? referenceVLongs(longs) : referenceVInts(ints);
     int mutations = static_cast<int>(rng() % 3) + 1;
     for (int m = 0; m < mutations; ++m) {
       size_t at = rng() % bytes.size();
@@ -212,8 +200,7 @@ TEST_P(KernelsTest, MalformedInputStopsWherePerValueThrows) {
       }
       if (bytes.empty()) break;
     }
-    std::vector<uint8_t> storage(
-        bytes);  // exact size: reads past it are caught by ASan
+    std::vector<uint8_t> storage(bytes);  // exact size: reads past it are caught by ASan
     const uint8_t* p = storage.data();
     const uint8_t* limit = p + storage.size();
     if (vlong) {
@@ -244,12 +231,10 @@ TEST_P(KernelsTest, InvalidFifthByteStopsBeforeIt) {
     bytes[pos + 3] = 0xFF;
     bytes[pos + 4] = 0x10;  // bit 4 of the 5th byte
     std::vector<int32_t> out(40);
-    DecodeBatch r = k().decodeVInts(bytes.data(), bytes.data() + bytes.size(),
-                                    out.data(), 40);
+    DecodeBatch r = k().decodeVInts(bytes.data(), bytes.data() + bytes.size(), out.data(), 40);
     EXPECT_EQ(r.count, pos);
     EXPECT_EQ(r.next, bytes.data() + pos);
-    EXPECT_THROW(decodeVInt(r.next, bytes.data() + bytes.size()),
-                 CorruptStreamError);
+    EXPECT_THROW(decodeVInt(r.next, bytes.data() + bytes.size()), CorruptStreamError);
   }
 }
 
@@ -260,8 +245,7 @@ TEST_P(KernelsTest, OverlongButValidEncodingsDecodeLikePerValue) {
     bytes.insert(bytes.end(), {0x80, 0x80, 0x80, 0x80, 0x00, 0x81, 0x00});
   }
   std::vector<int32_t> out(40);
-  DecodeBatch r = k().decodeVInts(bytes.data(), bytes.data() + bytes.size(),
-                                  out.data(), 40);
+  DecodeBatch r = k().decodeVInts(bytes.data(), bytes.data() + bytes.size(), out.data(), 40);
   ASSERT_EQ(r.count, 40u);
   for (int i = 0; i < 40; ++i) EXPECT_EQ(out[i], i % 2) << i;
 }
@@ -279,8 +263,7 @@ TEST_P(KernelsTest, AsciiPrefixAndUtf16Length) {
         first = rng() % n;
         s[off + first] = static_cast<uint8_t>(0x80 | rng());
       }
-      EXPECT_EQ(k().asciiPrefixLength(s.data() + off, n), first)
-          << n << " " << off;
+      EXPECT_EQ(k().asciiPrefixLength(s.data() + off, n), first) << n << " " << off;
       // Valid UTF-8 of mixed widths: units from the reference loop.
       std::string text;
       size_t units = 0;
@@ -290,10 +273,8 @@ TEST_P(KernelsTest, AsciiPrefixAndUtf16Length) {
         units += which == 3 ? 2 : 1;
       }
       std::string padded = std::string(off, 'x') + text;
-      EXPECT_EQ(
-          k().utf16Length(reinterpret_cast<const uint8_t*>(padded.data()) + off,
-                          text.size()),
-          units);
+      EXPECT_EQ(k().utf16Length(reinterpret_cast<const uint8_t*>(padded.data()) + off, text.size()),
+                units);
     }
   }
 }
@@ -302,10 +283,9 @@ std::vector<uint8_t> referenceSplit(const std::vector<double>& values) {
   size_t n = values.size();
   std::vector<uint8_t> out(8 * n);
   for (size_t i = 0; i < n; ++i) {
-    uint64_t bits = std::isnan(values[i]) ? 0x7ff8000000000000ULL
-                                          : std::bit_cast<uint64_t>(values[i]);
-    for (int k = 0; k < 8; ++k)
-      out[k * n + i] = static_cast<uint8_t>(bits >> (56 - 8 * k));
+    uint64_t bits =
+        std::isnan(values[i]) ? 0x7ff8000000000000ULL : std::bit_cast<uint64_t>(values[i]);
+    for (int k = 0; k < 8; ++k) out[k * n + i] = static_cast<uint8_t>(bits >> (56 - 8 * k));
   }
   return out;
 }
@@ -314,10 +294,8 @@ std::vector<uint8_t> referenceSplit(const std::vector<float>& values) {
   size_t n = values.size();
   std::vector<uint8_t> out(4 * n);
   for (size_t i = 0; i < n; ++i) {
-    uint32_t bits = std::isnan(values[i]) ? 0x7fc00000u
-                                          : std::bit_cast<uint32_t>(values[i]);
-    for (int k = 0; k < 4; ++k)
-      out[k * n + i] = static_cast<uint8_t>(bits >> (24 - 8 * k));
+    uint32_t bits = std::isnan(values[i]) ? 0x7fc00000u : std::bit_cast<uint32_t>(values[i]);
+    for (int k = 0; k < 4; ++k) out[k * n + i] = static_cast<uint8_t>(bits >> (24 - 8 * k));
   }
   return out;
 }
@@ -331,8 +309,7 @@ T randomFloating(std::mt19937_64& rng) {
       return -std::numeric_limits<T>::infinity();
     default: {
       using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-      return std::bit_cast<T>(
-          static_cast<Bits>(rng()));  // includes NaN payloads
+      return std::bit_cast<T>(static_cast<Bits>(rng()));  // includes NaN payloads
     }
   }
 }
@@ -340,8 +317,7 @@ T randomFloating(std::mt19937_64& rng) {
 template <typename T>
 bool sameBits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() &&
-         (a.empty() ||
-          std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 TEST_P(KernelsTest, ByteStreamSplitDoubles) {
@@ -354,9 +330,7 @@ TEST_P(KernelsTest, ByteStreamSplitDoubles) {
       std::vector<uint8_t> expected = referenceSplit(values);
       std::vector<uint8_t> enc(off + 8 * n + 16, 0xEE);
       k().splitEncodeDoubles(storage.data() + off, n, enc.data() + off);
-      ASSERT_EQ(
-          std::vector<uint8_t>(enc.begin() + off, enc.begin() + off + 8 * n),
-          expected)
+      ASSERT_EQ(std::vector<uint8_t>(enc.begin() + off, enc.begin() + off + 8 * n), expected)
           << "n=" << n << " offset=" << off;
       for (size_t g = off + 8 * n; g < enc.size(); ++g) ASSERT_EQ(enc[g], 0xEE);
       std::vector<double> dec(off + n);
@@ -365,13 +339,9 @@ TEST_P(KernelsTest, ByteStreamSplitDoubles) {
       // reference.
       std::vector<double> want(n);
       for (size_t i = 0; i < n; ++i) {
-        want[i] = std::isnan(values[i])
-                      ? std::bit_cast<double>(0x7ff8000000000000ULL)
-                      : values[i];
+        want[i] = std::isnan(values[i]) ? std::bit_cast<double>(0x7ff8000000000000ULL) : values[i];
       }
-      ASSERT_TRUE(
-          sameBits(std::vector<double>(dec.begin() + off, dec.end()), want))
-          << n;
+      ASSERT_TRUE(sameBits(std::vector<double>(dec.begin() + off, dec.end()), want)) << n;
     }
   }
 }
@@ -386,21 +356,16 @@ TEST_P(KernelsTest, ByteStreamSplitFloats) {
       std::vector<uint8_t> expected = referenceSplit(values);
       std::vector<uint8_t> enc(off + 4 * n + 16, 0xEE);
       k().splitEncodeFloats(storage.data() + off, n, enc.data() + off);
-      ASSERT_EQ(
-          std::vector<uint8_t>(enc.begin() + off, enc.begin() + off + 4 * n),
-          expected)
+      ASSERT_EQ(std::vector<uint8_t>(enc.begin() + off, enc.begin() + off + 4 * n), expected)
           << "n=" << n << " offset=" << off;
       for (size_t g = off + 4 * n; g < enc.size(); ++g) ASSERT_EQ(enc[g], 0xEE);
       std::vector<float> dec(off + n);
       k().splitDecodeFloats(enc.data() + off, n, dec.data() + off);
       std::vector<float> want(n);
       for (size_t i = 0; i < n; ++i) {
-        want[i] = std::isnan(values[i]) ? std::bit_cast<float>(0x7fc00000u)
-                                        : values[i];
+        want[i] = std::isnan(values[i]) ? std::bit_cast<float>(0x7fc00000u) : values[i];
       }
-      ASSERT_TRUE(
-          sameBits(std::vector<float>(dec.begin() + off, dec.end()), want))
-          << n;
+      ASSERT_TRUE(sameBits(std::vector<float>(dec.begin() + off, dec.end()), want)) << n;
     }
   }
 }
@@ -410,8 +375,7 @@ TEST_P(KernelsTest, ByteStreamSplitFloats) {
 // canonicalises; so check decode against the reference byte loop instead.
 TEST_P(KernelsTest, ByteStreamSplitDecodeKeepsEveryBit) {
   std::mt19937_64 rng(testing::testSeed(6009));
-  for (size_t n :
-       {1u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 64u, 65u, 100u, 129u, 257u}) {
+  for (size_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 63u, 64u, 65u, 100u, 129u, 257u}) {
     std::vector<uint8_t> bytes(8 * n);
     for (auto& b : bytes) b = static_cast<uint8_t>(rng());
     std::vector<double> got(n);
@@ -435,8 +399,7 @@ std::string levelParamName(const ::testing::TestParamInfo<Level>& info) {
   return levelName(info.param);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllLevels, KernelsTest,
-                         ::testing::ValuesIn(supportedLevels()),
+INSTANTIATE_TEST_SUITE_P(AllLevels, KernelsTest, ::testing::ValuesIn(supportedLevels()),
                          levelParamName);
 
 }  // namespace

@@ -23,15 +23,13 @@ int32_t mixedVInt(std::mt19937_64& rng) {
   uint64_t r = rng();
   int width = static_cast<int>((r >> 8) % 5);
   uint32_t bits = static_cast<uint32_t>(r >> 32);
-  return static_cast<int32_t>(width == 4 ? bits
-                                         : bits >> (32 - 7 * (width + 1)));
+  return static_cast<int32_t>(width == 4 ? bits : bits >> (32 - 7 * (width + 1)));
 }
 
 int64_t mixedVLong(std::mt19937_64& rng) {
   uint64_t r = rng();
   int width = static_cast<int>(rng() % 9);
-  return static_cast<int64_t>((r >> (64 - 7 * (width + 1))) &
-                              0x7fffffffffffffffULL);
+  return static_cast<int64_t>((r >> (64 - 7 * (width + 1))) & 0x7fffffffffffffffULL);
 }
 
 // Lengths 0..257, then a few that span many 16 KiB pages.
@@ -56,15 +54,14 @@ TEST_P(StreamArraysTest, VIntArrayBytesAndValuesAtEveryPageSize) {
   for (size_t n : lengths()) {
     std::vector<int32_t> values(n);
     for (auto& v : values) v = mixedVInt(rng);
-    std::vector<uint8_t> expected =
-        testing::writeAt(16384, [&](StreamOutput& out) {
-          out.writeArraySize(n);
-          for (int32_t v : values) out.writeVInt(v);
-        });
+    std::vector<uint8_t> expected = testing::writeAt(16384, [&](StreamOutput& out) {
+      out.writeArraySize(n);
+      for (int32_t v : values) out.writeVInt(v);
+    });
     for (size_t page : kPageSizes) {
       if (!worthIt(page, n)) continue;
-      std::vector<uint8_t> got = testing::writeAt(
-          page, [&](StreamOutput& out) { out.writeVIntArray(values); });
+      std::vector<uint8_t> got =
+          testing::writeAt(page, [&](StreamOutput& out) { out.writeVIntArray(values); });
       ASSERT_EQ(got, expected) << "n=" << n << " page=" << page;
       testing::readAll(got, page, [&](StreamInput& in) {
         ASSERT_EQ(in.readVIntArray(), values) << "n=" << n << " piece=" << page;
@@ -78,19 +75,17 @@ TEST_P(StreamArraysTest, VLongArrayBytesAndValuesAtEveryPageSize) {
   for (size_t n : lengths()) {
     std::vector<int64_t> values(n);
     for (auto& v : values) v = mixedVLong(rng);
-    std::vector<uint8_t> expected =
-        testing::writeAt(16384, [&](StreamOutput& out) {
-          out.writeArraySize(n);
-          for (int64_t v : values) out.writeVLong(v);
-        });
+    std::vector<uint8_t> expected = testing::writeAt(16384, [&](StreamOutput& out) {
+      out.writeArraySize(n);
+      for (int64_t v : values) out.writeVLong(v);
+    });
     for (size_t page : kPageSizes) {
       if (!worthIt(page, n)) continue;
-      std::vector<uint8_t> got = testing::writeAt(
-          page, [&](StreamOutput& out) { out.writeVLongArray(values); });
+      std::vector<uint8_t> got =
+          testing::writeAt(page, [&](StreamOutput& out) { out.writeVLongArray(values); });
       ASSERT_EQ(got, expected) << "n=" << n << " page=" << page;
       testing::readAll(got, page, [&](StreamInput& in) {
-        ASSERT_EQ(in.readVLongArray(), values)
-            << "n=" << n << " piece=" << page;
+        ASSERT_EQ(in.readVLongArray(), values) << "n=" << n << " piece=" << page;
       });
     }
   }
@@ -110,23 +105,18 @@ TEST_P(StreamArraysTest, EveryStrictPrefixFails) {
   for (auto& v : ints) v = mixedVInt(rng);
   std::vector<int64_t> longs(20);
   for (auto& v : longs) v = mixedVLong(rng);
-  auto ib = testing::writeAt(
-      16384, [&](StreamOutput& out) { out.writeVIntArray(ints); });
-  auto lb = testing::writeAt(
-      16384, [&](StreamOutput& out) { out.writeVLongArray(longs); });
+  auto ib = testing::writeAt(16384, [&](StreamOutput& out) { out.writeVIntArray(ints); });
+  auto lb = testing::writeAt(16384, [&](StreamOutput& out) { out.writeVLongArray(longs); });
   for (size_t piece : {1u, 3u, 13u, 1024u}) {
-    testing::expectEveryPrefixFails(
-        ib, piece, [](StreamInput& in) { in.readVIntArray(); });
-    testing::expectEveryPrefixFails(
-        lb, piece, [](StreamInput& in) { in.readVLongArray(); });
+    testing::expectEveryPrefixFails(ib, piece, [](StreamInput& in) { in.readVIntArray(); });
+    testing::expectEveryPrefixFails(lb, piece, [](StreamInput& in) { in.readVLongArray(); });
   }
 }
 
 // What the per-value loop throws on `bytes` (type and message), or "" if it
 // reads them fine.
 template <typename ReadOne>
-std::string perValueError(const std::vector<uint8_t>& bytes, size_t piece,
-                          ReadOne read_one) {
+std::string perValueError(const std::vector<uint8_t>& bytes, size_t piece, ReadOne read_one) {
   BytesReference ref = testing::paged(bytes, piece);
   BytesReferenceStreamInput in(ref);
   try {
@@ -143,8 +133,7 @@ std::string perValueError(const std::vector<uint8_t>& bytes, size_t piece,
 }
 
 template <typename ReadArray>
-std::string batchError(const std::vector<uint8_t>& bytes, size_t piece,
-                       ReadArray read_array) {
+std::string batchError(const std::vector<uint8_t>& bytes, size_t piece, ReadArray read_array) {
   BytesReference ref = testing::paged(bytes, piece);
   BytesReferenceStreamInput in(ref);
   try {
@@ -169,13 +158,11 @@ TEST_P(StreamArraysTest, MalformedArraysFailLikeThePerValueLoop) {
     if (vlong) {
       std::vector<int64_t> values(n);
       for (auto& v : values) v = mixedVLong(rng);
-      bytes = testing::writeAt(
-          16384, [&](StreamOutput& out) { out.writeVLongArray(values); });
+      bytes = testing::writeAt(16384, [&](StreamOutput& out) { out.writeVLongArray(values); });
     } else {
       std::vector<int32_t> values(n);
       for (auto& v : values) v = mixedVInt(rng);
-      bytes = testing::writeAt(
-          16384, [&](StreamOutput& out) { out.writeVIntArray(values); });
+      bytes = testing::writeAt(16384, [&](StreamOutput& out) { out.writeVIntArray(values); });
     }
     // Corrupt a byte after the count (so the size stays as written).
     size_t at = 1 + rng() % (bytes.size() - 1);
@@ -193,15 +180,11 @@ TEST_P(StreamArraysTest, MalformedArraysFailLikeThePerValueLoop) {
     for (size_t piece : {1u, 7u, 32u, 16384u}) {
       std::string want, got;
       if (vlong) {
-        want = perValueError(bytes, piece,
-                             [](StreamInput& in) { in.readVLong(); });
-        got = batchError(bytes, piece,
-                         [](StreamInput& in) { in.readVLongArray(); });
+        want = perValueError(bytes, piece, [](StreamInput& in) { in.readVLong(); });
+        got = batchError(bytes, piece, [](StreamInput& in) { in.readVLongArray(); });
       } else {
-        want =
-            perValueError(bytes, piece, [](StreamInput& in) { in.readVInt(); });
-        got = batchError(bytes, piece,
-                         [](StreamInput& in) { in.readVIntArray(); });
+        want = perValueError(bytes, piece, [](StreamInput& in) { in.readVInt(); });
+        got = batchError(bytes, piece, [](StreamInput& in) { in.readVIntArray(); });
       }
       ASSERT_EQ(got, want) << "round " << round << " piece " << piece;
       failures += !want.empty();
@@ -214,15 +197,12 @@ TEST_P(StreamArraysTest, InvalidVIntAndVLongMessages) {
   // 3 values, the second with a bad 5th byte; then a VLong with a bad 10th.
   std::vector<uint8_t> ib = testing::hexBytes("03 01 ff ff ff ff 1f 02");
   for (size_t piece : kPageSizes) {
-    std::string got =
-        batchError(ib, piece, [](StreamInput& in) { in.readVIntArray(); });
+    std::string got = batchError(ib, piece, [](StreamInput& in) { in.readVIntArray(); });
     EXPECT_NE(got.find("Corrupt: Invalid vInt"), std::string::npos) << got;
   }
-  std::vector<uint8_t> lb =
-      testing::hexBytes("02 01 ff ff ff ff ff ff ff ff ff 02");
+  std::vector<uint8_t> lb = testing::hexBytes("02 01 ff ff ff ff ff ff ff ff ff 02");
   for (size_t piece : kPageSizes) {
-    std::string got =
-        batchError(lb, piece, [](StreamInput& in) { in.readVLongArray(); });
+    std::string got = batchError(lb, piece, [](StreamInput& in) { in.readVLongArray(); });
     EXPECT_NE(got.find("Corrupt: Invalid vlong"), std::string::npos) << got;
   }
 }
@@ -232,14 +212,12 @@ TEST_P(StreamArraysTest, InvalidVIntAndVLongMessages) {
 TEST_P(StreamArraysTest, SplitArraysExpectedBytes) {
   // 1.0 = 3f f0 00.., -2.0 = c0 00 00..; NaN canonical 7f f8 00..
   std::vector<double> d = {1.0, -2.0, std::nan("1")};
-  auto bytes = testing::writeAt(
-      16384, [&](StreamOutput& out) { out.writeDoubleArraySplit(d); });
+  auto bytes = testing::writeAt(16384, [&](StreamOutput& out) { out.writeDoubleArraySplit(d); });
   EXPECT_EQ(testing::toHex(bytes),
             "03 3f c0 7f f0 00 f8 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 "
             "00 00 00");
   std::vector<float> f = {1.0f, -2.0f};
-  auto fb = testing::writeAt(
-      16384, [&](StreamOutput& out) { out.writeFloatArraySplit(f); });
+  auto fb = testing::writeAt(16384, [&](StreamOutput& out) { out.writeFloatArraySplit(f); });
   EXPECT_EQ(testing::toHex(fb), "02 3f c0 80 00 00 00 00 00");
 }
 
@@ -249,30 +227,23 @@ TEST_P(StreamArraysTest, SplitArraysRoundTripAtEveryPageSize) {
     std::vector<double> d(n);
     std::vector<float> f(n);
     for (size_t i = 0; i < n; ++i) {
-      d[i] = std::ldexp(static_cast<double>(rng() % 100000),
-                        static_cast<int>(rng() % 40) - 20);
+      d[i] = std::ldexp(static_cast<double>(rng() % 100000), static_cast<int>(rng() % 40) - 20);
       f[i] = static_cast<float>(d[i]);
     }
     for (size_t page : kPageSizes) {
       if (!worthIt(page, n)) continue;
-      auto db = testing::writeAt(
-          page, [&](StreamOutput& out) { out.writeDoubleArraySplit(d); });
-      auto fb = testing::writeAt(
-          page, [&](StreamOutput& out) { out.writeFloatArraySplit(f); });
+      auto db = testing::writeAt(page, [&](StreamOutput& out) { out.writeDoubleArraySplit(d); });
+      auto fb = testing::writeAt(page, [&](StreamOutput& out) { out.writeFloatArraySplit(f); });
       ASSERT_EQ(db.size(), testing::writeAt(16384, [&](StreamOutput& out) {
                              out.writeDoubleArray(d);
                            }).size());
-      testing::readAll(db, page, [&](StreamInput& in) {
-        ASSERT_EQ(in.readDoubleArraySplit(), d);
-      });
-      testing::readAll(fb, page, [&](StreamInput& in) {
-        ASSERT_EQ(in.readFloatArraySplit(), f);
-      });
+      testing::readAll(db, page, [&](StreamInput& in) { ASSERT_EQ(in.readDoubleArraySplit(), d); });
+      testing::readAll(fb, page, [&](StreamInput& in) { ASSERT_EQ(in.readFloatArraySplit(), f); });
       if (n > 0 && n < 40 && page <= 3) {
-        testing::expectEveryPrefixFails(
-            db, page, [](StreamInput& in) { in.readDoubleArraySplit(); });
-        testing::expectEveryPrefixFails(
-            fb, page, [](StreamInput& in) { in.readFloatArraySplit(); });
+        testing::expectEveryPrefixFails(db, page,
+                                        [](StreamInput& in) { in.readDoubleArraySplit(); });
+        testing::expectEveryPrefixFails(fb, page,
+                                        [](StreamInput& in) { in.readFloatArraySplit(); });
       }
     }
   }
@@ -289,8 +260,8 @@ TEST_P(StreamArraysTest, SplitArraySizeCheckedBeforeAllocating) {
 
 TEST_P(StreamArraysTest, StringsRoundTripWithAsciiRuns) {
   std::mt19937_64 rng(testing::testSeed(6106));
-  const char* pieces[] = {"a", "bcdefghijklmnopqrstuvwxyz0123456789",
-                          "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"};
+  const char* pieces[] = {"a", "bcdefghijklmnopqrstuvwxyz0123456789", "\xC3\xA9", "\xE2\x82\xAC",
+                          "\xF0\x9F\x98\x80"};
   std::string long_ascii(70, 'q');
   for (int round = 0; round < 300; ++round) {
     std::string s;
@@ -302,15 +273,12 @@ TEST_P(StreamArraysTest, StringsRoundTripWithAsciiRuns) {
     // The per-value reference: units counted by hand, bytes by the scalar
     // level.
     simd::setLevel(Level::kScalar);
-    auto expected =
-        testing::writeAt(16384, [&](StreamOutput& out) { out.writeString(s); });
+    auto expected = testing::writeAt(16384, [&](StreamOutput& out) { out.writeString(s); });
     simd::setLevel(GetParam());
     for (size_t page : {1u, 5u, 32u, 16384u}) {
-      auto got = testing::writeAt(
-          page, [&](StreamOutput& out) { out.writeString(s); });
+      auto got = testing::writeAt(page, [&](StreamOutput& out) { out.writeString(s); });
       ASSERT_EQ(got, expected) << round;
-      testing::readAll(got, page,
-                       [&](StreamInput& in) { ASSERT_EQ(in.readString(), s); });
+      testing::readAll(got, page, [&](StreamInput& in) { ASSERT_EQ(in.readString(), s); });
     }
   }
   // Invalid UTF-8 after a long ASCII run is still refused.
@@ -339,8 +307,8 @@ TEST_P(StreamArraysTest, StringErrorsAfterACopiedSpan) {
       {"e2 82 41", 5, "Invalid string: bad continuation byte"},
   };
   for (const Case& c : cases) {
-    std::vector<uint8_t> bytes = testing::hexBytes(
-        "0" + std::to_string(c.units) + " 61 62 63 c3 a9 " + c.tail);
+    std::vector<uint8_t> bytes =
+        testing::hexBytes("0" + std::to_string(c.units) + " 61 62 63 c3 a9 " + c.tail);
     for (size_t piece : kPageSizes) {
       BytesReference ref = testing::paged(bytes, piece);
       BytesReferenceStreamInput in(ref);
@@ -355,14 +323,11 @@ TEST_P(StreamArraysTest, StringErrorsAfterACopiedSpan) {
   }
   // A surrogate pair after a span is read back as one 4-byte sequence, and a
   // string cut inside a unit after a span is EndOfStreamError.
-  std::vector<uint8_t> pair =
-      testing::hexBytes("06 61 62 63 c3 a9 ed a0 bd ed b8 80");
-  testing::readAll(pair, 3, [](StreamInput& in) {
-    EXPECT_EQ(in.readString(), "abc\xC3\xA9\xF0\x9F\x98\x80");
-  });
+  std::vector<uint8_t> pair = testing::hexBytes("06 61 62 63 c3 a9 ed a0 bd ed b8 80");
+  testing::readAll(
+      pair, 3, [](StreamInput& in) { EXPECT_EQ(in.readString(), "abc\xC3\xA9\xF0\x9F\x98\x80"); });
   for (size_t piece : kPageSizes) {
-    testing::expectEveryPrefixFails(pair, piece,
-                                    [](StreamInput& in) { in.readString(); });
+    testing::expectEveryPrefixFails(pair, piece, [](StreamInput& in) { in.readString(); });
   }
 }
 
@@ -370,8 +335,7 @@ std::string levelParamName(const ::testing::TestParamInfo<Level>& info) {
   return simd::levelName(info.param);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllLevels, StreamArraysTest,
-                         ::testing::ValuesIn(simd::supportedLevels()),
+INSTANTIATE_TEST_SUITE_P(AllLevels, StreamArraysTest, ::testing::ValuesIn(simd::supportedLevels()),
                          levelParamName);
 
 }  // namespace

@@ -77,28 +77,23 @@ TEST(VarintErrors, RawDecodersCheckTheLimit) {
 }
 
 TEST(BooleanErrors, UnexpectedByte) {
-  expectError<CorruptStreamError>("02", [](StreamInput& in) { in.readBoolean(); },
-                                  "unexpected byte [0x02]");
-  expectError<CorruptStreamError>("ff", [](StreamInput& in) { in.readBoolean(); },
-                                  "unexpected byte [0xff]");
-  expectError<CorruptStreamError>("03", [](StreamInput& in) { in.readOptionalBoolean(); },
-                                  "unexpected byte [0x03]");
-  expectError<CorruptStreamError>("05 01", [](StreamInput& in) { in.readOptionalVInt(); },
-                                  "unexpected byte [0x05]");
+  expectError<CorruptStreamError>(
+      "02", [](StreamInput& in) { in.readBoolean(); }, "unexpected byte [0x02]");
+  expectError<CorruptStreamError>(
+      "ff", [](StreamInput& in) { in.readBoolean(); }, "unexpected byte [0xff]");
+  expectError<CorruptStreamError>(
+      "03", [](StreamInput& in) { in.readOptionalBoolean(); }, "unexpected byte [0x03]");
+  expectError<CorruptStreamError>(
+      "05 01", [](StreamInput& in) { in.readOptionalVInt(); }, "unexpected byte [0x05]");
 }
 
 std::vector<std::function<void(StreamInput&)>> sizedReaders() {
   return {
-      [](StreamInput& in) { in.readString(); },
-      [](StreamInput& in) { in.readByteArray(); },
-      [](StreamInput& in) { in.readStringArray(); },
-      [](StreamInput& in) { in.readVIntArray(); },
-      [](StreamInput& in) { in.readVLongArray(); },
-      [](StreamInput& in) { in.readIntArray(); },
-      [](StreamInput& in) { in.readLongArray(); },
-      [](StreamInput& in) { in.readFloatArray(); },
-      [](StreamInput& in) { in.readDoubleArray(); },
-      [](StreamInput& in) { in.readArraySize(); },
+      [](StreamInput& in) { in.readString(); },      [](StreamInput& in) { in.readByteArray(); },
+      [](StreamInput& in) { in.readStringArray(); }, [](StreamInput& in) { in.readVIntArray(); },
+      [](StreamInput& in) { in.readVLongArray(); },  [](StreamInput& in) { in.readIntArray(); },
+      [](StreamInput& in) { in.readLongArray(); },   [](StreamInput& in) { in.readFloatArray(); },
+      [](StreamInput& in) { in.readDoubleArray(); }, [](StreamInput& in) { in.readArraySize(); },
   };
 }
 
@@ -114,16 +109,15 @@ TEST(SizeErrors, NegativeSize) {
 TEST(SizeErrors, SizeLargerThanTheBytesLeftFailsBeforeAllocating) {
   // 0x7FFFFFFF elements announced, three bytes follow.
   for (auto& read : sizedReaders()) {
-    expectError<EndOfStreamError>("ff ff ff ff 07 01 02 03", read,
-                                  "bytes but only 3 remaining");
+    expectError<EndOfStreamError>("ff ff ff ff 07 01 02 03", read, "bytes but only 3 remaining");
   }
   // Fixed-width elements count at their width: 2 longs need 16 bytes.
-  expectError<EndOfStreamError>("02 00 00 00 00 00 00 00 01",
-                                [](StreamInput& in) { in.readLongArray(); },
-                                "tried to read: 16 bytes but only 8 remaining");
-  expectError<EndOfStreamError>("03 00 00 00 00 00 00 00 00",
-                                [](StreamInput& in) { in.readIntArray(); },
-                                "tried to read: 12 bytes but only 8 remaining");
+  expectError<EndOfStreamError>(
+      "02 00 00 00 00 00 00 00 01", [](StreamInput& in) { in.readLongArray(); },
+      "tried to read: 16 bytes but only 8 remaining");
+  expectError<EndOfStreamError>(
+      "03 00 00 00 00 00 00 00 00", [](StreamInput& in) { in.readIntArray(); },
+      "tried to read: 12 bytes but only 8 remaining");
 }
 
 TEST(SizeErrors, ConfiguredMaximum) {
@@ -148,8 +142,7 @@ TEST(StringErrors, InvalidBytes) {
   expectError<CorruptStreamError>("01 bf", read, "Invalid string: bad lead byte [0xbf]");
   expectError<CorruptStreamError>("01 f0 9f 98 80", read, "Invalid string: bad lead byte [0xf0]");
   expectError<CorruptStreamError>("01 ff", read, "Invalid string: bad lead byte [0xff]");
-  expectError<CorruptStreamError>("01 c3 41", read,
-                                  "Invalid string: bad continuation byte [0x41]");
+  expectError<CorruptStreamError>("01 c3 41", read, "Invalid string: bad continuation byte [0x41]");
   expectError<CorruptStreamError>("01 e2 82 c0", read,
                                   "Invalid string: bad continuation byte [0xc0]");
   expectError<CorruptStreamError>("01 c0 80", read, "Invalid string: overlong");
@@ -174,14 +167,14 @@ TEST(StringErrors, EndsInsideASequence) {
 }
 
 TEST(WriterErrors, InvalidUtf8IsACallerErrorAndWritesNothing) {
-  for (std::string bad : {std::string("\x80"), std::string("a\xC3"), std::string("\xC0\x80"),
-                          std::string("\xED\xA0\x80"), std::string("\xF4\x90\x80\x80"),
-                          std::string("\xF0\x8F\xBF\xBF"), std::string("\xE0\x9F\xBF"),
-                          std::string("\xFF")}) {
+  for (std::string bad :
+       {std::string("\x80"), std::string("a\xC3"), std::string("\xC0\x80"),
+        std::string("\xED\xA0\x80"), std::string("\xF4\x90\x80\x80"),
+        std::string("\xF0\x8F\xBF\xBF"), std::string("\xE0\x9F\xBF"), std::string("\xFF")}) {
     PageRecycler recycler(3);
     BytesStreamOutput out(recycler);
-    EXPECT_THROW(out.writeString(bad), std::invalid_argument) << testing::toHex(
-        std::vector<uint8_t>(bad.begin(), bad.end()));
+    EXPECT_THROW(out.writeString(bad), std::invalid_argument)
+        << testing::toHex(std::vector<uint8_t>(bad.begin(), bad.end()));
     EXPECT_EQ(out.size(), 0u);
   }
 }

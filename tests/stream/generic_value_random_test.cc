@@ -26,8 +26,7 @@ using testing::writeAt;
 
 class TreeGen {
  public:
-  TreeGen(uint64_t seed, bool generic_keys)
-      : rng_(seed), generic_keys_(generic_keys) {}
+  TreeGen(uint64_t seed, bool generic_keys) : rng_(seed), generic_keys_(generic_keys) {}
 
   GV value(int depth) {
     // Containers get rarer with depth so trees stay small but reach depth ~6.
@@ -52,22 +51,18 @@ class TreeGen {
   }
 
   std::mt19937_64& rng() { return rng_; }
-  int uniform(int lo, int hi) {
-    return std::uniform_int_distribution<int>(lo, hi)(rng_);
-  }
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
 
  private:
   // Sets hold no repeated element: drop the repeats the generator made.
   GV set(GV v) {
-    while (auto d = v.findDuplicate())
-      v.elements().erase(v.elements().begin() + *d);
+    while (auto d = v.findDuplicate()) v.elements().erase(v.elements().begin() + *d);
     return v;
   }
 
   // Maps hold no repeated key.
   GV map(GV v) {
-    while (auto d = v.findDuplicate())
-      v.entries().erase(v.entries().begin() + *d);
+    while (auto d = v.findDuplicate()) v.entries().erase(v.entries().begin() + *d);
     return v;
   }
 
@@ -81,8 +76,7 @@ class TreeGen {
     GV::Entries out;
     int n = uniform(0, 5);
     for (int i = 0; i < n; ++i) {
-      GV key =
-          generic_keys_ && uniform(0, 2) == 0 ? value(depth + 1) : GV(string());
+      GV key = generic_keys_ && uniform(0, 2) == 0 ? value(depth + 1) : GV(string());
       out.emplace_back(std::move(key), value(depth + 1));
     }
     return out;
@@ -90,8 +84,8 @@ class TreeGen {
 
   std::string string() {
     // Index 5 stands for a NUL, which a C string cannot hold.
-    static const char* kPieces[] = {
-        "a", "key", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "", "zz"};
+    static const char* kPieces[] = {"a", "key", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+                                    "",  "zz"};
     std::string s;
     for (int n = uniform(0, 4); n > 0; --n) {
       int i = uniform(0, 6);
@@ -175,14 +169,11 @@ class TreeGen {
       case 12:
         return GV::ofShort(integer<int16_t>());
       case 13:
-        return GV::ofIntArray(
-            array<int32_t>([&] { return integer<int32_t>(); }));
+        return GV::ofIntArray(array<int32_t>([&] { return integer<int32_t>(); }));
       case 14:
-        return GV::ofLongArray(
-            array<int64_t>([&] { return integer<int64_t>(); }));
+        return GV::ofLongArray(array<int64_t>([&] { return integer<int64_t>(); }));
       case 15:
-        return GV::ofFloatArray(
-            array<float>([&] { return static_cast<float>(real()); }));
+        return GV::ofFloatArray(array<float>([&] { return static_cast<float>(real()); }));
       case 16:
         return GV::ofDoubleArray(array<double>([&] { return real(); }));
       case 17:
@@ -210,22 +201,18 @@ void collect(GV& v, std::vector<GV*>& out) {
 }
 
 void runRoundTrips(TransportVersion version) {
-  std::printf("GenericValue random round trips at %s\n",
-              version.toString().c_str());
+  std::printf("GenericValue random round trips at %s\n", version.toString().c_str());
   const uint64_t s = testing::testSeed(20261130);
   bool generic_keys = version.onOrAfter(TransportVersion::V_8_7_0);
   TreeGen gen(s + static_cast<uint64_t>(version.id()), generic_keys);
   int max_depth_seen = 0;
   std::set<GenericValue::Kind> kinds_seen;
   for (int iter = 0; iter < 400; ++iter) {
-    SCOPED_TRACE("iteration " + std::to_string(iter) + ", seed " +
-                 std::to_string(s));
+    SCOPED_TRACE("iteration " + std::to_string(iter) + ", seed " + std::to_string(s));
     GV original = gen.value(0);
-    size_t page =
-        kPageSizes[static_cast<size_t>(gen.uniform(0, kPageSizes.size() - 1))];
+    size_t page = kPageSizes[static_cast<size_t>(gen.uniform(0, kPageSizes.size() - 1))];
     auto bytes = writeAt(
-        page, [&](StreamOutput& out) { out.writeGenericValue(original); },
-        version);
+        page, [&](StreamOutput& out) { out.writeGenericValue(original); }, version);
     PiecewiseInput input(bytes, static_cast<size_t>(gen.uniform(1, 17)));
     input.in().setTransportVersion(version);
     GV back = input.in().readGenericValue();
@@ -249,8 +236,7 @@ void runRoundTrips(TransportVersion version) {
         if (v.isSequence())
           for (const auto& e : v.elements()) best = std::max(best, d(e));
         if (v.isMap()) {
-          for (const auto& [k, val] : v.entries())
-            best = std::max({best, d(k), d(val)});
+          for (const auto& [k, val] : v.entries()) best = std::max({best, d(k), d(val)});
         }
         return v.isSequence() || v.isMap() ? best + 1 : 0;
       };
@@ -264,8 +250,7 @@ void runRoundTrips(TransportVersion version) {
     ASSERT_NE(back, original) << original;
   }
   // The generator is worth something only if it reaches every kind and nests.
-  EXPECT_EQ(kinds_seen.size(),
-            static_cast<size_t>(GenericValue::Kind::kSet) + 1);
+  EXPECT_EQ(kinds_seen.size(), static_cast<size_t>(GenericValue::Kind::kSet) + 1);
   EXPECT_GE(max_depth_seen, 4);
 }
 
@@ -279,11 +264,9 @@ void runDamage(TransportVersion version) {
               version.onOrAfter(TransportVersion::V_8_7_0));
   int failed = 0, decoded = 0;
   for (int iter = 0; iter < 1500; ++iter) {
-    SCOPED_TRACE("iteration " + std::to_string(iter) + ", seed " +
-                 std::to_string(s));
+    SCOPED_TRACE("iteration " + std::to_string(iter) + ", seed " + std::to_string(s));
     GV original = gen.value(0);
-    auto bytes = bytesOf(
-        [&](StreamOutput& out) { out.writeGenericValue(original); }, version);
+    auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(original); }, version);
     size_t at = static_cast<size_t>(gen.rng()() % bytes.size());
     switch (gen.uniform(0, 4)) {
       case 0:
@@ -313,31 +296,21 @@ void runDamage(TransportVersion version) {
       continue;
     }
     ++decoded;
-    auto again = bytesOf(
-        [&](StreamOutput& out) { out.writeGenericValue(*damaged); }, version);
+    auto again = bytesOf([&](StreamOutput& out) { out.writeGenericValue(*damaged); }, version);
     ByteArrayStreamInput in(again);
     in.setTransportVersion(version);
     ASSERT_EQ(in.readGenericValue(), *damaged);
   }
-  std::printf("%d damaged inputs refused, %d decoded to other values\n", failed,
-              decoded);
+  std::printf("%d damaged inputs refused, %d decoded to other values\n", failed, decoded);
   EXPECT_GT(failed, 0);
   EXPECT_GT(decoded, 0);
 }
 
-TEST(GenericValueRandomTest, DamageAt7100) {
-  runDamage(TransportVersion::V_7_10_0);
-}
-TEST(GenericValueRandomTest, DamageAt870) {
-  runDamage(TransportVersion::V_8_7_0);
-}
+TEST(GenericValueRandomTest, DamageAt7100) { runDamage(TransportVersion::V_7_10_0); }
+TEST(GenericValueRandomTest, DamageAt870) { runDamage(TransportVersion::V_8_7_0); }
 
-TEST(GenericValueRandomTest, RoundTripAt7100) {
-  runRoundTrips(TransportVersion::V_7_10_0);
-}
-TEST(GenericValueRandomTest, RoundTripAt870) {
-  runRoundTrips(TransportVersion::V_8_7_0);
-}
+TEST(GenericValueRandomTest, RoundTripAt7100) { runRoundTrips(TransportVersion::V_7_10_0); }
+TEST(GenericValueRandomTest, RoundTripAt870) { runRoundTrips(TransportVersion::V_8_7_0); }
 
 }  // namespace
 }  // namespace wirestream

@@ -45,22 +45,18 @@ std::vector<Case> cases() {
        "11 03 00 00 00 01 00 00 00 02 00 00 00 03"},
       // Every other tag.
       {"empty string", GV(""), "00 00"},
-      {"string with a surrogate pair", GV("\xF0\x9F\x98\x80"),
-       "00 02 ed a0 bd ed b8 80"},
+      {"string with a surrogate pair", GV("\xF0\x9F\x98\x80"), "00 02 ed a0 bd ed b8 80"},
       {"int32 -1", GV::ofInt(-1), "01 ff ff ff ff"},
       {"int64 2", GV::ofLong(2), "02 00 00 00 00 00 00 00 02"},
-      {"int64 min", GV::ofLong(std::numeric_limits<int64_t>::min()),
-       "02 80 00 00 00 00 00 00 00"},
+      {"int64 min", GV::ofLong(std::numeric_limits<int64_t>::min()), "02 80 00 00 00 00 00 00 00"},
       {"float 1.5", GV::ofFloat(1.5f), "03 3f c0 00 00"},
       {"float NaN", GV::ofFloat(std::nanf("7")), "03 7f c0 00 00"},
       {"float -0", GV::ofFloat(-0.0f), "03 80 00 00 00"},
       {"double 1.5", GV(1.5), "04 3f f8 00 00 00 00 00 00"},
-      {"double -inf", GV(-std::numeric_limits<double>::infinity()),
-       "04 ff f0 00 00 00 00 00 00"},
+      {"double -inf", GV(-std::numeric_limits<double>::infinity()), "04 ff f0 00 00 00 00 00 00"},
       {"false", GV(false), "05 00"},
       {"empty byte array", GV::ofByteArray({}), "06 00"},
-      {"list [1, \"a\"]", GV::ofList({GV::ofInt(1), GV("a")}),
-       "07 02 01 00 00 00 01 00 01 61"},
+      {"list [1, \"a\"]", GV::ofList({GV::ofInt(1), GV("a")}), "07 02 01 00 00 00 01 00 01 61"},
       {"empty list", GV::ofList({}), "07 00"},
       {"object array [null]", GV::ofObjectArray({GV()}), "08 01 ff"},
       {"ordered map {a: 1}", GV::ofOrderedMap({{"a", GV::ofInt(1)}}),
@@ -71,26 +67,21 @@ std::vector<Case> cases() {
       {"byte -1", GV::ofByte(-1), "0b ff"},
       {"byte 127", GV::ofByte(127), "0b 7f"},
       {"date 1000", GV::ofDate(1000), "0c 00 00 00 00 00 00 03 e8"},
-      {"bytes reference {ab}", GV::ofBytesReference(GV::Bytes{0xab}),
-       "0e 01 ab"},
+      {"bytes reference {ab}", GV::ofBytesReference(GV::Bytes{0xab}), "0e 01 ab"},
       {"text é", GV::ofText("\xC3\xA9"), "0f 00 00 00 02 c3 a9"},
-      {"text emoji, plain UTF-8", GV::ofText("\xF0\x9F\x98\x80"),
-       "0f 00 00 00 04 f0 9f 98 80"},
+      {"text emoji, plain UTF-8", GV::ofText("\xF0\x9F\x98\x80"), "0f 00 00 00 04 f0 9f 98 80"},
       {"empty text", GV::ofText(""), "0f 00 00 00 00"},
       {"short -2", GV::ofShort(-2), "10 ff fe"},
-      {"long array {-1}", GV::ofLongArray({-1}),
-       "12 01 ff ff ff ff ff ff ff ff"},
+      {"long array {-1}", GV::ofLongArray({-1}), "12 01 ff ff ff ff ff ff ff ff"},
       {"float array {0.5}", GV::ofFloatArray({0.5f}), "13 01 3f 00 00 00"},
-      {"double array {-2}", GV::ofDoubleArray({-2.0}),
-       "14 01 c0 00 00 00 00 00 00 00"},
+      {"double array {-2}", GV::ofDoubleArray({-2.0}), "14 01 c0 00 00 00 00 00 00 00"},
       {"empty double array", GV::ofDoubleArray({}), "14 00"},
       {"bytes ref {}", GV::ofBytesRef({}), "15 00"},
       {"bytes ref {0, ff}", GV::ofBytesRef({0, 0xff}), "15 02 00 ff"},
       {"geo point (1, -1)", GV::ofGeoPoint(1.0, -1.0),
        "16 3f f0 00 00 00 00 00 00 bf f0 00 00 00 00 00 00"},
       {"ordered set {x}", GV::ofOrderedSet({GV("x")}), "18 01 00 01 78"},
-      {"set {1L}", GV::ofSet({GV::ofLong(1)}),
-       "19 01 02 00 00 00 00 00 00 00 01"},
+      {"set {1L}", GV::ofSet({GV::ofLong(1)}), "19 01 02 00 00 00 00 00 00 00 01"},
       {"nested list in map", GV::ofMap({{"l", GV::ofList({GV::ofShort(1)})}}),
        "0a 01 00 01 6c 07 01 10 00 01", "0a 01 01 6c 07 01 10 00 01"},
   };
@@ -100,12 +91,10 @@ TEST(GenericValueTest, ExpectedBytesAndReadBackAtBothVersions) {
   for (const Case& c : cases()) {
     for (TransportVersion version : {kOld, kNew}) {
       SCOPED_TRACE(std::string(c.what) + " at " + version.toString());
-      const std::string& expected =
-          version == kOld && !c.old_hex.empty() ? c.old_hex : c.hex;
+      const std::string& expected = version == kOld && !c.old_hex.empty() ? c.old_hex : c.hex;
       for (size_t page : kPageSizes) {
         auto bytes = writeAt(
-            page, [&](StreamOutput& out) { out.writeGenericValue(c.value); },
-            version);
+            page, [&](StreamOutput& out) { out.writeGenericValue(c.value); }, version);
         ASSERT_EQ(toHex(bytes), expected) << "page size " << page;
         PiecewiseInput input(bytes, page);
         input.in().setTransportVersion(version);
@@ -121,8 +110,7 @@ TEST(GenericValueTest, ExpectedBytesAndReadBackAtBothVersions) {
 TEST(GenericValueTest, EveryStrictPrefixIsEndOfStream) {
   for (const Case& c : cases()) {
     for (TransportVersion version : {kOld, kNew}) {
-      auto bytes = bytesOf(
-          [&](StreamOutput& out) { out.writeGenericValue(c.value); }, version);
+      auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(c.value); }, version);
       for (size_t n = 0; n < bytes.size(); ++n) {
         SCOPED_TRACE(std::string(c.what) + " prefix " + std::to_string(n));
         std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
@@ -143,13 +131,9 @@ TEST(GenericValueTest, EveryKindIsCovered) {
 }
 
 TEST(GenericValueTest, GenericMapKeysFrom870) {
-  GV map = GV::ofMap(
-      {{GV::ofInt(1), nullptr}, {GV::ofList({GV("k")}), GV::ofLong(0)}});
-  auto bytes =
-      bytesOf([&](StreamOutput& out) { out.writeGenericValue(map); }, kNew);
-  EXPECT_EQ(
-      toHex(bytes),
-      "0a 02 01 00 00 00 01 ff 07 01 00 01 6b 02 00 00 00 00 00 00 00 00");
+  GV map = GV::ofMap({{GV::ofInt(1), nullptr}, {GV::ofList({GV("k")}), GV::ofLong(0)}});
+  auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(map); }, kNew);
+  EXPECT_EQ(toHex(bytes), "0a 02 01 00 00 00 01 ff 07 01 00 01 6b 02 00 00 00 00 00 00 00 00");
   ByteArrayStreamInput in(bytes);
   EXPECT_EQ(in.readGenericValue(), map);
 }
@@ -160,18 +144,15 @@ TEST(GenericValueTest, NonStringKeyBefore870IsCallerError) {
     bytesOf([&](StreamOutput& out) { out.writeGenericValue(map); }, kOld);
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(
-        std::string(e.what()).find("map keys must be strings before 8.7.0"),
-        std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("map keys must be strings before 8.7.0"),
+              std::string::npos)
         << e.what();
   }
   // Text is not a string key either: the key is writeString, text is a distinct
   // kind.
   GV text_key = GV::ofMap({{GV::ofText("t"), nullptr}});
-  EXPECT_THROW(
-      bytesOf([&](StreamOutput& out) { out.writeGenericValue(text_key); },
-              kOld),
-      std::invalid_argument);
+  EXPECT_THROW(bytesOf([&](StreamOutput& out) { out.writeGenericValue(text_key); }, kOld),
+               std::invalid_argument);
 }
 
 TEST(GenericValueTest, OldStreamReadsKeysAsStrings) {
@@ -187,12 +168,9 @@ TEST(GenericValueTest, OldStreamReadsKeysAsStrings) {
 }
 
 TEST(GenericValueTest, InvalidUtf8IsCallerErrorOnWrite) {
-  EXPECT_THROW(
-      bytesOf([](StreamOutput& out) { out.writeGenericValue(GV("\xFF")); }),
-      std::invalid_argument);
-  EXPECT_THROW(bytesOf([](StreamOutput& out) {
-                 out.writeGenericValue(GV::ofText("\xC3"));
-               }),
+  EXPECT_THROW(bytesOf([](StreamOutput& out) { out.writeGenericValue(GV("\xFF")); }),
+               std::invalid_argument);
+  EXPECT_THROW(bytesOf([](StreamOutput& out) { out.writeGenericValue(GV::ofText("\xC3")); }),
                std::invalid_argument);
 }
 
@@ -209,8 +187,7 @@ void expectError(const std::string& hex, const std::string& message,
     in.readGenericValue();
     FAIL() << "expected an error";
   } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
   }
   EXPECT_EQ(in.nestingDepth(), 0);
 }
@@ -223,10 +200,8 @@ TEST(GenericValueErrorsTest, UnknownTags) {
   expectError<CorruptStreamError>("80", "Can't read unknown type [-128]");
   expectError<CorruptStreamError>("fe", "Can't read unknown type [-2]");
   // Inside containers too, and as a key from 8.7.0.
-  expectError<CorruptStreamError>("07 02 ff 7f",
-                                  "Can't read unknown type [127]");
-  expectError<CorruptStreamError>("0a 01 7f ff",
-                                  "Can't read unknown type [127]");
+  expectError<CorruptStreamError>("07 02 ff 7f", "Can't read unknown type [127]");
+  expectError<CorruptStreamError>("0a 01 7f ff", "Can't read unknown type [127]");
 }
 
 TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
@@ -241,8 +216,7 @@ TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
       in.readGenericValue();
       FAIL() << "tag " << t << " was accepted";
     } catch (const CorruptStreamError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                "Can't read unknown type [" + std::to_string(t) + "]");
+      EXPECT_EQ(std::string(e.what()), "Can't read unknown type [" + std::to_string(t) + "]");
     }
   }
 }
@@ -254,40 +228,33 @@ TEST(GenericValueErrorsTest, BadBoolean) {
 
 TEST(GenericValueErrorsTest, NegativeSizes) {
   const std::string kNeg = "array size must be positive but was: -1";
-  for (const char* tag : {"06", "07", "08", "09", "0a", "0e", "11", "12", "13",
-                          "14", "15", "18", "19"}) {
+  for (const char* tag :
+       {"06", "07", "08", "09", "0a", "0e", "11", "12", "13", "14", "15", "18", "19"}) {
     expectError<CorruptStreamError>(std::string(tag) + " ff ff ff ff 0f", kNeg);
   }
   expectError<CorruptStreamError>("00 ff ff ff ff 0f", kNeg);  // string
-  expectError<CorruptStreamError>("0f ff ff ff ff", kNeg);  // text: int length
-  expectError<CorruptStreamError>(
-      "0f 80 00 00 00", "array size must be positive but was: -2147483648");
+  expectError<CorruptStreamError>("0f ff ff ff ff", kNeg);     // text: int length
+  expectError<CorruptStreamError>("0f 80 00 00 00",
+                                  "array size must be positive but was: -2147483648");
 }
 
 TEST(GenericValueErrorsTest, SizesBeyondTheInput) {
   // Counted as at least one byte an element (tag), 2 per map entry, the
   // fixed width for primitive arrays; checked before anything is allocated.
-  expectError<EndOfStreamError>("07 05 ff",
-                                "tried to read: 5 bytes but only 1 remaining");
-  expectError<EndOfStreamError>("0a 03 ff ff",
-                                "tried to read: 6 bytes but only 2 remaining");
-  expectError<EndOfStreamError>("11 02 00 00 00 01",
-                                "tried to read: 8 bytes but only 4 remaining");
-  expectError<EndOfStreamError>(
-      "14 ff ff ff ff 07",
-      "tried to read: 17179869176 bytes but only 0 remaining");
-  expectError<EndOfStreamError>(
-      "06 ff ff ff ff 07",
-      "tried to read: 2147483647 bytes but only 0 remaining");
-  expectError<EndOfStreamError>(
-      "0f 7f ff ff ff 61",
-      "tried to read: 2147483647 bytes but only 1 remaining");
+  expectError<EndOfStreamError>("07 05 ff", "tried to read: 5 bytes but only 1 remaining");
+  expectError<EndOfStreamError>("0a 03 ff ff", "tried to read: 6 bytes but only 2 remaining");
+  expectError<EndOfStreamError>("11 02 00 00 00 01", "tried to read: 8 bytes but only 4 remaining");
+  expectError<EndOfStreamError>("14 ff ff ff ff 07",
+                                "tried to read: 17179869176 bytes but only 0 remaining");
+  expectError<EndOfStreamError>("06 ff ff ff ff 07",
+                                "tried to read: 2147483647 bytes but only 0 remaining");
+  expectError<EndOfStreamError>("0f 7f ff ff ff 61",
+                                "tried to read: 2147483647 bytes but only 1 remaining");
 }
 
 TEST(GenericValueErrorsTest, SizesAboveTheConfiguredLimit) {
-  for (const char* hex :
-       {"07 03 ff ff ff", "06 03 01 02 03", "0f 00 00 00 03 61 62 63",
-        "11 03 00 00 00 01 00 00 00 02 00 00 00 03"}) {
+  for (const char* hex : {"07 03 ff ff ff", "06 03 01 02 03", "0f 00 00 00 03 61 62 63",
+                          "11 03 00 00 00 01 00 00 00 02 00 00 00 03"}) {
     auto bytes = hexBytes(hex);
     ByteArrayStreamInput in(bytes);
     in.setMaxArraySize(2);
@@ -302,8 +269,8 @@ TEST(GenericValueErrorsTest, RepeatedKeysAndElements) {
                                   "duplicate element [\"a\"] in ordered set");
   expectError<CorruptStreamError>("0a 02 00 01 6b ff 00 01 6b 05 01",
                                   "duplicate key [\"k\"] in map");
-  expectError<CorruptStreamError>("09 02 01 6b ff 01 6b ff",
-                                  "duplicate key [\"k\"] in ordered map", kOld);
+  expectError<CorruptStreamError>("09 02 01 6b ff 01 6b ff", "duplicate key [\"k\"] in ordered map",
+                                  kOld);
   // Hostile repeats are shown shortened.
   std::string hex = "19 02";
   for (int i = 0; i < 2; ++i) {
@@ -314,8 +281,7 @@ TEST(GenericValueErrorsTest, RepeatedKeysAndElements) {
   // The same key at different levels is fine.
   auto nested = hexBytes("0a 01 00 01 6b 0a 01 00 01 6b ff");
   ByteArrayStreamInput in(nested);
-  EXPECT_EQ(in.readGenericValue(),
-            GV::ofMap({{"k", GV::ofMap({{"k", nullptr}})}}));
+  EXPECT_EQ(in.readGenericValue(), GV::ofMap({{"k", GV::ofMap({{"k", nullptr}})}}));
 }
 
 TEST(GenericValueErrorsTest, InvalidStringsAndText) {
@@ -357,14 +323,12 @@ TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
     in.readGenericValue();
     FAIL();
   } catch (const LimitExceededError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "nesting depth [3] exceeds the limit of [2]");
+    EXPECT_EQ(std::string(e.what()), "nesting depth [3] exceeds the limit of [2]");
   }
   EXPECT_EQ(in.nestingDepth(), 0);
   in.seek(0);
   in.setMaxNestingDepth(3);
-  EXPECT_EQ(in.readGenericValue(),
-            GV::ofList({GV::ofList({GV::ofList({GV()})})}));
+  EXPECT_EQ(in.readGenericValue(), GV::ofList({GV::ofList({GV::ofList({GV()})})}));
   EXPECT_EQ(in.nestingDepth(), 0);
 }
 
@@ -403,12 +367,10 @@ TEST(GenericValueTest, EqualityDistinguishesKinds) {
 TEST(GenericValueTest, FloatsCompareLikeJava) {
   EXPECT_EQ(GV::ofDouble(std::nan("")), GV::ofDouble(-std::nan("1")));
   EXPECT_NE(GV::ofDouble(0.0), GV::ofDouble(-0.0));
-  EXPECT_EQ(GV::ofFloatArray({std::nanf("")}),
-            GV::ofFloatArray({std::nanf("3")}));
+  EXPECT_EQ(GV::ofFloatArray({std::nanf("")}), GV::ofFloatArray({std::nanf("3")}));
   EXPECT_NE(GV::ofFloatArray({0.0f}), GV::ofFloatArray({-0.0f}));
   EXPECT_EQ(GV::ofGeoPoint(std::nan(""), 1), GV::ofGeoPoint(std::nan("2"), 1));
-  EXPECT_EQ(GV::ofDouble(std::nan("")).hash(),
-            GV::ofDouble(std::nan("5")).hash());
+  EXPECT_EQ(GV::ofDouble(std::nan("")).hash(), GV::ofDouble(std::nan("5")).hash());
 }
 
 TEST(GenericValueTest, PlainMapsAndSetsIgnoreOrderOrderedOnesDoNot) {
@@ -431,30 +393,25 @@ TEST(GenericValueTest, FindDuplicate) {
   EXPECT_EQ(GV::ofSet({}).findDuplicate(), std::nullopt);
   EXPECT_EQ(GV::ofSet({1, 2, GV::ofLong(1)}).findDuplicate(), std::nullopt);
   EXPECT_EQ(GV::ofSet({1, 2, 3, 2, 1}).findDuplicate(), 3u);
-  EXPECT_EQ(GV::ofOrderedSet(
-                {GV::ofDouble(std::nan("")), GV::ofDouble(-std::nan("1"))})
-                .findDuplicate(),
-            1u);
+  EXPECT_EQ(
+      GV::ofOrderedSet({GV::ofDouble(std::nan("")), GV::ofDouble(-std::nan("1"))}).findDuplicate(),
+      1u);
   EXPECT_EQ(GV::ofOrderedSet({0.0, -0.0}).findDuplicate(), std::nullopt);
   EXPECT_EQ(GV::ofMap({{"a", 1}, {"b", 1}, {"a", 2}}).findDuplicate(), 2u);
-  EXPECT_EQ(GV::ofOrderedMap({{GV::ofList({}), 1}, {GV::ofList({}), 1}})
-                .findDuplicate(),
-            1u);
+  EXPECT_EQ(GV::ofOrderedMap({{GV::ofList({}), 1}, {GV::ofList({}), 1}}).findDuplicate(), 1u);
   EXPECT_THROW(GV::ofList({1, 1}).findDuplicate(), std::invalid_argument);
 }
 
 TEST(GenericValueTest, RepeatsCannotBeWritten) {
   for (const GV& v :
-       {GV::ofSet({1, 1}), GV::ofOrderedSet({"x", "x"}),
-        GV::ofMap({{"k", 1}, {"k", 2}}), GV::ofOrderedMap({{"k", 1}, {"k", 1}}),
-        GV::ofList({GV::ofSet({GV(), GV()})})}) {
+       {GV::ofSet({1, 1}), GV::ofOrderedSet({"x", "x"}), GV::ofMap({{"k", 1}, {"k", 2}}),
+        GV::ofOrderedMap({{"k", 1}, {"k", 1}}), GV::ofList({GV::ofSet({GV(), GV()})})}) {
     for (TransportVersion version : {kOld, kNew}) {
       try {
         bytesOf([&](StreamOutput& out) { out.writeGenericValue(v); }, version);
         ADD_FAILURE() << v << " was written";
       } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("duplicate"), std::string::npos)
-            << e.what();
+        EXPECT_NE(std::string(e.what()).find("duplicate"), std::string::npos) << e.what();
       }
     }
   }
@@ -480,18 +437,17 @@ TEST(GenericValueTest, Accessors) {
 }
 
 TEST(GenericValueTest, ToString) {
-  GV v = GV::ofMap(
-      {{"a", 1},
-       {"b", GV::ofLong(2)},
-       {"c", GV::ofList({GV::ofFloat(1.5f), GV::ofShort(3), GV::ofByte(-1)})},
-       {"d", GV::ofDate(0)},
-       {"e", GV::ofText("q\"")},
-       {"f", GV::ofByteArray({1, 0xab})},
-       {"g", GV::ofIntArray({1, 2})},
-       {"h", GV::ofGeoPoint(1.5, -2)},
-       {"i", GV::ofSet({nullptr})},
-       {"j", GV::ofOrderedMap({{GV::ofInt(1), true}})},
-       {"k", 0.1}});
+  GV v = GV::ofMap({{"a", 1},
+                    {"b", GV::ofLong(2)},
+                    {"c", GV::ofList({GV::ofFloat(1.5f), GV::ofShort(3), GV::ofByte(-1)})},
+                    {"d", GV::ofDate(0)},
+                    {"e", GV::ofText("q\"")},
+                    {"f", GV::ofByteArray({1, 0xab})},
+                    {"g", GV::ofIntArray({1, 2})},
+                    {"h", GV::ofGeoPoint(1.5, -2)},
+                    {"i", GV::ofSet({nullptr})},
+                    {"j", GV::ofOrderedMap({{GV::ofInt(1), true}})},
+                    {"k", 0.1}});
   EXPECT_EQ(v.toString(),
             "{\"a\": 1, \"b\": 2L, \"c\": [1.5f, (short)3, (byte)-1], \"d\": "
             "date(0), "
@@ -511,8 +467,7 @@ TEST(GenericValueTest, ToString) {
 TEST(GenericValueTest, FromBytesReference) {
   std::vector<uint8_t> a = {1, 2}, b = {3};
   BytesReference ref(std::vector<BytesReference::Piece>{a, b});
-  EXPECT_EQ(GV::ofBytesReference(ref),
-            GV::ofBytesReference(GV::Bytes{1, 2, 3}));
+  EXPECT_EQ(GV::ofBytesReference(ref), GV::ofBytesReference(GV::Bytes{1, 2, 3}));
 }
 
 }  // namespace

@@ -38,14 +38,10 @@ class Circle final : public Shape {
 // A shape made of shapes: a recursive named writeable.
 class Group final : public Shape {
  public:
-  explicit Group(std::vector<std::unique_ptr<Shape>> parts)
-      : parts_(std::move(parts)) {}
-  explicit Group(StreamInput& in)
-      : parts_(in.readNamedWriteableCollection<Shape>()) {}
+  explicit Group(std::vector<std::unique_ptr<Shape>> parts) : parts_(std::move(parts)) {}
+  explicit Group(StreamInput& in) : parts_(in.readNamedWriteableCollection<Shape>()) {}
   std::string_view getWriteableName() const override { return "group"; }
-  void writeTo(StreamOutput& out) const override {
-    out.writeNamedWriteableCollection(parts_);
-  }
+  void writeTo(StreamOutput& out) const override { out.writeNamedWriteableCollection(parts_); }
   double area() const override {
     double a = 0;
     for (const auto& p : parts_) a += p->area();
@@ -78,26 +74,20 @@ class CircleFormat final : public DocFormat {
 
 NamedWriteableRegistry makeRegistry() {
   NamedWriteableRegistry r;
-  r.registerReader<Shape>(
-      "circle", [](StreamInput& in) { return std::make_unique<Circle>(in); });
-  r.registerReader<Shape>(
-      "group", [](StreamInput& in) { return std::make_unique<Group>(in); });
-  r.registerReader<DocFormat>(
-      "raw", [](StreamInput& in) { return std::make_unique<RawFormat>(in); });
-  r.registerReader<DocFormat>("circle", [](StreamInput& in) {
-    return std::make_unique<CircleFormat>(in);
-  });
+  r.registerReader<Shape>("circle", [](StreamInput& in) { return std::make_unique<Circle>(in); });
+  r.registerReader<Shape>("group", [](StreamInput& in) { return std::make_unique<Group>(in); });
+  r.registerReader<DocFormat>("raw",
+                              [](StreamInput& in) { return std::make_unique<RawFormat>(in); });
+  r.registerReader<DocFormat>("circle",
+                              [](StreamInput& in) { return std::make_unique<CircleFormat>(in); });
   return r;
 }
 
-const std::string kCircleHex =
-    "06 63 69 72 63 6c 65 3f f8 00 00 00 00 00 00";  // "circle", 1.5
+const std::string kCircleHex = "06 63 69 72 63 6c 65 3f f8 00 00 00 00 00 00";  // "circle", 1.5
 
 TEST(NamedWriteableTest, WritesNameThenBody) {
   Circle c(1.5);
-  EXPECT_EQ(
-      toHex(bytesOf([&](StreamOutput& out) { out.writeNamedWriteable(c); })),
-      kCircleHex);
+  EXPECT_EQ(toHex(bytesOf([&](StreamOutput& out) { out.writeNamedWriteable(c); })), kCircleHex);
   EXPECT_EQ(toHex(bytesOf([&](StreamOutput& out) {
               out.writeOptionalNamedWriteable(nullptr);
               out.writeOptionalNamedWriteable(&c);
@@ -146,11 +136,9 @@ TEST(NamedWriteableTest, NoRegistryIsAClearErrorAndConsumesNothing) {
     in.readNamedWriteable<Shape>();
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("without a NamedWriteableRegistry"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("without a NamedWriteableRegistry"), std::string::npos)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("[Shape]"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("[Shape]"), std::string::npos) << e.what();
   }
   EXPECT_EQ(in.position(), 0u);
   EXPECT_THROW(in.readNamedWriteableCollection<Shape>(), std::invalid_argument);
@@ -170,8 +158,8 @@ TEST(NamedWriteableTest, UnknownNameOrCategoryIsCorrupt) {
   }
 
   NamedWriteableRegistry shapes_only;
-  shapes_only.registerReader<Shape>(
-      "circle", [](StreamInput& in) { return std::make_unique<Circle>(in); });
+  shapes_only.registerReader<Shape>("circle",
+                                    [](StreamInput& in) { return std::make_unique<Circle>(in); });
   auto raw = hexBytes("03 72 61 77");
   ByteArrayStreamInput in2(raw);
   in2.setNamedWriteableRegistry(&shapes_only);
@@ -179,22 +167,19 @@ TEST(NamedWriteableTest, UnknownNameOrCategoryIsCorrupt) {
     in2.readNamedWriteable<DocFormat>();
     FAIL();
   } catch (const CorruptStreamError& e) {
-    EXPECT_NE(std::string(e.what()).find("DocFormat][raw]"), std::string::npos)
-        << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind("Unknown NamedWriteable [", 0), 0u)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("DocFormat][raw]"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("Unknown NamedWriteable [", 0), 0u) << e.what();
   }
 }
 
 TEST(NamedWriteableTest, DuplicateRegistrationIsCallerError) {
   NamedWriteableRegistry registry = makeRegistry();
   try {
-    registry.registerReader<Shape>(
-        "circle", [](StreamInput& in) { return std::make_unique<Circle>(in); });
+    registry.registerReader<Shape>("circle",
+                                   [](StreamInput& in) { return std::make_unique<Circle>(in); });
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "NamedWriteable [Shape][circle] is already registered");
+    EXPECT_STREQ(e.what(), "NamedWriteable [Shape][circle] is already registered");
   }
 }
 
@@ -209,24 +194,22 @@ TEST(NamedWriteableTest, CollectionsAndRecursion) {
   auto write = [&](StreamOutput& out) { out.writeNamedWriteable(g); };
   auto bytes = bytesOf(write);
   EXPECT_EQ(toHex(bytes),
-            "05 67 72 6f 75 70 02 "                          // "group", 2 parts
-            "06 63 69 72 63 6c 65 40 00 00 00 00 00 00 00 "  // circle 2
-            "05 67 72 6f 75 70 01 "                          // "group", 1 part
+            "05 67 72 6f 75 70 02 "                           // "group", 2 parts
+            "06 63 69 72 63 6c 65 40 00 00 00 00 00 00 00 "   // circle 2
+            "05 67 72 6f 75 70 01 "                           // "group", 1 part
             "06 63 69 72 63 6c 65 3f f0 00 00 00 00 00 00");  // circle 1
   ByteArrayStreamInput in(bytes);
   in.setNamedWriteableRegistry(&registry);
   std::unique_ptr<Shape> back = in.readNamedWriteable<Shape>();
   EXPECT_EQ(back->area(), g.area());
   EXPECT_EQ(in.nestingDepth(), 0);
-  EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeNamedWriteable(*back); }),
-            bytes);
+  EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeNamedWriteable(*back); }), bytes);
 
   for (size_t n = 0; n < bytes.size(); ++n) {
     std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
     ByteArrayStreamInput p(prefix);
     p.setNamedWriteableRegistry(&registry);
-    EXPECT_THROW(p.readNamedWriteable<Shape>(), EndOfStreamError)
-        << "prefix " << n;
+    EXPECT_THROW(p.readNamedWriteable<Shape>(), EndOfStreamError) << "prefix " << n;
     EXPECT_EQ(p.nestingDepth(), 0);
   }
 }

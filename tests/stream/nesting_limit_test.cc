@@ -21,8 +21,7 @@ using testing::writeAt;
 constexpr size_t kSmallStack = 256 * 1024;
 
 // Runs `fn` on a new thread with a `stack_bytes` stack; rethrows what it threw.
-void runOnSmallStack(const std::function<void()>& fn,
-                     size_t stack_bytes = kSmallStack) {
+void runOnSmallStack(const std::function<void()>& fn, size_t stack_bytes = kSmallStack) {
   struct Job {
     const std::function<void()>* fn;
     std::exception_ptr error;
@@ -53,8 +52,7 @@ std::vector<uint8_t> repeated(const std::vector<uint8_t>& open, size_t times,
                               const std::vector<uint8_t>& close) {
   std::vector<uint8_t> out;
   out.reserve(open.size() * times + close.size());
-  for (size_t i = 0; i < times; ++i)
-    out.insert(out.end(), open.begin(), open.end());
+  for (size_t i = 0; i < times; ++i) out.insert(out.end(), open.begin(), open.end());
   out.insert(out.end(), close.begin(), close.end());
   return out;
 }
@@ -82,8 +80,7 @@ TEST(NestingLimitTest, MillionLevelsOnASmallStackIsLimitExceeded) {
         in.readGenericValue();
         ADD_FAILURE() << "expected LimitExceededError";
       } catch (const LimitExceededError& e) {
-        EXPECT_STREQ(e.what(),
-                     "nesting depth [101] exceeds the limit of [100]");
+        EXPECT_STREQ(e.what(), "nesting depth [101] exceeds the limit of [100]");
       }
       EXPECT_EQ(in.nestingDepth(), 0);
     });
@@ -125,15 +122,13 @@ TEST(NestingLimitTest, TreeAtTheLimitWorksOnASmallStack) {
     EXPECT_EQ(back, tree);
     EXPECT_EQ(back.hash(), hash);
     EXPECT_EQ(back.toString(), text);
-    EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeGenericValue(back); }),
-              bytes);
+    EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeGenericValue(back); }), bytes);
     GV copy = back;
     EXPECT_EQ(copy, back);
   });
   // One level more is refused at the default limit, accepted when raised.
   GV deeper = GV::ofList({tree});
-  auto deeper_bytes =
-      bytesOf([&](StreamOutput& out) { out.writeGenericValue(deeper); });
+  auto deeper_bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(deeper); });
   runOnSmallStack([&] {
     ByteArrayStreamInput in(deeper_bytes);
     EXPECT_THROW(in.readGenericValue(), LimitExceededError);

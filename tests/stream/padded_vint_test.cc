@@ -13,8 +13,9 @@ namespace {
 using testing::kPageSizes;
 
 TEST(EncodeVIntPadded, SameBytesAsEncodeVIntAtEveryWidthBoundary) {
-  std::vector<uint32_t> values = {0, 1, 127, 128, 300, 16383, 16384, 2097151, 2097152,
-                                  268435455, 268435456, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF};
+  std::vector<uint32_t> values = {0,         1,          127,        128,       300,
+                                  16383,     16384,      2097151,    2097152,   268435455,
+                                  268435456, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF};
   for (int shift = 0; shift < 32; ++shift) {
     values.push_back(uint32_t{1} << shift);
     values.push_back((uint32_t{1} << shift) - 1);

@@ -63,9 +63,7 @@ size_t allocatedBy(F read) {
 // The exception's message is allocated too; it is not part of the budget.
 constexpr size_t kMessageBytes = 256;
 
-size_t flatBound(size_t n) {
-  return std::max<size_t>(4096, 4 * n) + kMessageBytes;
-}
+size_t flatBound(size_t n) { return std::max<size_t>(4096, 4 * n) + kMessageBytes; }
 
 // The counter must see allocations made inside //stream, or every bound
 // below would hold vacuously.
@@ -85,9 +83,7 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
     std::function<void(StreamInput&)> read;
   } cases[] = {
       {"collection of INT32_MAX", "ff ff ff ff 07 01 02",
-       [](StreamInput& in) {
-         in.readCollection([](StreamInput& i) { return i.readLong(); });
-       }},
+       [](StreamInput& in) { in.readCollection([](StreamInput& i) { return i.readLong(); }); }},
       // 1000 elements of 512 bytes announced, 1000 bytes left, the first
       // element corrupt: reserving the count would take 512 KB.
       {"collection of big elements",
@@ -110,18 +106,13 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
        }},
       {"enum set of INT32_MAX", "ff ff ff ff 07 00 01",
        [](StreamInput& in) { in.readEnumSet<TimeUnit>(); }},
-      {"bytes reference", "ff ff ff ff 07 00",
-       [](StreamInput& in) { in.readBytesReference(); }},
+      {"bytes reference", "ff ff ff ff 07 00", [](StreamInput& in) { in.readBytesReference(); }},
       {"optional bytes reference", "ff ff ff ff 07 00",
        [](StreamInput& in) { in.readOptionalBytesReference(); }},
-      {"text", "0f 7f ff ff ff 61",
-       [](StreamInput& in) { in.readGenericValue(); }},
-      {"double array", "14 ff ff ff ff 07 00",
-       [](StreamInput& in) { in.readGenericValue(); }},
-      {"list of INT32_MAX", "07 ff ff ff ff 07 ff",
-       [](StreamInput& in) { in.readGenericValue(); }},
-      {"map of INT32_MAX", "0a ff ff ff ff 07 ff",
-       [](StreamInput& in) { in.readGenericValue(); }},
+      {"text", "0f 7f ff ff ff 61", [](StreamInput& in) { in.readGenericValue(); }},
+      {"double array", "14 ff ff ff ff 07 00", [](StreamInput& in) { in.readGenericValue(); }},
+      {"list of INT32_MAX", "07 ff ff ff ff 07 ff", [](StreamInput& in) { in.readGenericValue(); }},
+      {"map of INT32_MAX", "0a ff ff ff ff 07 ff", [](StreamInput& in) { in.readGenericValue(); }},
   };
   for (auto& c : cases) {
     auto bytes = hexBytes(c.hex);
@@ -129,8 +120,7 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
       ByteArrayStreamInput in(bytes);
       c.read(in);
     });
-    EXPECT_LE(got, flatBound(bytes.size()))
-        << c.what << ": " << bytes.size() << " input bytes";
+    EXPECT_LE(got, flatBound(bytes.size())) << c.what << ": " << bytes.size() << " input bytes";
   }
 }
 
@@ -138,15 +128,13 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
 // allocation while failing is bounded per input byte.
 TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
   const uint64_t seed = 77;
-  std::printf("allocation test seed %llu\n",
-              static_cast<unsigned long long>(seed));
+  std::printf("allocation test seed %llu\n", static_cast<unsigned long long>(seed));
   std::mt19937_64 rng(seed);
   std::vector<GV> trees = {
       GV::ofList(GV::List(8000, GV())),  // 1 byte a node: the worst case
       GV::ofMap([] {
         GV::Entries e;
-        for (int i = 0; i < 3000; ++i)
-          e.emplace_back(GV(std::to_string(i)), GV());
+        for (int i = 0; i < 3000; ++i) e.emplace_back(GV(std::to_string(i)), GV());
         return e;
       }()),
       GV::ofSet([] {
@@ -159,8 +147,7 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
   };
   double worst = 0;
   for (const GV& tree : trees) {
-    auto bytes =
-        bytesOf([&](StreamOutput& out) { out.writeGenericValue(tree); });
+    auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(tree); });
     std::vector<size_t> cuts;
     for (int i = 0; i < 40; ++i) cuts.push_back(rng() % bytes.size());
     cuts.push_back(bytes.size() - 1);
@@ -170,10 +157,8 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
         ByteArrayStreamInput in(prefix);
         in.readGenericValue();
       });
-      worst =
-          std::max(worst, static_cast<double>(got) / std::max<size_t>(1, cut));
-      ASSERT_LE(got, std::max<size_t>(4096, kTreeBytesPerInputByte * cut) +
-                         kMessageBytes)
+      worst = std::max(worst, static_cast<double>(got) / std::max<size_t>(1, cut));
+      ASSERT_LE(got, std::max<size_t>(4096, kTreeBytesPerInputByte * cut) + kMessageBytes)
           << "cut " << cut;
     }
     for (int i = 0; i < 40; ++i) {
@@ -183,9 +168,8 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
         ByteArrayStreamInput in(flipped);
         in.readGenericValue();
       });
-      ASSERT_LE(
-          got, std::max<size_t>(4096, kTreeBytesPerInputByte * flipped.size()) +
-                   kMessageBytes);
+      ASSERT_LE(got,
+                std::max<size_t>(4096, kTreeBytesPerInputByte * flipped.size()) + kMessageBytes);
     }
   }
   std::printf(

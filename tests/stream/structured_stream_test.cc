@@ -54,8 +54,7 @@ void expectThrows(const std::string& hex, F read, const std::string& message) {
     read(in);
     FAIL() << "expected an error";
   } catch (const E& e) {
-    EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
   }
 }
 
@@ -63,8 +62,7 @@ void expectThrows(const std::string& hex, F read, const std::string& message) {
 // EndOfStreamError.
 template <typename W, typename R>
 void expectPrefixesFail(W write, R read) {
-  testing::expectEveryPrefixFails(bytesOf(write), 2,
-                                  [&](StreamInput& in) { read(in); });
+  testing::expectEveryPrefixFails(bytesOf(write), 2, [&](StreamInput& in) { read(in); });
 }
 
 // ---- collections ----
@@ -72,8 +70,7 @@ void expectPrefixesFail(W write, R read) {
 TEST(CollectionTest, WithCallbacks) {
   std::vector<int64_t> values = {1, 300, -1};
   auto write = [&](StreamOutput& out) {
-    out.writeCollection(values,
-                        [](StreamOutput& o, int64_t v) { o.writeZLong(v); });
+    out.writeCollection(values, [](StreamOutput& o, int64_t v) { o.writeZLong(v); });
   };
   auto read = [](StreamInput& in) {
     return in.readCollection([](StreamInput& i) { return i.readZLong(); });
@@ -86,8 +83,7 @@ TEST(CollectionTest, WithCallbacks) {
   }
   expectPrefixesFail(write, read);
   EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
-              out.writeCollection(std::vector<int>{},
-                                  [](StreamOutput&, int) {});
+              out.writeCollection(std::vector<int>{}, [](StreamOutput&, int) {});
             })),
             "00");
 }
@@ -99,11 +95,9 @@ TEST(CollectionTest, OfWriteablesAndPointers) {
   std::vector<std::unique_ptr<Point>> owned;
   owned.push_back(std::make_unique<Point>(1, "a"));
   owned.push_back(std::make_unique<Point>(2, "b"));
-  EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeCollection(owned); }),
-            bytes);
+  EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeCollection(owned); }), bytes);
   std::vector<const Point*> raw = {&points[0], &points[1]};
-  EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeCollection(raw); }),
-            bytes);
+  EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeCollection(raw); }), bytes);
   ByteArrayStreamInput in(bytes);
   EXPECT_EQ(in.readCollection([](StreamInput& i) { return Point(i); }), points);
 
@@ -118,9 +112,8 @@ TEST(CollectionTest, SizeErrors) {
   };
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", read,
                                    "array size must be positive but was: -1");
-  expectThrows<EndOfStreamError>(
-      "ff ff ff ff 07 00", read,
-      "tried to read: 2147483647 bytes but only 1 remaining");
+  expectThrows<EndOfStreamError>("ff ff ff ff 07 00", read,
+                                 "tried to read: 2147483647 bytes but only 1 remaining");
   auto bytes = hexBytes("03 01 02 03");
   ByteArrayStreamInput in(bytes);
   in.setMaxArraySize(2);
@@ -163,8 +156,7 @@ TEST(MapTest, WithCallbacksInIterationOrder) {
 
   ByteArrayStreamInput in2(bytes);
   auto unordered = in2.readMap<std::unordered_map<std::string, int32_t>>(
-      [](StreamInput& i) { return i.readString(); },
-      [](StreamInput& i) { return i.readVInt(); });
+      [](StreamInput& i) { return i.readString(); }, [](StreamInput& i) { return i.readVInt(); });
   EXPECT_EQ(unordered.size(), 2u);
   EXPECT_EQ(unordered.at("b"), 300);
 }
@@ -174,8 +166,7 @@ TEST(MapTest, Errors) {
     return in.readMap([](StreamInput& i) { return i.readString(); },
                       [](StreamInput& i) { return i.readVInt(); });
   };
-  expectThrows<CorruptStreamError>("02 01 61 01 01 61 02", read,
-                                   "duplicate map key at entry [1]");
+  expectThrows<CorruptStreamError>("02 01 61 01 01 61 02", read, "duplicate map key at entry [1]");
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", read,
                                    "array size must be positive but was: -1");
   expectThrows<EndOfStreamError>("05 01 61 01", read, "tried to read: 5 bytes");
@@ -185,13 +176,9 @@ TEST(MapTest, Errors) {
 
 TEST(OptionalWriteableTest, PresentAndAbsent) {
   Point p(7, "p");
-  EXPECT_EQ(toHex(bytesOf(
-                [&](StreamOutput& out) { out.writeOptionalWriteable(&p); })),
+  EXPECT_EQ(toHex(bytesOf([&](StreamOutput& out) { out.writeOptionalWriteable(&p); })),
             "01 07 01 70");
-  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
-              out.writeOptionalWriteable(nullptr);
-            })),
-            "00");
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) { out.writeOptionalWriteable(nullptr); })), "00");
   EXPECT_EQ(toHex(bytesOf([&](StreamOutput& out) {
               out.writeOptionalWriteable(std::optional<Point>(p));
               out.writeOptionalWriteable(std::optional<Point>());
@@ -200,27 +187,23 @@ TEST(OptionalWriteableTest, PresentAndAbsent) {
 
   auto bytes = hexBytes("01 07 01 70 00");
   ByteArrayStreamInput in(bytes);
-  std::optional<Point> a =
-      in.readOptionalWriteable([](StreamInput& i) { return Point(i); });
-  std::optional<Point> b =
-      in.readOptionalWriteable([](StreamInput& i) { return Point(i); });
+  std::optional<Point> a = in.readOptionalWriteable([](StreamInput& i) { return Point(i); });
+  std::optional<Point> b = in.readOptionalWriteable([](StreamInput& i) { return Point(i); });
   EXPECT_EQ(a, p);
   EXPECT_EQ(b, std::nullopt);
 
   ByteArrayStreamInput in2(bytes);
-  std::unique_ptr<Point> c = in2.readOptionalWriteable(
-      [](StreamInput& i) { return std::make_unique<Point>(i); });
-  std::unique_ptr<Point> d = in2.readOptionalWriteable(
-      [](StreamInput& i) { return std::make_unique<Point>(i); });
+  std::unique_ptr<Point> c =
+      in2.readOptionalWriteable([](StreamInput& i) { return std::make_unique<Point>(i); });
+  std::unique_ptr<Point> d =
+      in2.readOptionalWriteable([](StreamInput& i) { return std::make_unique<Point>(i); });
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(*c, p);
   EXPECT_EQ(d, nullptr);
 
   expectThrows<CorruptStreamError>(
       "02",
-      [](StreamInput& i) {
-        i.readOptionalWriteable([](StreamInput& j) { return Point(j); });
-      },
+      [](StreamInput& i) { i.readOptionalWriteable([](StreamInput& j) { return Point(j); }); },
       "unexpected byte [0x02]");
 }
 
@@ -242,16 +225,13 @@ TEST(EnumTest, OrdinalsAndErrors) {
   EXPECT_EQ(in.readOptionalEnum<Color>(), Color::kGreen);
 
   auto readColor = [](StreamInput& i) { i.readEnum<Color>(); };
-  expectThrows<CorruptStreamError>("03", readColor,
-                                   "Unknown Color ordinal [3]");
-  expectThrows<CorruptStreamError>("ff ff ff ff 0f", readColor,
-                                   "Unknown Color ordinal [-1]");
+  expectThrows<CorruptStreamError>("03", readColor, "Unknown Color ordinal [3]");
+  expectThrows<CorruptStreamError>("ff ff ff ff 0f", readColor, "Unknown Color ordinal [-1]");
   expectThrows<CorruptStreamError>("80 80 80 80 08", readColor,
                                    "Unknown Color ordinal [-2147483648]");
   expectThrows<EndOfStreamError>("", readColor, "");
-  EXPECT_THROW(
-      bytesOf([](StreamOutput& out) { out.writeEnum(static_cast<Color>(3)); }),
-      std::invalid_argument);
+  EXPECT_THROW(bytesOf([](StreamOutput& out) { out.writeEnum(static_cast<Color>(3)); }),
+               std::invalid_argument);
 }
 
 TEST(EnumTest, EnumSets) {
@@ -262,22 +242,17 @@ TEST(EnumTest, EnumSets) {
   auto bytes = bytesOf(write);
   ByteArrayStreamInput in(bytes);
   EXPECT_EQ(read(in), colors);
-  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
-              out.writeEnumSet(std::set<Color>{});
-            })),
-            "00");
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) { out.writeEnumSet(std::set<Color>{}); })), "00");
   expectPrefixesFail(write, read);
   auto descending = hexBytes("02 02 00");
   ByteArrayStreamInput unordered(descending);
   EXPECT_EQ(read(unordered),
             colors);  // order is not checked: Java's EnumSet reads any
-  expectThrows<CorruptStreamError>("02 01 01", read,
-                                   "duplicate Color ordinal [1] in enum set");
+  expectThrows<CorruptStreamError>("02 01 01", read, "duplicate Color ordinal [1] in enum set");
   expectThrows<CorruptStreamError>("01 07", read, "Unknown Color ordinal [7]");
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", read,
                                    "array size must be positive but was: -1");
-  expectThrows<EndOfStreamError>("05 00", read,
-                                 "tried to read: 5 bytes but only 1 remaining");
+  expectThrows<EndOfStreamError>("05 00", read, "tried to read: 5 bytes but only 1 remaining");
 }
 
 // ---- time values ----
@@ -301,8 +276,7 @@ TEST(TimeValueTest, ExpectedBytes) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
-    auto bytes =
-        bytesOf([&](StreamOutput& out) { out.writeTimeValue(c.value); });
+    auto bytes = bytesOf([&](StreamOutput& out) { out.writeTimeValue(c.value); });
     EXPECT_EQ(toHex(bytes), c.hex);
     EXPECT_EQ(c.value.toString(), c.text);
     for (size_t page : kPageSizes) {
@@ -313,13 +287,11 @@ TEST(TimeValueTest, ExpectedBytes) {
                        [](StreamInput& in) { return in.readTimeValue(); });
   }
   EXPECT_NE(TimeValue::timeValueSeconds(60), TimeValue::timeValueMinutes(1));
-  EXPECT_EQ(TimeValue::timeValueSeconds(60).nanos(),
-            TimeValue::timeValueMinutes(1).nanos());
+  EXPECT_EQ(TimeValue::timeValueSeconds(60).nanos(), TimeValue::timeValueMinutes(1).nanos());
   EXPECT_EQ(TimeValue::timeValueSeconds(2).millis(), 2000);
   EXPECT_EQ(TimeValue(1999999, TimeUnit::kNanoseconds).millis(), 1);
-  EXPECT_EQ(
-      TimeValue(std::numeric_limits<int64_t>::max(), TimeUnit::kDays).nanos(),
-      std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(TimeValue(std::numeric_limits<int64_t>::max(), TimeUnit::kDays).nanos(),
+            std::numeric_limits<int64_t>::max());
 }
 
 TEST(TimeValueTest, OptionalAndErrors) {
@@ -334,12 +306,9 @@ TEST(TimeValueTest, OptionalAndErrors) {
   EXPECT_EQ(in.readOptionalTimeValue(), TimeValue::timeValueSeconds(30));
 
   auto read = [](StreamInput& i) { i.readTimeValue(); };
-  expectThrows<CorruptStreamError>("02 07", read,
-                                   "Unknown TimeUnit ordinal [7]");
-  expectThrows<CorruptStreamError>("02 ff", read,
-                                   "Unknown TimeUnit ordinal [255]");
-  expectThrows<CorruptStreamError>(
-      "03 02", read, "duration cannot be negative, was given [-2]");
+  expectThrows<CorruptStreamError>("02 07", read, "Unknown TimeUnit ordinal [7]");
+  expectThrows<CorruptStreamError>("02 ff", read, "Unknown TimeUnit ordinal [255]");
+  expectThrows<CorruptStreamError>("03 02", read, "duration cannot be negative, was given [-2]");
   expectThrows<CorruptStreamError>("ff ff ff ff ff ff ff ff ff 7f 02", read,
                                    "variable-length stream is too long");
   EXPECT_THROW(TimeValue(-2, TimeUnit::kSeconds), std::invalid_argument);
@@ -358,10 +327,8 @@ TEST(InstantTest, ExpectedBytesAndErrors) {
   EXPECT_EQ(i.toString(), "1.500000000s");
   expectPrefixesFail([&](StreamOutput& out) { out.writeInstant(i); },
                      [](StreamInput& in) { return in.readInstant(); });
-  for (Instant edge : {Instant{Instant::kMinSecond, 0},
-                       Instant{Instant::kMaxSecond, 999999999}}) {
-    auto b =
-        bytesOf([&](StreamOutput& out) { out.writeOptionalInstant(edge); });
+  for (Instant edge : {Instant{Instant::kMinSecond, 0}, Instant{Instant::kMaxSecond, 999999999}}) {
+    auto b = bytesOf([&](StreamOutput& out) { out.writeOptionalInstant(edge); });
     ByteArrayStreamInput e(b);
     EXPECT_EQ(e.readOptionalInstant(), edge);
   }
@@ -387,12 +354,9 @@ TEST(InstantTest, ExpectedBytesAndErrors) {
 TEST(BytesReferenceTest, ExpectedBytes) {
   std::vector<uint8_t> a = {1, 2}, b = {3};
   BytesReference ref(std::vector<BytesReference::Piece>{a, b});
-  EXPECT_EQ(
-      toHex(bytesOf([&](StreamOutput& out) { out.writeBytesReference(ref); })),
-      "03 01 02 03");
-  EXPECT_EQ(
-      toHex(bytesOf([](StreamOutput& out) { out.writeBytesReference({}); })),
-      "00");
+  EXPECT_EQ(toHex(bytesOf([&](StreamOutput& out) { out.writeBytesReference(ref); })),
+            "03 01 02 03");
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) { out.writeBytesReference({}); })), "00");
   EXPECT_EQ(toHex(bytesOf([&](StreamOutput& out) {
               out.writeOptionalBytesReference(std::nullopt);
               out.writeOptionalBytesReference(BytesReference());
@@ -431,13 +395,11 @@ TEST(BytesReferenceTest, Errors) {
                                    "array size must be positive but was: -1");
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", readOptional,
                                    "array size must be positive but was: -1");
-  expectThrows<EndOfStreamError>("03 01 02", read,
-                                 "tried to read: 3 bytes but only 2 remaining");
+  expectThrows<EndOfStreamError>("03 01 02", read, "tried to read: 3 bytes but only 2 remaining");
   expectThrows<EndOfStreamError>("04 01 02", readOptional,
                                  "tried to read: 3 bytes but only 2 remaining");
-  expectThrows<EndOfStreamError>(
-      "ff ff ff ff 07", readOptional,
-      "tried to read: 2147483646 bytes but only 0 remaining");
+  expectThrows<EndOfStreamError>("ff ff ff ff 07", readOptional,
+                                 "tried to read: 2147483646 bytes but only 0 remaining");
   auto bytes = hexBytes("04 01 02 03");
   ByteArrayStreamInput in(bytes);
   in.setMaxArraySize(2);

@@ -8,9 +8,8 @@
 namespace wirestream::testing {
 
 // Bytes of `write` on default 16 KiB pages.
-inline std::vector<uint8_t> bytesOf(
-    const Writer& write,
-    TransportVersion version = TransportVersion::current()) {
+inline std::vector<uint8_t> bytesOf(const Writer& write,
+                                    TransportVersion version = TransportVersion::current()) {
   return writeAt(PageRecycler::kPageSize, write, version);
 }
 

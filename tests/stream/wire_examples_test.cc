@@ -29,16 +29,19 @@ WireCase valueCase(std::string name, void (StreamOutput::*w)(T), T v,
 }
 
 WireCase vint(int32_t v, std::string hex) {
-  return valueCase<int32_t>("VInt " + std::to_string(v), &StreamOutput::writeVInt, v,
-                            [](StreamInput& in) { return in.readVInt(); }, std::move(hex));
+  return valueCase<int32_t>(
+      "VInt " + std::to_string(v), &StreamOutput::writeVInt, v,
+      [](StreamInput& in) { return in.readVInt(); }, std::move(hex));
 }
 WireCase vlong(int64_t v, std::string hex) {
-  return valueCase<int64_t>("VLong " + std::to_string(v), &StreamOutput::writeVLong, v,
-                            [](StreamInput& in) { return in.readVLong(); }, std::move(hex));
+  return valueCase<int64_t>(
+      "VLong " + std::to_string(v), &StreamOutput::writeVLong, v,
+      [](StreamInput& in) { return in.readVLong(); }, std::move(hex));
 }
 WireCase zlong(int64_t v, std::string hex) {
-  return valueCase<int64_t>("ZLong " + std::to_string(v), &StreamOutput::writeZLong, v,
-                            [](StreamInput& in) { return in.readZLong(); }, std::move(hex));
+  return valueCase<int64_t>(
+      "ZLong " + std::to_string(v), &StreamOutput::writeZLong, v,
+      [](StreamInput& in) { return in.readZLong(); }, std::move(hex));
 }
 WireCase str(std::string v, std::string hex) {
   return {"String " + hex, [=](StreamOutput& out) { out.writeString(v); },
@@ -53,43 +56,64 @@ constexpr int32_t kI32Max = std::numeric_limits<int32_t>::max();
 std::vector<WireCase> cases() {
   std::vector<WireCase> c = {
       // §1 VInt reference bytes, and each width boundary.
-      vint(0, "00"), vint(1, "01"), vint(127, "7f"), vint(128, "80 01"), vint(300, "ac 02"),
-      vint(16383, "ff 7f"), vint(16384, "80 80 01"), vint(2097151, "ff ff 7f"),
-      vint(2097152, "80 80 80 01"), vint(268435455, "ff ff ff 7f"),
-      vint(268435456, "80 80 80 80 01"), vint(-1, "ff ff ff ff 0f"),
-      vint(kI32Min, "80 80 80 80 08"), vint(kI32Max, "ff ff ff ff 07"),
+      vint(0, "00"),
+      vint(1, "01"),
+      vint(127, "7f"),
+      vint(128, "80 01"),
+      vint(300, "ac 02"),
+      vint(16383, "ff 7f"),
+      vint(16384, "80 80 01"),
+      vint(2097151, "ff ff 7f"),
+      vint(2097152, "80 80 80 01"),
+      vint(268435455, "ff ff ff 7f"),
+      vint(268435456, "80 80 80 80 01"),
+      vint(-1, "ff ff ff ff 0f"),
+      vint(kI32Min, "80 80 80 80 08"),
+      vint(kI32Max, "ff ff ff ff 07"),
       // VLong: up to 9 bytes for non-negative values.
-      vlong(0, "00"), vlong(127, "7f"), vlong(128, "80 01"), vlong(300, "ac 02"),
+      vlong(0, "00"),
+      vlong(127, "7f"),
+      vlong(128, "80 01"),
+      vlong(300, "ac 02"),
       vlong(int64_t{1} << 35, "80 80 80 80 80 01"),
       vlong(kI64Max, "ff ff ff ff ff ff ff ff 7f"),
       // ZLong reference bytes.
-      zlong(0, "00"), zlong(-1, "01"), zlong(1, "02"), zlong(-2, "03"), zlong(2, "04"),
-      zlong(-64, "7f"), zlong(64, "80 01"),
+      zlong(0, "00"),
+      zlong(-1, "01"),
+      zlong(1, "02"),
+      zlong(-2, "03"),
+      zlong(2, "04"),
+      zlong(-64, "7f"),
+      zlong(64, "80 01"),
       zlong(kI64Min, "ff ff ff ff ff ff ff ff ff 01"),
       zlong(kI64Max, "fe ff ff ff ff ff ff ff ff 01"),
       // Fixed width, big-endian.
-      valueCase<int16_t>("Short", &StreamOutput::writeShort, int16_t{-2},
-                         [](StreamInput& in) { return in.readShort(); }, "ff fe"),
-      valueCase<int32_t>("Int", &StreamOutput::writeInt, 0x01020304,
-                         [](StreamInput& in) { return in.readInt(); }, "01 02 03 04"),
-      valueCase<int64_t>("Long", &StreamOutput::writeLong, int64_t{0x0102030405060708},
-                         [](StreamInput& in) { return in.readLong(); },
-                         "01 02 03 04 05 06 07 08"),
-      valueCase<int64_t>("Long -1", &StreamOutput::writeLong, int64_t{-1},
-                         [](StreamInput& in) { return in.readLong(); },
-                         "ff ff ff ff ff ff ff ff"),
-      valueCase<float>("Float 1.5", &StreamOutput::writeFloat, 1.5f,
-                       [](StreamInput& in) { return in.readFloat(); }, "3f c0 00 00"),
-      valueCase<double>("Double -2", &StreamOutput::writeDouble, -2.0,
-                        [](StreamInput& in) { return in.readDouble(); },
-                        "c0 00 00 00 00 00 00 00"),
-      valueCase<bool>("Boolean false", &StreamOutput::writeBoolean, false,
-                      [](StreamInput& in) { return in.readBoolean(); }, "00"),
-      valueCase<bool>("Boolean true", &StreamOutput::writeBoolean, true,
-                      [](StreamInput& in) { return in.readBoolean(); }, "01"),
+      valueCase<int16_t>(
+          "Short", &StreamOutput::writeShort, int16_t{-2},
+          [](StreamInput& in) { return in.readShort(); }, "ff fe"),
+      valueCase<int32_t>(
+          "Int", &StreamOutput::writeInt, 0x01020304, [](StreamInput& in) { return in.readInt(); },
+          "01 02 03 04"),
+      valueCase<int64_t>(
+          "Long", &StreamOutput::writeLong, int64_t{0x0102030405060708},
+          [](StreamInput& in) { return in.readLong(); }, "01 02 03 04 05 06 07 08"),
+      valueCase<int64_t>(
+          "Long -1", &StreamOutput::writeLong, int64_t{-1},
+          [](StreamInput& in) { return in.readLong(); }, "ff ff ff ff ff ff ff ff"),
+      valueCase<float>(
+          "Float 1.5", &StreamOutput::writeFloat, 1.5f,
+          [](StreamInput& in) { return in.readFloat(); }, "3f c0 00 00"),
+      valueCase<double>(
+          "Double -2", &StreamOutput::writeDouble, -2.0,
+          [](StreamInput& in) { return in.readDouble(); }, "c0 00 00 00 00 00 00 00"),
+      valueCase<bool>(
+          "Boolean false", &StreamOutput::writeBoolean, false,
+          [](StreamInput& in) { return in.readBoolean(); }, "00"),
+      valueCase<bool>(
+          "Boolean true", &StreamOutput::writeBoolean, true,
+          [](StreamInput& in) { return in.readBoolean(); }, "01"),
       // NaN is canonicalised; read back as the quiet NaN bits.
-      {"Float NaN",
-       [](StreamOutput& out) { out.writeFloat(std::bit_cast<float>(0x7fa00001u)); },
+      {"Float NaN", [](StreamOutput& out) { out.writeFloat(std::bit_cast<float>(0x7fa00001u)); },
        [](StreamInput& in) { EXPECT_EQ(std::bit_cast<uint32_t>(in.readFloat()), 0x7fc00000u); },
        "7f c0 00 00"},
       {"Double NaN",
@@ -154,12 +178,15 @@ std::vector<WireCase> cases() {
        },
        "01 ff ff ff ff 00 01 3f f0 00 00 00 00 00 00"},
       // §2 strings: UTF-16 unit count, each unit on its own.
-      str("", "00"), str("hello", "05 68 65 6c 6c 6f"), str("\xC3\xA9", "01 c3 a9"),
-      str("\xE2\x82\xAC", "01 e2 82 ac"), str("\xF0\x9F\x98\x80", "02 ed a0 bd ed b8 80"),
+      str("", "00"),
+      str("hello", "05 68 65 6c 6c 6f"),
+      str("\xC3\xA9", "01 c3 a9"),
+      str("\xE2\x82\xAC", "01 e2 82 ac"),
+      str("\xF0\x9F\x98\x80", "02 ed a0 bd ed b8 80"),
       str(std::string(1, '\0'), "01 00"),
       str("a\xF0\x9F\x98\x80z\xC3\xA9", "05 61 ed a0 bd ed b8 80 7a c3 a9"),
-      str("\xEF\xBF\xBF", "01 ef bf bf"),                       // U+FFFF
-      str("\xF4\x8F\xBF\xBF", "02 ed af bf ed bf bf"),          // U+10FFFF
+      str("\xEF\xBF\xBF", "01 ef bf bf"),               // U+FFFF
+      str("\xF4\x8F\xBF\xBF", "02 ed af bf ed bf bf"),  // U+10FFFF
       {"OptionalString",
        [](StreamOutput& out) {
          out.writeOptionalString("a");
@@ -217,14 +244,18 @@ std::vector<WireCase> cases() {
          std::vector<int64_t> v = {0, 128};
          out.writeVLongArray(v);
        },
-       [](StreamInput& in) { EXPECT_EQ(in.readVLongArray(), (std::vector<int64_t>{0, 128})); },
+       [](StreamInput& in) {
+         EXPECT_EQ(in.readVLongArray(), (std::vector<int64_t>{0, 128}));
+       },
        "02 00 80 01"},
       {"LongArray",
        [](StreamOutput& out) {
          std::vector<int64_t> v = {1, -1};
          out.writeLongArray(v);
        },
-       [](StreamInput& in) { EXPECT_EQ(in.readLongArray(), (std::vector<int64_t>{1, -1})); },
+       [](StreamInput& in) {
+         EXPECT_EQ(in.readLongArray(), (std::vector<int64_t>{1, -1}));
+       },
        "02 00 00 00 00 00 00 00 01 ff ff ff ff ff ff ff ff"},
       {"DoubleArray",
        [](StreamOutput& out) {

@@ -26,8 +26,7 @@ struct Seen {
   bool operator==(const Seen& o) const {
     return header.length == o.header.length && header.request_id == o.header.request_id &&
            header.status == o.header.status && header.version_id == o.header.version_id &&
-           header.variable_header_size == o.header.variable_header_size &&
-           content == o.content;
+           header.variable_header_size == o.header.variable_header_size && content == o.content;
   }
 };
 
@@ -246,15 +245,25 @@ TEST(FrameDecoder, RejectsEachBadFrameAtTheSameOffsetHoweverSliced) {
   const uint64_t p = prefix.size();
 
   std::vector<BadCase> cases = {
-      {"wrong magic", {'E', 'X', 0, 0, 0, 20}, corrupt.c_str(), "invalid internal transport message format", 2},
+      {"wrong magic",
+       {'E', 'X', 0, 0, 0, 20},
+       corrupt.c_str(),
+       "invalid internal transport message format",
+       2},
       {"http", std::vector<uint8_t>(http.begin(), http.end()), corrupt.c_str(), "HTTP", 2},
       {"tls hello", tls, corrupt.c_str(), "TLS", 2},
       {"length 0", {'E', 'S', 0, 0, 0, 0, 1, 2, 3}, corrupt.c_str(), "invalid data length: 0", 6},
-      {"length -2", {'E', 'S', 0xff, 0xff, 0xff, 0xfe}, corrupt.c_str(), "invalid data length: -2", 6},
+      {"length -2",
+       {'E', 'S', 0xff, 0xff, 0xff, 0xfe},
+       corrupt.c_str(),
+       "invalid data length: -2",
+       6},
       {"length 16", header(16, 0), corrupt.c_str(), "invalid data length: 16", 6},
       {"oversize", header(1 << 20, 0), limit.c_str(), "exceeds the maximum frame size of 65536", 6},
-      {"negative variable header", header(40, -1, 23), corrupt.c_str(), "negative variable header size: -1", 23},
-      {"variable header past the frame", header(20, 4, 3), corrupt.c_str(), "larger than the frame content", 23},
+      {"negative variable header", header(40, -1, 23), corrupt.c_str(),
+       "negative variable header size: -1", 23},
+      {"variable header past the frame", header(20, 4, 3), corrupt.c_str(),
+       "larger than the frame content", 23},
   };
   for (const BadCase& c : cases) {
     std::vector<uint8_t> stream = prefix;
@@ -340,10 +349,11 @@ TEST(FrameDecoder, ExceptionFromSinkLeavesDecoderAtNextFrame) {
   s.insert(s.end(), kPingFrame, kPingFrame + 6);
   FrameDecoder decoder(1 << 20);
   int seen = 0;
-  EXPECT_THROW(decoder.feed(s, [&](DecodedFrame&&) {
-    ++seen;
-    throw std::runtime_error("x");
-  }),
+  EXPECT_THROW(decoder.feed(s,
+                            [&](DecodedFrame&&) {
+                              ++seen;
+                              throw std::runtime_error("x");
+                            }),
                std::runtime_error);
   EXPECT_FALSE(decoder.failed());
   EXPECT_EQ(decoder.position(), 6u);

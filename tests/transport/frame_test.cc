@@ -29,8 +29,8 @@ TEST(Frame, PingBytes) {
 
 TEST(Frame, RequestFrameBytes) {
   BytesStreamOutput out;
-  size_t n = writeRequestFrame(out, {1, TransportVersion::V_8_7_0, false}, "a", {},
-                               RawBody({0x05}), false);
+  size_t n = writeRequestFrame(out, {1, TransportVersion::V_8_7_0, false}, "a", {}, RawBody({0x05}),
+                               false);
   EXPECT_EQ(n, 28u);
   EXPECT_EQ(hexOf(out),
             "45 53 00 00 00 16 00 00 00 00 00 00 00 01 00 00 7b 23 d3 00 00 00 04 "
@@ -39,8 +39,7 @@ TEST(Frame, RequestFrameBytes) {
 
 TEST(Frame, RequestFrameBefore800CarriesEmptyFeatures) {
   BytesStreamOutput out;
-  writeRequestFrame(out, {1, TransportVersion::V_7_10_0, false}, "a", {}, RawBody({0x05}),
-                    false);
+  writeRequestFrame(out, {1, TransportVersion::V_7_10_0, false}, "a", {}, RawBody({0x05}), false);
   EXPECT_EQ(hexOf(out),
             "45 53 00 00 00 17 00 00 00 00 00 00 00 01 00 00 6c 56 c3 00 00 00 05 "
             "00 00 00 01 61 05");
@@ -48,8 +47,8 @@ TEST(Frame, RequestFrameBefore800CarriesEmptyFeatures) {
 
 TEST(Frame, RequestHeadersAndHandshakeBit) {
   BytesStreamOutput out;
-  writeRequestFrame(out, {0x0102030405060708, TransportVersion::V_8_7_0, true}, "a",
-                    {{"k", "v"}}, RawBody({}), false);
+  writeRequestFrame(out, {0x0102030405060708, TransportVersion::V_8_7_0, true}, "a", {{"k", "v"}},
+                    RawBody({}), false);
   EXPECT_EQ(hexOf(out),
             "45 53 00 00 00 19 01 02 03 04 05 06 07 08 08 00 7b 23 d3 00 00 00 08 "
             "01 01 6b 01 76 00 01 61");
@@ -84,13 +83,12 @@ TEST(Frame, HeaderFilledInAcrossPageSizes) {
   std::vector<uint8_t> body(1000);
   for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<uint8_t>(i * 7);
   BytesStreamOutput reference;
-  writeRequestFrame(reference, {42, TransportVersion::V_8_7_0, false}, "act", {},
-                    RawBody(body), false);
+  writeRequestFrame(reference, {42, TransportVersion::V_8_7_0, false}, "act", {}, RawBody(body),
+                    false);
   for (size_t page : {1, 2, 3, 5, 7, 13, 32, 1024, 16384}) {
     PageRecycler recycler(page);
     BytesStreamOutput out(recycler);
-    writeRequestFrame(out, {42, TransportVersion::V_8_7_0, false}, "act", {}, RawBody(body),
-                      false);
+    writeRequestFrame(out, {42, TransportVersion::V_8_7_0, false}, "act", {}, RawBody(body), false);
     EXPECT_EQ(out.bytes(), reference.bytes()) << "page size " << page;
   }
 }
@@ -114,8 +112,7 @@ TEST(Frame, RequestRoundTripAtBothSidesOfTheGate) {
     EXPECT_EQ(m.header.version(), v);
     EXPECT_EQ(m.action, "indices:data/read/search");
     EXPECT_EQ(m.request_headers, (RequestHeaders{{"a", "1"}, {"\xC3\xA9", ""}}));
-    EXPECT_EQ(m.body().toVector(),
-              (std::vector<uint8_t>{1, 2, 3}));
+    EXPECT_EQ(m.body().toVector(), (std::vector<uint8_t>{1, 2, 3}));
   }
 }
 
@@ -131,8 +128,8 @@ TEST(Frame, CompressedBodyRoundTrip) {
     body.insert(body.end(), w.begin(), w.end());
   }
   BytesStreamOutput out;
-  size_t size = writeResponseFrame(out, {3, TransportVersion::V_8_7_0, false}, {},
-                                   RawBody(body), true);
+  size_t size =
+      writeResponseFrame(out, {3, TransportVersion::V_8_7_0, false}, {}, RawBody(body), true);
   EXPECT_LT(size, body.size() / 2);
   EXPECT_EQ(out.bytes()[14], status::kResponse | status::kCompressed);
   // The variable header stays plain; the body starts with ES's LZ4 marker.

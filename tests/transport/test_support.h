@@ -47,7 +47,10 @@ class LogCapture {
   std::function<void(LogLevel, const std::string&)> logger() {
     return [this](LogLevel level, const std::string& line) {
       std::lock_guard<std::mutex> lock(mu_);
-      lines_.push_back((level == LogLevel::kWarn ? "WARN " : level == LogLevel::kInfo ? "INFO " : "DEBUG ") + line);
+      lines_.push_back((level == LogLevel::kWarn   ? "WARN "
+                        : level == LogLevel::kInfo ? "INFO "
+                                                   : "DEBUG ") +
+                       line);
       cv_.notify_all();
     };
   }
@@ -176,7 +179,8 @@ inline std::vector<uint8_t> handshakeRequest(int64_t id, TransportVersion versio
 }
 
 // A raw client that has completed the handshake with a TransportService.
-inline RawSocket handshakenClient(uint16_t port, TransportVersion version = TransportVersion::current()) {
+inline RawSocket handshakenClient(uint16_t port,
+                                  TransportVersion version = TransportVersion::current()) {
   RawSocket s = RawSocket::connectTo(port);
   s.write(handshakeRequest(1, version));
   DecodedFrame f = s.readFrame();

@@ -50,7 +50,9 @@ class TransportTest : public ::testing::Test {
     port = server->listen("127.0.0.1", 0);
   }
   void startServer() { startServer(serverOptions()); }
-  void startClient(TransportOptions o) { client = std::make_unique<TransportService>(std::move(o)); }
+  void startClient(TransportOptions o) {
+    client = std::make_unique<TransportService>(std::move(o));
+  }
   void startClient() { startClient(clientOptions()); }
 
   // A fresh client connection still gets answers: the server kept serving.
@@ -108,11 +110,11 @@ TEST_F(TransportTest, HandshakeAgreesOnTheLowerVersion) {
     (server_older ? so : co).version = TransportVersion::V_8_0_0;
     server = std::make_unique<TransportService>(so);
     std::atomic<int32_t> seen_by_handler{0};
-    server->registerAsyncRequestHandler(
-        "version", readBlob, [&](Blob&& b, std::shared_ptr<TransportChannel> ch) {
-          seen_by_handler = ch->version().id();
-          ch->sendResponse(b);
-        });
+    server->registerAsyncRequestHandler("version", readBlob,
+                                        [&](Blob&& b, std::shared_ptr<TransportChannel> ch) {
+                                          seen_by_handler = ch->version().id();
+                                          ch->sendResponse(b);
+                                        });
     port = server->listen();
     startClient(co);
     auto conn = client->connect("127.0.0.1", port);
@@ -192,8 +194,7 @@ TEST_F(TransportTest, TimeoutFailsTheCallAndTheLateResponseIsDropped) {
   startServer();
   std::promise<std::shared_ptr<TransportChannel>> held;
   server->registerAsyncRequestHandler(
-      "slow", readBlob,
-      [&](Blob&&, std::shared_ptr<TransportChannel> ch) { held.set_value(ch); });
+      "slow", readBlob, [&](Blob&&, std::shared_ptr<TransportChannel> ch) { held.set_value(ch); });
   startClient();
   auto conn = client->connect("127.0.0.1", port);
   auto start = std::chrono::steady_clock::now();
@@ -262,9 +263,8 @@ TEST_F(TransportTest, UnreadBytesInAResponseFailTheCall) {
   startClient();
   auto conn = client->connect("127.0.0.1", port);
   // Reads only the length byte of the echoed Blob.
-  auto f = client->submitRequest(conn, "echo", Blob({1, 2}), [](StreamInput& in) {
-    return in.readVInt();
-  }, 5s);
+  auto f = client->submitRequest(
+      conn, "echo", Blob({1, 2}), [](StreamInput& in) { return in.readVInt(); }, 5s);
   try {
     f.get();
     FAIL();
@@ -280,11 +280,11 @@ TEST_F(TransportTest, OverBudgetRequestGetsAnErrorReply) {
   startServer(so);
   std::mutex mu;
   std::vector<std::shared_ptr<TransportChannel>> held;
-  server->registerAsyncRequestHandler(
-      "hold", readBlob, [&](Blob&&, std::shared_ptr<TransportChannel> ch) {
-        std::lock_guard<std::mutex> lock(mu);
-        held.push_back(ch);
-      });
+  server->registerAsyncRequestHandler("hold", readBlob,
+                                      [&](Blob&&, std::shared_ptr<TransportChannel> ch) {
+                                        std::lock_guard<std::mutex> lock(mu);
+                                        held.push_back(ch);
+                                      });
   startClient();
   auto conn = client->connect("127.0.0.1", port);
   auto expectBreaker = [&](std::future<Blob> f) {
@@ -309,10 +309,9 @@ TEST_F(TransportTest, OverBudgetRequestGetsAnErrorReply) {
   }
   EXPECT_EQ(first.get().bytes, std::vector<uint8_t>{1});
   // Answered, the bytes are released: a third fits again.
-  EXPECT_EQ(client->submitRequest(conn, "echo", Blob(pattern(600 << 10, 3)), readBlob, 5s)
-                .get()
-                .bytes,
-            pattern(600 << 10, 3));
+  EXPECT_EQ(
+      client->submitRequest(conn, "echo", Blob(pattern(600 << 10, 3)), readBlob, 5s).get().bytes,
+      pattern(600 << 10, 3));
 }
 
 TEST_F(TransportTest, OversizedResponseBecomesAnErrorOnTheSender) {
@@ -389,9 +388,13 @@ TEST_F(TransportTest, GarbageClosesOnlyThatConnection) {
   auto bystander = client->connect("127.0.0.1", port);
   std::string http = "GET /_cluster/health HTTP/1.1\r\nHost: localhost\r\n\r\n";
   std::vector<GarbageCase> cases = {
-      {"wrong magic", {'X', 'Y', 0, 0, 0, 30, 1, 2, 3}, "invalid internal transport message format"},
+      {"wrong magic",
+       {'X', 'Y', 0, 0, 0, 30, 1, 2, 3},
+       "invalid internal transport message format"},
       {"http", std::vector<uint8_t>(http.begin(), http.end()), "plain HTTP request"},
-      {"tls hello", {0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03}, "TLS handshake"},
+      {"tls hello",
+       {0x16, 0x03, 0x01, 0x00, 0xa5, 0x01, 0x00, 0x00, 0xa1, 0x03, 0x03},
+       "TLS handshake"},
       {"length 0", {'E', 'S', 0, 0, 0, 0}, "invalid data length: 0"},
       {"oversize frame", headerBytes(64 << 20, 0, 0), "exceeds the maximum frame size of 1048576"},
       {"negative variable header", headerBytes(40, -7, 23), "negative variable header size: -7"},
@@ -437,7 +440,8 @@ TEST_F(TransportTest, ChannelDirectionIsEnforced) {
   auto conn = client->connect("127.0.0.1", raw.port());
   auto f = client->submitRequest(conn, "echo", Blob({1}), readBlob, 10s);
   EXPECT_THROW(f.get(), NodeDisconnectedError);
-  EXPECT_NE(client_log.waitFor({"WARN", "received a request (request id [77]) on an outbound"}), "");
+  EXPECT_NE(client_log.waitFor({"WARN", "received a request (request id [77]) on an outbound"}),
+            "");
   peer.join();
   expectServerStillServes();
 }
@@ -470,8 +474,8 @@ TEST_F(TransportTest, PeerResetMidResponseFailsEachPendingCallExactlyOnce) {
     RawSocket p = raw.acceptAndHandshake();
     for (int i = 0; i < 3; ++i) p.readFrame();
     BytesStreamOutput out;
-    writeResponseFrame(out, {2, TransportVersion::current(), false}, {},
-                       Blob(pattern(50000, 1)), false);
+    writeResponseFrame(out, {2, TransportVersion::current(), false}, {}, Blob(pattern(50000, 1)),
+                       false);
     std::vector<uint8_t> bytes = testing::bytesOf(out);
     p.write(bytes.data(), bytes.size() / 2);
     std::this_thread::sleep_for(50ms);
@@ -542,8 +546,7 @@ TEST_F(TransportTest, StopFailsPendingCalls) {
   startServer();
   std::promise<std::shared_ptr<TransportChannel>> held;
   server->registerAsyncRequestHandler(
-      "hang", readBlob,
-      [&](Blob&&, std::shared_ptr<TransportChannel> ch) { held.set_value(ch); });
+      "hang", readBlob, [&](Blob&&, std::shared_ptr<TransportChannel> ch) { held.set_value(ch); });
   startClient();
   auto conn = client->connect("127.0.0.1", port);
   auto f = client->submitRequest(conn, "hang", Blob({1}), readBlob);
