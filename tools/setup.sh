@@ -18,6 +18,7 @@ PACKAGES=(
   libcli11-dev          # the CLI's argument parser
   liblz4-dev            # transport frame compression
   python3               # tools/*.py (test counting, charts)
+  clang-format-14       # tools/check_format.sh (CI)
 )
 
 missing=()
