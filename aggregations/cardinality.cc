@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "aggregations/json_util.h"
-#include "aggregations/registry.h"
 #include "stream/errors.h"
 
 namespace wirestream::aggregations {

@@ -7,8 +7,8 @@
 //   c.value();                                   // the estimate
 //
 // Wire format §7: format, boolean hasSketch, the sketch. Reduce merges every
-// sketch present (std::invalid_argument if their precisions differ). Value
-// type; not thread-safe.
+// sketch present (CorruptStreamError if their precisions differ: sketches come
+// off the wire). Value type; not thread-safe.
 #pragma once
 
 #include <optional>

@@ -19,17 +19,15 @@
 #include <map>
 #include <stdexcept>
 
+#include "aggregations/java_double.h"
 #include "aggregations/json_util.h"
-#include "aggregations/metrics.h"
-#include "aggregations/registry.h"
-#include "aggregations/terms.h"
 
 namespace wirestream::aggregations {
 
 namespace ju = json_util;
 using json = nlohmann::ordered_json;
 
-int Histogram::Bucket::compareKey(const Bucket& o) const { return DoubleKey::compare(key, o.key); }
+int Histogram::Bucket::compareKey(const Bucket& o) const { return javaDoubleCompare(key, o.key); }
 
 bool operator==(const Histogram::Bucket& a, const Histogram::Bucket& b) {
   return sameDouble(a.key, b.key) && a.doc_count == b.doc_count && a.aggregations == b.aggregations;
@@ -153,7 +151,7 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
     int64_t doc_count = 0;
     std::vector<const InternalAggregations*> subs;
   };
-  auto less = [](double a, double b) { return DoubleKey::compare(a, b) < 0; };
+  auto less = [](double a, double b) { return javaDoubleCompare(a, b) < 0; };
   std::map<double, Merged, decltype(less)> merged(less);
   for (const Histogram* h : downcast<Histogram>(aggs)) {
     for (const Bucket& b : h->buckets_) {

@@ -180,8 +180,8 @@ class InternalAggregations {
   static InternalAggregations readFrom(StreamInput& in, const NamedWriteableRegistry& registry);
 
   // Groups the aggregations of every list by name (first-seen order) and
-  // reduces each group. Aggregations of one name must share a type
-  // (std::invalid_argument otherwise).
+  // reduces each group. Aggregations of one name that cannot be reduced together
+  // (different types, at any depth) are CorruptStreamError: they come off the wire.
   static InternalAggregations reduce(std::span<const InternalAggregations* const> lists,
                                      const ReduceContext& context);
 

@@ -12,17 +12,11 @@
 
 #include "aggregations/compensated_sum.h"
 #include "aggregations/json_util.h"
-#include "aggregations/registry.h"
 
 namespace wirestream::aggregations {
 
 namespace ju = json_util;
 using json = nlohmann::ordered_json;
-
-bool sameDouble(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
 
 MetricAggregation::MetricAggregation(StreamInput& in, const NamedWriteableRegistry& registry)
     : InternalAggregation(in), format_(DocValueFormat::readFrom(in, registry)) {}

@@ -17,11 +17,9 @@
 
 #include "aggregations/doc_value_format.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/java_double.h"
 
 namespace wirestream::aggregations {
-
-// Bitwise equality that treats every NaN as equal (the wire canonicalises NaN).
-bool sameDouble(double a, double b);
 
 // Base of the metrics: the format comes first in every body.
 class MetricAggregation : public InternalAggregation {

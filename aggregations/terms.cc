@@ -22,7 +22,6 @@
 #include <limits>
 
 #include "aggregations/json_util.h"
-#include "aggregations/registry.h"
 
 namespace wirestream::aggregations {
 
@@ -50,16 +49,6 @@ StringKey::Type StringKey::read(StreamInput& in) {
 }
 
 double StringKey::asDouble(const Type&) { return std::numeric_limits<double>::quiet_NaN(); }
-
-int DoubleKey::compare(double a, double b) {
-  if (a < b) return -1;
-  if (a > b) return 1;
-  auto bits = [](double v) {
-    return std::isnan(v) ? int64_t{0x7ff8000000000000} : std::bit_cast<int64_t>(v);
-  };
-  int64_t x = bits(a), y = bits(b);
-  return x < y ? -1 : (x == y ? 0 : 1);
-}
 
 namespace {
 

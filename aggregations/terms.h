@@ -27,6 +27,7 @@
 #include "aggregations/bucket_order.h"
 #include "aggregations/doc_value_format.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/java_double.h"
 
 namespace wirestream::aggregations {
 
@@ -68,8 +69,7 @@ struct DoubleKey {
   static constexpr size_t kMinWireBytes = 8;
   static void write(StreamOutput& out, Type k) { out.writeDouble(k); }
   static Type read(StreamInput& in) { return in.readDouble(); }
-  // Java's Double.compare: -0.0 < 0.0, NaN equal to itself and above all.
-  static int compare(Type a, Type b);
+  static int compare(Type a, Type b) { return javaDoubleCompare(a, b); }
   static bool equal(Type a, Type b) { return compare(a, b) == 0; }
   static double asDouble(Type k) { return k; }
 };
