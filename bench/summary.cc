@@ -265,7 +265,7 @@ void Summary::print(std::FILE* out) const {
 
   auto targets = this->targets();
   if (!targets.empty()) {
-    std::fprintf(out, "\nTargets (issue 5)\n");
+    std::fprintf(out, "\nTargets\n");
     for (const auto& t : targets) {
       std::fprintf(out, "  [%s] %-58s %s\n", t.met ? "met " : "MISS", t.description.c_str(),
                    t.measured.c_str());

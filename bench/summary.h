@@ -1,7 +1,7 @@
 // Summary: the short side-by-side table serialization_bench prints after
 // Google Benchmark's own output — each operation and case with our time, the
 // peers' times, the ratios against protobuf and against the memcpy bound, and
-// which of issue 5's targets the run met.
+// which of the published targets the run met.
 //
 //   Summary summary;
 //   summary.add(run);           // from a reporter, for every run reported
@@ -45,7 +45,7 @@ class Summary {
     bool met;
     std::string measured;  // e.g. "1.62x"
   };
-  // The targets of issue 5 whose benchmarks ran.
+  // The published targets whose benchmarks ran.
   std::vector<Target> targets() const;
 
   void print(std::FILE* out) const;

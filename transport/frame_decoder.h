@@ -76,7 +76,6 @@ class FrameDecoder {
   size_t expectedFrameSize() const;
   // Total bytes consumed, i.e. the stream offset of the next byte.
   uint64_t position() const { return position_; }
-  size_t maxFrameSize() const { return max_frame_size_; }
   bool failed() const { return static_cast<bool>(error_); }
 
  private:

@@ -128,10 +128,6 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   void doAccept();
-  void addConnection(const std::shared_ptr<TcpConnection>& c) {
-    std::lock_guard<std::mutex> lock(mu);
-    connections.insert(c);
-  }
   void removeConnection(const std::shared_ptr<TcpConnection>& c) {
     std::lock_guard<std::mutex> lock(mu);
     connections.erase(c);
