@@ -19,6 +19,14 @@ PACKAGES=(
   liblz4-dev            # transport frame compression
   python3               # tools/*.py (test counting, charts)
   clang-format-14       # tools/check_format.sh (CI)
+  libssl-dev            # TLS between nodes (OpenSSL 3)
+  zlib1g-dev            # DEFLATE frames, as Elasticsearch writes them
+  libsnappy-dev         # codecs/: TSM string blocks
+  libzstd-dev           # bench/: zstd beside the TSM blocks
+  libflatbuffers-dev flatbuffers-compiler   # bench/ peers on the StringTerms tree
+  libcapnp-dev capnproto
+  libcereal-dev
+  libmsgpack-cxx-dev
 )
 
 missing=()
