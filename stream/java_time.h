@@ -29,7 +29,7 @@ namespace wirestream {
 struct ZonedDateTime {
   using Millis = std::chrono::sys_time<std::chrono::milliseconds>;
 
-  Millis instant{};         // any int64 count of milliseconds since the epoch
+  Millis instant{};  // any int64 count of milliseconds since the epoch
   std::string zone_id = "Z";
 
   // Whether `id` is a zone id in the form ZoneId.getId() gives (above).
