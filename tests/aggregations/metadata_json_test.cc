@@ -61,14 +61,14 @@ TEST(MetadataJsonTest, PlainForms) {
   EXPECT_EQ(genericToPlainJson(zoned(1700000000000, "Europe/Paris")).dump(), "1700000000000");
   EXPECT_EQ(genericToPlainJson(GV::ofOffsetTime({9h + 30min, 5h + 30min})).dump(),
             R"("09:30+05:30")");
-  EXPECT_EQ(genericToPlainJson(GV::ofBigInteger(BigInteger::fromDecimal("18446744073709551615")))
-                .dump(),
-            "18446744073709551615");
+  EXPECT_EQ(
+      genericToPlainJson(GV::ofBigInteger(BigInteger::fromDecimal("18446744073709551615"))).dump(),
+      "18446744073709551615");
   EXPECT_EQ(genericToPlainJson(GV::ofBigInteger(BigInteger::ofInt64(INT64_MIN))).dump(),
             "-9223372036854775808");
-  EXPECT_EQ(genericToPlainJson(GV::ofBigInteger(BigInteger::fromDecimal("18446744073709551616")))
-                .dump(),
-            R"("18446744073709551616")");
+  EXPECT_EQ(
+      genericToPlainJson(GV::ofBigInteger(BigInteger::fromDecimal("18446744073709551616"))).dump(),
+      R"("18446744073709551616")");
   EXPECT_EQ(
       genericToPlainJson(GV::ofBigInteger(BigInteger::fromDecimal("-9223372036854775809"))).dump(),
       R"("-9223372036854775809")");

@@ -353,6 +353,10 @@ TEST(GenericValueErrorsTest, RepeatedKeysAndElements) {
 
 TEST(GenericValueErrorsTest, InvalidStringsAndText) {
   expectError<CorruptStreamError>("00 01 ff", "Invalid string");
+  // Stricter than ES, whose readString keeps a bad continuation byte's low six
+  // bits: it reads these as "é" and "€".
+  expectError<CorruptStreamError>("00 01 c3 29", "Invalid string");
+  expectError<CorruptStreamError>("00 01 e2 82 ec", "Invalid string");
   expectError<CorruptStreamError>("0f 00 00 00 01 ff", "Invalid string");
   expectError<CorruptStreamError>("0f 00 00 00 02 c0 80",
                                   "Invalid string");  // overlong NUL
