@@ -13,12 +13,14 @@
 // Every wire tag has its own Kind, even where two tags carry the same C++
 // data (list and object array; byte array, bytes reference and bytes ref;
 // long and date; string and text; Joda and zoned date-times), so a value
-// read and written again gives the same bytes. Maps and sets are kept as sequences in the order
-// they were built or read; the "ordered" kinds (tags 9 and 24) compare in order, the plain ones
-// (tags 10 and 25) regardless of order, like a Java HashMap. As in Java, a map has no repeated key
-// and a set no repeated element: writing one is a caller error (std::invalid_argument) and reading
-// one is CorruptStreamError (strict: Java would silently keep one of them). Floats compare as
-// Java's Float.equals does: NaN equals NaN, 0.0 != -0.0.
+// read and written again gives the same bytes. Maps and sets are kept as
+// sequences in the order they were built or read; the "ordered" kinds (tags
+// 9 and 24) compare in order, the plain ones (tags 10 and 25) regardless of
+// order, like a Java HashMap. As in Java, a map has no repeated key and a set
+// no repeated element: writing one is a caller error (std::invalid_argument)
+// and reading one is CorruptStreamError (strict: Java would silently keep one
+// of them). Floats compare as Java's Float.equals does: NaN equals NaN,
+// 0.0 != -0.0.
 //
 // Map keys are strings before TransportVersion 8.7.0 and any GenericValue
 // from 8.7.0 on; writing a non-string key at an older version is a caller
@@ -27,7 +29,8 @@
 // not in java.time's own form, or an offset time out of range, is
 // std::invalid_argument too (java_time.h); reading one is CorruptStreamError.
 //
-// A value type: copies are deep, moves are cheap. Not thread-safe for
+// A value type: copies are deep (a date-time's immutable data is shared,
+// which no caller can tell apart), moves are cheap. Not thread-safe for
 // concurrent mutation; concurrent reads are fine. readGenericValue does not
 // recurse and refuses input nested deeper than StreamInput::maxNestingDepth()
 // (default 100); ==, hash, toString, writeGenericValue, copies and the
