@@ -35,7 +35,7 @@
 // Zone and offset ids and big-integer decimals are refused in any spelling
 // but the one Java writes (java_time.h, big_integer.h; strict: Java reads
 // and rewrites some others). Any other tag (28 and up are Duration, Period
-// and named writeables from ES 8.9 on): CorruptStreamError
+// and named writeables, added to ES after 8.7): CorruptStreamError
 // "Can't read unknown type [t]".
 //
 // Reading does not recurse: open lists, maps and sets wait on a heap stack,

@@ -259,7 +259,7 @@ void expectError(const std::string& hex, const std::string& message,
 
 TEST(GenericValueErrorsTest, UnknownTags) {
   expectError<CorruptStreamError>("7f", "Can't read unknown type [127]");
-  // 28 and 29 (Duration, Period) and 30 (named writeables) came in ES 8.9.
+  // 28 and 29 (Duration, Period) and 30 (named writeables) were added to ES after 8.7.
   expectError<CorruptStreamError>("1c 00", "Can't read unknown type [28]");
   expectError<CorruptStreamError>("1d", "Can't read unknown type [29]");
   expectError<CorruptStreamError>("80", "Can't read unknown type [-128]");
