@@ -85,6 +85,52 @@ json doubles(std::span<const double> v) {
   return a;
 }
 
+// [epoch millis, "zone id"]
+json dateTimeJson(const ZonedDateTime& t) {
+  return json::array({t.instant.time_since_epoch().count(), t.zone_id});
+}
+
+ZonedDateTime dateTimeFrom(const json& p) {
+  if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() || !p[1].is_string() ||
+      !ZonedDateTime::isZoneId(p[1].get<std::string>())) {
+    internal::throwCorrupt("bad date time, expected [epoch millis, \"zone id\"]: " + p.dump());
+  }
+  return {ZonedDateTime::Millis(std::chrono::milliseconds(p[0].get<int64_t>())),
+          p[1].get<std::string>()};
+}
+
+BigInteger bigIntegerFrom(const json& p) {
+  if (!p.is_string()) internal::throwCorrupt("bad big integer, expected a decimal string");
+  try {
+    return BigInteger::fromDecimal(p.get<std::string>());
+  } catch (const std::logic_error& e) {  // invalid_argument or length_error
+    internal::throwCorrupt(std::string("bad big integer: ") + e.what());
+  }
+}
+
+OffsetTime offsetTimeFrom(const json& p) {
+  std::optional<std::chrono::seconds> offset;
+  if (p.is_array() && p.size() == 2 && p[0].is_number_integer() && p[1].is_string()) {
+    offset = OffsetTime::parseOffsetId(p[1].get<std::string>());
+  }
+  if (!offset || !OffsetTime{std::chrono::nanoseconds(p[0].get<int64_t>()), *offset}.valid()) {
+    internal::throwCorrupt("bad offset time, expected [nano of day, \"offset id\"]: " + p.dump());
+  }
+  return {std::chrono::nanoseconds(p[0].get<int64_t>()), *offset};
+}
+
+// An ES response writes a BigInteger as a JSON number of any length; one
+// that no 64-bit integer holds is given as its decimal string instead.
+json bigIntegerPlain(const BigInteger& b) {
+  if (b.magnitude().size() <= 8) {
+    uint64_t m = 0;
+    for (uint8_t byte : b.magnitude()) m = m << 8 | byte;
+    if (!b.negative()) return m;
+    if (m <= uint64_t{1} << 63) return static_cast<int64_t>(0 - m);
+  }
+  return b.toDecimal();
+}
+
 }  // namespace
 
 json genericToTaggedJson(const GenericValue& v) {
@@ -147,6 +193,15 @@ json genericToTaggedJson(const GenericValue& v) {
       GeoPoint g = v.asGeoPoint();
       return tagged(json::array({ju::fromDouble(g.lat), ju::fromDouble(g.lon)}));
     }
+    case Kind::kJodaDateTime:
+    case Kind::kZonedDateTime:
+      return tagged(dateTimeJson(v.asZonedDateTime()));
+    case Kind::kBigInteger:
+      return tagged(v.asBigInteger().toDecimal());
+    case Kind::kOffsetTime: {
+      OffsetTime t = v.asOffsetTime();
+      return tagged(json::array({t.time_of_day.count(), t.offsetId()}));
+    }
   }
   return nullptr;
 }
@@ -207,6 +262,10 @@ GenericValue fromTagged(const json& j, int depth) {
     if (!p.is_array() || p.size() != 2) internal::throwCorrupt("bad geo point: " + p.dump());
     return GenericValue::ofGeoPoint(ju::toDouble(p[0], "lat"), ju::toDouble(p[1], "lon"));
   }
+  if (kind == "zoned date time") return GenericValue::ofZonedDateTime(dateTimeFrom(p));
+  if (kind == "joda date time") return GenericValue::ofJodaDateTime(dateTimeFrom(p));
+  if (kind == "big integer") return GenericValue::ofBigInteger(bigIntegerFrom(p));
+  if (kind == "offset time") return GenericValue::ofOffsetTime(offsetTimeFrom(p));
   internal::throwCorrupt("unknown generic value kind [" + kind + "]");
 }
 
@@ -266,6 +325,13 @@ json genericToPlainJson(const GenericValue& v) {
       GeoPoint g = v.asGeoPoint();
       return {{"lat", g.lat}, {"lon", g.lon}};
     }
+    case Kind::kJodaDateTime:
+    case Kind::kZonedDateTime:
+      return v.asZonedDateTime().instant.time_since_epoch().count();  // as a date
+    case Kind::kBigInteger:
+      return bigIntegerPlain(v.asBigInteger());
+    case Kind::kOffsetTime:
+      return v.asOffsetTime().valid() ? json(v.asOffsetTime().toString()) : json(nullptr);
   }
   return nullptr;
 }

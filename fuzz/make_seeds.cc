@@ -194,6 +194,16 @@ std::vector<std::pair<std::string, GenericValue>> genericSamples() {
       {"geo_point", GV::ofGeoPoint(52.5, 13.4)},
       {"ordered_set", GV::ofOrderedSet({"x", "y"})},
       {"set", GV::ofSet({1, 2})},
+      {"joda_date_time",
+       GV::ofJodaDateTime({ZonedDateTime::Millis(std::chrono::milliseconds(1000)), "UTC"})},
+      {"zoned_date_time",
+       GV::ofZonedDateTime(
+           {ZonedDateTime::Millis(std::chrono::milliseconds(1700000000000)), "Europe/Paris"})},
+      {"zoned_date_time_offset",
+       GV::ofZonedDateTime({ZonedDateTime::Millis(std::chrono::milliseconds(-1)), "UTC+05:30"})},
+      {"big_integer", GV::ofBigInteger(BigInteger::fromDecimal("-18446744073709551616"))},
+      {"offset_time", GV::ofOffsetTime({std::chrono::nanoseconds(34200000000001),
+                                        std::chrono::seconds(-(8 * 3600 + 15))})},
       {"deep", GV::ofList({GV::ofList({GV::ofList({GV::ofMap({{"d", GV::ofList({})}})})})})},
   };
 }

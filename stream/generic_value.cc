@@ -269,6 +269,35 @@ void appendTo(std::string& out, const GenericValue& v) {
     case Kind::kSet:
       appendElements(out, "set{", v.elements(), "}");
       return;
+    case Kind::kJodaDateTime:
+    case Kind::kZonedDateTime: {
+      const ZonedDateTime& t = v.asZonedDateTime();
+      out += v.kind() == Kind::kJodaDateTime ? "joda_date_time(" : "zoned_date_time(";
+      appendNumber(out, t.instant.time_since_epoch().count());
+      out += "ms, ";
+      appendQuoted(out, t.zone_id);
+      out += ')';
+      return;
+    }
+    case Kind::kBigInteger:
+      out += "big_integer(";
+      out += v.asBigInteger().toDecimal();
+      out += ')';
+      return;
+    case Kind::kOffsetTime: {
+      OffsetTime t = v.asOffsetTime();
+      out += "offset_time(";
+      if (t.valid()) {
+        out += t.toString();
+      } else {  // not writable, but printable
+        appendNumber(out, t.time_of_day.count());
+        out += "ns, ";
+        appendNumber(out, t.offset.count());
+        out += 's';
+      }
+      out += ')';
+      return;
+    }
   }
 }
 
@@ -283,20 +312,43 @@ GenericValue GenericValue::ofBytesReference(const BytesReference& ref) {
 }
 
 int8_t GenericValue::wireTag(Kind kind) {
-  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
-                                     12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25};
-  static_assert(std::size(kTags) == static_cast<size_t>(Kind::kSet) + 1);
+  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
+                                     14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27};
+  static_assert(std::size(kTags) == kKindCount);
   return kTags[static_cast<size_t>(kind)];
 }
 
 std::string_view GenericValue::kindName(Kind kind) {
-  static constexpr std::string_view kNames[] = {
-      "null",         "string",    "int",        "long",        "float",
-      "double",       "boolean",   "byte array", "list",        "object array",
-      "ordered map",  "map",       "byte",       "date",        "bytes reference",
-      "text",         "short",     "int array",  "long array",  "float array",
-      "double array", "bytes ref", "geo point",  "ordered set", "set"};
-  static_assert(std::size(kNames) == static_cast<size_t>(Kind::kSet) + 1);
+  static constexpr std::string_view kNames[] = {"null",
+                                                "string",
+                                                "int",
+                                                "long",
+                                                "float",
+                                                "double",
+                                                "boolean",
+                                                "byte array",
+                                                "list",
+                                                "object array",
+                                                "ordered map",
+                                                "map",
+                                                "byte",
+                                                "date",
+                                                "joda date time",
+                                                "bytes reference",
+                                                "text",
+                                                "short",
+                                                "int array",
+                                                "long array",
+                                                "float array",
+                                                "double array",
+                                                "bytes ref",
+                                                "geo point",
+                                                "zoned date time",
+                                                "ordered set",
+                                                "set",
+                                                "big integer",
+                                                "offset time"};
+  static_assert(std::size(kNames) == kKindCount);
   return kNames[static_cast<size_t>(kind)];
 }
 
@@ -342,6 +394,11 @@ const std::vector<double>& GenericValue::asDoubleArray() const {
   return get<std::vector<double>>("double array");
 }
 GeoPoint GenericValue::asGeoPoint() const { return get<GeoPoint>("geo point"); }
+const ZonedDateTime& GenericValue::asZonedDateTime() const {
+  return *get<std::shared_ptr<const ZonedDateTime>>("zoned date time");
+}
+const BigInteger& GenericValue::asBigInteger() const { return get<BigInteger>("big integer"); }
+OffsetTime GenericValue::asOffsetTime() const { return get<OffsetTime>("offset time"); }
 
 const GenericValue* GenericValue::find(std::string_view key) const {
   for (const Entry& e : entries()) {
@@ -381,6 +438,9 @@ bool operator==(const GenericValue& a, const GenericValue& b) {
       return unorderedEqual(
           a.elements(), b.elements(), [](const GenericValue& v) { return v.hash(); },
           std::equal_to<GenericValue>());
+    case Kind::kJodaDateTime:
+    case Kind::kZonedDateTime:
+      return a.asZonedDateTime() == b.asZonedDateTime();  // the values, not the pointers
     default:
       // Every other kind compares its storage exactly (element by element for
       // lists, ordered maps and ordered sets, through this operator).
@@ -451,6 +511,23 @@ size_t GenericValue::hash() const {
     case Kind::kGeoPoint: {
       GeoPoint p = asGeoPoint();
       return mix(mix(h, doubleBits(p.lat)), doubleBits(p.lon));
+    }
+    case Kind::kJodaDateTime:
+    case Kind::kZonedDateTime: {
+      const ZonedDateTime& t = asZonedDateTime();
+      return mix(mix(h, std::hash<int64_t>()(t.instant.time_since_epoch().count())),
+                 std::hash<std::string>()(t.zone_id));
+    }
+    case Kind::kBigInteger: {
+      const BigInteger& b = asBigInteger();
+      const auto& m = b.magnitude();
+      return mix(mix(h, b.negative()), std::hash<std::string_view>()(
+                                           {reinterpret_cast<const char*>(m.data()), m.size()}));
+    }
+    case Kind::kOffsetTime: {
+      OffsetTime t = asOffsetTime();
+      return mix(mix(h, std::hash<int64_t>()(t.time_of_day.count())),
+                 std::hash<int64_t>()(t.offset.count()));
     }
   }
   return h;

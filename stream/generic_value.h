@@ -1,6 +1,7 @@
 // GenericValue: one value of any kind writeGenericValue can put on the wire
-// (wire format §3): null, strings, numbers, booleans, bytes, dates, geo
-// points, primitive arrays, and lists, maps and sets of further values.
+// (wire format §3): null, strings, numbers, booleans, bytes, dates and
+// date-times, geo points, big integers, primitive arrays, and lists, maps and
+// sets of further values.
 //
 //   GenericValue meta = GenericValue::ofMap(
 //       {{"owner", "ops"}, {"ids", GenericValue::ofIntArray({1, 2})}});
@@ -11,20 +12,25 @@
 //
 // Every wire tag has its own Kind, even where two tags carry the same C++
 // data (list and object array; byte array, bytes reference and bytes ref;
-// long and date; string and text), so a value read and written again gives
-// the same bytes. Maps and sets are kept as sequences in the order they were
-// built or read; the "ordered" kinds (tags 9 and 24) compare in order, the
-// plain ones (tags 10 and 25) regardless of order, like a Java HashMap. As in
-// Java, a map has no repeated key and a set no repeated element: writing one
-// is a caller error (std::invalid_argument) and reading one is
-// CorruptStreamError (strict: Java would silently keep one of them).
-// Floats compare as Java's Float.equals does: NaN equals NaN, 0.0 != -0.0.
+// long and date; string and text; Joda and zoned date-times), so a value
+// read and written again gives the same bytes. Maps and sets are kept as
+// sequences in the order they were built or read; the "ordered" kinds (tags
+// 9 and 24) compare in order, the plain ones (tags 10 and 25) regardless of
+// order, like a Java HashMap. As in Java, a map has no repeated key and a set
+// no repeated element: writing one is a caller error (std::invalid_argument)
+// and reading one is CorruptStreamError (strict: Java would silently keep one
+// of them). Floats compare as Java's Float.equals does: NaN equals NaN,
+// 0.0 != -0.0.
 //
 // Map keys are strings before TransportVersion 8.7.0 and any GenericValue
 // from 8.7.0 on; writing a non-string key at an older version is a caller
 // error (std::invalid_argument), as is asking a value for the wrong kind.
+// Writing a date-time whose zone id, or an offset time whose offset id, is
+// not in java.time's own form, or an offset time out of range, is
+// std::invalid_argument too (java_time.h); reading one is CorruptStreamError.
 //
-// A value type: copies are deep, moves are cheap. Not thread-safe for
+// A value type: copies are deep (a date-time's immutable data is shared,
+// which no caller can tell apart), moves are cheap. Not thread-safe for
 // concurrent mutation; concurrent reads are fine. readGenericValue does not
 // recurse and refuses input nested deeper than StreamInput::maxNestingDepth()
 // (default 100); ==, hash, toString, writeGenericValue, copies and the
@@ -38,6 +44,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -46,6 +53,9 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "stream/big_integer.h"
+#include "stream/java_time.h"
 
 namespace wirestream {
 
@@ -76,6 +86,7 @@ class GenericValue {
     kMap,             // 10
     kByte,            // 11
     kDate,            // 12 (epoch millis)
+    kJodaDateTime,    // 13 (7.x Joda DateTime; a ZonedDateTime here)
     kBytesReference,  // 14
     kText,            // 15
     kShort,           // 16
@@ -85,9 +96,13 @@ class GenericValue {
     kDoubleArray,     // 20
     kBytesRef,        // 21
     kGeoPoint,        // 22
+    kZonedDateTime,   // 23
     kOrderedSet,      // 24
     kSet,             // 25
+    kBigInteger,      // 26
+    kOffsetTime,      // 27
   };
+  static constexpr size_t kKindCount = static_cast<size_t>(Kind::kOffsetTime) + 1;
 
   using List = std::vector<GenericValue>;
   using Entry = std::pair<GenericValue, GenericValue>;
@@ -100,7 +115,7 @@ class GenericValue {
 
   // Convenience conversions for the common kinds; every kind also has an
   // explicit of...() factory, which is the way to get float, byte, short,
-  // date and text.
+  // dates, text, big integers and offset times.
   GenericValue(const char* s) : GenericValue(std::string(s)) {}
   GenericValue(std::string_view s) : GenericValue(std::string(s)) {}
   GenericValue(std::string s) : kind_(Kind::kString), storage_(std::move(s)) {}
@@ -148,6 +163,17 @@ class GenericValue {
   }
   static GenericValue ofOrderedSet(List v) { return {Kind::kOrderedSet, std::move(v)}; }
   static GenericValue ofSet(List v) { return {Kind::kSet, std::move(v)}; }
+  // java.time.ZonedDateTime: zone id, then epoch millis on the wire.
+  static GenericValue ofZonedDateTime(ZonedDateTime v) {
+    return {Kind::kZonedDateTime, std::make_shared<const ZonedDateTime>(std::move(v))};
+  }
+  // A 7.x Joda DateTime (tag 13); the same data, which ES 8 reads as a
+  // ZonedDateTime and ES 7 writes with "UTC" for "Z".
+  static GenericValue ofJodaDateTime(ZonedDateTime v) {
+    return {Kind::kJodaDateTime, std::make_shared<const ZonedDateTime>(std::move(v))};
+  }
+  static GenericValue ofBigInteger(BigInteger v) { return {Kind::kBigInteger, std::move(v)}; }
+  static GenericValue ofOffsetTime(OffsetTime v) { return {Kind::kOffsetTime, v}; }
 
   Kind kind() const { return kind_; }
   bool isNull() const { return kind_ == Kind::kNull; }
@@ -177,6 +203,9 @@ class GenericValue {
   const std::vector<float>& asFloatArray() const;
   const std::vector<double>& asDoubleArray() const;
   GeoPoint asGeoPoint() const;
+  const ZonedDateTime& asZonedDateTime() const;  // zoned or Joda date-time
+  const BigInteger& asBigInteger() const;
+  OffsetTime asOffsetTime() const;
 
   // The value of the first entry whose key is the string `key`; nullptr if
   // none. std::invalid_argument if this is not a map.
@@ -203,10 +232,13 @@ class GenericValue {
   static std::string_view kindName(Kind kind);
 
  private:
+  // A date-time is shared, immutable, behind a pointer: inline it would make
+  // every value 8 bytes larger.
   using Storage =
       std::variant<std::monostate, bool, int8_t, int16_t, int32_t, int64_t, float, double, GeoPoint,
                    std::string, Bytes, List, Entries, std::vector<int32_t>, std::vector<int64_t>,
-                   std::vector<float>, std::vector<double>>;
+                   std::vector<float>, std::vector<double>, std::shared_ptr<const ZonedDateTime>,
+                   BigInteger, OffsetTime>;
 
   template <typename T>
   GenericValue(Kind kind, T&& value) : kind_(kind), storage_(std::forward<T>(value)) {}

@@ -6,26 +6,37 @@
 //   tag 0   string          string
 //   tag 1   int32           int (4 bytes, big-endian)
 //   tag 2   int64           long
-//   tag 3   float           int of the IEEE bits      tag 4  double  long of
-//   the bits tag 5   boolean         00 | 01 tag 6   byte array      vint
-//   length, byte* tag 7   list            vint count, value*         tag 8
-//   object array: as 7 tag 9   ordered map     vint count, (key value)*   tag
-//   10 map: as 9
+//   tag 3   float           int of the IEEE bits
+//   tag 4   double          long of the IEEE bits
+//   tag 5   boolean         00 | 01
+//   tag 6   byte array      vint length, byte*
+//   tag 7   list            vint count, value*
+//   tag 8   object array    as 7
+//   tag 9   ordered map     vint count, (key value)*
+//   tag 10  map             as 9
 //             key := string          before 8.7.0
 //             key := value           from 8.7.0 on
 //   tag 11  byte            1 byte
 //   tag 12  date            long epoch millis
+//   tag 13  Joda date-time  string zone id, long epoch millis (written by 7.x)
 //   tag 14  bytes reference vint length, byte*
 //   tag 15  text            int length, UTF-8 byte*
 //   tag 16  short           2 bytes
-//   tag 17..20  int / long / float / double array: vint count, fixed-width
-//   values tag 21  bytes ref       vint length, byte* tag 22  geo point double
-//   lat, double lon tag 24  ordered set     vint count, value*         tag 25
-//   set: as 24
+//   tag 17..20  int / long / float / double array: vint count, fixed-width values
+//   tag 21  bytes ref       vint length, byte*
+//   tag 22  geo point       double lat, double lon
+//   tag 23  zoned date-time string zone id, long epoch millis
+//   tag 24  ordered set     vint count, value*
+//   tag 25  set             as 24
+//   tag 26  big integer     string: the decimal, as BigInteger.toString()
+//   tag 27  offset time     string offset id, long nano of day
 // A map with a repeated key or a set with a repeated element is refused both
 // ways (strict; Java cannot hold one, and would keep one of them silently).
-// Any other tag (13 and 23 are Joda / ZonedDateTime in Elasticsearch and have
-// no GenericValue kind): CorruptStreamError "Can't read unknown type [t]".
+// Zone and offset ids and big-integer decimals are refused in any spelling
+// but the one Java writes (java_time.h, big_integer.h; strict: Java reads
+// and rewrites some others). Any other tag (28 and up are Duration, Period
+// and named writeables, added to ES after 8.7): CorruptStreamError
+// "Can't read unknown type [t]".
 //
 // Reading does not recurse: open lists, maps and sets wait on a heap stack,
 // each inside a StreamInput::NestingScope, so the input's depth limit bounds
@@ -36,6 +47,7 @@
 #include <vector>
 
 #include "stream/generic_value.h"
+#include "stream/java_time.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
 #include "stream/string_codec.h"
@@ -48,15 +60,19 @@ using Kind = GenericValue::Kind;
 
 void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys);
 
-// "duplicate key [k] in map" with the value shortened: it may be hostile.
+// A value from the wire, shortened for a message: it may be hostile.
+std::string shown(std::string_view s) {
+  constexpr size_t kMaxShown = 80;
+  if (s.size() <= kMaxShown) return std::string(s);
+  return std::string(s.substr(0, kMaxShown)) + "...";
+}
+
+// "duplicate key [k] in map" with the value shortened.
 std::string duplicateMessage(const GenericValue& container, size_t index) {
   bool map = container.isMap();
   const GenericValue& repeat = map ? container.entries()[index].first : container.elements()[index];
-  std::string text = repeat.toString();
-  constexpr size_t kMaxShown = 80;
-  if (text.size() > kMaxShown) text = text.substr(0, kMaxShown) + "...";
-  return std::string(map ? "duplicate key [" : "duplicate element [") + text + "] in " +
-         std::string(GenericValue::kindName(container.kind()));
+  return std::string(map ? "duplicate key [" : "duplicate element [") + shown(repeat.toString()) +
+         "] in " + std::string(GenericValue::kindName(container.kind()));
 }
 
 // Java maps and sets cannot hold a repeat, so bytes with one are corrupt and
@@ -66,6 +82,25 @@ void checkNoDuplicate(const GenericValue& container, bool reading) {
   if (!d) return;
   if (reading) internal::throwCorrupt(duplicateMessage(container, *d));
   throw std::invalid_argument("writeGenericValue: " + duplicateMessage(container, *d));
+}
+
+void writeDateTime(StreamOutput& out, const ZonedDateTime& t) {
+  if (!ZonedDateTime::isZoneId(t.zone_id)) {
+    throw std::invalid_argument("writeGenericValue: [" + shown(t.zone_id) +
+                                "] is not a zone id as java.time writes it");
+  }
+  out.writeString(t.zone_id);
+  out.writeLong(t.instant.time_since_epoch().count());
+}
+
+void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
+  if (!t.valid()) {
+    throw std::invalid_argument(
+        "writeGenericValue: offset time out of range: " + std::to_string(t.time_of_day.count()) +
+        "ns at offset " + std::to_string(t.offset.count()) + "s");
+  }
+  out.writeString(t.offsetId());
+  out.writeLong(t.time_of_day.count());
 }
 
 void writeEntries(StreamOutput& out, const GenericValue::Entries& entries, bool generic_keys) {
@@ -161,6 +196,16 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
       out.writeDouble(v.asGeoPoint().lat);
       out.writeDouble(v.asGeoPoint().lon);
       return;
+    case Kind::kJodaDateTime:
+    case Kind::kZonedDateTime:
+      writeDateTime(out, v.asZonedDateTime());
+      return;
+    case Kind::kBigInteger:
+      out.writeString(v.asBigInteger().toDecimal());
+      return;
+    case Kind::kOffsetTime:
+      writeOffsetTime(out, v.asOffsetTime());
+      return;
   }
 }
 
@@ -185,6 +230,41 @@ std::string readText(StreamInput& in) {
     internal::throwCorrupt(std::string("Invalid string: text is not UTF-8: ") + e.what());
   }
   return s;
+}
+
+// Zone id then epoch millis, both read before the id is checked, as ES does.
+ZonedDateTime readDateTime(StreamInput& in) {
+  std::string zone = in.readString();
+  int64_t millis = in.readLong();
+  if (!ZonedDateTime::isZoneId(zone)) {
+    internal::throwCorrupt("Invalid zone id [" + shown(zone) + "]");
+  }
+  return {ZonedDateTime::Millis(std::chrono::milliseconds(millis)), std::move(zone)};
+}
+
+BigInteger readBigInteger(StreamInput& in) {
+  std::string s = in.readString();
+  try {
+    return BigInteger::fromDecimal(s);
+  } catch (const std::length_error& e) {
+    internal::throwLimitExceeded(e.what());
+  } catch (const std::invalid_argument& e) {
+    internal::throwCorrupt(std::string("Invalid BigInteger: ") + e.what());
+  }
+}
+
+OffsetTime readOffsetTime(StreamInput& in) {
+  std::string id = in.readString();
+  int64_t nanos = in.readLong();
+  std::optional<std::chrono::seconds> offset = OffsetTime::parseOffsetId(id);
+  if (!offset) internal::throwCorrupt("Invalid ZoneOffset id [" + shown(id) + "]");
+  OffsetTime t{std::chrono::nanoseconds(nanos), *offset};
+  if (!t.valid()) {
+    // LocalTime.ofNanoOfDay's check and message.
+    internal::throwCorrupt("Invalid value for NanoOfDay (valid values 0 - 86399999999999): " +
+                           std::to_string(nanos));
+  }
+  return t;
 }
 
 // Every kind that is not a container.
@@ -231,6 +311,14 @@ GenericValue readScalar(StreamInput& in, int8_t tag) {
       double lon = in.readDouble();
       return GenericValue::ofGeoPoint(lat, lon);
     }
+    case 13:
+      return GenericValue::ofJodaDateTime(readDateTime(in));
+    case 23:
+      return GenericValue::ofZonedDateTime(readDateTime(in));
+    case 26:
+      return GenericValue::ofBigInteger(readBigInteger(in));
+    case 27:
+      return GenericValue::ofOffsetTime(readOffsetTime(in));
     default:
       internal::throwCorrupt("Can't read unknown type [" + std::to_string(tag) + "]");
   }

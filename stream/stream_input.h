@@ -251,7 +251,9 @@ class StreamInput {
   }
 
   // A tag byte and its payload (§3); unknown tag t is CorruptStreamError
-  // "Can't read unknown type [t]" (t as a signed byte).
+  // "Can't read unknown type [t]" (t as a signed byte), as are zone and offset
+  // ids and BigInteger decimals not spelled as Java writes them; a BigInteger
+  // above 32,768 bits is LimitExceededError.
   GenericValue readGenericValue();
 
   // VInt length + bytes, as an owning BytesReference.

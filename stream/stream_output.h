@@ -199,6 +199,8 @@ class StreamOutput {
 
   // A tag byte, then the payload (§3). Map keys: writeString before 8.7.0
   // (a non-string key is std::invalid_argument), writeGenericValue from 8.7.0.
+  // A zone or offset id Java would not write, or an offset time out of range,
+  // is std::invalid_argument too (java_time.h).
   void writeGenericValue(const GenericValue& value);
 
   // VInt length + bytes (empty -> 00).

@@ -1,8 +1,8 @@
-// Randomized GenericValue trees (nested lists, maps, sets, arrays of every
-// kind) written and read back at 7.10.0 and 8.7.0 on many page sizes: the
-// value read equals the value written, writing it again gives the same bytes,
-// and a mutation anywhere in the tree breaks equality. The seed is printed;
-// set WIRESTREAM_SEED to replay one.
+// Randomized GenericValue trees (nested lists, maps, sets, arrays, date-times,
+// big integers and offset times: every kind) written and read back at 7.10.0 and 8.7.0 on many page
+// sizes: the value read equals the value written, writing it again gives the same bytes, and a
+// mutation anywhere in the tree breaks equality. The seed is printed; set WIRESTREAM_SEED to replay
+// one.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -140,8 +140,53 @@ class TreeGen {
     return out;
   }
 
+  // An offset of -18h..18h, often on a whole minute as real ones are.
+  std::chrono::seconds offset() {
+    int64_t s = std::uniform_int_distribution<int64_t>(-18 * 3600, 18 * 3600)(rng_);
+    return std::chrono::seconds(uniform(0, 1) == 0 ? s / 60 * 60 : s);
+  }
+
+  ZonedDateTime dateTime() {
+    static const char* kZones[] = {"Z",
+                                   "UTC",
+                                   "GMT",
+                                   "UT",
+                                   "Europe/Paris",
+                                   "Asia/Kolkata",
+                                   "America/Argentina/Buenos_Aires",
+                                   "Etc/GMT+5"};
+    std::string zone;
+    switch (uniform(0, 2)) {
+      case 0:
+        zone = kZones[uniform(0, std::size(kZones) - 1)];
+        break;
+      case 1:
+        zone = OffsetTime::offsetIdOf(offset());
+        break;
+      default: {
+        std::chrono::seconds o = offset();
+        zone =
+            std::string(kZones[uniform(1, 3)]) + (o.count() == 0 ? "" : OffsetTime::offsetIdOf(o));
+      }
+    }
+    return {ZonedDateTime::Millis(std::chrono::milliseconds(integer<int64_t>())), zone};
+  }
+
+  BigInteger bigInteger() {
+    GV::Bytes magnitude = bytes();
+    if (uniform(0, 3) == 0) magnitude.resize(static_cast<size_t>(uniform(0, 64)), 0xff);
+    return BigInteger(uniform(0, 1) == 1, magnitude);
+  }
+
+  OffsetTime offsetTime() {
+    int64_t day = OffsetTime::kDay.count();
+    int64_t n =
+        uniform(0, 2) == 0 ? day - 1 : std::uniform_int_distribution<int64_t>(0, day - 1)(rng_);
+    return {std::chrono::nanoseconds(n), offset()};
+  }
+
   GV scalar() {
-    switch (uniform(0, 18)) {
+    switch (uniform(0, 22)) {
       case 0:
         return GV();
       case 1:
@@ -178,6 +223,14 @@ class TreeGen {
         return GV::ofDoubleArray(array<double>([&] { return real(); }));
       case 17:
         return GV::ofBytesRef(bytes());
+      case 18:
+        return GV::ofJodaDateTime(dateTime());
+      case 19:
+        return GV::ofZonedDateTime(dateTime());
+      case 20:
+        return GV::ofBigInteger(bigInteger());
+      case 21:
+        return GV::ofOffsetTime(offsetTime());
       default:
         return GV::ofGeoPoint(real(), real());
     }
@@ -250,7 +303,7 @@ void runRoundTrips(TransportVersion version) {
     ASSERT_NE(back, original) << original;
   }
   // The generator is worth something only if it reaches every kind and nests.
-  EXPECT_EQ(kinds_seen.size(), static_cast<size_t>(GenericValue::Kind::kSet) + 1);
+  EXPECT_EQ(kinds_seen.size(), GenericValue::kKindCount);
   EXPECT_GE(max_depth_seen, 4);
 }
 
@@ -279,7 +332,7 @@ void runDamage(TransportVersion version) {
         bytes.erase(bytes.begin() + at);
         break;
       case 3:
-        bytes[at] = static_cast<uint8_t>(gen.uniform(-2, 27));
+        bytes[at] = static_cast<uint8_t>(gen.uniform(-2, 29));
         break;
       default:
         bytes.resize(at);

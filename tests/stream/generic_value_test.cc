@@ -26,6 +26,32 @@ using Kind = GenericValue::Kind;
 const TransportVersion kOld = TransportVersion::V_7_10_0;
 const TransportVersion kNew = TransportVersion::V_8_7_0;
 
+using namespace std::chrono_literals;
+
+GV zoned(int64_t millis, std::string zone) {
+  return GV::ofZonedDateTime({ZonedDateTime::Millis(std::chrono::milliseconds(millis)), zone});
+}
+GV joda(int64_t millis, std::string zone) {
+  return GV::ofJodaDateTime({ZonedDateTime::Millis(std::chrono::milliseconds(millis)), zone});
+}
+GV big(std::string_view decimal) { return GV::ofBigInteger(BigInteger::fromDecimal(decimal)); }
+GV offsetTime(std::chrono::nanoseconds time, std::chrono::seconds offset) {
+  return GV::ofOffsetTime({time, offset});
+}
+// ES's writeString of an ASCII string: VInt length, then the bytes.
+std::string asciiHex(const std::string& s) {
+  std::vector<uint8_t> b;
+  for (size_t n = s.size();; n >>= 7) {
+    if (n < 0x80) {
+      b.push_back(static_cast<uint8_t>(n));
+      break;
+    }
+    b.push_back(static_cast<uint8_t>(n | 0x80));
+  }
+  b.insert(b.end(), s.begin(), s.end());
+  return toHex(b);
+}
+
 struct Case {
   const char* what;
   GV value;
@@ -84,6 +110,45 @@ std::vector<Case> cases() {
       {"set {1L}", GV::ofSet({GV::ofLong(1)}), "19 01 02 00 00 00 00 00 00 00 01"},
       {"nested list in map", GV::ofMap({{"l", GV::ofList({GV::ofShort(1)})}}),
        "0a 01 00 01 6c 07 01 10 00 01", "0a 01 01 6c 07 01 10 00 01"},
+      // Tags 13, 23, 26, 27: StreamOutput.WRITERS writes the zone id
+      // (ZoneId.getId()) or offset id (ZoneOffset.getId()) with writeString,
+      // then toInstant().toEpochMilli() / toLocalTime().toNanoOfDay() with
+      // writeLong; a BigInteger is writeString(toString()). 7.x writes a Joda
+      // DateTime as tag 13 with getZone().getID() and getMillis().
+      {"zoned 2023-11-14T22:13:20Z in Europe/Paris", zoned(1700000000000, "Europe/Paris"),
+       "17 0c 45 75 72 6f 70 65 2f 50 61 72 69 73 00 00 01 8b cf e5 68 00"},
+      {"zoned epoch in Z", zoned(0, "Z"), "17 01 5a 00 00 00 00 00 00 00 00"},
+      {"zoned -1 ms at +05:30", zoned(-1, "+05:30"),
+       "17 06 2b 30 35 3a 33 30 ff ff ff ff ff ff ff ff"},
+      {"zoned Long.MIN_VALUE ms in UTC+01:00",
+       zoned(std::numeric_limits<int64_t>::min(), "UTC+01:00"),
+       "17 09 55 54 43 2b 30 31 3a 30 30 80 00 00 00 00 00 00 00"},
+      {"Joda 1000 ms in UTC", joda(1000, "UTC"), "0d 03 55 54 43 00 00 00 00 00 00 03 e8"},
+      {"Joda Long.MAX_VALUE ms at +05:30", joda(std::numeric_limits<int64_t>::max(), "+05:30"),
+       "0d 06 2b 30 35 3a 33 30 7f ff ff ff ff ff ff ff"},
+      {"big integer 0", big("0"), "1a 01 30"},
+      {"big integer -1", big("-1"), "1a 02 2d 31"},
+      {"big integer Long.MAX_VALUE", GV::ofBigInteger(BigInteger::ofInt64(INT64_MAX)),
+       "1a 13 39 32 32 33 33 37 32 30 33 36 38 35 34 37 37 35 38 30 37"},
+      {"big integer Long.MIN_VALUE", GV::ofBigInteger(BigInteger::ofInt64(INT64_MIN)),
+       "1a 14 2d 39 32 32 33 33 37 32 30 33 36 38 35 34 37 37 35 38 30 38"},
+      {"big integer -2^64",
+       GV::ofBigInteger(BigInteger(true, GV::Bytes{1, 0, 0, 0, 0, 0, 0, 0, 0})),
+       "1a 15 2d 31 38 34 34 36 37 34 34 30 37 33 37 30 39 35 35 31 36 31 36"},
+      {"big integer 10^100", big("1" + std::string(100, '0')),
+       "1a " + asciiHex("1" + std::string(100, '0'))},
+      {"offset time 09:30+05:30", offsetTime(9h + 30min, 5h + 30min),
+       "1b 06 2b 30 35 3a 33 30 00 00 1f 1a ce d9 f0 00"},
+      {"offset time 23:59:59.999999999Z", offsetTime(24h - 1ns, 0s),
+       "1b 01 5a 00 00 4e 94 91 4e ff ff"},
+      {"offset time 00:00-08:00:15", offsetTime(0ns, -(8h + 15s)),
+       "1b 09 2d 30 38 3a 30 30 3a 31 35 00 00 00 00 00 00 00 00"},
+      {"offset time 1ns at +18:00", offsetTime(1ns, 18h),
+       "1b 06 2b 31 38 3a 30 30 00 00 00 00 00 00 00 01"},
+      {"offset time 12:00:00.000001-18:00", offsetTime(12h + 1us, -18h),
+       "1b 06 2d 31 38 3a 30 30 00 00 27 4a 48 a7 83 e8"},
+      {"list of the new kinds", GV::ofList({zoned(0, "Z"), big("7"), offsetTime(0ns, 0s)}),
+       "07 03 17 01 5a 00 00 00 00 00 00 00 00 1a 01 37 1b 01 5a 00 00 00 00 00 00 00 00"},
   };
 }
 
@@ -127,7 +192,7 @@ TEST(GenericValueTest, EveryStrictPrefixIsEndOfStream) {
 TEST(GenericValueTest, EveryKindIsCovered) {
   std::set<Kind> seen;
   for (const Case& c : cases()) seen.insert(c.value.kind());
-  EXPECT_EQ(seen.size(), static_cast<size_t>(Kind::kSet) + 1);
+  EXPECT_EQ(seen.size(), GV::kKindCount);
 }
 
 TEST(GenericValueTest, GenericMapKeysFrom870) {
@@ -194,9 +259,9 @@ void expectError(const std::string& hex, const std::string& message,
 
 TEST(GenericValueErrorsTest, UnknownTags) {
   expectError<CorruptStreamError>("7f", "Can't read unknown type [127]");
-  expectError<CorruptStreamError>("0d", "Can't read unknown type [13]");
-  expectError<CorruptStreamError>("17 00", "Can't read unknown type [23]");
-  expectError<CorruptStreamError>("1a", "Can't read unknown type [26]");
+  // 28 and 29 (Duration, Period) and 30 (named writeables) were added to ES after 8.7.
+  expectError<CorruptStreamError>("1c 00", "Can't read unknown type [28]");
+  expectError<CorruptStreamError>("1d", "Can't read unknown type [29]");
   expectError<CorruptStreamError>("80", "Can't read unknown type [-128]");
   expectError<CorruptStreamError>("fe", "Can't read unknown type [-2]");
   // Inside containers too, and as a key from 8.7.0.
@@ -205,8 +270,10 @@ TEST(GenericValueErrorsTest, UnknownTags) {
 }
 
 TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
-  std::set<int> known = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
-                         12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 25};
+  std::set<int> known;
+  for (size_t k = 0; k < GV::kKindCount; ++k) known.insert(GV::wireTag(static_cast<Kind>(k)));
+  EXPECT_EQ(known, (std::set<int>{-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
+                                  14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}));
   for (int t = -128; t < 128; ++t) {
     if (known.count(t)) continue;
     std::vector<uint8_t> bytes(64, 0);
@@ -286,11 +353,96 @@ TEST(GenericValueErrorsTest, RepeatedKeysAndElements) {
 
 TEST(GenericValueErrorsTest, InvalidStringsAndText) {
   expectError<CorruptStreamError>("00 01 ff", "Invalid string");
+  // Stricter than ES, whose readString keeps a bad continuation byte's low six
+  // bits: it reads these as "é" and "€".
+  expectError<CorruptStreamError>("00 01 c3 29", "Invalid string");
+  expectError<CorruptStreamError>("00 01 e2 82 ec", "Invalid string");
   expectError<CorruptStreamError>("0f 00 00 00 01 ff", "Invalid string");
   expectError<CorruptStreamError>("0f 00 00 00 02 c0 80",
                                   "Invalid string");  // overlong NUL
   // CESU-8 surrogates are the string encoding, not valid UTF-8 text.
   expectError<CorruptStreamError>("0f 00 00 00 03 ed a0 bd", "Invalid string");
+}
+
+const std::string kZeroLong = " 00 00 00 00 00 00 00 00";
+
+// Java's ZoneId.of reads other spellings and rewrites them ("+5" becomes
+// "+05:00", "UTC+1" "UTC+01:00", "+00:00" "Z"): stricter than ES, refused.
+// The last few ES refuses too.
+TEST(GenericValueErrorsTest, ZoneIdsNotAsJavaWritesThem) {
+  for (std::string id :
+       {"+5",        "+05",   "+0530",    "+05:30:00",     "+00:00", "-00:00", "UTC+1",
+        "UTC+00:00", "GMT+5", "UT-00:00", "+18:00:01",     "+19:00", "+05:60", "",
+        "9Z",        "Z ",    "/Paris",   "Europe/Par is", "UTC+",   "-"}) {
+    for (const char* tag : {"17 ", "0d "}) {
+      expectError<CorruptStreamError>(tag + asciiHex(id) + kZeroLong,
+                                      "Invalid zone id [" + id + "]");
+    }
+  }
+  // Read both fields first, as ES does: a cut long is the end of the stream.
+  expectError<EndOfStreamError>("17 02 2b 35 00 00", "tried to read");
+}
+
+TEST(GenericValueTest, ZoneIdsJavaWrites) {
+  // Region ids are checked for their form only: Java would also refuse one
+  // its time-zone database lacks ("Mars/Olympus").
+  for (std::string id :
+       {"Z", "UTC", "GMT", "UT", "GMT-03:00", "UT+01:00", "UTC-12:34:56", "+14:00", "-18:00",
+        "America/Argentina/Buenos_Aires", "Etc/GMT+5", "EST5EDT", "GMT0", "UTCX", "Mars/Olympus"}) {
+    SCOPED_TRACE(id);
+    auto bytes = hexBytes("17 " + asciiHex(id) + kZeroLong);
+    ByteArrayStreamInput in(bytes);
+    EXPECT_EQ(in.readGenericValue(), zoned(0, id));
+  }
+}
+
+TEST(GenericValueErrorsTest, BigIntegersNotAsJavaWritesThem) {
+  // new BigInteger(String) takes '+', leading zeros and "-0" (stricter than
+  // ES to refuse them); the rest ES refuses too.
+  for (std::string s : {"+1", "01", "00", "-0", "-01", "", "-", "1-", "1 ", "0x1", "1e3", "--1"}) {
+    expectError<CorruptStreamError>("1a " + asciiHex(s), "Invalid BigInteger");
+  }
+  // It also takes any Unicode decimal digit: U+0661, ARABIC-INDIC DIGIT ONE,
+  // reads as 1 in ES (stricter than ES).
+  expectError<CorruptStreamError>("1a 01 d9 a1", "not an ASCII digit");
+  // Above 32,768 bits (stricter than ES): refused before any conversion when
+  // the digits alone are too many, after it when the value is.
+  expectError<LimitExceededError>("1a " + asciiHex(std::string(9866, '1')),
+                                  "BigInteger of 9866 digits is above the limit of 9865");
+  expectError<LimitExceededError>("1a " + asciiHex(std::string(9865, '9')),
+                                  "magnitude bytes is above the limit of 4096");
+  // 10^9864 < 2^32768 is fine.
+  auto bytes = hexBytes("1a " + asciiHex("1" + std::string(9864, '0')));
+  ByteArrayStreamInput in(bytes);
+  GV v = in.readGenericValue();
+  EXPECT_EQ(v.asBigInteger().magnitude().size(), 4096u);
+  EXPECT_EQ(v.asBigInteger().toDecimal(), "1" + std::string(9864, '0'));
+}
+
+TEST(GenericValueErrorsTest, OffsetTimesOutOfRangeOrNotAsJavaWritesThem) {
+  // LocalTime.ofNanoOfDay refuses these in ES too.
+  expectError<CorruptStreamError>(
+      "1b " + asciiHex("+05:30") + " ff ff ff ff ff ff ff ff",
+      "Invalid value for NanoOfDay (valid values 0 - 86399999999999): -1");
+  expectError<CorruptStreamError>("1b " + asciiHex("Z") + " 00 00 4e 94 91 4f 00 00",
+                                  "Invalid value for NanoOfDay (valid values 0 - "
+                                  "86399999999999): 86400000000000");
+  // ZoneOffset.of reads "+5", "+0530", "+00:00" and the rest (stricter than
+  // ES); "UTC", region ids and anything past 18:00 it refuses too.
+  for (std::string id : {"+5", "+05", "+0530", "+05:30:00", "+00:00", "-00:00:00", "+18:00:01",
+                         "+18:30", "UTC", "Europe/Paris", "", "z"}) {
+    expectError<CorruptStreamError>("1b " + asciiHex(id) + kZeroLong,
+                                    "Invalid ZoneOffset id [" + id + "]");
+  }
+}
+
+TEST(GenericValueTest, DateTimesAndOffsetTimesNotAsJavaWritesThemAreCallerErrors) {
+  for (GV bad : {zoned(0, "UTC+1"), joda(0, ""), offsetTime(24h, 0s), offsetTime(-1ns, 0s),
+                 offsetTime(0ns, 18h + 1s)}) {
+    SCOPED_TRACE(bad.toString());
+    EXPECT_THROW(bytesOf([&](StreamOutput& out) { out.writeGenericValue(bad); }),
+                 std::invalid_argument);
+  }
 }
 
 TEST(GenericValueErrorsTest, DeepNestingIsLimitExceeded) {

@@ -118,6 +118,36 @@ echo '[{"type":"max","name":"genres","metadata":null,"format":"raw","value":1}]'
 "$W" encode "$T/max.json" -o "$T/max.bin" || fail "encode max"
 expect_error "cannot reduce" "$W" reduce "$T/shard1-8.7.0.bin" "$T/max.bin"
 
+# ---- generic kinds of tags 13, 23, 26, 27 in metadata ----
+# encode, decode and encode again give the same bytes and JSON at both
+# versions, and the bytes hold ES's encoding of each value (StreamOutput.WRITERS:
+# tag, writeString(zone / offset id or decimal), writeLong).
+cat >"$T/meta.json" <<'JSON'
+[{"type":"max","name":"m","metadata":{"ordered map":[
+   ["zoned",{"zoned date time":[1700000000000,"Europe/Paris"]}],
+   ["joda",{"joda date time":[1000,"UTC"]}],
+   ["big",{"big integer":"-18446744073709551616"}],
+   ["time",{"offset time":[34200000000000,"+05:30"]}]]},
+  "format":"raw","value":1.5}]
+JSON
+for v in 8.7.0 7.10.0; do
+  "$W" encode --version "$v" "$T/meta.json" -o "$T/meta-$v.bin" || fail "encode meta at $v"
+  "$W" decode --version "$v" "$T/meta-$v.bin" >"$T/meta-$v.json" || fail "decode meta at $v"
+  "$W" encode --version "$v" "$T/meta-$v.json" -o "$T/meta-again-$v.bin" || fail "re-encode meta at $v"
+  cmp -s "$T/meta-$v.bin" "$T/meta-again-$v.bin" || fail "meta: encode(decode(bytes)) != bytes at $v"
+  python3 - "$T/meta.json" "$T/meta-$v.json" <<'PY' || fail "meta: decoded JSON differs at $v"
+import json, sys
+assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))
+PY
+  hex=$(od -An -tx1 -v "$T/meta-$v.bin" | tr -d ' \n')
+  for want in 170c4575726f70652f50617269730000018bcfe56800 0d0355544300000000000003e8 \
+    1a152d3138343436373434303733373039353531363136 1b062b30353a333000001f1aced9f000; do
+    case "$hex" in *"$want"*) ;; *) fail "meta bytes at $v lack $want: $hex" ;; esac
+  done
+done
+echo '[{"type":"max","name":"m","metadata":{"map":[["t",{"zoned date time":[0,"UTC+1"]}]]},"format":"raw","value":1}]' >"$T/bad-zone.json"
+expect_error "bad date time" "$W" encode "$T/bad-zone.json" -o "$T/x.bin"
+
 # ---- help ----
 for cmd in decode encode reduce; do
   "$W" "$cmd" --help >"$T/help" 2>&1 || fail "$cmd --help exit $?"
