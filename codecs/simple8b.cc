@@ -1,0 +1,191 @@
+// simple8b words (see simple8b.h for the selector table):
+//
+//   word = selector:4 | payload:60, big-endian
+//   payload of selector s >= 2: value i in bits [i*bits(s), (i+1)*bits(s))
+//   selectors 0 / 1: 240 / 120 ones, payload zero
+//
+// Encoder: per word, a run of 240 then 120 ones if at least that many values
+// are left (InfluxDB only looks for runs when >= 120 values remain), else the
+// lowest selector s >= 2 whose value count fits in what is left and whose bit
+// width holds each of those values. Found in one pass over the values: a value
+// too wide for the current selector moves to the next selectors until one stops
+// before it or is wide enough.
+#include "codecs/simple8b.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+#include "codecs/internal.h"
+#include "stream/byte_order.h"
+
+namespace wirestream::tsm::simple8b {
+namespace {
+
+constexpr std::array<uint8_t, 16> kCount = {240, 120, 60, 30, 20, 15, 12, 10,
+                                            8,   7,   6,  5,  4,  3,  2,  1};
+constexpr std::array<uint8_t, 16> kBits = {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 60};
+constexpr uint64_t kPayload = kMaxValue;
+
+// Bits of a word's payload no value uses.
+constexpr std::array<uint64_t, 16> kUnused = [] {
+  std::array<uint64_t, 16> m{};
+  for (int s = 0; s < 16; ++s) {
+    int used = s < 2 ? 0 : kCount[s] * kBits[s];
+    m[s] = kPayload & ~((uint64_t{1} << used) - 1);
+  }
+  return m;
+}();
+
+// Lowest selector >= 2 that needs at most `left` values (left in 1..60).
+constexpr std::array<uint8_t, 61> kSelectorForLeft = [] {
+  std::array<uint8_t, 61> t{};
+  for (int left = 1; left <= 60; ++left) {
+    int s = 2;
+    while (kCount[s] > left) ++s;
+    t[left] = static_cast<uint8_t>(s);
+  }
+  return t;
+}();
+
+template <int N, int B>
+inline uint64_t pack(const uint64_t* v) {
+  uint64_t w = 0;
+  for (int i = 0; i < N; ++i) w |= v[i] << (i * B);
+  return w;
+}
+
+template <int N, int B>
+inline void unpack(uint64_t w, uint64_t* dst) {
+  constexpr uint64_t kMask = (uint64_t{1} << B) - 1;
+  for (int i = 0; i < N; ++i) dst[i] = (w >> (i * B)) & kMask;
+}
+
+uint64_t packWord(int s, const uint64_t* v) {
+  uint64_t w;
+  switch (s) {
+    case 2: w = pack<60, 1>(v); break;
+    case 3: w = pack<30, 2>(v); break;
+    case 4: w = pack<20, 3>(v); break;
+    case 5: w = pack<15, 4>(v); break;
+    case 6: w = pack<12, 5>(v); break;
+    case 7: w = pack<10, 6>(v); break;
+    case 8: w = pack<8, 7>(v); break;
+    case 9: w = pack<7, 8>(v); break;
+    case 10: w = pack<6, 10>(v); break;
+    case 11: w = pack<5, 12>(v); break;
+    case 12: w = pack<4, 15>(v); break;
+    case 13: w = pack<3, 20>(v); break;
+    case 14: w = pack<2, 30>(v); break;
+    default: w = v[0]; break;
+  }
+  return uint64_t(s) << 60 | w;
+}
+
+[[noreturn]] void throwTooLarge(uint64_t v) {
+  throw std::invalid_argument("simple8b: value " + std::to_string(v) +
+                              " is above 2^60 - 1");
+}
+
+}  // namespace
+
+size_t encode(std::span<const uint64_t> values, uint8_t* dst) {
+  const size_t n = values.size();
+  uint8_t* p = dst;
+  size_t i = 0;
+  while (i < n) {
+    const size_t left = n - i;
+    const uint64_t* v = values.data() + i;
+    if (left >= 120) {
+      const size_t limit = left >= 240 ? 240 : 120;
+      size_t ones = 0;
+      while (ones < limit && v[ones] == 1) ++ones;
+      if (ones == 240) {
+        storeBig64(p, 0);
+        p += 8;
+        i += 240;
+        continue;
+      }
+      if (ones >= 120) {
+        storeBig64(p, uint64_t{1} << 60);
+        p += 8;
+        i += 120;
+        continue;
+      }
+    }
+    // Selector s holds the next values iff the first kCount[s] of them fit in
+    // kBits[s]. Values before k are known to fit in kBits[s].
+    int s = kSelectorForLeft[std::min<size_t>(left, 60)];
+    for (size_t k = 0; k < kCount[s];) {
+      if (v[k] > kMaxValue) throwTooLarge(v[k]);
+      const int width = 64 - std::countl_zero(v[k]);
+      if (width <= kBits[s]) {
+        ++k;
+        continue;
+      }
+      // v[k] breaks s: the next selectors either stop before v[k] (and fit)
+      // or must be wide enough for it.
+      do {
+        ++s;
+      } while (kCount[s] > k && kBits[s] < width);
+    }
+    storeBig64(p, packWord(s, v));
+    p += 8;
+    i += kCount[s];
+  }
+  return p - dst;
+}
+
+size_t count(std::span<const uint8_t> words) {
+  const size_t whole = words.size() / 8;
+  if (words.size() % 8 != 0) {
+    tsm::internal::throwTruncated(
+        "simple8b", "ends " + std::to_string(words.size() % 8) + " bytes into word " +
+                        std::to_string(whole));
+  }
+  size_t total = 0;
+  const uint8_t* p = words.data();
+  for (size_t i = 0; i < whole; ++i) {
+    uint64_t w = loadBig64(p + 8 * i);
+    unsigned s = static_cast<unsigned>(w >> 60);
+    if (w & kUnused[s]) {
+      tsm::internal::throwCorruptBlock(
+          "simple8b", "word " + std::to_string(i) + " (selector " + std::to_string(s) +
+                          ") has nonzero unused bits");
+    }
+    total += kCount[s];
+  }
+  return total;
+}
+
+size_t decode(std::span<const uint8_t> words, uint64_t* dst) {
+  uint64_t* out = dst;
+  const uint8_t* p = words.data();
+  const uint8_t* end = p + words.size() / 8 * 8;
+  for (; p != end; p += 8) {
+    uint64_t w = loadBig64(p);
+    switch (w >> 60) {
+      case 0: std::fill_n(out, 240, uint64_t{1}); out += 240; break;
+      case 1: std::fill_n(out, 120, uint64_t{1}); out += 120; break;
+      case 2: unpack<60, 1>(w, out); out += 60; break;
+      case 3: unpack<30, 2>(w, out); out += 30; break;
+      case 4: unpack<20, 3>(w, out); out += 20; break;
+      case 5: unpack<15, 4>(w, out); out += 15; break;
+      case 6: unpack<12, 5>(w, out); out += 12; break;
+      case 7: unpack<10, 6>(w, out); out += 10; break;
+      case 8: unpack<8, 7>(w, out); out += 8; break;
+      case 9: unpack<7, 8>(w, out); out += 7; break;
+      case 10: unpack<6, 10>(w, out); out += 6; break;
+      case 11: unpack<5, 12>(w, out); out += 5; break;
+      case 12: unpack<4, 15>(w, out); out += 4; break;
+      case 13: unpack<3, 20>(w, out); out += 3; break;
+      case 14: unpack<2, 30>(w, out); out += 2; break;
+      default: *out++ = w & kPayload; break;
+    }
+  }
+  return out - dst;
+}
+
+}  // namespace wirestream::tsm::simple8b
