@@ -66,27 +66,54 @@ inline void unpack(uint64_t w, uint64_t* dst) {
 uint64_t packWord(int s, const uint64_t* v) {
   uint64_t w;
   switch (s) {
-    case 2: w = pack<60, 1>(v); break;
-    case 3: w = pack<30, 2>(v); break;
-    case 4: w = pack<20, 3>(v); break;
-    case 5: w = pack<15, 4>(v); break;
-    case 6: w = pack<12, 5>(v); break;
-    case 7: w = pack<10, 6>(v); break;
-    case 8: w = pack<8, 7>(v); break;
-    case 9: w = pack<7, 8>(v); break;
-    case 10: w = pack<6, 10>(v); break;
-    case 11: w = pack<5, 12>(v); break;
-    case 12: w = pack<4, 15>(v); break;
-    case 13: w = pack<3, 20>(v); break;
-    case 14: w = pack<2, 30>(v); break;
-    default: w = v[0]; break;
+    case 2:
+      w = pack<60, 1>(v);
+      break;
+    case 3:
+      w = pack<30, 2>(v);
+      break;
+    case 4:
+      w = pack<20, 3>(v);
+      break;
+    case 5:
+      w = pack<15, 4>(v);
+      break;
+    case 6:
+      w = pack<12, 5>(v);
+      break;
+    case 7:
+      w = pack<10, 6>(v);
+      break;
+    case 8:
+      w = pack<8, 7>(v);
+      break;
+    case 9:
+      w = pack<7, 8>(v);
+      break;
+    case 10:
+      w = pack<6, 10>(v);
+      break;
+    case 11:
+      w = pack<5, 12>(v);
+      break;
+    case 12:
+      w = pack<4, 15>(v);
+      break;
+    case 13:
+      w = pack<3, 20>(v);
+      break;
+    case 14:
+      w = pack<2, 30>(v);
+      break;
+    default:
+      w = v[0];
+      break;
   }
   return uint64_t(s) << 60 | w;
 }
 
 [[noreturn]] void throwTooLarge(uint64_t v) {
-  throw std::invalid_argument("simple8b: value " + std::to_string(v) +
-                              " is above 2^60 - 1");
+  throw std::invalid_argument("simple8b: value " + std::to_string(v) + " is above 2^60 - 1");
 }
 
 }  // namespace
@@ -141,9 +168,8 @@ size_t encode(std::span<const uint64_t> values, uint8_t* dst) {
 size_t count(std::span<const uint8_t> words) {
   const size_t whole = words.size() / 8;
   if (words.size() % 8 != 0) {
-    tsm::internal::throwTruncated(
-        "simple8b", "ends " + std::to_string(words.size() % 8) + " bytes into word " +
-                        std::to_string(whole));
+    tsm::internal::throwTruncated("simple8b", "ends " + std::to_string(words.size() % 8) +
+                                                  " bytes into word " + std::to_string(whole));
   }
   size_t total = 0;
   const uint8_t* p = words.data();
@@ -151,9 +177,9 @@ size_t count(std::span<const uint8_t> words) {
     uint64_t w = loadBig64(p + 8 * i);
     unsigned s = static_cast<unsigned>(w >> 60);
     if (w & kUnused[s]) {
-      tsm::internal::throwCorruptBlock(
-          "simple8b", "word " + std::to_string(i) + " (selector " + std::to_string(s) +
-                          ") has nonzero unused bits");
+      tsm::internal::throwCorruptBlock("simple8b", "word " + std::to_string(i) + " (selector " +
+                                                       std::to_string(s) +
+                                                       ") has nonzero unused bits");
     }
     total += kCount[s];
   }
@@ -167,22 +193,69 @@ size_t decode(std::span<const uint8_t> words, uint64_t* dst) {
   for (; p != end; p += 8) {
     uint64_t w = loadBig64(p);
     switch (w >> 60) {
-      case 0: std::fill_n(out, 240, uint64_t{1}); out += 240; break;
-      case 1: std::fill_n(out, 120, uint64_t{1}); out += 120; break;
-      case 2: unpack<60, 1>(w, out); out += 60; break;
-      case 3: unpack<30, 2>(w, out); out += 30; break;
-      case 4: unpack<20, 3>(w, out); out += 20; break;
-      case 5: unpack<15, 4>(w, out); out += 15; break;
-      case 6: unpack<12, 5>(w, out); out += 12; break;
-      case 7: unpack<10, 6>(w, out); out += 10; break;
-      case 8: unpack<8, 7>(w, out); out += 8; break;
-      case 9: unpack<7, 8>(w, out); out += 7; break;
-      case 10: unpack<6, 10>(w, out); out += 6; break;
-      case 11: unpack<5, 12>(w, out); out += 5; break;
-      case 12: unpack<4, 15>(w, out); out += 4; break;
-      case 13: unpack<3, 20>(w, out); out += 3; break;
-      case 14: unpack<2, 30>(w, out); out += 2; break;
-      default: *out++ = w & kPayload; break;
+      case 0:
+        std::fill_n(out, 240, uint64_t{1});
+        out += 240;
+        break;
+      case 1:
+        std::fill_n(out, 120, uint64_t{1});
+        out += 120;
+        break;
+      case 2:
+        unpack<60, 1>(w, out);
+        out += 60;
+        break;
+      case 3:
+        unpack<30, 2>(w, out);
+        out += 30;
+        break;
+      case 4:
+        unpack<20, 3>(w, out);
+        out += 20;
+        break;
+      case 5:
+        unpack<15, 4>(w, out);
+        out += 15;
+        break;
+      case 6:
+        unpack<12, 5>(w, out);
+        out += 12;
+        break;
+      case 7:
+        unpack<10, 6>(w, out);
+        out += 10;
+        break;
+      case 8:
+        unpack<8, 7>(w, out);
+        out += 8;
+        break;
+      case 9:
+        unpack<7, 8>(w, out);
+        out += 7;
+        break;
+      case 10:
+        unpack<6, 10>(w, out);
+        out += 6;
+        break;
+      case 11:
+        unpack<5, 12>(w, out);
+        out += 5;
+        break;
+      case 12:
+        unpack<4, 15>(w, out);
+        out += 4;
+        break;
+      case 13:
+        unpack<3, 20>(w, out);
+        out += 3;
+        break;
+      case 14:
+        unpack<2, 30>(w, out);
+        out += 2;
+        break;
+      default:
+        *out++ = w & kPayload;
+        break;
     }
   }
   return out - dst;

@@ -36,8 +36,9 @@ constexpr size_t maxEncodedBytes(size_t n) { return 8 * n; }
 // values than are left is skipped, never padded). Returns the bytes written.
 size_t encode(std::span<const uint64_t> values, uint8_t* dst);
 
-// Number of values in `words`. A partial last word is EndOfStreamError. A word whose unused bits (the payload of selectors 0 and 1, the
-// top 4 bits of selectors 8 and 9) are not zero is CorruptStreamError.
+// Number of values in `words`. A partial last word is EndOfStreamError. A word whose unused bits
+// (the payload of selectors 0 and 1, the top 4 bits of selectors 8 and 9) are not zero is
+// CorruptStreamError.
 size_t count(std::span<const uint8_t> words);
 
 // Unpacks words already checked by `count` into dst (room for count(words)

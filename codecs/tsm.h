@@ -58,8 +58,7 @@ inline constexpr size_t kDefaultMaxValues = size_t{1} << 24;
 // may appear anywhere (its encoder refuses a block whose tail sums to NaN).
 void encodeFloatArray(std::span<const double> values, std::vector<uint8_t>& out);
 void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out);
-void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out,
-                      size_t max_values);
+void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out, size_t max_values);
 
 void encodeIntegerArray(std::span<const int64_t> values, std::vector<uint8_t>& out);
 void decodeIntegerArray(std::span<const uint8_t> block, std::vector<int64_t>& out);
@@ -75,14 +74,12 @@ void decodeUnsignedArray(std::span<const uint8_t> block, std::vector<uint64_t>& 
 // 2^60 - 1 and makes the whole block uncompressed (any order round-trips).
 void encodeTimeArray(std::span<const int64_t> timestamps, std::vector<uint8_t>& out);
 void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out);
-void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out,
-                     size_t max_values);
+void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out, size_t max_values);
 
 void encodeBooleanArray(std::span<const bool> values, std::vector<uint8_t>& out);
 void encodeBooleanArray(const std::vector<bool>& values, std::vector<uint8_t>& out);
 void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out);
-void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out,
-                        size_t max_values);
+void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, size_t max_values);
 
 // Strings are bytes (no UTF-8 check). The snappy bytes come from libsnappy, a
 // valid snappy stream that InfluxDB decodes, but not always the bytes Go's

@@ -39,24 +39,25 @@ void encodeBits(size_t n, Get get, std::vector<uint8_t>& out) {
 }  // namespace
 
 void encodeBooleanArray(std::span<const bool> values, std::vector<uint8_t>& out) {
-  encodeBits(values.size(), [&](size_t i) { return values[i]; }, out);
+  encodeBits(
+      values.size(), [&](size_t i) { return values[i]; }, out);
 }
 
 void encodeBooleanArray(const std::vector<bool>& values, std::vector<uint8_t>& out) {
-  encodeBits(values.size(), [&](size_t i) { return bool(values[i]); }, out);
+  encodeBits(
+      values.size(), [&](size_t i) { return bool(values[i]); }, out);
 }
 
 void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out) {
   decodeBooleanArray(block, out, kDefaultMaxValues);
 }
 
-void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out,
-                        size_t max_values) {
+void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, size_t max_values) {
   out.clear();
   if (block.empty()) return;
   if (block[0] != internal::kPacked << 4) {
-    internal::throwCorruptBlock(kKind, "has header " + std::to_string(block[0]) +
-                                           ", not 16 (bit-packed)");
+    internal::throwCorruptBlock(kKind,
+                                "has header " + std::to_string(block[0]) + ", not 16 (bit-packed)");
   }
   const uint8_t* end = block.data() + block.size();
   auto count = internal::getUvarint(block.data() + 1, end);
@@ -64,8 +65,8 @@ void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out,
   const uint64_t need = count.value / 8 + (count.value % 8 != 0);
   if (have < need) {
     internal::throwTruncated(kKind, "of " + std::to_string(count.value) + " values has " +
-                                        std::to_string(have) + " of its " +
-                                        std::to_string(need) + " bytes");
+                                        std::to_string(have) + " of its " + std::to_string(need) +
+                                        " bytes");
   }
   if (have > need) {
     internal::throwCorruptBlock(kKind, "of " + std::to_string(count.value) + " values has " +

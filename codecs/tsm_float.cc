@@ -69,16 +69,17 @@ class BitWriter {
 // read against the end.
 class BitReader {
  public:
-  BitReader(const uint8_t* data, size_t size) : data_(data), size_(size), total_(8 * uint64_t(size)) {}
+  BitReader(const uint8_t* data, size_t size)
+      : data_(data), size_(size), total_(8 * uint64_t(size)) {}
 
   uint64_t position() const { return pos_; }
 
   // Reads n bits (1 <= n <= 64).
   uint64_t read(int n) {
     if (pos_ + n > total_) {
-      internal::throwTruncated(kKind, "ends inside a value (bit " + std::to_string(pos_) +
-                                          " of " + std::to_string(total_) + ", " +
-                                          std::to_string(n) + " more needed)");
+      internal::throwTruncated(kKind, "ends inside a value (bit " + std::to_string(pos_) + " of " +
+                                          std::to_string(total_) + ", " + std::to_string(n) +
+                                          " more needed)");
     }
     size_t byte = pos_ >> 3;
     int off = pos_ & 7;
@@ -90,8 +91,8 @@ class BitReader {
 
   bool bit() {
     if (pos_ >= total_) {
-      internal::throwTruncated(kKind, "ends before its terminating NaN (bit " +
-                                          std::to_string(pos_) + ")");
+      internal::throwTruncated(
+          kKind, "ends before its terminating NaN (bit " + std::to_string(pos_) + ")");
     }
     bool b = (data_[pos_ >> 3] >> (7 - (pos_ & 7))) & 1;
     ++pos_;
@@ -163,19 +164,19 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out) 
   decodeFloatArray(block, out, kDefaultMaxValues);
 }
 
-void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out,
-                      size_t max_values) {
+void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out, size_t max_values) {
   out.clear();
   if (block.empty()) return;
   if (block[0] != internal::kPacked << 4) {
     if (block[0] >> 4 != internal::kPacked) {
       internal::throwCorruptBlock(kKind, "has unknown encoding " + std::to_string(block[0] >> 4));
     }
-    internal::throwCorruptBlock(kKind, "header has a nonzero low nibble " + std::to_string(block[0] & 15));
+    internal::throwCorruptBlock(kKind,
+                                "header has a nonzero low nibble " + std::to_string(block[0] & 15));
   }
   if (block.size() < 9) {
-    internal::throwTruncated(kKind, "of " + std::to_string(block.size()) +
-                                        " bytes ends inside the first value");
+    internal::throwTruncated(
+        kKind, "of " + std::to_string(block.size()) + " bytes ends inside the first value");
   }
   uint64_t val = loadBig64(block.data() + 1);
   BitReader r(block.data() + 9, block.size() - 9);
@@ -202,10 +203,9 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out,
         meaningful = int(lm & 63);
         if (meaningful == 0) meaningful = 64;
         if (leading + meaningful > 64) {
-          internal::throwCorruptBlock(kKind, "has " + std::to_string(leading) +
-                                                 " leading zeros and " +
-                                                 std::to_string(meaningful) +
-                                                 " meaningful bits, more than 64");
+          internal::throwCorruptBlock(
+              kKind, "has " + std::to_string(leading) + " leading zeros and " +
+                         std::to_string(meaningful) + " meaningful bits, more than 64");
         }
         trailing = 64 - leading - meaningful;
       }
@@ -218,8 +218,8 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out,
   uint64_t end = r.position();
   uint64_t whole = 8 * uint64_t(block.size() - 9);
   if (whole - end >= 8) {
-    internal::throwCorruptBlock(kKind, "has " + std::to_string((whole - end) / 8) +
-                                           " bytes after its terminating NaN");
+    internal::throwCorruptBlock(
+        kKind, "has " + std::to_string((whole - end) / 8) + " bytes after its terminating NaN");
   }
   if (end < whole && r.read(int(whole - end)) != 0) {
     internal::throwCorruptBlock(kKind, "has nonzero padding bits after its terminating NaN");

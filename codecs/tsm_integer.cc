@@ -31,10 +31,9 @@ using internal::kUncompressed;
 using internal::throwCorruptBlock;
 using internal::throwTruncated;
 
-constexpr uint64_t kPow10[13] = {1,           10,           100,           1000,
-                                 10000,       100000,       1000000,       10000000,
-                                 100000000,   1000000000,   10000000000,   100000000000,
-                                 1000000000000};
+constexpr uint64_t kPow10[13] = {1,           10,           100,          1000,      10000,
+                                 100000,      1000000,      10000000,     100000000, 1000000000,
+                                 10000000000, 100000000000, 1000000000000};
 
 std::string hexByte(uint8_t b) {
   static const char* digits = "0123456789ABCDEF";
@@ -96,7 +95,8 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
   out.clear();
   if (block.empty()) return;
   const uint8_t header = block[0];
-  if (header & 0x0F) throwCorruptBlock(kind, "header " + hexByte(header) + " has a nonzero low nibble");
+  if (header & 0x0F)
+    throwCorruptBlock(kind, "header " + hexByte(header) + " has a nonzero low nibble");
   const uint8_t* p = block.data();
   const size_t size = block.size();
   switch (header >> 4) {
@@ -117,7 +117,9 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
       return;
     }
     case kPacked: {
-      if (size < 9) throwTruncated(kind, "(simple8b) of " + std::to_string(size) + " bytes ends inside the first value");
+      if (size < 9)
+        throwTruncated(
+            kind, "(simple8b) of " + std::to_string(size) + " bytes ends inside the first value");
       std::span<const uint8_t> words = block.subspan(9);
       size_t count = simple8b::count(words) + 1;
       checkCount(kind, count, max_values);
@@ -133,7 +135,9 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
       return;
     }
     case kRle: {
-      if (size < 9) throwTruncated(kind, "(RLE) of " + std::to_string(size) + " bytes ends inside the first value");
+      if (size < 9)
+        throwTruncated(kind,
+                       "(RLE) of " + std::to_string(size) + " bytes ends inside the first value");
       const uint8_t* end = p + size;
       auto delta = internal::getUvarint(p + 9, end);
       auto repeat = internal::getUvarint(delta.next, end);
@@ -142,8 +146,8 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
                                     " bytes after its repeat count");
       }
       if (repeat.value >= max_values) {
-        internal::throwTooManyValues(kind, repeat.value == UINT64_MAX ? repeat.value : repeat.value + 1,
-                                     max_values);
+        internal::throwTooManyValues(
+            kind, repeat.value == UINT64_MAX ? repeat.value : repeat.value + 1, max_values);
       }
       size_t count = repeat.value + 1;
       out.resize(count);
@@ -173,8 +177,8 @@ void divideAll(uint64_t* d, size_t n) {
 int commonPowerOfTen(const uint64_t* d, size_t n) {
   using Run = size_t (*)(const uint64_t*, size_t, size_t);
   static constexpr Run kRun[13] = {
-      divisibleRun<0>, divisibleRun<1>, divisibleRun<2>,  divisibleRun<3>,  divisibleRun<4>,
-      divisibleRun<5>, divisibleRun<6>, divisibleRun<7>,  divisibleRun<8>,  divisibleRun<9>,
+      divisibleRun<0>,  divisibleRun<1>,  divisibleRun<2>, divisibleRun<3>, divisibleRun<4>,
+      divisibleRun<5>,  divisibleRun<6>,  divisibleRun<7>, divisibleRun<8>, divisibleRun<9>,
       divisibleRun<10>, divisibleRun<11>, divisibleRun<12>};
   int e = 12;
   size_t i = 1;
@@ -187,10 +191,10 @@ int commonPowerOfTen(const uint64_t* d, size_t n) {
 
 void divideByPowerOfTen(uint64_t* d, size_t n, int e) {
   using Divide = void (*)(uint64_t*, size_t);
-  static constexpr Divide kDivide[13] = {
-      divideAll<0>, divideAll<1>, divideAll<2>,  divideAll<3>,  divideAll<4>,
-      divideAll<5>, divideAll<6>, divideAll<7>,  divideAll<8>,  divideAll<9>,
-      divideAll<10>, divideAll<11>, divideAll<12>};
+  static constexpr Divide kDivide[13] = {divideAll<0>, divideAll<1>, divideAll<2>,  divideAll<3>,
+                                         divideAll<4>, divideAll<5>, divideAll<6>,  divideAll<7>,
+                                         divideAll<8>, divideAll<9>, divideAll<10>, divideAll<11>,
+                                         divideAll<12>};
   kDivide[e](d, n);
 }
 
@@ -254,8 +258,7 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out) 
   decodeTimeArray(block, out, kDefaultMaxValues);
 }
 
-void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out,
-                     size_t max_values) {
+void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out, size_t max_values) {
   static const char* kKind = "timestamp";
   out.clear();
   if (block.empty()) return;
@@ -266,8 +269,8 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out,
   const int encoding = header >> 4;
   if (encoding > kRle) throwCorruptBlock(kKind, "has unknown encoding " + std::to_string(encoding));
   if (encoding == kUncompressed ? e != 0 : e > 12) {
-    throwCorruptBlock(kKind, "header " + hexByte(header) + " has divisor exponent " +
-                                 std::to_string(e));
+    throwCorruptBlock(kKind,
+                      "header " + hexByte(header) + " has divisor exponent " + std::to_string(e));
   }
   switch (encoding) {
     case kUncompressed: {
@@ -287,7 +290,9 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out,
       return;
     }
     case kPacked: {
-      if (size < 9) throwTruncated(kKind, "(simple8b) of " + std::to_string(size) + " bytes ends inside the first value");
+      if (size < 9)
+        throwTruncated(
+            kKind, "(simple8b) of " + std::to_string(size) + " bytes ends inside the first value");
       std::span<const uint8_t> words = block.subspan(9);
       size_t count = simple8b::count(words) + 1;
       checkCount(kKind, count, max_values);
@@ -305,13 +310,15 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out,
       return;
     }
     default: {  // kRle
-      if (size < 9) throwTruncated(kKind, "(RLE) of " + std::to_string(size) + " bytes ends inside the first value");
+      if (size < 9)
+        throwTruncated(kKind,
+                       "(RLE) of " + std::to_string(size) + " bytes ends inside the first value");
       const uint8_t* end = p + size;
       auto delta = internal::getUvarint(p + 9, end);
       auto count = internal::getUvarint(delta.next, end);
       if (count.next != end) {
-        throwCorruptBlock(kKind, "(RLE) has " + std::to_string(end - count.next) +
-                                     " bytes after its count");
+        throwCorruptBlock(
+            kKind, "(RLE) has " + std::to_string(end - count.next) + " bytes after its count");
       }
       if (count.value == 0) throwCorruptBlock(kKind, "(RLE) has a count of 0");
       checkCount(kKind, count.value, max_values);

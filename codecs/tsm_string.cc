@@ -63,8 +63,8 @@ void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>&
   out.clear();
   if (block.empty()) return;
   if (block[0] != internal::kPacked << 4) {
-    internal::throwCorruptBlock(kKind, "has header " + std::to_string(block[0]) +
-                                           ", not 16 (snappy)");
+    internal::throwCorruptBlock(kKind,
+                                "has header " + std::to_string(block[0]) + ", not 16 (snappy)");
   }
   const char* compressed = reinterpret_cast<const char*>(block.data() + 1);
   const size_t compressed_size = block.size() - 1;
