@@ -192,6 +192,7 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out, 
       if (count == out.size()) {
         if (count >= max_values) internal::throwTooManyValues(kKind, count + 1, max_values);
         size_t grow = std::min<uint64_t>({std::max<size_t>(16, 2 * count), most, max_values});
+        out.reserve(grow);  // exactly: resize alone may double past max_values
         out.resize(grow);
         d = reinterpret_cast<uint64_t*>(out.data());
       }

@@ -33,6 +33,7 @@
 
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
+#include "codecs/tsm.h"
 #include "fuzz/program.h"
 #include "stream/generic_value.h"
 #include "stream/page_recycler.h"
@@ -158,6 +159,63 @@ std::vector<Reader> allReaders() {
                        });
                      },
                      0});
+  // The TSM block decoders (codecs/tsm.h), the input as one block. An RLE
+  // block states any count in 20 bytes, so they get max_values, the configured
+  // limit, set here to n/8 values (n bytes of 8-byte values, 1.5n while a float
+  // decoder, which cannot count ahead, grows its array; the block's copy is
+  // another n). A string block's snappy payload may inflate 22 times before
+  // its strings are counted: expansion 8 (3 · 8 = 24n) covers it.
+  auto tsm = [&](const char* name, auto decode, size_t values_per_byte_inverse, size_t expansion) {
+    readers.push_back({name,
+                       [decode, values_per_byte_inverse](StreamInput& in) {
+                         std::vector<uint8_t> block(in.available());
+                         in.readBytes(block);
+                         decode(block, std::max<size_t>(1, block.size() / values_per_byte_inverse));
+                       },
+                       expansion});
+  };
+  tsm(
+      "tsmFloat",
+      [](const Bytes& b, size_t m) {
+        std::vector<double> o;
+        tsm::decodeFloatArray(b, o, m);
+      },
+      8, 0);
+  tsm(
+      "tsmInteger",
+      [](const Bytes& b, size_t m) {
+        std::vector<int64_t> o;
+        tsm::decodeIntegerArray(b, o, m);
+      },
+      8, 0);
+  tsm(
+      "tsmUnsigned",
+      [](const Bytes& b, size_t m) {
+        std::vector<uint64_t> o;
+        tsm::decodeUnsignedArray(b, o, m);
+      },
+      8, 0);
+  tsm(
+      "tsmTime",
+      [](const Bytes& b, size_t m) {
+        std::vector<int64_t> o;
+        tsm::decodeTimeArray(b, o, m);
+      },
+      8, 0);
+  tsm(
+      "tsmBoolean",
+      [](const Bytes& b, size_t m) {
+        std::vector<bool> o;
+        tsm::decodeBooleanArray(b, o, m);
+      },
+      1, 0);
+  tsm(
+      "tsmString",
+      [](const Bytes& b, size_t m) {
+        std::vector<std::string> o;
+        tsm::decodeStringArray(b, o, m);
+      },
+      16, 8);
   return readers;
 }
 
@@ -430,7 +488,7 @@ TEST(AllocationBoundRegression, CompoundOrderWasReservedForItsCount) {
 // stream_input or structured seed (after its version byte), or the value of a
 // generic_value seed.
 struct SeedInput {
-  std::string corpus;  // stream_input, structured, generic_value, aggregations, transport
+  std::string corpus;  // stream_input, structured, generic_value, aggregations, transport, tsm
   Bytes bytes;
 };
 
@@ -440,7 +498,7 @@ std::vector<SeedInput> seedInputs() {
     std::ifstream f(path, std::ios::binary);
     Bytes b{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
     for (const char* corpus :
-         {"stream_input", "structured", "generic_value", "aggregations", "transport"}) {
+         {"stream_input", "structured", "generic_value", "aggregations", "transport", "tsm"}) {
       if (path.find(std::string("corpus/") + corpus + "/") == std::string::npos) continue;
       if (std::string(corpus) != "stream_input") {
         if (b.empty()) continue;
@@ -527,6 +585,51 @@ TEST(AllocationBound, CountsSplicedAtEveryOffsetOfEverySeed) {
     }
   }
   EXPECT_GT(runs, 10000u);
+}
+
+// TSM blocks at the edges of what their bytes can state: RLE counts up to
+// 2^64 - 1, simple8b words of 240 values each, float bits of one value each,
+// boolean and snappy lengths above the data; and every prefix of every tsm
+// seed without its kind byte.
+TEST(AllocationBound, TsmBlocksAtTheirLimits) {
+  std::vector<Reader> readers = allReaders();
+  std::vector<Bytes> blocks;
+  for (uint8_t header : {0x20, 0x21, 0x29, 0x2C}) {
+    for (Bytes count : {Bytes{0x80, 0x80, 0x80, 0x80, 0x10}, Bytes(9, 0xFF), Bytes{0x7F}}) {
+      if (count.size() == 9) count.push_back(0x01);
+      blocks.push_back(concat({Bytes{header}, Bytes(8, 0), Bytes{0x02}, count}));
+    }
+  }
+  for (size_t words : {1, 17, 1000}) {
+    blocks.push_back(concat({Bytes{0x10}, Bytes(8, 0), Bytes(8 * words, 0)}));  // selector 0
+    blocks.push_back(concat({Bytes{0x10}, Bytes(8, 0), Bytes(8 * words, 0), Bytes{0x01}}));
+  }
+  for (size_t k : {0, 1, 100, 5000}) {
+    blocks.push_back(concat({Bytes{0x10, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0}, Bytes(k, 0)}));  // repeats
+    blocks.push_back(concat({Bytes{0x10}, vint(0x7FFFFFFF), Bytes(k, 0xAA)}));
+    blocks.push_back(concat({Bytes{0x10}, vint(static_cast<uint32_t>(8 * k)), Bytes(k, 0xAA)}));
+  }
+  // Snappy: a declared length of 2^31 - 1, and 64-byte copies of one literal.
+  blocks.push_back(concat({Bytes{0x10}, vint(0x7FFFFFFF), Bytes(100, 0x00)}));
+  {
+    Bytes copies{0x10};
+    Bytes len = vint(1 + 64 * 3000);
+    copies.insert(copies.end(), len.begin(), len.end());
+    copies.insert(copies.end(), {0x00, 0x00});  // literal of one byte: 00
+    for (int i = 0; i < 3000; ++i)
+      copies.insert(copies.end(), {0xFE, 0x01, 0x00});  // copy 64, offset 1
+    blocks.push_back(copies);
+  }
+  for (const SeedInput& seed : seedInputs()) {
+    if (seed.corpus != "tsm" || seed.bytes.empty()) continue;
+    Bytes block(seed.bytes.begin() + 1, seed.bytes.end());
+    for (size_t n = 0; n <= block.size(); ++n)
+      blocks.emplace_back(block.begin(), block.begin() + n);
+  }
+  for (const Reader& r : readers) {
+    if (r.name.rfind("tsm", 0) != 0) continue;
+    for (const Bytes& b : blocks) checkBound(r, b, "a TSM block");
+  }
 }
 
 uint64_t testSeed() {
