@@ -20,6 +20,7 @@
 
 #include "codecs/internal.h"
 #include "stream/byte_order.h"
+#include "stream/varint.h"
 
 namespace wirestream::tsm::simple8b {
 namespace {
@@ -37,6 +38,29 @@ constexpr std::array<uint64_t, 16> kUnused = [] {
     m[s] = kPayload & ~((uint64_t{1} << used) - 1);
   }
   return m;
+}();
+
+// Lowest selector >= 2 holding values of `width` bits (width <= 60).
+constexpr std::array<uint8_t, 61> kSelectorForWidth = [] {
+  std::array<uint8_t, 61> t{};
+  for (int w = 0; w <= 60; ++w) {
+    int s = 2;
+    while (kBits[s] < w) ++s;
+    t[w] = static_cast<uint8_t>(s);
+  }
+  return t;
+}();
+
+// Lowest selector >= 2 taking at most k values (k in 1..59; none for 0).
+constexpr std::array<uint8_t, 60> kSelectorForCount = [] {
+  std::array<uint8_t, 60> t{};
+  t[0] = 16;
+  for (int k = 1; k < 60; ++k) {
+    int s = 2;
+    while (kCount[s] > k) ++s;
+    t[k] = static_cast<uint8_t>(s);
+  }
+  return t;
 }();
 
 // Lowest selector >= 2 that needs at most `left` values (left in 1..60).
@@ -57,10 +81,10 @@ inline uint64_t pack(const uint64_t* v) {
   return w;
 }
 
-template <int N, int B>
-inline void unpack(uint64_t w, uint64_t* dst) {
+template <int N, int B, typename F>
+inline void unpack(uint64_t w, uint64_t* dst, F& f) {
   constexpr uint64_t kMask = (uint64_t{1} << B) - 1;
-  for (int i = 0; i < N; ++i) dst[i] = (w >> (i * B)) & kMask;
+  for (int i = 0; i < N; ++i) dst[i] = f((w >> (i * B)) & kMask);
 }
 
 uint64_t packWord(int s, const uint64_t* v) {
@@ -116,6 +140,84 @@ uint64_t packWord(int s, const uint64_t* v) {
   throw std::invalid_argument("simple8b: value " + std::to_string(v) + " is above 2^60 - 1");
 }
 
+// Unpacks every value v of the words as *out++ = f(v): the running sums of the
+// integer and timestamp blocks happen inside each selector's unrolled loop.
+template <typename F>
+size_t decodeWith(std::span<const uint8_t> words, uint64_t* dst, F f) {
+  uint64_t* out = dst;
+  const uint8_t* p = words.data();
+  const uint8_t* end = p + words.size() / 8 * 8;
+  for (; p != end; p += 8) {
+    uint64_t w = loadBig64(p);
+    switch (w >> 60) {
+      case 0:
+        for (int i = 0; i < 240; ++i) out[i] = f(1);
+        out += 240;
+        break;
+      case 1:
+        for (int i = 0; i < 120; ++i) out[i] = f(1);
+        out += 120;
+        break;
+      case 2:
+        unpack<60, 1>(w, out, f);
+        out += 60;
+        break;
+      case 3:
+        unpack<30, 2>(w, out, f);
+        out += 30;
+        break;
+      case 4:
+        unpack<20, 3>(w, out, f);
+        out += 20;
+        break;
+      case 5:
+        unpack<15, 4>(w, out, f);
+        out += 15;
+        break;
+      case 6:
+        unpack<12, 5>(w, out, f);
+        out += 12;
+        break;
+      case 7:
+        unpack<10, 6>(w, out, f);
+        out += 10;
+        break;
+      case 8:
+        unpack<8, 7>(w, out, f);
+        out += 8;
+        break;
+      case 9:
+        unpack<7, 8>(w, out, f);
+        out += 7;
+        break;
+      case 10:
+        unpack<6, 10>(w, out, f);
+        out += 6;
+        break;
+      case 11:
+        unpack<5, 12>(w, out, f);
+        out += 5;
+        break;
+      case 12:
+        unpack<4, 15>(w, out, f);
+        out += 4;
+        break;
+      case 13:
+        unpack<3, 20>(w, out, f);
+        out += 3;
+        break;
+      case 14:
+        unpack<2, 30>(w, out, f);
+        out += 2;
+        break;
+      default:
+        *out++ = f(w & kPayload);
+        break;
+    }
+  }
+  return out - dst;
+}
+
 }  // namespace
 
 size_t encode(std::span<const uint64_t> values, uint8_t* dst) {
@@ -152,11 +254,9 @@ size_t encode(std::span<const uint64_t> values, uint8_t* dst) {
         ++k;
         continue;
       }
-      // v[k] breaks s: the next selectors either stop before v[k] (and fit)
-      // or must be wide enough for it.
-      do {
-        ++s;
-      } while (kCount[s] > k && kBits[s] < width);
+      // v[k] breaks s: the next selector either stops before v[k] (and fits)
+      // or is wide enough for it; both tests are monotone in s.
+      s = std::min(kSelectorForCount[k], kSelectorForWidth[width]);
     }
     storeBig64(p, packWord(s, v));
     p += 8;
@@ -187,78 +287,17 @@ size_t count(std::span<const uint8_t> words) {
 }
 
 size_t decode(std::span<const uint8_t> words, uint64_t* dst) {
-  uint64_t* out = dst;
-  const uint8_t* p = words.data();
-  const uint8_t* end = p + words.size() / 8 * 8;
-  for (; p != end; p += 8) {
-    uint64_t w = loadBig64(p);
-    switch (w >> 60) {
-      case 0:
-        std::fill_n(out, 240, uint64_t{1});
-        out += 240;
-        break;
-      case 1:
-        std::fill_n(out, 120, uint64_t{1});
-        out += 120;
-        break;
-      case 2:
-        unpack<60, 1>(w, out);
-        out += 60;
-        break;
-      case 3:
-        unpack<30, 2>(w, out);
-        out += 30;
-        break;
-      case 4:
-        unpack<20, 3>(w, out);
-        out += 20;
-        break;
-      case 5:
-        unpack<15, 4>(w, out);
-        out += 15;
-        break;
-      case 6:
-        unpack<12, 5>(w, out);
-        out += 12;
-        break;
-      case 7:
-        unpack<10, 6>(w, out);
-        out += 10;
-        break;
-      case 8:
-        unpack<8, 7>(w, out);
-        out += 8;
-        break;
-      case 9:
-        unpack<7, 8>(w, out);
-        out += 7;
-        break;
-      case 10:
-        unpack<6, 10>(w, out);
-        out += 6;
-        break;
-      case 11:
-        unpack<5, 12>(w, out);
-        out += 5;
-        break;
-      case 12:
-        unpack<4, 15>(w, out);
-        out += 4;
-        break;
-      case 13:
-        unpack<3, 20>(w, out);
-        out += 3;
-        break;
-      case 14:
-        unpack<2, 30>(w, out);
-        out += 2;
-        break;
-      default:
-        *out++ = w & kPayload;
-        break;
-    }
-  }
-  return out - dst;
+  return decodeWith(words, dst, [](uint64_t v) { return v; });
+}
+
+size_t decodeZigZagSums(std::span<const uint8_t> words, uint64_t* dst, uint64_t sum) {
+  return decodeWith(words, dst,
+                    [&sum](uint64_t v) { return sum += static_cast<uint64_t>(zigZagDecode(v)); });
+}
+
+size_t decodeScaledSums(std::span<const uint8_t> words, uint64_t* dst, uint64_t sum,
+                        uint64_t scale) {
+  return decodeWith(words, dst, [&sum, scale](uint64_t v) { return sum += v * scale; });
 }
 
 }  // namespace wirestream::tsm::simple8b

@@ -45,4 +45,11 @@ size_t count(std::span<const uint8_t> words);
 // values). Returns the number of values written.
 size_t decode(std::span<const uint8_t> words, uint64_t* dst);
 
+// decode fused with the running sums of the integer and timestamp blocks:
+// dst[i] = sum + f(v0) + ... + f(vi), f = zig-zag decoding / multiplying by
+// `scale`, in wrapping uint64 arithmetic.
+size_t decodeZigZagSums(std::span<const uint8_t> words, uint64_t* dst, uint64_t sum);
+size_t decodeScaledSums(std::span<const uint8_t> words, uint64_t* dst, uint64_t sum,
+                        uint64_t scale);
+
 }  // namespace wirestream::tsm::simple8b

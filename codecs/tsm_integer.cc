@@ -125,13 +125,8 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
       checkCount(kind, count, max_values);
       out.resize(count);
       uint64_t* d = reinterpret_cast<uint64_t*>(out.data());
-      simple8b::decode(words, d + 1);
-      uint64_t prev = static_cast<uint64_t>(zigZagDecode(loadBig64(p + 1)));
-      d[0] = prev;
-      for (size_t i = 1; i < count; ++i) {
-        prev += static_cast<uint64_t>(zigZagDecode(d[i]));
-        d[i] = prev;
-      }
+      d[0] = static_cast<uint64_t>(zigZagDecode(loadBig64(p + 1)));
+      simple8b::decodeZigZagSums(words, d + 1, d[0]);
       return;
     }
     case kRle: {
@@ -298,15 +293,8 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out, 
       checkCount(kKind, count, max_values);
       out.resize(count);
       uint64_t* d = reinterpret_cast<uint64_t*>(out.data());
-      simple8b::decode(words, d + 1);
-      uint64_t prev = loadBig64(p + 1);
-      d[0] = prev;
-      if (e == 0) {
-        for (size_t i = 1; i < count; ++i) d[i] = prev += d[i];
-      } else {
-        const uint64_t scale = kPow10[e];
-        for (size_t i = 1; i < count; ++i) d[i] = prev += d[i] * scale;
-      }
+      d[0] = loadBig64(p + 1);
+      simple8b::decodeScaledSums(words, d + 1, d[0], kPow10[e]);
       return;
     }
     default: {  // kRle
