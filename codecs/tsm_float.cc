@@ -65,6 +65,12 @@ class BitWriter {
   int free_ = 64;
 };
 
+[[noreturn]] __attribute__((noinline)) void throwEnd(uint64_t pos, uint64_t total, int n) {
+  internal::throwTruncated(kKind, "ends before its terminating NaN (bit " + std::to_string(pos) +
+                                      " of " + std::to_string(total) + ", " + std::to_string(n) +
+                                      " more needed)");
+}
+
 // Reads bits most significant first from [data, data + size), checking every
 // read against the end.
 class BitReader {
@@ -76,11 +82,7 @@ class BitReader {
 
   // Reads n bits (1 <= n <= 64).
   uint64_t read(int n) {
-    if (pos_ + n > total_) {
-      internal::throwTruncated(kKind, "ends inside a value (bit " + std::to_string(pos_) + " of " +
-                                          std::to_string(total_) + ", " + std::to_string(n) +
-                                          " more needed)");
-    }
+    if (pos_ + n > total_) throwEnd(pos_, total_, n);
     size_t byte = pos_ >> 3;
     int off = pos_ & 7;
     uint64_t hi = load(byte) << off;
@@ -89,19 +91,18 @@ class BitReader {
     return hi >> (64 - n);
   }
 
-  bool bit() {
-    if (pos_ >= total_) {
-      internal::throwTruncated(
-          kKind, "ends before its terminating NaN (bit " + std::to_string(pos_) + ")");
-    }
-    bool b = (data_[pos_ >> 3] >> (7 - (pos_ & 7))) & 1;
-    ++pos_;
-    return b;
+  // The next 57 or more bits, left-aligned; bits past the end read as zero.
+  uint64_t peek() const { return load(pos_ >> 3) << (pos_ & 7); }
+
+  // Consumes n bits of what peek() showed (1 <= n <= 57).
+  void skip(int n) {
+    if (pos_ + n > total_) throwEnd(pos_, total_, n);
+    pos_ += n;
   }
 
  private:
   uint64_t load(size_t byte) const {
-    if (byte + 8 <= size_) return loadBig64(data_ + byte);
+    if (__builtin_expect(byte + 8 <= size_, 1)) return loadBig64(data_ + byte);
     uint64_t v = 0;
     for (size_t i = 0; i < 8; ++i) v = v << 8 | (byte + i < size_ ? data_[byte + i] : 0);
     return v;
@@ -197,11 +198,16 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out, 
         d = reinterpret_cast<uint64_t*>(out.data());
       }
       d[count++] = val;
-      if (!r.bit()) continue;  // x == 0: the same value again
-      if (r.bit()) {
-        uint64_t lm = r.read(11);
-        int leading = int(lm >> 6);
-        meaningful = int(lm & 63);
+      // The control bits and the 11-bit header, if any, from one peek.
+      const uint64_t w = r.peek();
+      if (!(w >> 63)) {  // 0: x == 0, the same value again
+        r.skip(1);
+        continue;
+      }
+      if ((w >> 62) == 0b11) {
+        r.skip(13);
+        int leading = int(w >> 57) & 31;
+        meaningful = int(w >> 51) & 63;
         if (meaningful == 0) meaningful = 64;
         if (leading + meaningful > 64) {
           internal::throwCorruptBlock(
@@ -209,6 +215,8 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out, 
                          std::to_string(meaningful) + " meaningful bits, more than 64");
         }
         trailing = 64 - leading - meaningful;
+      } else {
+        r.skip(2);
       }
       val ^= r.read(meaningful) << trailing;
       if (val == kTerminator) break;
