@@ -88,6 +88,46 @@ void encodeIntegerBits(const uint64_t* v, size_t n, std::vector<uint8_t>& out) {
   }
 }
 
+// Throws unless the block holds its header and first BE64 value.
+void requireFirstValue(size_t size, const char* kind, const char* layout) {
+  if (size < 9) {
+    throwTruncated(kind, std::string(layout) + " of " + std::to_string(size) +
+                             " bytes ends inside the first value");
+  }
+}
+
+// The uncompressed layout: every delta as BE64; out[i] = sum of delta(word 0..i).
+template <typename T, typename Delta>
+void decodeUncompressed(std::span<const uint8_t> block, std::vector<T>& out, size_t max_values,
+                        const char* kind, Delta delta) {
+  const size_t payload = block.size() - 1;
+  if (payload == 0 || payload % 8 != 0) {
+    throwTruncated(kind, "(uncompressed) ends " + std::to_string(payload % 8) +
+                             " bytes into value " + std::to_string(payload / 8));
+  }
+  const size_t count = payload / 8;
+  checkCount(kind, count, max_values);
+  out.resize(count);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < count; ++i) {
+    sum += delta(loadBig64(block.data() + 1 + 8 * i));
+    out[i] = static_cast<T>(sum);
+  }
+}
+
+// The simple8b layout: sizes out for the first value and the words' values
+// (counted and checked first) and returns its storage; `words` is set.
+template <typename T>
+uint64_t* sizeForPacked(std::span<const uint8_t> block, std::vector<T>& out, size_t max_values,
+                        const char* kind, std::span<const uint8_t>& words) {
+  requireFirstValue(block.size(), kind, "(simple8b)");
+  words = block.subspan(9);
+  const size_t count = simple8b::count(words) + 1;
+  checkCount(kind, count, max_values);
+  out.resize(count);
+  return reinterpret_cast<uint64_t*>(out.data());
+}
+
 // Decodes an integer block into dst's storage as unsigned bits.
 template <typename T>
 void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size_t max_values,
@@ -100,39 +140,19 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
   const uint8_t* p = block.data();
   const size_t size = block.size();
   switch (header >> 4) {
-    case kUncompressed: {
-      size_t payload = size - 1;
-      if (payload == 0 || payload % 8 != 0) {
-        throwTruncated(kind, "(uncompressed) ends " + std::to_string(payload % 8) +
-                                 " bytes into value " + std::to_string(payload / 8));
-      }
-      size_t count = payload / 8;
-      checkCount(kind, count, max_values);
-      out.resize(count);
-      uint64_t prev = 0;
-      for (size_t i = 0; i < count; ++i) {
-        prev += static_cast<uint64_t>(zigZagDecode(loadBig64(p + 1 + 8 * i)));
-        out[i] = static_cast<T>(prev);
-      }
+    case kUncompressed:
+      decodeUncompressed(block, out, max_values, kind,
+                         [](uint64_t w) { return static_cast<uint64_t>(zigZagDecode(w)); });
       return;
-    }
     case kPacked: {
-      if (size < 9)
-        throwTruncated(
-            kind, "(simple8b) of " + std::to_string(size) + " bytes ends inside the first value");
-      std::span<const uint8_t> words = block.subspan(9);
-      size_t count = simple8b::count(words) + 1;
-      checkCount(kind, count, max_values);
-      out.resize(count);
-      uint64_t* d = reinterpret_cast<uint64_t*>(out.data());
+      std::span<const uint8_t> words;
+      uint64_t* d = sizeForPacked(block, out, max_values, kind, words);
       d[0] = static_cast<uint64_t>(zigZagDecode(loadBig64(p + 1)));
       simple8b::decodeZigZagSums(words, d + 1, d[0]);
       return;
     }
     case kRle: {
-      if (size < 9)
-        throwTruncated(kind,
-                       "(RLE) of " + std::to_string(size) + " bytes ends inside the first value");
+      requireFirstValue(size, kind, "(RLE)");
       const uint8_t* end = p + size;
       auto delta = internal::getUvarint(p + 9, end);
       auto repeat = internal::getUvarint(delta.next, end);
@@ -268,39 +288,18 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out, 
                       "header " + hexByte(header) + " has divisor exponent " + std::to_string(e));
   }
   switch (encoding) {
-    case kUncompressed: {
-      size_t payload = size - 1;
-      if (payload == 0 || payload % 8 != 0) {
-        throwTruncated(kKind, "(uncompressed) ends " + std::to_string(payload % 8) +
-                                  " bytes into value " + std::to_string(payload / 8));
-      }
-      size_t count = payload / 8;
-      checkCount(kKind, count, max_values);
-      out.resize(count);
-      uint64_t prev = 0;
-      for (size_t i = 0; i < count; ++i) {
-        prev += loadBig64(p + 1 + 8 * i);
-        out[i] = static_cast<int64_t>(prev);
-      }
+    case kUncompressed:
+      decodeUncompressed(block, out, max_values, kKind, [](uint64_t w) { return w; });
       return;
-    }
     case kPacked: {
-      if (size < 9)
-        throwTruncated(
-            kKind, "(simple8b) of " + std::to_string(size) + " bytes ends inside the first value");
-      std::span<const uint8_t> words = block.subspan(9);
-      size_t count = simple8b::count(words) + 1;
-      checkCount(kKind, count, max_values);
-      out.resize(count);
-      uint64_t* d = reinterpret_cast<uint64_t*>(out.data());
+      std::span<const uint8_t> words;
+      uint64_t* d = sizeForPacked(block, out, max_values, kKind, words);
       d[0] = loadBig64(p + 1);
       simple8b::decodeScaledSums(words, d + 1, d[0], kPow10[e]);
       return;
     }
     default: {  // kRle
-      if (size < 9)
-        throwTruncated(kKind,
-                       "(RLE) of " + std::to_string(size) + " bytes ends inside the first value");
+      requireFirstValue(size, kKind, "(RLE)");
       const uint8_t* end = p + size;
       auto delta = internal::getUvarint(p + 9, end);
       auto count = internal::getUvarint(delta.next, end);

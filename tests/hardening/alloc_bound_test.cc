@@ -126,6 +126,13 @@ PageRecycler& testRecycler() {
   return *recycler;
 }
 
+// A TSM decoder with a max_values, its output dropped.
+template <typename T, void (*Decode)(std::span<const uint8_t>, std::vector<T>&, size_t)>
+void decodeBlock(const Bytes& block, size_t max_values) {
+  std::vector<T> out;
+  Decode(block, out, max_values);
+}
+
 std::vector<Reader> allReaders() {
   std::vector<Reader> readers;
   addReaders(readers, fuzz::coreOps(), "coreProgram");
@@ -165,57 +172,21 @@ std::vector<Reader> allReaders() {
   // decoder, which cannot count ahead, grows its array; the block's copy is
   // another n). A string block's snappy payload may inflate 22 times before
   // its strings are counted: expansion 8 (3 · 8 = 24n) covers it.
-  auto tsm = [&](const char* name, auto decode, size_t values_per_byte_inverse, size_t expansion) {
+  auto addTsm = [&](const char* name, auto decode, size_t bytes_per_value, size_t expansion) {
     readers.push_back({name,
-                       [decode, values_per_byte_inverse](StreamInput& in) {
+                       [decode, bytes_per_value](StreamInput& in) {
                          std::vector<uint8_t> block(in.available());
                          in.readBytes(block);
-                         decode(block, std::max<size_t>(1, block.size() / values_per_byte_inverse));
+                         decode(block, std::max<size_t>(1, block.size() / bytes_per_value));
                        },
                        expansion});
   };
-  tsm(
-      "tsmFloat",
-      [](const Bytes& b, size_t m) {
-        std::vector<double> o;
-        tsm::decodeFloatArray(b, o, m);
-      },
-      8, 0);
-  tsm(
-      "tsmInteger",
-      [](const Bytes& b, size_t m) {
-        std::vector<int64_t> o;
-        tsm::decodeIntegerArray(b, o, m);
-      },
-      8, 0);
-  tsm(
-      "tsmUnsigned",
-      [](const Bytes& b, size_t m) {
-        std::vector<uint64_t> o;
-        tsm::decodeUnsignedArray(b, o, m);
-      },
-      8, 0);
-  tsm(
-      "tsmTime",
-      [](const Bytes& b, size_t m) {
-        std::vector<int64_t> o;
-        tsm::decodeTimeArray(b, o, m);
-      },
-      8, 0);
-  tsm(
-      "tsmBoolean",
-      [](const Bytes& b, size_t m) {
-        std::vector<bool> o;
-        tsm::decodeBooleanArray(b, o, m);
-      },
-      1, 0);
-  tsm(
-      "tsmString",
-      [](const Bytes& b, size_t m) {
-        std::vector<std::string> o;
-        tsm::decodeStringArray(b, o, m);
-      },
-      16, 8);
+  addTsm("tsmFloat", decodeBlock<double, tsm::decodeFloatArray>, 8, 0);
+  addTsm("tsmInteger", decodeBlock<int64_t, tsm::decodeIntegerArray>, 8, 0);
+  addTsm("tsmUnsigned", decodeBlock<uint64_t, tsm::decodeUnsignedArray>, 8, 0);
+  addTsm("tsmTime", decodeBlock<int64_t, tsm::decodeTimeArray>, 8, 0);
+  addTsm("tsmBoolean", decodeBlock<bool, tsm::decodeBooleanArray>, 1, 0);
+  addTsm("tsmString", decodeBlock<std::string, tsm::decodeStringArray>, 16, 8);
   return readers;
 }
 
