@@ -53,8 +53,10 @@ void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out) 
 }
 
 void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, size_t max_values) {
-  out.clear();
-  if (block.empty()) return;
+  if (block.empty()) {
+    out.clear();
+    return;
+  }
   if (block[0] != internal::kPacked << 4) {
     internal::throwCorruptBlock(kKind,
                                 "has header " + std::to_string(block[0]) + ", not 16 (bit-packed)");
@@ -75,8 +77,16 @@ void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, 
   }
   internal::checkCount(kKind, count.value, max_values);
   out.resize(count.value);
+  // Through an iterator, 8 bits a byte: vector<bool>'s operator[] recomputes
+  // the word and mask of every bit.
   const uint8_t* p = count.next;
-  for (size_t i = 0; i < count.value; ++i) out[i] = (p[i >> 3] >> (7 - (i & 7))) & 1;
+  auto it = out.begin();
+  const size_t whole = count.value / 8;
+  for (size_t i = 0; i < whole; ++i) {
+    const unsigned b = p[i];
+    for (int k = 7; k >= 0; --k) *it++ = (b >> k) & 1;
+  }
+  for (int k = 7; it != out.end(); --k) *it++ = (p[whole] >> k) & 1;
 }
 
 }  // namespace wirestream::tsm

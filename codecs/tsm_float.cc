@@ -166,8 +166,10 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out) 
 }
 
 void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out, size_t max_values) {
-  out.clear();
-  if (block.empty()) return;
+  if (block.empty()) {
+    out.clear();
+    return;
+  }
   if (block[0] != internal::kPacked << 4) {
     if (block[0] >> 4 != internal::kPacked) {
       internal::throwCorruptBlock(kKind, "has unknown encoding " + std::to_string(block[0] >> 4));
@@ -181,12 +183,16 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out, 
   }
   uint64_t val = loadBig64(block.data() + 1);
   BitReader r(block.data() + 9, block.size() - 9);
-  if (val != kTerminator) {
+  if (val == kTerminator) {
+    out.clear();
+  } else {
     // Every value after the first takes at least one bit; one more slot for the
-    // value stored before the read that finds the block truncated.
+    // value stored before the read that finds the block truncated. What `out`
+    // already holds is reused (resize zero-fills only past its old size).
     const uint64_t most = 8 * uint64_t(block.size() - 9) + 2;
+    out.resize(std::min<uint64_t>({out.capacity(), most, max_values}));
     size_t count = 0;
-    uint64_t* d = nullptr;
+    uint64_t* d = reinterpret_cast<uint64_t*>(out.data());
     int trailing = 0;
     int meaningful = 64;
     for (;;) {
