@@ -103,7 +103,8 @@ void registerCompressors(const std::string& type, const std::string& name, const
         Bytes out(ZSTD_compressBound(input->size()));
         ZSTD_CCtx* ctx = ZSTD_createCCtx();
         for (auto _ : state) {
-          size_t n = ZSTD_compressCCtx(ctx, out.data(), out.size(), input->data(), input->size(), 1);
+          size_t n =
+              ZSTD_compressCCtx(ctx, out.data(), out.size(), input->data(), input->size(), 1);
           benchmark::DoNotOptimize(n);
         }
         ZSTD_freeCCtx(ctx);
