@@ -40,6 +40,13 @@ constexpr std::array<uint64_t, 16> kUnused = [] {
   return m;
 }();
 
+// The largest value of selector s >= 2.
+constexpr std::array<uint64_t, 16> kLargest = [] {
+  std::array<uint64_t, 16> m{};
+  for (int s = 2; s < 16; ++s) m[s] = (uint64_t{1} << kBits[s]) - 1;
+  return m;
+}();
+
 // Lowest selector >= 2 holding values of `width` bits (width <= 60).
 constexpr std::array<uint8_t, 61> kSelectorForWidth = [] {
   std::array<uint8_t, 61> t{};
@@ -245,18 +252,20 @@ size_t encode(std::span<const uint64_t> values, uint8_t* dst) {
       }
     }
     // Selector s holds the next values iff the first kCount[s] of them fit in
-    // kBits[s]. Values before k are known to fit in kBits[s].
+    // kBits[s]. Values before k fit in kBits[s]; `seen` is their OR, so it
+    // exceeds kLargest[s] exactly when v[k] does not fit.
     int s = kSelectorForLeft[std::min<size_t>(left, 60)];
+    uint64_t seen = 0;
     for (size_t k = 0; k < kCount[s];) {
-      if (v[k] > kMaxValue) throwTooLarge(v[k]);
-      const int width = 64 - std::countl_zero(v[k]);
-      if (width <= kBits[s]) {
+      seen |= v[k];
+      if (seen <= kLargest[s]) {
         ++k;
         continue;
       }
+      if (v[k] > kMaxValue) throwTooLarge(v[k]);
       // v[k] breaks s: the next selector either stops before v[k] (and fits)
       // or is wide enough for it; both tests are monotone in s.
-      s = std::min(kSelectorForCount[k], kSelectorForWidth[width]);
+      s = std::min(kSelectorForCount[k], kSelectorForWidth[64 - std::countl_zero(seen)]);
     }
     storeBig64(p, packWord(s, v));
     p += 8;
