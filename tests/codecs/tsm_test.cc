@@ -511,6 +511,13 @@ TEST(TsmString, ExpectedBlocks) {
   EXPECT_EQ(again, out);
 }
 
+std::vector<int64_t> randomIntsForReuse(std::mt19937_64& rng) {
+  std::vector<int64_t> v(1000);
+  int64_t x = 0;
+  for (auto& e : v) e = x += int64_t(rng() % 100);
+  return v;
+}
+
 // ---- malformed blocks ----------------------------------------------------
 
 template <typename E, typename Decode>
@@ -606,6 +613,63 @@ TEST(TsmMalformed, TrailingBytes) {
   expectThrows<CorruptStreamError>("10 3FF0000000000000 C3FC0080000000000011", decFloat,
                                    "padding bit");
   expectThrows<CorruptStreamError>("10 03 A0 00", decBool, "after the bits");
+}
+
+TEST(TsmLimits, MaxValuesBoundsEveryDecoder) {
+  std::vector<double> f;
+  Bytes block;
+  std::vector<double> three = {1.0, 2.0, 3.0};
+  encodeFloatArray(three, block);
+  EXPECT_THROW(decodeFloatArray(block, f, 2), LimitExceededError);
+  decodeFloatArray(block, f, 3);
+  EXPECT_EQ(f, three);
+  std::vector<bool> b;
+  EXPECT_THROW(decodeBooleanArray(hexBytes("10 0A FFC0"), b, 9), LimitExceededError);
+  std::vector<std::string> s, two = {"a", "bc"};
+  encodeStringArray(two, block);
+  EXPECT_THROW(decodeStringArray(block, s, 1), LimitExceededError);
+  std::vector<int64_t> i;
+  // Uncompressed, 2 values; simple8b, 1 + 240 values.
+  EXPECT_THROW(decodeIntegerArray(hexBytes("00 0000000000000000 0000000000000002"), i, 1),
+               LimitExceededError);
+  EXPECT_THROW(decodeIntegerArray(hexBytes("10 0000000000000000 0000000000000000"), i, 240),
+               LimitExceededError);
+}
+
+TEST(TsmLimits, OutIsReplacedWhateverItHeld) {
+  // Decoders reuse the storage of `out`; a longer or shorter `out` must end as
+  // exactly the block's values.
+  std::mt19937_64 rng(7);
+  for (size_t held : {0, 1, 999, 1000, 5000}) {
+    SCOPED_TRACE(held);
+    std::vector<int64_t> ints = randomIntsForReuse(rng);
+    Bytes block;
+    std::vector<int64_t> out(held, -1);
+    encodeIntegerArray(ints, block);
+    decodeIntegerArray(block, out);
+    EXPECT_EQ(out, ints);
+    out.assign(held, -1);
+    encodeTimeArray(ints, block);
+    decodeTimeArray(block, out);
+    EXPECT_EQ(out, ints);
+    std::vector<double> f(ints.size()), fout(held, 9.5);
+    for (size_t k = 0; k < ints.size(); ++k) f[k] = double(ints[k] % 1000) / 8;
+    encodeFloatArray(f, block);
+    decodeFloatArray(block, fout);
+    EXPECT_EQ(fout, f);
+    std::vector<bool> bools(ints.size()), bout(held, true);
+    for (size_t k = 0; k < ints.size(); ++k) bools[k] = ints[k] & 1;
+    encodeBooleanArray(bools, block);
+    decodeBooleanArray(block, bout);
+    EXPECT_EQ(bout, bools);
+    // The empty blocks clear it.
+    out.assign(held, -1);
+    decodeIntegerArray(Bytes{}, out);
+    EXPECT_TRUE(out.empty());
+    fout.assign(held, 9.5);
+    decodeFloatArray(hexBytes("10 7FF8000000000001"), fout);
+    EXPECT_TRUE(fout.empty());
+  }
 }
 
 // ---- randomized round trips ---------------------------------------------
