@@ -477,6 +477,7 @@ TEST(TsmBoolean, ExpectedBlocks) {
   for (size_t i = 0; i < 200; i += 2) alternating[i] = true;
   const Case cases[] = {
       {{}, "10 00"},
+      {{true}, "10 01 80"},
       {{true, false, true}, "10 03 A0"},
       {std::vector<bool>(9, true), "10 09 FF 80"},
       {alternating, "10 C801 AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},
@@ -505,6 +506,13 @@ TEST(TsmString, ExpectedBlocks) {
   EXPECT_EQ(toHex(out), toHex(hexBytes("10 05 10 0161026263")));
   expectDecodes<std::string>(
       out, v, [](const Bytes& b, auto& o) { decodeStringArray(b, o); }, false);
+  // One value "x": payload 01 78; snappy uvarint(2), literal tag (2 - 1) << 2 = 04.
+  std::vector<std::string> one = {"x"};
+  Bytes single;
+  encodeStringArray(one, single);
+  EXPECT_EQ(toHex(single), toHex(hexBytes("10 02 04 0178")));
+  expectDecodes<std::string>(
+      single, one, [](const Bytes& b, auto& o) { decodeStringArray(b, o); }, false);
   std::vector<std::string_view> views = {"a", "bc"};
   Bytes again;
   encodeStringArray(views, again);
