@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "codecs/tsm.h"
 #include "fuzz/program.h"
 #include "stream/bytes_reference.h"
 #include "stream/bytes_stream_output.h"
@@ -440,6 +441,50 @@ std::vector<Seed> transportSeeds() {
   return seeds;
 }
 
+// TSM blocks: a kind byte (0 float, 1 integer, 2 unsigned, 3 timestamp,
+// 4 boolean, 5 string), then the block; every encoding of every kind.
+std::vector<Seed> tsmSeeds() {
+  std::vector<Seed> seeds;
+  auto add = [&](const std::string& name, uint8_t kind, const Bytes& block) {
+    Bytes b{kind};
+    b.insert(b.end(), block.begin(), block.end());
+    seeds.push_back({name, std::move(b)});
+  };
+  Bytes block;
+  using namespace wirestream::tsm;
+  const std::vector<double> floats = {1.0, 1.0, 3.0, 2.0, -0.0, 5e-324, 1e308, -2.5, 0.1, 0.2};
+  encodeFloatArray(floats, block);
+  add("float", 0, block);
+  encodeFloatArray(std::span<const double>(), block);
+  add("float-empty", 0, block);
+  std::vector<std::pair<std::string, std::vector<int64_t>>> ints = {
+      {"one", {5}},
+      {"rle", {0, 3, 6, 9, 12}},
+      {"simple8b", {1, 1, 3, 2, 100, 5000, 1, 0, -7, 1 << 20}},
+      {"uncompressed", {0, int64_t{1} << 62, -5}},
+      {"seconds", {0, 1000000000, 2000000000, 4000000000, 5000000000}},
+  };
+  std::vector<int64_t> ones(300);
+  for (size_t i = 0; i < ones.size(); ++i) ones[i] = int64_t(i / 2 + i % 7 / 6);
+  ints.push_back({"runs", ones});
+  for (const auto& [name, v] : ints) {
+    encodeIntegerArray(v, block);
+    add("integer-" + name, 1, block);
+    std::vector<uint64_t> u(v.begin(), v.end());
+    encodeUnsignedArray(u, block);
+    add("unsigned-" + name, 2, block);
+    encodeTimeArray(v, block);
+    add("timestamp-" + name, 3, block);
+  }
+  std::vector<bool> bools = {true, false, true, true, false, false, true, false, true};
+  encodeBooleanArray(bools, block);
+  add("boolean", 4, block);
+  std::vector<std::string> strings = {"", "a", "bc", "cpu,host=a", "cpu,host=a", "cpu,host=b"};
+  encodeStringArray(strings, block);
+  add("string", 5, block);
+  return seeds;
+}
+
 void writeCorpus(const std::filesystem::path& dir, const std::vector<Seed>& seeds) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -471,5 +516,6 @@ int main(int argc, char** argv) {
   writeCorpus(root / "generic_value", genericValueSeeds());
   writeCorpus(root / "aggregations", aggregationSeeds());
   writeCorpus(root / "transport", transportSeeds());
+  writeCorpus(root / "tsm", tsmSeeds());
   return 0;
 }

@@ -33,6 +33,7 @@
 
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
+#include "codecs/tsm.h"
 #include "fuzz/program.h"
 #include "stream/generic_value.h"
 #include "stream/page_recycler.h"
@@ -125,6 +126,13 @@ PageRecycler& testRecycler() {
   return *recycler;
 }
 
+// A TSM decoder with a max_values, its output dropped.
+template <typename T, void (*Decode)(std::span<const uint8_t>, std::vector<T>&, size_t)>
+void decodeBlock(const Bytes& block, size_t max_values) {
+  std::vector<T> out;
+  Decode(block, out, max_values);
+}
+
 std::vector<Reader> allReaders() {
   std::vector<Reader> readers;
   addReaders(readers, fuzz::coreOps(), "coreProgram");
@@ -158,6 +166,27 @@ std::vector<Reader> allReaders() {
                        });
                      },
                      0});
+  // The TSM block decoders (codecs/tsm.h), the input as one block. An RLE
+  // block states any count in 20 bytes, so they get max_values, the configured
+  // limit, set here to n/8 values (n bytes of 8-byte values, 1.5n while a float
+  // decoder, which cannot count ahead, grows its array; the block's copy is
+  // another n). A string block's snappy payload may inflate 22 times before
+  // its strings are counted: expansion 8 (3 · 8 = 24n) covers it.
+  auto addTsm = [&](const char* name, auto decode, size_t bytes_per_value, size_t expansion) {
+    readers.push_back({name,
+                       [decode, bytes_per_value](StreamInput& in) {
+                         std::vector<uint8_t> block(in.available());
+                         in.readBytes(block);
+                         decode(block, std::max<size_t>(1, block.size() / bytes_per_value));
+                       },
+                       expansion});
+  };
+  addTsm("tsmFloat", decodeBlock<double, tsm::decodeFloatArray>, 8, 0);
+  addTsm("tsmInteger", decodeBlock<int64_t, tsm::decodeIntegerArray>, 8, 0);
+  addTsm("tsmUnsigned", decodeBlock<uint64_t, tsm::decodeUnsignedArray>, 8, 0);
+  addTsm("tsmTime", decodeBlock<int64_t, tsm::decodeTimeArray>, 8, 0);
+  addTsm("tsmBoolean", decodeBlock<bool, tsm::decodeBooleanArray>, 1, 0);
+  addTsm("tsmString", decodeBlock<std::string, tsm::decodeStringArray>, 16, 8);
   return readers;
 }
 
@@ -430,7 +459,7 @@ TEST(AllocationBoundRegression, CompoundOrderWasReservedForItsCount) {
 // stream_input or structured seed (after its version byte), or the value of a
 // generic_value seed.
 struct SeedInput {
-  std::string corpus;  // stream_input, structured, generic_value, aggregations, transport
+  std::string corpus;  // stream_input, structured, generic_value, aggregations, transport, tsm
   Bytes bytes;
 };
 
@@ -440,7 +469,7 @@ std::vector<SeedInput> seedInputs() {
     std::ifstream f(path, std::ios::binary);
     Bytes b{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
     for (const char* corpus :
-         {"stream_input", "structured", "generic_value", "aggregations", "transport"}) {
+         {"stream_input", "structured", "generic_value", "aggregations", "transport", "tsm"}) {
       if (path.find(std::string("corpus/") + corpus + "/") == std::string::npos) continue;
       if (std::string(corpus) != "stream_input") {
         if (b.empty()) continue;
@@ -527,6 +556,51 @@ TEST(AllocationBound, CountsSplicedAtEveryOffsetOfEverySeed) {
     }
   }
   EXPECT_GT(runs, 10000u);
+}
+
+// TSM blocks at the edges of what their bytes can state: RLE counts up to
+// 2^64 - 1, simple8b words of 240 values each, float bits of one value each,
+// boolean and snappy lengths above the data; and every prefix of every tsm
+// seed without its kind byte.
+TEST(AllocationBound, TsmBlocksAtTheirLimits) {
+  std::vector<Reader> readers = allReaders();
+  std::vector<Bytes> blocks;
+  for (uint8_t header : {0x20, 0x21, 0x29, 0x2C}) {
+    for (Bytes count : {Bytes{0x80, 0x80, 0x80, 0x80, 0x10}, Bytes(9, 0xFF), Bytes{0x7F}}) {
+      if (count.size() == 9) count.push_back(0x01);
+      blocks.push_back(concat({Bytes{header}, Bytes(8, 0), Bytes{0x02}, count}));
+    }
+  }
+  for (size_t words : {1, 17, 1000}) {
+    blocks.push_back(concat({Bytes{0x10}, Bytes(8, 0), Bytes(8 * words, 0)}));  // selector 0
+    blocks.push_back(concat({Bytes{0x10}, Bytes(8, 0), Bytes(8 * words, 0), Bytes{0x01}}));
+  }
+  for (size_t k : {0, 1, 100, 5000}) {
+    blocks.push_back(concat({Bytes{0x10, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0}, Bytes(k, 0)}));  // repeats
+    blocks.push_back(concat({Bytes{0x10}, vint(0x7FFFFFFF), Bytes(k, 0xAA)}));
+    blocks.push_back(concat({Bytes{0x10}, vint(static_cast<uint32_t>(8 * k)), Bytes(k, 0xAA)}));
+  }
+  // Snappy: a declared length of 2^31 - 1, and 64-byte copies of one literal.
+  blocks.push_back(concat({Bytes{0x10}, vint(0x7FFFFFFF), Bytes(100, 0x00)}));
+  {
+    Bytes copies{0x10};
+    Bytes len = vint(1 + 64 * 3000);
+    copies.insert(copies.end(), len.begin(), len.end());
+    copies.insert(copies.end(), {0x00, 0x00});  // literal of one byte: 00
+    for (int i = 0; i < 3000; ++i)
+      copies.insert(copies.end(), {0xFE, 0x01, 0x00});  // copy 64, offset 1
+    blocks.push_back(copies);
+  }
+  for (const SeedInput& seed : seedInputs()) {
+    if (seed.corpus != "tsm" || seed.bytes.empty()) continue;
+    Bytes block(seed.bytes.begin() + 1, seed.bytes.end());
+    for (size_t n = 0; n <= block.size(); ++n)
+      blocks.emplace_back(block.begin(), block.begin() + n);
+  }
+  for (const Reader& r : readers) {
+    if (r.name.rfind("tsm", 0) != 0) continue;
+    for (const Bytes& b : blocks) checkBound(r, b, "a TSM block");
+  }
 }
 
 uint64_t testSeed() {

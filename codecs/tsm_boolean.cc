@@ -1,0 +1,92 @@
+// Boolean blocks (InfluxDB tsm1 batch_boolean.go):
+//
+//   10 uvarint(n) then n bits, most significant first, zero-padded to the byte
+//
+// The empty array is 10 00. InfluxDB's decoder reads min(n, bits present)
+// values; here fewer bits than n is a truncated block and bytes past the last
+// value's byte are an error. Padding bits are not checked: InfluxDB's encoder
+// leaves whatever a reused buffer held there.
+#include <string>
+#include <vector>
+
+#include "codecs/internal.h"
+#include "codecs/tsm.h"
+
+namespace wirestream::tsm {
+namespace {
+
+const char* const kKind = "boolean";
+
+template <typename Get>
+void encodeBits(size_t n, Get get, std::vector<uint8_t>& out) {
+  out.assign(1 + kMaxVLongBytes + (n + 7) / 8, 0);
+  out[0] = internal::kPacked << 4;
+  uint8_t* p = internal::putUvarint(out.data() + 1, n);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint8_t b = 0;
+    for (int k = 0; k < 8; ++k) b |= uint8_t(get(i + k)) << (7 - k);
+    *p++ = b;
+  }
+  if (i < n) {
+    uint8_t b = 0;
+    for (int k = 0; i + k < n; ++k) b |= uint8_t(get(i + k)) << (7 - k);
+    *p++ = b;
+  }
+  out.resize(p - out.data());
+}
+
+}  // namespace
+
+void encodeBooleanArray(std::span<const bool> values, std::vector<uint8_t>& out) {
+  encodeBits(
+      values.size(), [&](size_t i) { return values[i]; }, out);
+}
+
+void encodeBooleanArray(const std::vector<bool>& values, std::vector<uint8_t>& out) {
+  encodeBits(
+      values.size(), [&](size_t i) { return bool(values[i]); }, out);
+}
+
+void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out) {
+  decodeBooleanArray(block, out, kDefaultMaxValues);
+}
+
+void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, size_t max_values) {
+  if (block.empty()) {
+    out.clear();
+    return;
+  }
+  if (block[0] != internal::kPacked << 4) {
+    internal::throwCorruptBlock(kKind,
+                                "has header " + std::to_string(block[0]) + ", not 16 (bit-packed)");
+  }
+  const uint8_t* end = block.data() + block.size();
+  auto count = internal::getUvarint(block.data() + 1, end);
+  const uint64_t have = end - count.next;
+  const uint64_t need = count.value / 8 + (count.value % 8 != 0);
+  if (have < need) {
+    internal::throwTruncated(kKind, "of " + std::to_string(count.value) + " values has " +
+                                        std::to_string(have) + " of its " + std::to_string(need) +
+                                        " bytes");
+  }
+  if (have > need) {
+    internal::throwCorruptBlock(kKind, "of " + std::to_string(count.value) + " values has " +
+                                           std::to_string(have - need) +
+                                           " bytes after its last value");
+  }
+  internal::checkCount(kKind, count.value, max_values);
+  out.resize(count.value);
+  // Through an iterator, 8 bits a byte: vector<bool>'s operator[] recomputes
+  // the word and mask of every bit.
+  const uint8_t* p = count.next;
+  auto it = out.begin();
+  const size_t whole = count.value / 8;
+  for (size_t i = 0; i < whole; ++i) {
+    const unsigned b = p[i];
+    for (int k = 7; k >= 0; --k) *it++ = (b >> k) & 1;
+  }
+  for (int k = 7; it != out.end(); --k) *it++ = (p[whole] >> k) & 1;
+}
+
+}  // namespace wirestream::tsm
