@@ -95,7 +95,7 @@ cmp -s "$T/reduced.json" "$T/reduced7.json" || fail "reduce differs between vers
 
 # ---- errors ----
 head -c 40 "$T/shard1-8.7.0.bin" >"$T/truncated.bin"
-expect_error "truncated.bin: tried to read" "$W" decode "$T/truncated.bin"
+expect_error "truncated.bin: at byte 37: tried to read" "$W" decode "$T/truncated.bin"
 expect_error "truncated.bin" "$W" reduce "$T/shard1-8.7.0.bin" "$T/truncated.bin"
 printf 'garbage that is not an aggregation' >"$T/garbage.bin"
 expect_error "garbage.bin" "$W" decode "$T/garbage.bin"
@@ -105,13 +105,13 @@ cat "$T/shard1-8.7.0.bin" <(printf '\x00\x01') >"$T/trailing.bin"
 expect_error "2 trailing bytes" "$W" decode "$T/trailing.bin"
 printf '\x01\x06xterms\x01a\xff' >"$T/unknown.bin"
 expect_error "Unknown NamedWriteable [InternalAggregation][xterms]" "$W" decode "$T/unknown.bin"
-expect_error "nothing.bin: cannot open file" "$W" decode "$T/nothing.bin"
+expect_error "nothing.bin: cannot open: No such file or directory" "$W" decode "$T/nothing.bin"
 expect_error "--version" "$W" decode --version 9.x "$T/shard1-8.7.0.bin"
 echo '[{"type":"xterms","name":"a","metadata":null}]' >"$T/unknown.json"
-expect_error "unknown.json: Unknown NamedWriteable [InternalAggregation][xterms]" \
+expect_error "unknown.json: \$[0] (xterms [a]): Unknown NamedWriteable [InternalAggregation][xterms]" \
   "$W" encode "$T/unknown.json" -o "$T/x.bin"
 echo '[{"type":"max","name":"a"' >"$T/broken.json"
-expect_error "broken.json: [json.exception.parse_error" "$W" encode "$T/broken.json" -o "$T/x.bin"
+expect_error "broken.json: invalid JSON at byte 27 (" "$W" encode "$T/broken.json" -o "$T/x.bin"
 echo '[{"type":"max","name":"a","metadata":null,"format":"raw"}]' >"$T/missing.json"
 expect_error "missing field [value]" "$W" encode "$T/missing.json" -o "$T/x.bin"
 echo '[{"type":"max","name":"genres","metadata":null,"format":"raw","value":1}]' >"$T/max.json"
