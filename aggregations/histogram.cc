@@ -191,37 +191,15 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
 }
 
 namespace {
-// Counts the bytes written and keeps none of them.
-class CountingOutput final : public StreamOutput {
- public:
-  CountingOutput() {
-    pos_ = buf_;
-    end_ = buf_ + sizeof buf_;
-  }
-  size_t size() const { return flushed_ + static_cast<size_t>(pos_ - buf_); }
-
- protected:
-  void nextBuffer() override {  // called when the buffer is full
-    flushed_ += sizeof buf_;
-    pos_ = buf_;
-    end_ = buf_ + sizeof buf_;
-  }
-
- private:
-  uint8_t buf_[256];
-  size_t flushed_ = 0;
-};
-
 // The wire size of `aggs`, a measure of what a copy of them holds.
-size_t encodedSize(const InternalAggregations& aggs) {
-  CountingOutput out;
+size_t copySize(const InternalAggregations& aggs) {
   try {
-    aggs.writeTo(out);
+    return aggs.encodedSize();
   } catch (const std::invalid_argument&) {
     // Built in code and not writable (a minDocCount 0 histogram without its
     // empty bucket info): the bucket count alone measures it.
+    return 0;
   }
-  return out.size();
 }
 }  // namespace
 
@@ -278,7 +256,7 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
   InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
   int64_t per_copy =
       std::max(reduced_empty.bucketCount(),
-               static_cast<int64_t>(encodedSize(reduced_empty) / kEmptyCopyBytesPerBucket));
+               static_cast<int64_t>(copySize(reduced_empty) / kEmptyCopyBytesPerBucket));
   int64_t copies_cost;
   if (__builtin_mul_overflow(empty_count - 1, per_copy, &copies_cost)) {
     copies_cost = std::numeric_limits<int64_t>::max();

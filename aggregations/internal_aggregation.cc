@@ -32,6 +32,27 @@ struct DepthGuard {
   }
   ~DepthGuard() { --json_depth; }
 };
+
+// Counts the bytes written and keeps none of them.
+class CountingOutput final : public StreamOutput {
+ public:
+  CountingOutput() {
+    pos_ = buf_;
+    end_ = buf_ + sizeof buf_;
+  }
+  size_t size() const { return flushed_ + static_cast<size_t>(pos_ - buf_); }
+
+ protected:
+  void nextBuffer() override {  // called when the buffer is full
+    flushed_ += sizeof buf_;
+    pos_ = buf_;
+    end_ = buf_ + sizeof buf_;
+  }
+
+ private:
+  uint8_t buf_[256];
+  size_t flushed_ = 0;
+};
 }  // namespace
 
 int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
@@ -199,6 +220,18 @@ double InternalAggregations::sortValue(std::string_view path) const {
   }
   const InternalAggregation* a = get(name);
   return a ? a->sortValue(metric) : std::numeric_limits<double>::quiet_NaN();
+}
+
+size_t InternalAggregation::encodedSize() const {
+  CountingOutput out;
+  writeTo(out);
+  return out.size();
+}
+
+size_t InternalAggregations::encodedSize() const {
+  CountingOutput out;
+  writeTo(out);
+  return out.size();
 }
 
 int64_t InternalAggregations::bucketCount() const {

@@ -124,6 +124,9 @@ class InternalAggregation : public NamedWriteable {
   // Buckets in this result at every depth: its own and its sub-aggregations'
   // (0 for a metric). What a copy of it costs against ReduceContext's budget.
   virtual int64_t bucketCount() const { return 0; }
+  // The bytes writeTo writes at the current transport version, counted
+  // without being kept; throws what writeTo throws.
+  size_t encodedSize() const;
 
   // The value a bucket order names: "" for a single-value metric, else the
   // metric ("min", "avg"...). NaN when there is no such value.
@@ -250,6 +253,9 @@ class InternalAggregations {
 
   // The sum of bucketCount() over the list.
   int64_t bucketCount() const;
+  // The bytes writeTo writes at the current transport version, counted
+  // without being kept; throws what writeTo throws.
+  size_t encodedSize() const;
 
   // {"<name>": <response body>, ...}
   nlohmann::ordered_json toResponseJson() const;

@@ -5,6 +5,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <unordered_set>
@@ -238,24 +241,31 @@ class PrettyWriter {
   std::vector<Level> levels_;
 };
 
-void writeList(PrettyWriter& w, InternalAggregations& aggs);
+void writeList(PrettyWriter& w, InternalAggregations& aggs, size_t batch);
 
-// Writes every field of `fields` in order, streaming the one named
-// "aggregations" from `subs` and the one named "buckets" with `buckets`.
-template <class BucketsFn>
-void writeFields(PrettyWriter& w, const json& fields, InternalAggregations* subs,
-                 BucketsFn&& buckets) {
+// The members of a rendered object that are written from the aggregations
+// themselves instead of from the rendering.
+struct Streamed {
+  InternalAggregations* subs = nullptr;        // "aggregations"
+  InternalAggregations* empty_subs = nullptr;  // "empty_bucket_info"."aggregations"
+  std::function<void()> buckets;               // "buckets"
+};
+
+// Writes the object `fields` member by member, the Streamed ones streamed.
+void writeFields(PrettyWriter& w, const json& fields, const Streamed& streamed, size_t batch) {
   w.begin(true);
   for (const auto& [k, v] : fields.items()) {
     w.key(k);
-    if (subs != nullptr && k == "aggregations") {
+    if (streamed.subs != nullptr && k == "aggregations") {
       w.begin(false);
-      writeList(w, *subs);
+      writeList(w, *streamed.subs, batch);
       w.end();
-    } else if (k == "buckets" && v.is_array()) {
+    } else if (streamed.buckets && k == "buckets" && v.is_array()) {
       w.begin(false);
-      buckets();
+      streamed.buckets();
       w.end();
+    } else if (streamed.empty_subs != nullptr && k == "empty_bucket_info" && v.is_object()) {
+      writeFields(w, v, {streamed.empty_subs, nullptr, {}}, batch);
     } else {
       w.value(v);
     }
@@ -263,58 +273,75 @@ void writeFields(PrettyWriter& w, const json& fields, InternalAggregations* subs
   w.end();
 }
 
-// Buckets rendered by one toWireJson call: enough to make the header's cost
-// vanish, few enough that their JSON stays small.
-constexpr size_t kBucketBatch = 256;
-
 // A bucketed aggregation: its own fields from a toWireJson with no buckets,
-// then its buckets kBucketBatch at a time, from a toWireJson holding just
-// those, without their sub-aggregations (streamed in their place) and with
-// the heavy header parts (metadata, a histogram's empty bucket info) moved
-// out meanwhile.
+// then its buckets `batch` at a time, from a toWireJson holding just those,
+// without their sub-aggregations (streamed in their place) and with the heavy
+// header parts (metadata, a histogram's empty bucket info) moved out
+// meanwhile. A histogram's empty bucket sub-aggregations are streamed too.
 template <class T>
-void writeBucketed(PrettyWriter& w, T& agg) {
+void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
+  constexpr bool kHistogram = std::is_same_v<T, aggregations::Histogram>;
   auto buckets = std::move(agg.buckets());
   agg.buckets().clear();
-  json head = agg.toWireJson();
+  InternalAggregations empty_subs;
+  if constexpr (kHistogram) {
+    if (agg.emptyBucketInfo()) empty_subs = std::move(agg.emptyBucketInfo()->aggregations);
+  }
+  auto restore_empty_subs = [&] {
+    if constexpr (kHistogram) {
+      if (agg.emptyBucketInfo()) agg.emptyBucketInfo()->aggregations = std::move(empty_subs);
+    }
+  };
+  json head;
+  try {
+    head = agg.toWireJson();
+  } catch (...) {
+    agg.buckets() = std::move(buckets);
+    restore_empty_subs();
+    throw;
+  }
+  restore_empty_subs();
   aggregations::Metadata metadata = agg.getMetadata();
   agg.setMetadata(aggregations::Metadata());
-  using EmptyInfo = std::optional<aggregations::Histogram::EmptyBucketInfo>;
-  EmptyInfo empty_info;
-  if constexpr (std::is_same_v<T, aggregations::Histogram>) {
+  std::optional<aggregations::Histogram::EmptyBucketInfo> empty_info;
+  if constexpr (kHistogram) {
     empty_info = std::move(agg.emptyBucketInfo());
     agg.setEmptyBucketInfo(std::nullopt);
   }
   auto restore = [&] {
     agg.buckets() = std::move(buckets);
     agg.setMetadata(std::move(metadata));
-    if constexpr (std::is_same_v<T, aggregations::Histogram>) {
-      agg.setEmptyBucketInfo(std::move(empty_info));
+    if constexpr (kHistogram) agg.setEmptyBucketInfo(std::move(empty_info));
+  };
+
+  auto write_buckets = [&] {
+    std::vector<InternalAggregations> subs;
+    for (size_t at = 0; at < buckets.size(); at += batch) {
+      size_t n = std::min(batch, buckets.size() - at);
+      subs.clear();
+      for (size_t i = 0; i < n; ++i) {
+        subs.push_back(std::move(buckets[at + i].aggregations));
+        buckets[at + i].aggregations = InternalAggregations();
+        agg.buckets().push_back(std::move(buckets[at + i]));
+      }
+      json rendered_batch = agg.toWireJson();
+      for (size_t i = 0; i < n; ++i) {
+        buckets[at + i] = std::move(agg.buckets()[i]);
+        buckets[at + i].aggregations = std::move(subs[i]);
+      }
+      agg.buckets().clear();
+      const json& rendered = rendered_batch.at("buckets");
+      for (size_t i = 0; i < n; ++i) {
+        writeFields(w, rendered.at(i), {&buckets[at + i].aggregations, nullptr, {}}, batch);
+      }
     }
   };
+  InternalAggregations* empty_stream = nullptr;
+  if constexpr (kHistogram) {
+    if (empty_info) empty_stream = &empty_info->aggregations;
+  }
   try {
-    writeFields(w, head, nullptr, [&] {
-      std::vector<InternalAggregations> subs;
-      for (size_t at = 0; at < buckets.size(); at += kBucketBatch) {
-        size_t n = std::min(kBucketBatch, buckets.size() - at);
-        subs.clear();
-        for (size_t i = 0; i < n; ++i) {
-          subs.push_back(std::move(buckets[at + i].aggregations));
-          buckets[at + i].aggregations = InternalAggregations();
-          agg.buckets().push_back(std::move(buckets[at + i]));
-        }
-        json batch = agg.toWireJson();
-        for (size_t i = 0; i < n; ++i) {
-          buckets[at + i] = std::move(agg.buckets()[i]);
-          buckets[at + i].aggregations = std::move(subs[i]);
-        }
-        agg.buckets().clear();
-        const json& rendered = batch.at("buckets");
-        for (size_t i = 0; i < n; ++i) {
-          writeFields(w, rendered.at(i), &buckets[at + i].aggregations, [] {});
-        }
-      }
-    });
+    writeFields(w, head, {nullptr, empty_stream, write_buckets}, batch);
   } catch (...) {
     restore();
     throw;
@@ -322,20 +349,26 @@ void writeBucketed(PrettyWriter& w, T& agg) {
   restore();
 }
 
-void writeAggregation(PrettyWriter& w, InternalAggregation& a) {
-  // Small enough to render whole (and rendering twice the header of many
-  // small aggregations would cost more than it saves).
-  if (a.bucketCount() <= static_cast<int64_t>(kBucketBatch)) return w.value(a.toWireJson());
-  if (auto* t = dynamic_cast<aggregations::StringTerms*>(&a)) return writeBucketed(w, *t);
-  if (auto* t = dynamic_cast<aggregations::LongTerms*>(&a)) return writeBucketed(w, *t);
-  if (auto* t = dynamic_cast<aggregations::DoubleTerms*>(&a)) return writeBucketed(w, *t);
-  if (auto* h = dynamic_cast<aggregations::Histogram*>(&a)) return writeBucketed(w, *h);
+// Aggregations whose encoding is at most this large are rendered whole when
+// they have few buckets: their document is small.
+constexpr size_t kWholeBytes = 64 * 1024;
+
+void writeAggregation(PrettyWriter& w, InternalAggregation& a, size_t batch) {
+  // Rendering many small aggregations whole is also the fast way: their
+  // header is rendered once, not twice.
+  if (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= kWholeBytes) {
+    return w.value(a.toWireJson());
+  }
+  if (auto* t = dynamic_cast<aggregations::StringTerms*>(&a)) return writeBucketed(w, *t, batch);
+  if (auto* t = dynamic_cast<aggregations::LongTerms*>(&a)) return writeBucketed(w, *t, batch);
+  if (auto* t = dynamic_cast<aggregations::DoubleTerms*>(&a)) return writeBucketed(w, *t, batch);
+  if (auto* h = dynamic_cast<aggregations::Histogram*>(&a)) return writeBucketed(w, *h, batch);
   // A metric, or a type written whole.
   w.value(a.toWireJson());
 }
 
-void writeList(PrettyWriter& w, InternalAggregations& aggs) {
-  for (size_t i = 0; i < aggs.size(); ++i) writeAggregation(w, aggs[i]);
+void writeList(PrettyWriter& w, InternalAggregations& aggs, size_t batch) {
+  for (size_t i = 0; i < aggs.size(); ++i) writeAggregation(w, aggs[i], batch);
 }
 
 }  // namespace
@@ -370,10 +403,12 @@ InternalAggregations aggregationsFromWireJsonText(std::string_view text) {
   }
 }
 
-void writeWireJson(std::ostream& out, InternalAggregations& aggs) {
+void writeWireJson(std::ostream& out, InternalAggregations& aggs, size_t bucket_batch) {
+  if (bucket_batch == 0)
+    throw std::invalid_argument("writeWireJson: bucket_batch must be positive");
   PrettyWriter w(out);
   w.begin(false);
-  writeList(w, aggs);
+  writeList(w, aggs, bucket_batch);
   w.end();
 }
 

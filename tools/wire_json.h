@@ -48,10 +48,16 @@ nlohmann::ordered_json parseJsonLimited(std::string_view text);
 // top-level element named: "$[1] (histogram [h]): missing field [keyed]".
 aggregations::InternalAggregations aggregationsFromWireJsonText(std::string_view text);
 
+// Buckets rendered at a time by writeWireJson.
+inline constexpr size_t kBucketBatch = 256;
+
 // Writes aggs as toWireJson().dump(2) would, without building that document:
-// bucketed aggregations (terms, histogram) are written one bucket at a time.
+// an aggregation with at most `bucket_batch` buckets (at every depth) is
+// rendered whole; a larger bucketed one (terms, histogram) field by field,
+// its buckets `bucket_batch` at a time and their sub-aggregations in turn.
 // `aggs` is modified while it is written (buckets are moved in and out) and is
 // as it was when this returns normally. Throws what `out` throws.
-void writeWireJson(std::ostream& out, aggregations::InternalAggregations& aggs);
+void writeWireJson(std::ostream& out, aggregations::InternalAggregations& aggs,
+                   size_t bucket_batch = kBucketBatch);
 
 }  // namespace wirestream::cli
