@@ -121,9 +121,8 @@ TEST(WireJsonParser, ErrorsSayWhere) {
 }
 
 TEST(WireJsonParser, ReaderErrorsNameTheElement) {
-  std::string text =
-      R"([{"type":"max","name":"ok","metadata":null,"format":"raw","value":1},)"
-      R"({"type":"max","name":"m","metadata":null,"format":"raw"}])";
+  std::string text = R"([{"type":"max","name":"ok","metadata":null,"format":"raw","value":1},)"
+                     R"({"type":"max","name":"m","metadata":null,"format":"raw"}])";
   try {
     aggregationsFromWireJsonText(text);
     FAIL() << "no error";

@@ -4,25 +4,7 @@
 # file, exit 1, no crash).
 set -uo pipefail
 
-W="$1"
-T="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# expect_error EXPECTED_SUBSTRING CMD...: exit 1, one stderr line holding the substring.
-expect_error() {
-  local want=$1
-  shift
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  [ "$rc" -eq 1 ] || fail "exit $rc (want 1) from: $*"
-  [ "$(wc -l <"$T/err")" -eq 1 ] || fail "stderr is not one line from: $* : $(cat "$T/err")"
-  grep -qF -- "$want" "$T/err" || fail "stderr lacks [$want] from: $* : $(cat "$T/err")"
-}
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 
 cat >"$T/shard1.json" <<'JSON'
 [{"type":"sterms","name":"genres","metadata":{"map":[["owner","ops"],["seven",{"long":-2}]]},
@@ -125,8 +107,4 @@ for cmd in decode encode reduce; do
 done
 "$W" --help >/dev/null 2>&1 || fail "--help"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)" >&2
-  exit 1
-fi
-echo "all CLI checks passed"
+finish "all CLI checks passed"

@@ -7,27 +7,7 @@
 # status and single line of every kind of error.
 set -uo pipefail
 
-W="$1"
-T="${TEST_TMPDIR:-$(mktemp -d)}"
-failures=0
-
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# expect_status STATUS SUBSTRING CMD...: that exit status, one stderr line of at
-# most 1,000 characters holding the substring, within 60 s.
-expect_status() {
-  local want_rc=$1 want=$2
-  shift 2
-  timeout 60 "$@" >"$T/out" 2>"$T/err"
-  local rc=$?
-  [ "$rc" -eq "$want_rc" ] || fail "exit $rc (want $want_rc) from: $*: $(head -c 300 "$T/err")"
-  [ "$(wc -l <"$T/err")" -eq 1 ] || fail "stderr is not one line from: $*: $(head -c 300 "$T/err")"
-  [ "$(wc -c <"$T/err")" -le 1000 ] || fail "stderr longer than 1000 characters from: $*"
-  grep -qF -- "$want" "$T/err" || fail "stderr lacks [$want] from: $*: $(head -c 300 "$T/err")"
-}
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 
 python3 - "$T" <<'PY'
 import json, struct, sys
@@ -147,8 +127,4 @@ expect_status 2 "--max-buckets" "$W" reduce --max-buckets many "$T/bomb.bin"
 grep -q -- "--max-buckets" "$T/help" || fail "reduce --help does not name --max-buckets"
 grep -q "Resource limits and errors" "$T/help" || fail "reduce --help lacks the resource contract"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)" >&2
-  exit 1
-fi
-echo "all CLI limit checks passed"
+finish "all CLI limit checks passed"
