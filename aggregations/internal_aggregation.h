@@ -64,8 +64,9 @@ class TooManyBucketsError : public LimitExceededError {
 // the reduce drops again (terms beyond `size`) are given back. A partial
 // reduce creates no more buckets than its inputs hold and counts nothing.
 //
-// A context counts for one reduce at a time (its counter is mutable so that
-// reducers can take it by const reference); not thread-safe.
+// Use a fresh context for each reduce: the count accumulates in it (it is
+// mutable so that reducers can take the context by const reference). Not
+// thread-safe.
 class ReduceContext {
  public:
   // ES 8's default of search.max_buckets.
