@@ -43,18 +43,18 @@ TEST(WireJsonWriter, RandomResultsPrintAsDump) {
   }
 }
 
-// 1,000 terms buckets each holding a 300-bucket histogram with minDocCount 0
+// 300 terms buckets each holding a 260-bucket histogram with minDocCount 0
 // (whose empty bucket sub-aggregations are streamed too): streamed at the
 // default batch, at every level.
 TEST(WireJsonWriter, LargeNestedResultIsStreamed) {
   auto terms = std::make_unique<aggregations::StringTerms>("t", aggregations::Metadata());
-  for (int i = 0; i < 1000; ++i) {
+  for (int i = 0; i < 300; ++i) {
     auto h = std::make_unique<aggregations::Histogram>("h", aggregations::Metadata());
     h->setMinDocCount(0);
     aggregations::Histogram::EmptyBucketInfo e;
     e.aggregations.add(std::make_unique<aggregations::Max>("m", aggregations::Metadata(), 1.5));
     h->setEmptyBucketInfo(std::move(e));
-    for (int k = 0; k < 300; ++k) h->buckets().push_back({static_cast<double>(k), k + 1, {}});
+    for (int k = 0; k < 260; ++k) h->buckets().push_back({static_cast<double>(k), k + 1, {}});
     aggregations::StringTerms::Bucket b;
     b.key = "term" + std::to_string(i);
     b.doc_count = 1000 - i;
