@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -164,6 +165,7 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
   buckets.reserve(merged.size());
   for (auto& [key, m] : merged) {
     if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
+    context.consumeBucketsAndMaybeBreak(1);
     buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
   }
   if (context.final_reduce) {
@@ -187,6 +189,19 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
   out->buckets_ = std::move(buckets);
   return out;
 }
+
+namespace {
+// The wire size of `aggs`, a measure of what a copy of them holds.
+size_t copySize(const InternalAggregations& aggs) {
+  try {
+    return aggs.encodedSize();
+  } catch (const std::invalid_argument&) {
+    // Built in code and not writable (a minDocCount 0 histogram without its
+    // empty bucket info): the bucket count alone measures it.
+    return 0;
+  }
+}
+}  // namespace
 
 // As ES's InternalHistogram.addEmptyBuckets: fill from the min bound to the
 // first key, between keys, and from the last key to the max bound.
@@ -222,27 +237,51 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
     if (e.max_bound) fill(next(buckets.back().key), *e.max_bound, true);
   };
 
-  // Count first, so that a request for too many buckets fails before any is built.
-  size_t empty_count = 0;
+  // Count first, against the reduce's bucket budget, so that a request for
+  // too many buckets fails before any is built (and the walk stops there).
+  int64_t empty_count = 0;
   walk(
       [&](double) {
-        if (++empty_count > kMaxEmptyBuckets) {
-          internal::throwLimitExceeded("histogram [" + getName() + "] would need more than " +
-                                       std::to_string(kMaxEmptyBuckets) + " empty buckets");
-        }
+        context.consumeBucketsAndMaybeBreak(1);
+        ++empty_count;
       },
       [](size_t) {});
+  if (empty_count == 0) return;
 
+  // The empty buckets' sub-aggregations, reduced once (which counts their
+  // buckets once); the last empty bucket takes them, every other one a copy.
+  // ES shares one object among them; here each copy is real memory, so each
+  // counts before the copies are made.
   const InternalAggregations* empty_subs[] = {&e.aggregations};
   InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
+  int64_t per_copy =
+      std::max(reduced_empty.bucketCount(),
+               static_cast<int64_t>(copySize(reduced_empty) / kEmptyCopyBytesPerBucket));
+  int64_t copies_cost;
+  if (__builtin_mul_overflow(empty_count - 1, per_copy, &copies_cost)) {
+    copies_cost = std::numeric_limits<int64_t>::max();
+  }
+  context.consumeBucketsAndMaybeBreak(copies_cost);
+
   std::vector<Bucket> out;
-  out.reserve(buckets.size() + empty_count);
+  out.reserve(buckets.size() + static_cast<size_t>(empty_count));
+  int64_t emitted = 0;
   walk(
       [&](double key) {
-        out.push_back({key, 0, reduced_empty});
+        if (++emitted == empty_count) {
+          out.push_back({key, 0, std::move(reduced_empty)});
+        } else {
+          out.push_back({key, 0, reduced_empty});
+        }
       },
       [&](size_t i) { out.push_back(std::move(buckets[i])); });
   buckets = std::move(out);
+}
+
+int64_t Histogram::bucketCount() const {
+  int64_t n = static_cast<int64_t>(buckets_.size());
+  for (const Bucket& b : buckets_) n += b.aggregations.bucketCount();
+  return n;
 }
 
 namespace {

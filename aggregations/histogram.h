@@ -8,9 +8,11 @@
 //
 // Wire format §7 (Histogram). The reduce merges buckets by key; the final
 // reduce drops buckets under minDocCount and, when minDocCount is 0, fills the
-// gaps (and the optional bounds) with empty buckets, as ES does; at most
-// kMaxEmptyBuckets are added (LimitExceededError beyond). Value type with
-// deep-copy semantics; not thread-safe.
+// gaps (and the optional bounds) with empty buckets, as ES does. Every bucket
+// kept or filled in, and every bucket of the sub-aggregations copied into the
+// filled ones, counts against ReduceContext::max_buckets before it is built
+// (TooManyBucketsError beyond). Value type with deep-copy semantics; not
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,10 @@ namespace wirestream::aggregations {
 class Histogram final : public InternalAggregation {
  public:
   static constexpr std::string_view kType = "histogram";
-  static constexpr size_t kMaxEmptyBuckets = 65536;
+  // A filled-in bucket's copy of the empty bucket's sub-aggregations counts
+  // at least one bucket per this many bytes of its encoding, so that a heavy
+  // template (a dense cardinality sketch, large metadata) is bounded as well.
+  static constexpr size_t kEmptyCopyBytesPerBucket = 256;
 
   struct Bucket {
     double key = 0;
@@ -76,6 +81,7 @@ class Histogram final : public InternalAggregation {
   std::unique_ptr<InternalAggregation> clone() const override {
     return std::make_unique<Histogram>(*this);
   }
+  int64_t bucketCount() const override;
   void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:

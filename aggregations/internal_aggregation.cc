@@ -32,6 +32,27 @@ struct DepthGuard {
   }
   ~DepthGuard() { --json_depth; }
 };
+
+// Counts the bytes written and keeps none of them.
+class CountingOutput final : public StreamOutput {
+ public:
+  CountingOutput() {
+    pos_ = buf_;
+    end_ = buf_ + sizeof buf_;
+  }
+  size_t size() const { return flushed_ + static_cast<size_t>(pos_ - buf_); }
+
+ protected:
+  void nextBuffer() override {  // called when the buffer is full
+    flushed_ += sizeof buf_;
+    pos_ = buf_;
+    end_ = buf_ + sizeof buf_;
+  }
+
+ private:
+  uint8_t buf_[256];
+  size_t flushed_ = 0;
+};
 }  // namespace
 
 int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
@@ -48,6 +69,22 @@ int64_t readNonNegativeVLong(StreamInput& in, std::string_view what) {
   if (v < 0)
     internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
   return v;
+}
+
+TooManyBucketsError::TooManyBucketsError(int32_t max_buckets, int64_t count)
+    : LimitExceededError("Trying to create too many buckets. Must be less than or equal to: [" +
+                         std::to_string(max_buckets) + "] but was [" + std::to_string(count) +
+                         "]. This limit can be set by changing the [search.max_buckets] cluster "
+                         "level setting."),
+      max_buckets_(max_buckets) {}
+
+void ReduceContext::consumeBucketsAndMaybeBreak(int64_t n) const {
+  if (!final_reduce) return;
+  // Saturates: a caller may charge a product of two large counts at once.
+  if (__builtin_add_overflow(bucket_count_, n, &bucket_count_)) {
+    bucket_count_ = n > 0 ? std::numeric_limits<int64_t>::max() : 0;
+  }
+  if (bucket_count_ > max_buckets) throw TooManyBucketsError(max_buckets, bucket_count_);
 }
 
 InternalAggregation::InternalAggregation(StreamInput& in) {
@@ -183,6 +220,24 @@ double InternalAggregations::sortValue(std::string_view path) const {
   }
   const InternalAggregation* a = get(name);
   return a ? a->sortValue(metric) : std::numeric_limits<double>::quiet_NaN();
+}
+
+size_t InternalAggregation::encodedSize() const {
+  CountingOutput out;
+  writeTo(out);
+  return out.size();
+}
+
+size_t InternalAggregations::encodedSize() const {
+  CountingOutput out;
+  writeTo(out);
+  return out.size();
+}
+
+int64_t InternalAggregations::bucketCount() const {
+  int64_t n = 0;
+  for (const Ptr& a : aggs_) n += a->bucketCount();
+  return n;
 }
 
 nlohmann::ordered_json InternalAggregations::toResponseJson() const {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "aggregations/metadata.h"
+#include "stream/errors.h"
 #include "stream/named_writeable_registry.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
@@ -37,12 +38,64 @@
 
 namespace wirestream::aggregations {
 
+// A final reduce would hold more than ReduceContext::max_buckets buckets:
+// Elasticsearch's TooManyBucketsException (setting search.max_buckets), which
+// crosses the transport as `too_many_buckets_exception` carrying maxBuckets().
+// The message is ES's, word for word. A LimitExceededError, so a coordinator's
+// one `catch (const StreamError&)` for bad shard results covers it too.
+class TooManyBucketsError : public LimitExceededError {
+ public:
+  TooManyBucketsError(int32_t max_buckets, int64_t count);
+  int32_t maxBuckets() const { return max_buckets_; }
+
+ private:
+  int32_t max_buckets_;
+};
+
 // Partial reduces (on the way, e.g. per node) keep everything a later reduce
 // needs; the final reduce applies size and minDocCount (wire format §8).
-struct ReduceContext {
+//
+// The final reduce also keeps a bucket budget, as ES's MultiBucketConsumer:
+// every bucket it creates, at every depth, counts against max_buckets —
+// merged buckets, the empty buckets a histogram with minDocCount 0 fills in,
+// and each copy of the sub-aggregations those empty buckets carry. The count
+// is taken before the buckets are allocated, so a reduce's peak memory is
+// O(input + max_buckets x bucket size) (docs/aggregations.md). Buckets that
+// the reduce drops again (terms beyond `size`) are given back. A partial
+// reduce creates no more buckets than its inputs hold and counts nothing.
+//
+// Use a fresh context for each reduce: the count accumulates in it (it is
+// mutable so that reducers can take the context by const reference). Not
+// thread-safe.
+class ReduceContext {
+ public:
+  // ES 8's default of search.max_buckets.
+  static constexpr int32_t kDefaultMaxBuckets = 65536;
+
   bool final_reduce = true;
-  static ReduceContext finalReduce() { return {true}; }
-  static ReduceContext partialReduce() { return {false}; }
+  // At most this many live buckets in a final reduce; >= 0.
+  int32_t max_buckets = kDefaultMaxBuckets;
+
+  static ReduceContext finalReduce(int32_t max_buckets = kDefaultMaxBuckets) {
+    ReduceContext c;
+    c.max_buckets = max_buckets;
+    return c;
+  }
+  static ReduceContext partialReduce() {
+    ReduceContext c;
+    c.final_reduce = false;
+    return c;
+  }
+
+  // Adds `n` buckets to the count (negative: gives them back) and throws
+  // TooManyBucketsError when the count is then above max_buckets. Call it
+  // before allocating what it counts. No-op in a partial reduce.
+  void consumeBucketsAndMaybeBreak(int64_t n) const;
+  // Live buckets counted so far.
+  int64_t bucketCount() const { return bucket_count_; }
+
+ private:
+  mutable int64_t bucket_count_ = 0;
 };
 
 class InternalAggregation : public NamedWriteable {
@@ -61,11 +114,20 @@ class InternalAggregation : public NamedWriteable {
   void writeTo(StreamOutput& out) const final;
 
   // Reduces `aggs` (all of this type and name, aggs non-empty) into one
-  // result. Parameters such as size are taken from aggs[0], as ES does.
+  // result. Parameters such as size are taken from aggs[0], as ES does. A
+  // final reduce that would exceed context.max_buckets throws
+  // TooManyBucketsError.
   virtual std::unique_ptr<InternalAggregation> reduce(
       std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const = 0;
 
   virtual std::unique_ptr<InternalAggregation> clone() const = 0;
+
+  // Buckets in this result at every depth: its own and its sub-aggregations'
+  // (0 for a metric). What a copy of it costs against ReduceContext's budget.
+  virtual int64_t bucketCount() const { return 0; }
+  // The bytes writeTo writes at the current transport version, counted
+  // without being kept; throws what writeTo throws.
+  size_t encodedSize() const;
 
   // The value a bucket order names: "" for a single-value metric, else the
   // metric ("min", "avg"...). NaN when there is no such value.
@@ -182,11 +244,19 @@ class InternalAggregations {
   // Groups the aggregations of every list by name (first-seen order) and
   // reduces each group. Aggregations of one name that cannot be reduced together
   // (different types, at any depth) are CorruptStreamError: they come off the wire.
+  // A final reduce that would create more than context.max_buckets buckets is
+  // TooManyBucketsError, thrown before they are allocated.
   static InternalAggregations reduce(std::span<const InternalAggregations* const> lists,
                                      const ReduceContext& context);
 
   // "agg", "agg.metric" or "agg[metric]": the value a bucket order names.
   double sortValue(std::string_view path) const;
+
+  // The sum of bucketCount() over the list.
+  int64_t bucketCount() const;
+  // The bytes writeTo writes at the current transport version, counted
+  // without being kept; throws what writeTo throws.
+  size_t encodedSize() const;
 
   // {"<name>": <response body>, ...}
   nlohmann::ordered_json toResponseJson() const;

@@ -269,6 +269,14 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     out->doc_count_error_ = aggs.size() == 1 ? 0 : sum_error;
   }
 
+  // A final reduce keeps the best `size` buckets as it goes, in a heap with
+  // the worst on top (ES's priority queue): a bucket that falls out is freed
+  // at once and given back to the bucket budget, so the budget counts live
+  // buckets and many terms under a small `size` never add up. The order is
+  // total (ties broken by key), so this keeps what a full sort would.
+  const BucketOrder& order = first.order_;
+  auto less = [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; };
+  const size_t keep = static_cast<size_t>(first.required_size_);
   std::vector<Bucket> buckets;
   std::vector<const InternalAggregations*> subs;
   for (size_t i = 0; i < entries.size();) {
@@ -296,6 +304,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     const typename Key::Type& key = entries[i].bucket->key;
     i = run_end;
     if (context.final_reduce && doc_count < first.min_doc_count_) continue;
+    context.consumeBucketsAndMaybeBreak(1);
     Bucket& b = buckets.emplace_back();
     b.key = key;
     b.doc_count = doc_count;
@@ -307,21 +316,27 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
                               : checkedAdd(error, sum_error - shard_errors, "doc count error");
     }
     b.aggregations = InternalAggregations::reduce(subs, context);
-  }
-
-  if (context.final_reduce) {
-    const BucketOrder& order = first.order_;
-    auto less = [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; };
-    size_t keep = std::min(buckets.size(), static_cast<size_t>(first.required_size_));
-    std::partial_sort(buckets.begin(), buckets.begin() + keep, buckets.end(), less);
-    for (size_t i = keep; i < buckets.size(); ++i) {
-      other = checkedAdd(other, buckets[i].doc_count, "sum_other_doc_count");
+    if (!context.final_reduce) continue;
+    std::push_heap(buckets.begin(), buckets.end(), less);
+    if (buckets.size() > keep) {
+      std::pop_heap(buckets.begin(), buckets.end(), less);
+      const Bucket& worst = buckets.back();
+      other = checkedAdd(other, worst.doc_count, "sum_other_doc_count");
+      context.consumeBucketsAndMaybeBreak(-(1 + worst.aggregations.bucketCount()));
+      buckets.pop_back();
     }
-    buckets.resize(keep);
   }
+  if (context.final_reduce) std::sort_heap(buckets.begin(), buckets.end(), less);
   out->other_doc_count_ = other;
   out->buckets_ = std::move(buckets);
   return out;
+}
+
+template <class Key>
+int64_t InternalTerms<Key>::bucketCount() const {
+  int64_t n = static_cast<int64_t>(buckets_.size());
+  for (const Bucket& b : buckets_) n += b.aggregations.bucketCount();
+  return n;
 }
 
 // ---- JSON ----

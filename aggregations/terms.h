@@ -10,7 +10,8 @@
 //
 // Wire format §7 (Terms) and the reduce of §8: shard error bounds, merged
 // doc counts, top-N by order with sum_other_doc_count, minDocCount, sub-
-// aggregations reduced recursively. writeTo allocates nothing: string keys
+// aggregations reduced recursively; a final reduce counts its buckets against
+// ReduceContext::max_buckets. writeTo allocates nothing: string keys
 // are stored as their bytes and written with writeBytesRef.
 //
 // Value types with deep-copy semantics; not thread-safe.
@@ -138,6 +139,7 @@ class InternalTerms final : public InternalAggregation {
   std::unique_ptr<InternalAggregation> clone() const override {
     return std::make_unique<InternalTerms>(*this);
   }
+  int64_t bucketCount() const override;
   void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:

@@ -58,9 +58,7 @@ bool differOnlyInNanPayloads(std::span<const uint8_t> a, std::span<const uint8_t
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  static const TransportVersion kVersions[] = {
-      TransportVersion::V_7_10_0, TransportVersion::V_8_0_0, TransportVersion::V_8_7_0};
-  const TransportVersion version = kVersions[data[0] % 3];
+  const TransportVersion version = fuzz::versionFromByte(data[0]);
   std::span<const uint8_t> raw(data + 1, size - 1);
   const NamedWriteableRegistry& registry = aggregations::defaultRegistry();
 

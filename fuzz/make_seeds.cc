@@ -24,6 +24,7 @@
 #include "stream/bytes_stream_output.h"
 #include "stream/generic_value.h"
 #include "tests/aggregations/agg_test_util.h"
+#include "tools/wire_json.h"
 #include "transport/frame.h"
 
 namespace wirestream::fuzz {
@@ -381,6 +382,42 @@ std::vector<Seed> aggregationSeeds() {
   return seeds;
 }
 
+// Version byte (% 3: 7.10.0, 8.0.0, 8.7.0), then wire JSON text: every type
+// (random, with sub-aggregations) as `wirestream decode` prints it, and the
+// inputs `encode` refuses: nesting past the parser's limit, a duplicate key,
+// a wide object, malformed text.
+std::vector<Seed> wireJsonSeeds() {
+  using namespace wirestream::aggregations;
+  using aggregations::testing::RandomAggs;
+  std::vector<Seed> seeds;
+  auto add = [&](const std::string& name, uint8_t vb, const std::string& text) {
+    Bytes b{vb};
+    b.insert(b.end(), text.begin(), text.end());
+    seeds.push_back({name, std::move(b)});
+  };
+  uint64_t seed = 40;
+  for (const std::string& type : aggregations::testing::kAllTypes) {
+    RandomAggs random(seed++, TransportVersion::V_8_7_0);
+    InternalAggregations aggs;
+    aggs.add(random.agg(type, type == "cardinality" ? 0 : 2));
+    std::string text =
+        aggs.toWireJson().dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    if (text.size() > 4096) continue;  // keep the corpus small and fast
+    // Checked the way the target reads it: every seed must parse.
+    (void)cli::aggregationsFromWireJsonText(text);
+    add(type, 2, text);
+  }
+  add("deep", 2,
+      std::string(cli::kMaxJsonNesting + 1, '[') + std::string(cli::kMaxJsonNesting + 1, ']'));
+  add("duplicate-key", 2,
+      R"([{"type":"max","name":"a","metadata":null,"format":"raw","value":1,"value":2}])");
+  std::string wide = R"([{"type":"max","name":"a","metadata":null,"format":"raw","value":1)";
+  for (int i = 0; i < 100; ++i) wide += ",\"k" + std::to_string(i) + "\":" + std::to_string(i);
+  add("wide", 0, wide + "}]");
+  add("malformed", 1, R"([{"type":"max","name":"a\u12)");
+  return seeds;
+}
+
 // Slicing byte, then a connection's byte stream: single frames of every kind
 // (request, response, error, handshake, compressed, ping) and a stream of all.
 std::vector<Seed> transportSeeds() {
@@ -517,5 +554,6 @@ int main(int argc, char** argv) {
   writeCorpus(root / "aggregations", aggregationSeeds());
   writeCorpus(root / "transport", transportSeeds());
   writeCorpus(root / "tsm", tsmSeeds());
+  writeCorpus(root / "wire_json", wireJsonSeeds());
   return 0;
 }

@@ -79,4 +79,12 @@ uint8_t opIndex(std::span<const Op> ops, const char* name);
 // Lower-case hex of at most the first 64 bytes, for failure messages.
 std::string hexPrefix(std::span<const uint8_t> bytes);
 
+// The version a leading input byte picks (% 3: 7.10.0, 8.0.0, 8.7.0, the
+// gates of the aggregation results).
+inline TransportVersion versionFromByte(uint8_t b) {
+  static constexpr TransportVersion kVersions[] = {
+      TransportVersion::V_7_10_0, TransportVersion::V_8_0_0, TransportVersion::V_8_7_0};
+  return kVersions[b % 3];
+}
+
 }  // namespace wirestream::fuzz

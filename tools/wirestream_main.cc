@@ -1,32 +1,53 @@
 // wirestream: a command-line tool for aggregation results on the wire.
 //
-//   wirestream decode [--version V] FILE            InternalAggregations -> wire JSON
+//   wirestream decode [--version V] FILE              InternalAggregations -> wire JSON
 //   wirestream encode [--version V] JSONFILE -o FILE  wire JSON -> InternalAggregations
-//   wirestream reduce [--version V] FILE...          final reduce -> ES response JSON (§8)
+//   wirestream reduce [--version V] [--max-buckets N] FILE...
+//                                                    final reduce -> ES response JSON (§8)
 //
 // V is a release ("8.7.0", "7.10.0") or a transport version id; the default is
-// the current version. Bad input (a truncated or corrupt file, unknown types,
-// trailing bytes, malformed JSON) prints one line naming the file and the
-// problem to stderr and exits 1; usage errors exit with CLI11's codes.
+// the current version. The resource contract (docs/cli.md, "Resource limits
+// and errors", and --help): decode streams its output (peak memory within
+// 64 MiB + 16 x the input); encode parses with bounded nesting, linear time
+// in the members of an object, and caps the text it echoes; reduce keeps
+// ES's bucket budget (--max-buckets, default 65,536). Every error is one line
+// on stderr naming the file and where in it (byte offset or JSON path), exit
+// status 1; usage errors are one line, exit status 2.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
-#include <iterator>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
 #include "stream/bytes_stream_output.h"
+#include "stream/errors.h"
 #include "stream/stream_input.h"
+#include "tools/wire_json.h"
 
 namespace {
 
 using wirestream::TransportVersion;
 using wirestream::aggregations::InternalAggregations;
+using wirestream::aggregations::ReduceContext;
 using json = nlohmann::ordered_json;
+
+constexpr const char* kLimitsHelp = R"(Resource limits and errors (docs/cli.md):
+  decode  streams its JSON; peak memory stays within 64 MiB + 16 x FILE's size.
+  encode  refuses JSON nested deeper than 1024 while parsing, duplicate keys,
+          and anything the readers refuse; wide objects parse in linear time.
+  reduce  counts every bucket it creates against --max-buckets (default 65536,
+          Elasticsearch's search.max_buckets) before allocating it.
+  Errors: one line on stderr, "wirestream: FILE: ...", naming the byte offset
+  (binary input) or the JSON path (text input), with echoed text cut to 200
+  characters; exit status 1. Usage errors: one line, exit status 2.)";
 
 // A failure tied to one input or output file.
 struct FileError {
@@ -34,42 +55,83 @@ struct FileError {
   std::string message;
 };
 
+// Control characters (a newline in a message or a file name) would break the
+// one-line contract.
 std::string oneLine(std::string s) {
   for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
   }
   return s;
 }
 
+std::string errnoText() { return std::strerror(errno); }
+
 std::vector<uint8_t> readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw FileError{path, "cannot open file"};
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) throw FileError{path, "read error"};
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FileError{path, "cannot open: " + errnoText()};
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    bool dir = S_ISDIR(st.st_mode);
+    std::string why = dir ? "is a directory, not a file" : "cannot stat: " + errnoText();
+    ::close(fd);
+    throw FileError{path, why};
+  }
+  std::vector<uint8_t> bytes;
+  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
+  uint8_t buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::string why = "read error: " + errnoText();
+      ::close(fd);
+      throw FileError{path, why};
+    }
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  ::close(fd);
   return bytes;
+}
+
+void writeFile(const std::string& path, const wirestream::BytesReference& bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) throw FileError{path, "cannot open for writing: " + errnoText()};
+  for (auto piece : bytes.pieces()) {
+    const uint8_t* p = piece.data();
+    size_t left = piece.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        std::string why = "write error: " + errnoText();
+        ::close(fd);
+        throw FileError{path, why};
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  if (::close(fd) != 0) throw FileError{path, "write error: " + errnoText()};
 }
 
 InternalAggregations decodeFile(const std::string& path, TransportVersion version) {
   std::vector<uint8_t> bytes = readFile(path);
+  wirestream::ByteArrayStreamInput in(bytes);
+  in.setTransportVersion(version);
+  InternalAggregations aggs;
   try {
-    wirestream::ByteArrayStreamInput in(bytes);
-    in.setTransportVersion(version);
-    InternalAggregations aggs =
-        InternalAggregations::readFrom(in, wirestream::aggregations::defaultRegistry());
-    if (in.available() != 0) {
-      throw FileError{path, std::to_string(in.available()) +
-                                " trailing bytes after the aggregations (offset " +
-                                std::to_string(in.position()) + ")"};
-    }
-    return aggs;
-  } catch (const FileError&) {
-    throw;
+    aggs = InternalAggregations::readFrom(in, wirestream::aggregations::defaultRegistry());
   } catch (const std::exception& e) {
-    throw FileError{path, e.what()};
+    throw FileError{path, "at byte " + std::to_string(in.position()) + ": " + e.what()};
   }
+  if (in.available() != 0) {
+    throw FileError{path, "at byte " + std::to_string(in.position()) + ": " +
+                              std::to_string(in.available()) +
+                              " trailing bytes after the aggregations"};
+  }
+  return aggs;
 }
-
-std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
 
 TransportVersion parseVersion(const std::string& text) {
   try {
@@ -79,9 +141,16 @@ TransportVersion parseVersion(const std::string& text) {
   }
 }
 
+void flushStdout() {
+  std::cout.flush();
+  if (!std::cout) throw FileError{"stdout", "write error: " + errnoText()};
+}
+
 int runDecode(const std::string& version, const std::string& file) {
   InternalAggregations aggs = decodeFile(file, parseVersion(version));
-  std::cout << dump(aggs.toWireJson()) << "\n";
+  wirestream::cli::writeWireJson(std::cout, aggs);
+  std::cout << "\n";
+  flushStdout();
   return 0;
 }
 
@@ -90,10 +159,12 @@ int runEncode(const std::string& version, const std::string& file, const std::st
   std::vector<uint8_t> text = readFile(file);
   InternalAggregations aggs;
   try {
-    aggs = InternalAggregations::fromWireJson(json::parse(text.begin(), text.end()));
+    aggs = wirestream::cli::aggregationsFromWireJsonText(
+        std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
   } catch (const std::exception& e) {
     throw FileError{file, e.what()};
   }
+  text = {};
   wirestream::BytesStreamOutput out;
   out.setTransportVersion(v);
   try {
@@ -101,19 +172,12 @@ int runEncode(const std::string& version, const std::string& file, const std::st
   } catch (const std::exception& e) {
     throw FileError{file, std::string("cannot encode: ") + e.what()};
   }
-  std::ofstream f(output, std::ios::binary | std::ios::trunc);
-  if (!f) throw FileError{output, "cannot open file for writing"};
-  wirestream::BytesReference bytes = out.bytes();
-  for (auto piece : bytes.pieces()) {
-    f.write(reinterpret_cast<const char*>(piece.data()),
-            static_cast<std::streamsize>(piece.size()));
-  }
-  f.close();
-  if (!f) throw FileError{output, "write error"};
+  writeFile(output, out.bytes());
   return 0;
 }
 
-int runReduce(const std::string& version, const std::vector<std::string>& files) {
+int runReduce(const std::string& version, int32_t max_buckets,
+              const std::vector<std::string>& files) {
   TransportVersion v = parseVersion(version);
   std::vector<InternalAggregations> shards;
   shards.reserve(files.size());
@@ -122,21 +186,24 @@ int runReduce(const std::string& version, const std::vector<std::string>& files)
   for (const auto& s : shards) ptrs.push_back(&s);
   InternalAggregations reduced;
   try {
-    reduced =
-        InternalAggregations::reduce(ptrs, wirestream::aggregations::ReduceContext::finalReduce());
+    reduced = InternalAggregations::reduce(ptrs, ReduceContext::finalReduce(max_buckets));
   } catch (const std::exception& e) {
     std::string all;
     for (const auto& f : files) all += (all.empty() ? "" : ",") + f;
     throw FileError{all, std::string("cannot reduce: ") + e.what()};
   }
-  std::cout << dump(reduced.toResponseJson()) << "\n";
+  shards.clear();
+  std::cout << reduced.toResponseJson().dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  flushStdout();
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
   CLI::App app{"wirestream: decode, encode and reduce Elasticsearch-style aggregation results"};
+  app.footer(kLimitsHelp);
   app.require_subcommand(1);
   std::string current = TransportVersion::current().toString();
 
@@ -156,25 +223,41 @@ int main(int argc, char** argv) {
   encode->add_option("-o,--output", encode_output, "Binary file to write")->required();
 
   std::string reduce_version = current;
+  int32_t max_buckets = ReduceContext::kDefaultMaxBuckets;
   std::vector<std::string> reduce_files;
   CLI::App* reduce = app.add_subcommand(
       "reduce", "Reduce one shard result per FILE (final reduce) and print the response JSON");
   reduce->add_option("--version", reduce_version, "Transport version of the files")
       ->capture_default_str();
+  reduce
+      ->add_option("--max-buckets", max_buckets,
+                   "Most buckets the reduce may create (search.max_buckets)")
+      ->check(CLI::Range(0, std::numeric_limits<int32_t>::max()))
+      ->capture_default_str();
   reduce->add_option("FILE", reduce_files, "Binary InternalAggregations, one per shard")
       ->required();
+  for (CLI::App* sub : {decode, encode, reduce}) sub->footer(kLimitsHelp);
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "wirestream: " << oneLine(e.what()) << " (see wirestream --help)\n";
+    return 2;
+  }
 
   try {
     if (*decode) return runDecode(decode_version, decode_file);
     if (*encode) return runEncode(encode_version, encode_file, encode_output);
-    if (*reduce) return runReduce(reduce_version, reduce_files);
+    if (*reduce) return runReduce(reduce_version, max_buckets, reduce_files);
   } catch (const FileError& e) {
-    std::cerr << "wirestream: " << e.file << ": " << oneLine(e.message) << "\n";
+    std::cout.flush();
+    std::cerr << "wirestream: " << oneLine(e.file) << ": "
+              << oneLine(wirestream::cli::capEcho(e.message, 400)) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "wirestream: " << oneLine(e.what()) << "\n";
+    std::cerr << "wirestream: " << oneLine(wirestream::cli::capEcho(e.what(), 400)) << "\n";
     return 1;
   }
   return 1;

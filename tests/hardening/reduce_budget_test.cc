@@ -1,0 +1,317 @@
+// The reduce-wide bucket budget (ReduceContext::max_buckets, ES's
+// search.max_buckets) against hostile shard results, with the counting
+// allocator (counting_allocator.h) measuring the reduce's peak memory.
+//
+// The inputs are assembled here field by field with the stream's primitive
+// writers, following the histogram and terms layouts of wire format §7, not
+// through the aggregation classes: a shard can send any of these bytes.
+//
+// The bound every reduce here keeps, success or TooManyBucketsError:
+//   peak <= kInputFactor x input + max_buckets x kBucketBytes + kSlack
+// (docs/aggregations.md, "Reduce memory"). The buckets here carry small
+// sub-aggregations (another histogram's header, or nothing), so a bucket
+// costs well under kBucketBytes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aggregations/histogram.h"
+#include "aggregations/internal_aggregation.h"
+#include "aggregations/registry.h"
+#include "aggregations/terms.h"
+#include "stream/bytes_stream_output.h"
+#include "stream/stream_input.h"
+#include "tests/hardening/counting_allocator.h"
+
+namespace wirestream::aggregations {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+using testing::AllocationScope;
+
+constexpr size_t kInputFactor = 16;
+constexpr size_t kBucketBytes = 512;
+constexpr size_t kSlack = 64 * 1024;
+
+constexpr uint8_t kNullMetadata = 0xFF;
+constexpr uint8_t kOrderCountDesc = 1;
+constexpr uint8_t kOrderKeyAsc = 4;
+
+// One field after another with the primitive writers.
+class Wire {
+ public:
+  Wire& byte(uint8_t b) {
+    out_.writeByte(b);
+    return *this;
+  }
+  Wire& vint(int32_t v) {
+    out_.writeVInt(v);
+    return *this;
+  }
+  Wire& vlong(int64_t v) {
+    out_.writeVLong(v);
+    return *this;
+  }
+  Wire& dbl(double v) {
+    out_.writeDouble(v);
+    return *this;
+  }
+  Wire& boolean(bool v) {
+    out_.writeBoolean(v);
+    return *this;
+  }
+  Wire& str(const std::string& s) {
+    out_.writeString(s);
+    return *this;
+  }
+  Wire& raw(const Bytes& b) {
+    out_.writeBytes(b);
+    return *this;
+  }
+  Bytes bytes() const { return out_.bytes().toVector(); }
+
+ private:
+  BytesStreamOutput out_;
+};
+
+// An InternalAggregations: VInt count, then the elements (type name included).
+Bytes list(const std::vector<Bytes>& elements) {
+  Wire w;
+  w.vint(static_cast<int32_t>(elements.size()));
+  for (const Bytes& e : elements) w.raw(e);
+  return w.bytes();
+}
+
+struct HistogramBucket {
+  double key;
+  Bytes subs = list({});
+};
+
+// A `histogram` element with minDocCount 0 and the bounds [lo, hi] (absent
+// when NaN), whose empty buckets carry `empty_subs`.
+Bytes histogram(const std::string& name, double lo, double hi, const Bytes& empty_subs,
+                const std::vector<HistogramBucket>& buckets = {}, double interval = 1) {
+  Wire w;
+  w.str("histogram").str(name).byte(kNullMetadata);
+  w.byte(kOrderKeyAsc).vlong(0);  // order, minDocCount 0: the empty bucket info follows
+  w.dbl(interval).dbl(0);         // interval, offset
+  w.boolean(lo == lo);
+  if (lo == lo) w.dbl(lo);
+  w.boolean(hi == hi);
+  if (hi == hi) w.dbl(hi);
+  w.raw(empty_subs);
+  w.str("raw").boolean(false);  // format, keyed
+  w.vint(static_cast<int32_t>(buckets.size()));
+  for (const HistogramBucket& b : buckets) w.dbl(b.key).vlong(1).raw(b.subs);
+  return w.bytes();
+}
+
+// An `sterms` element (8.x layout) ordered by count, with `n` buckets "t0".."t<n-1>"
+// of doc count n - i, each holding `subs`.
+Bytes sterms(const std::string& name, int n, int32_t size, const Bytes& subs) {
+  Wire w;
+  w.str("sterms").str(name).byte(kNullMetadata);
+  w.byte(kOrderKeyAsc).byte(kOrderCountDesc);  // reduce order, order
+  w.vint(size).vlong(1);                       // requiredSize, minDocCount
+  w.boolean(false);                            // no doc count error
+  w.str("raw").vint(size);                     // format, shardSize
+  w.boolean(false).vlong(0);                   // showTermDocCountError, otherDocCount
+  w.vint(n);
+  for (int i = 0; i < n; ++i) {
+    std::string key = "t" + std::to_string(i);
+    w.vlong(n - i).raw(subs);
+    w.vint(static_cast<int32_t>(key.size())).raw(Bytes(key.begin(), key.end()));
+  }
+  return w.bytes();
+}
+
+InternalAggregations decode(const Bytes& bytes) {
+  ByteArrayStreamInput in(bytes);
+  InternalAggregations aggs = InternalAggregations::readFrom(in, defaultRegistry());
+  EXPECT_EQ(in.available(), 0u);
+  return aggs;
+}
+
+struct Outcome {
+  bool ok = false;
+  std::string error;
+  int32_t error_max = -1;
+  size_t peak = 0;
+  int64_t counted = 0;  // the context's live count after a successful reduce
+  int64_t buckets = 0;  // bucketCount() of the result
+};
+
+// A final reduce of `bytes` (decoded once, reduced as one shard) under
+// `max_buckets`, measured from before the reduce to after its result is freed.
+Outcome reduceMeasured(const Bytes& bytes, int32_t max_buckets) {
+  InternalAggregations shard = decode(bytes);
+  const InternalAggregations* lists[] = {&shard};
+  ReduceContext context = ReduceContext::finalReduce(max_buckets);
+  Outcome o;
+  AllocationScope scope;
+  try {
+    InternalAggregations r = InternalAggregations::reduce(lists, context);
+    o.ok = true;
+    o.counted = context.bucketCount();
+    o.buckets = r.bucketCount();
+  } catch (const TooManyBucketsError& e) {
+    o.error = e.what();
+    o.error_max = e.maxBuckets();
+  }
+  o.peak = scope.peakBytes();
+  return o;
+}
+
+void expectBounded(const Outcome& o, size_t input, int32_t max_buckets) {
+  size_t bound = kInputFactor * input + static_cast<size_t>(max_buckets) * kBucketBytes + kSlack;
+  EXPECT_LE(o.peak, bound) << "input " << input << " bytes, max_buckets " << max_buckets;
+  std::printf("input %zu B, max_buckets %d: %s, peak %zu B (bound %zu B)\n", input, max_buckets,
+              o.ok ? "reduced" : "too many buckets", o.peak, bound);
+}
+
+std::string esMessage(int32_t max, int64_t was) {
+  return "Trying to create too many buckets. Must be less than or equal to: [" +
+         std::to_string(max) + "] but was [" + std::to_string(was) +
+         "]. This limit can be set by changing the [search.max_buckets] cluster level setting.";
+}
+
+// The bomb: 65,536 empty buckets, each to hold a copy of a histogram
+// of 65,536 empty buckets (2^32 buckets, ~170 GB before the budget).
+TEST(ReduceBudget, NestedFillBombFailsFastInSmallMemory) {
+  Bytes inner = histogram("i", 0, 65535, list({}));
+  Bytes input = list({histogram("o", 0, 65535, list({inner}))});
+  EXPECT_LE(input.size(), 121u);
+  Outcome o = reduceMeasured(input, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_FALSE(o.ok);
+  // 65,536 outer empty buckets fit; the template's first empty bucket does not.
+  EXPECT_EQ(o.error, esMessage(65536, 65537));
+  EXPECT_EQ(o.error_max, 65536);
+  EXPECT_LE(o.peak, kSlack);  // counted before anything was built
+}
+
+// Nested fills that fit: 100 empty buckets x a histogram of 600 buckets.
+TEST(ReduceBudget, NestedFillsWithinBudgetAreBuiltAndCountedExactly) {
+  Bytes inner = histogram("i", 0, 599, list({}));
+  Bytes input = list({histogram("o", 0, 99, list({inner}))});
+  Outcome o = reduceMeasured(input, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.buckets, 100 + 100 * 600);
+  EXPECT_EQ(o.counted, o.buckets);  // every copy counted, nothing twice
+  expectBounded(o, input.size(), ReduceContext::kDefaultMaxBuckets);
+  // 60,100 buckets do not fit in 60,099, and the failure keeps the smaller bound.
+  for (int32_t max : {60099, 10000, 1000, 0}) {
+    Outcome small = reduceMeasured(input, max);
+    EXPECT_FALSE(small.ok) << max;
+    EXPECT_EQ(small.error_max, max);
+    expectBounded(small, input.size(), max);
+  }
+}
+
+// The 138 KB sterms: 2,000 buckets, each holding a histogram that
+// fills 65,536 empty buckets.
+TEST(ReduceBudget, ManyBucketsTimesFillsFail) {
+  Bytes fills = list({histogram("h", 0, 65535, list({}))});
+  Bytes input = list({sterms("t", 2000, 2000, fills)});
+  EXPECT_GE(input.size(), 100000u);
+  for (int32_t max : {ReduceContext::kDefaultMaxBuckets, 10000}) {
+    Outcome o = reduceMeasured(input, max);
+    EXPECT_FALSE(o.ok);
+    EXPECT_EQ(o.error_max, max);
+    expectBounded(o, input.size(), max);
+  }
+}
+
+// 2,000 terms x 100 filled buckets = 202,000 buckets: too many when all are
+// kept, but under size 10 the terms that fall out are freed and given back
+// as they go (ES's priority queue), so only ~10 x 101 are ever live.
+TEST(ReduceBudget, TermsGiveBackWhatFallsOutOfSize) {
+  Bytes fills = list({histogram("h", 0, 99, list({}))});
+  Bytes all = list({sterms("t", 2000, 2000, fills)});
+  Outcome o = reduceMeasured(all, ReduceContext::kDefaultMaxBuckets);
+  EXPECT_FALSE(o.ok);
+  expectBounded(o, all.size(), ReduceContext::kDefaultMaxBuckets);
+
+  Bytes top10 = list({sterms("t", 2000, 10, fills)});
+  Outcome k = reduceMeasured(top10, 2000);
+  ASSERT_TRUE(k.ok) << k.error;
+  EXPECT_EQ(k.buckets, 10 + 10 * 100);
+  EXPECT_EQ(k.counted, k.buckets);
+  expectBounded(k, top10.size(), 2000);
+}
+
+// Many terms under a small size never add up, as in ES: 70,000 buckets with
+// size 10 reduce under the default budget; with size 70,000 they do not.
+TEST(ReduceBudget, ManyTermsUnderSmallSizeFit) {
+  Bytes few = list({sterms("t", 70000, 10, list({}))});
+  Outcome o = reduceMeasured(few, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.counted, 10);
+  Bytes all = list({sterms("t", 70000, 70000, list({}))});
+  Outcome a = reduceMeasured(all, ReduceContext::kDefaultMaxBuckets);
+  EXPECT_EQ(a.error, esMessage(65536, 65537));
+}
+
+// Histograms nested 40 deep through their empty bucket info, each filling
+// two buckets: 2^40 buckets at the bottom.
+TEST(ReduceBudget, DeepSubAggregationsFail) {
+  Bytes subs = list({});
+  for (int depth = 0; depth < 40; ++depth) subs = list({histogram("h", 0, 1, subs)});
+  Outcome o = reduceMeasured(subs, ReduceContext::kDefaultMaxBuckets);
+  EXPECT_FALSE(o.ok);
+  expectBounded(o, subs.size(), ReduceContext::kDefaultMaxBuckets);
+
+  // Terms nested 40 deep, one bucket each, reduce to 40 buckets.
+  Bytes chain = list({});
+  for (int depth = 0; depth < 40; ++depth) chain = list({sterms("t", 1, 10, chain)});
+  Outcome c = reduceMeasured(chain, 40);
+  ASSERT_TRUE(c.ok) << c.error;
+  EXPECT_EQ(c.counted, 40);
+  EXPECT_FALSE(reduceMeasured(chain, 39).ok);
+}
+
+// The limit is inclusive, as ES's: buckets 0 and 65,535 with the gap filled
+// are 65,536 buckets; one more key is one too many.
+TEST(ReduceBudget, LimitIsInclusive) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Bytes fits = list({histogram("h", nan, nan, list({}), {{0}, {65535}})});
+  Outcome o = reduceMeasured(fits, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.counted, 65536);
+  Bytes over = list({histogram("h", nan, nan, list({}), {{0}, {65536}})});
+  EXPECT_EQ(reduceMeasured(over, ReduceContext::kDefaultMaxBuckets).error, esMessage(65536, 65537));
+  EXPECT_EQ(reduceMeasured(fits, 3).error, esMessage(3, 4));
+}
+
+// A heavy empty-bucket template (here large metadata) counts one bucket per
+// kEmptyCopyBytesPerBucket bytes of its encoding for each copy.
+TEST(ReduceBudget, HeavyTemplateCopiesCount) {
+  Wire meta;
+  // {"k": "xx..."}: a map (0A), keys as generic strings from 8.7.0.
+  meta.byte(0x0A).vint(1).byte(0).str("k").byte(0).str(std::string(64 * 1024, 'x'));
+  Wire max;
+  max.str("max").str("m").raw(meta.bytes()).str("raw").dbl(1);
+  Bytes input = list({histogram("h", 0, 9999, list({max.bytes()}))});
+  Outcome o = reduceMeasured(input, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_FALSE(o.ok);  // 10,000 copies of 64 KiB: ~2.5 million bucket units
+  expectBounded(o, input.size(), ReduceContext::kDefaultMaxBuckets);
+}
+
+// Partial reduces create no more buckets than they are given and count none.
+TEST(ReduceBudget, PartialReduceCountsNothing) {
+  Bytes input = list({sterms("t", 100, 100, list({}))});
+  InternalAggregations shard = decode(input);
+  const InternalAggregations* lists[] = {&shard, &shard};
+  ReduceContext partial = ReduceContext::partialReduce();
+  partial.max_buckets = 1;
+  InternalAggregations r = InternalAggregations::reduce(lists, partial);
+  EXPECT_EQ(r.bucketCount(), 100);
+  EXPECT_EQ(partial.bucketCount(), 0);
+}
+
+}  // namespace
+}  // namespace wirestream::aggregations

@@ -1,0 +1,147 @@
+// tools/wire_json: the streamed writer prints byte for byte what
+// toWireJson().dump(2) prints, at every batch size; the bounded parser builds
+// the document json::parse builds, and its errors are typed and say where.
+#include "tools/wire_json.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "aggregations/histogram.h"
+#include "aggregations/metrics.h"
+#include "aggregations/terms.h"
+#include "stream/errors.h"
+#include "tests/aggregations/agg_test_util.h"
+
+namespace wirestream::cli {
+namespace {
+
+using aggregations::InternalAggregations;
+using json = nlohmann::ordered_json;
+
+std::string dump2(const InternalAggregations& aggs) {
+  return aggs.toWireJson().dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+std::string streamed(InternalAggregations& aggs, size_t batch) {
+  std::ostringstream out;
+  writeWireJson(out, aggs, batch);
+  return out.str();
+}
+
+TEST(WireJsonWriter, RandomResultsPrintAsDump) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    aggregations::testing::RandomAggs random(seed, TransportVersion::current());
+    InternalAggregations aggs = random.aggs();
+    const InternalAggregations copy = aggs;
+    std::string want = dump2(aggs);
+    for (size_t batch : {size_t{1}, size_t{2}, size_t{3}, kBucketBatch}) {
+      EXPECT_EQ(streamed(aggs, batch), want) << "seed " << seed << " batch " << batch;
+      EXPECT_EQ(aggs, copy) << "seed " << seed << ": not restored";
+    }
+  }
+}
+
+// 300 terms buckets each holding a 260-bucket histogram with minDocCount 0
+// (whose empty bucket sub-aggregations are streamed too): streamed at the
+// default batch, at every level.
+TEST(WireJsonWriter, LargeNestedResultIsStreamed) {
+  auto terms = std::make_unique<aggregations::StringTerms>("t", aggregations::Metadata());
+  for (int i = 0; i < 300; ++i) {
+    auto h = std::make_unique<aggregations::Histogram>("h", aggregations::Metadata());
+    h->setMinDocCount(0);
+    aggregations::Histogram::EmptyBucketInfo e;
+    e.aggregations.add(std::make_unique<aggregations::Max>("m", aggregations::Metadata(), 1.5));
+    h->setEmptyBucketInfo(std::move(e));
+    for (int k = 0; k < 260; ++k) h->buckets().push_back({static_cast<double>(k), k + 1, {}});
+    aggregations::StringTerms::Bucket b;
+    b.key = "term" + std::to_string(i);
+    b.doc_count = 1000 - i;
+    b.aggregations.add(std::move(h));
+    terms->buckets().push_back(std::move(b));
+  }
+  InternalAggregations aggs;
+  aggs.add(std::move(terms));
+  const InternalAggregations copy = aggs;
+  EXPECT_EQ(streamed(aggs, kBucketBatch), dump2(aggs));
+  EXPECT_EQ(aggs, copy);
+}
+
+TEST(WireJsonParser, BuildsWhatJsonParseBuilds) {
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    aggregations::testing::RandomAggs random(seed, TransportVersion::current());
+    std::string text = random.aggs().toWireJson().dump();
+    EXPECT_EQ(parseJsonLimited(text), json::parse(text)) << "seed " << seed;
+  }
+  EXPECT_EQ(parseJsonLimited(R"({"b":1,"a":[true,null,"x",-2.5,18446744073709551615]})").dump(),
+            R"({"b":1,"a":[true,null,"x",-2.5,18446744073709551615]})");
+}
+
+TEST(WireJsonParser, NestingIsLimitedWhileParsing) {
+  std::string ok = std::string(kMaxJsonNesting, '[') + std::string(kMaxJsonNesting, ']');
+  EXPECT_NO_THROW(parseJsonLimited(ok));
+  // One level more fails as it opens, before the rest is even well-formed.
+  std::string deep = std::string(kMaxJsonNesting + 1, '[') + "garbage";
+  try {
+    parseJsonLimited(deep);
+    FAIL() << "no error";
+  } catch (const LimitExceededError& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.rfind("JSON nested deeper than 1024 at $[0][0]", 0), 0u) << m;
+    EXPECT_LT(m.size(), 400u) << m;
+  }
+}
+
+struct ErrorCase {
+  std::string text;
+  std::string message;  // exactly
+};
+
+TEST(WireJsonParser, ErrorsSayWhere) {
+  const ErrorCase cases[] = {
+      {R"({"a":1,"b":2,"a":3})", "duplicate key [a] in the object at $"},
+      {R"([{"x":[1,{"k":1,"k":2}]}])", "duplicate key [k] in the object at $[0].x[1]"},
+  };
+  for (const ErrorCase& c : cases) {
+    try {
+      parseJsonLimited(c.text);
+      ADD_FAILURE() << c.text << ": no error";
+    } catch (const CorruptStreamError& e) {
+      EXPECT_EQ(e.what(), c.message) << c.text;
+    }
+  }
+  try {
+    parseJsonLimited(R"([{"a":[1,2,)");
+    ADD_FAILURE() << "no error";
+  } catch (const CorruptStreamError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("invalid JSON at byte 12 ($[0].a[1]): ", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(WireJsonParser, ReaderErrorsNameTheElement) {
+  std::string text = R"([{"type":"max","name":"ok","metadata":null,"format":"raw","value":1},)"
+                     R"({"type":"max","name":"m","metadata":null,"format":"raw"}])";
+  try {
+    aggregationsFromWireJsonText(text);
+    FAIL() << "no error";
+  } catch (const CorruptStreamError& e) {
+    EXPECT_EQ(std::string(e.what()), "$[1] (max [m]): missing field [value]");
+  }
+}
+
+TEST(WireJsonParser, EchoIsCapped) {
+  EXPECT_EQ(capEcho(std::string(200, 'x')), std::string(200, 'x'));
+  EXPECT_EQ(capEcho(std::string(300, 'x')), std::string(200, 'x') + "... (100 more characters)");
+  std::string huge(1 << 20, 'y');
+  try {
+    aggregationsFromWireJsonText(R"([{"type":")" + huge + R"(","name":"a","metadata":null}])");
+    FAIL() << "no error";
+  } catch (const CorruptStreamError& e) {
+    EXPECT_LT(std::string(e.what()).size(), 1000u);
+  }
+}
+
+}  // namespace
+}  // namespace wirestream::cli

@@ -1,0 +1,415 @@
+// Bounded reading and streamed writing of the wire JSON (see wire_json.h).
+#include "tools/wire_json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "aggregations/histogram.h"
+#include "aggregations/terms.h"
+#include "stream/errors.h"
+
+namespace wirestream::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using aggregations::InternalAggregation;
+using aggregations::InternalAggregations;
+
+// ---- reading ----
+
+// Builds the document from SAX events on an explicit stack. Object members
+// are appended without the per-insert lookup of ordered_json's operator[]
+// (linear in the members, so quadratic for a wide object); duplicates are
+// found with a hash set when the object closes.
+class LimitedDomBuilder final : public nlohmann::json_sax<json> {
+ public:
+  json& root() { return root_; }
+
+  bool null() override { return put(json(nullptr)); }
+  bool boolean(bool v) override { return put(json(v)); }
+  bool number_integer(number_integer_t v) override { return put(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return put(json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return put(json(v)); }
+  bool string(string_t& v) override { return put(json(std::move(v))); }
+  bool binary(binary_t&) override { internal::throwCorrupt("binary value in JSON text"); }
+
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool key(string_t& k) override {
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() override {
+    checkDuplicates(stack_.back().value->get_ref<json::object_t&>());
+    stack_.pop_back();
+    return true;
+  }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    internal::throwCorrupt("invalid JSON at byte " + std::to_string(position) + " (" + path() +
+                           "): " + capEcho(ex.what()));
+  }
+
+  // Where the parser is: $, then .key or [index] for each of the outermost
+  // `levels` open containers (all by default).
+  std::string path(size_t levels = SIZE_MAX) const {
+    std::string p = "$";
+    for (size_t i = 0; i < stack_.size() && i < levels; ++i) {
+      const Open& o = stack_[i];
+      if (o.value->is_object()) {
+        if (o.has_member) p += "." + o.member;
+      } else if (o.value->size() > 0) {
+        p += "[" + std::to_string(o.value->size() - 1) + "]";
+      }
+    }
+    return capEcho(p);
+  }
+
+ private:
+  struct Open {
+    json* value;
+    std::string member;  // the key of the member being read (objects)
+    bool has_member = false;
+  };
+
+  // Adds `v` where the parser is; returns where it now lives.
+  json* add(json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Open& top = stack_.back();
+    if (top.value->is_array()) {
+      auto& a = top.value->get_ref<json::array_t&>();
+      a.push_back(std::move(v));
+      return &a.back();
+    }
+    // ordered_map is a vector of pairs: append without the lookup.
+    auto& members = static_cast<json::object_t::Container&>(top.value->get_ref<json::object_t&>());
+    top.member = key_;
+    top.has_member = true;
+    members.emplace_back(std::move(key_), std::move(v));
+    return &members.back().second;
+  }
+
+  bool put(json&& v) {
+    add(std::move(v));
+    return true;
+  }
+
+  bool open(json&& container) {
+    if (stack_.size() >= kMaxJsonNesting) {
+      internal::throwLimitExceeded("JSON nested deeper than " + std::to_string(kMaxJsonNesting) +
+                                   " at " + path());
+    }
+    json* where = add(std::move(container));
+    stack_.push_back({where, {}, false});
+    return true;
+  }
+
+  void checkDuplicates(const json::object_t& object) {
+    const json::object_t::Container& members = object;
+    auto duplicate = [&](const std::string& k) {
+      internal::throwCorrupt("duplicate key [" + capEcho(k) + "] in the object at " +
+                             path(stack_.size() - 1));
+    };
+    if (members.size() <= 8) {
+      for (size_t i = 0; i < members.size(); ++i) {
+        for (size_t j = 0; j < i; ++j) {
+          if (members[i].first == members[j].first) duplicate(members[i].first);
+        }
+      }
+      return;
+    }
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(members.size());
+    for (const auto& [k, v] : members) {
+      if (!seen.insert(k).second) duplicate(k);
+    }
+  }
+
+  json root_;
+  std::vector<Open> stack_;
+  std::string key_;
+};
+
+// Throws an error of e's dynamic type with `message`.
+[[noreturn]] void rethrowAs(const StreamError& e, const std::string& message) {
+  if (dynamic_cast<const EndOfStreamError*>(&e)) throw EndOfStreamError(message);
+  if (dynamic_cast<const LimitExceededError*>(&e)) throw LimitExceededError(message);
+  if (dynamic_cast<const CorruptStreamError*>(&e)) throw CorruptStreamError(message);
+  throw StreamError(message);
+}
+
+// "$[i] (type [name])" for element i of a list, as far as it says.
+std::string describeElement(const json& list, size_t i) {
+  std::string d = "$[" + std::to_string(i) + "]";
+  const json& e = list[i];
+  if (!e.is_object()) return d;
+  auto text = [&](const char* field) -> std::string {
+    auto it = e.find(field);
+    return it != e.end() && it->is_string() ? capEcho(it->get_ref<const std::string&>()) : "";
+  };
+  std::string type = text("type"), name = text("name");
+  if (!type.empty()) d += " (" + type + (name.empty() ? ")" : " [" + name + "])");
+  return d;
+}
+
+// ---- writing ----
+
+// Prints JSON as nlohmann's dump(2) does, one token at a time.
+class PrettyWriter {
+ public:
+  explicit PrettyWriter(std::ostream& out) : out_(out) {}
+
+  // Opens an object or array: a member's value after key(), an array's
+  // element, or the document.
+  void begin(bool object) {
+    if (inArray()) separate();
+    out_ << (object ? '{' : '[');
+    levels_.push_back({object});
+  }
+  void end() {
+    Level l = levels_.back();
+    levels_.pop_back();
+    if (l.count > 0) {
+      out_ << '\n';
+      indent();
+    }
+    out_ << (l.object ? '}' : ']');
+  }
+  // The next member's key (in an object).
+  void key(const std::string& k) {
+    separate();
+    bool plain = std::all_of(k.begin(), k.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (plain) {  // the field names of the wire JSON: nothing to escape
+      out_ << '"' << k << "\": ";
+    } else {
+      out_ << json(k).dump(-1, ' ', false, json::error_handler_t::replace) << ": ";
+    }
+  }
+  // A whole value: a member's after key(), or an array's element.
+  void value(const json& v) {
+    if (inArray()) separate();
+    std::string text = v.dump(2, ' ', false, json::error_handler_t::replace);
+    // Its inner lines sit one indent deeper than this level's members.
+    size_t start = 0;
+    for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+      out_.write(text.data() + start, static_cast<std::streamsize>(nl + 1 - start));
+      indent();
+    }
+    out_.write(text.data() + start, static_cast<std::streamsize>(text.size() - start));
+  }
+
+ private:
+  struct Level {
+    bool object;
+    size_t count = 0;
+  };
+
+  bool inArray() const { return !levels_.empty() && !levels_.back().object; }
+  // Before each element of the innermost container: the comma, the newline
+  // and the indent.
+  void separate() {
+    Level& l = levels_.back();
+    out_ << (l.count++ > 0 ? ",\n" : "\n");
+    indent();
+  }
+  void indent() {
+    for (size_t i = 0; i < levels_.size(); ++i) out_ << "  ";
+  }
+
+  std::ostream& out_;
+  std::vector<Level> levels_;
+};
+
+void writeList(PrettyWriter& w, InternalAggregations& aggs, size_t batch);
+
+// The members of a rendered object that are written from the aggregations
+// themselves instead of from the rendering.
+struct Streamed {
+  InternalAggregations* subs = nullptr;        // "aggregations"
+  InternalAggregations* empty_subs = nullptr;  // "empty_bucket_info"."aggregations"
+  std::function<void()> buckets;               // "buckets"
+};
+
+// Writes the object `fields` member by member, the Streamed ones streamed.
+void writeFields(PrettyWriter& w, const json& fields, const Streamed& streamed, size_t batch) {
+  w.begin(true);
+  for (const auto& [k, v] : fields.items()) {
+    w.key(k);
+    if (streamed.subs != nullptr && k == "aggregations") {
+      w.begin(false);
+      writeList(w, *streamed.subs, batch);
+      w.end();
+    } else if (streamed.buckets && k == "buckets" && v.is_array()) {
+      w.begin(false);
+      streamed.buckets();
+      w.end();
+    } else if (streamed.empty_subs != nullptr && k == "empty_bucket_info" && v.is_object()) {
+      writeFields(w, v, {streamed.empty_subs, nullptr, {}}, batch);
+    } else {
+      w.value(v);
+    }
+  }
+  w.end();
+}
+
+// A bucketed aggregation: its own fields from a toWireJson with no buckets,
+// then its buckets `batch` at a time, from a toWireJson holding just those,
+// without their sub-aggregations (streamed in their place) and with the heavy
+// header parts (metadata, a histogram's empty bucket info) moved out
+// meanwhile. A histogram's empty bucket sub-aggregations are streamed too.
+template <class T>
+void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
+  constexpr bool kHistogram = std::is_same_v<T, aggregations::Histogram>;
+  auto buckets = std::move(agg.buckets());
+  agg.buckets().clear();
+  InternalAggregations empty_subs;
+  if constexpr (kHistogram) {
+    if (agg.emptyBucketInfo()) empty_subs = std::move(agg.emptyBucketInfo()->aggregations);
+  }
+  auto restore_empty_subs = [&] {
+    if constexpr (kHistogram) {
+      if (agg.emptyBucketInfo()) agg.emptyBucketInfo()->aggregations = std::move(empty_subs);
+    }
+  };
+  json head;
+  try {
+    head = agg.toWireJson();
+  } catch (...) {
+    agg.buckets() = std::move(buckets);
+    restore_empty_subs();
+    throw;
+  }
+  restore_empty_subs();
+  aggregations::Metadata metadata = agg.getMetadata();
+  agg.setMetadata(aggregations::Metadata());
+  std::optional<aggregations::Histogram::EmptyBucketInfo> empty_info;
+  if constexpr (kHistogram) {
+    empty_info = std::move(agg.emptyBucketInfo());
+    agg.setEmptyBucketInfo(std::nullopt);
+  }
+  auto restore = [&] {
+    agg.buckets() = std::move(buckets);
+    agg.setMetadata(std::move(metadata));
+    if constexpr (kHistogram) agg.setEmptyBucketInfo(std::move(empty_info));
+  };
+
+  auto write_buckets = [&] {
+    std::vector<InternalAggregations> subs;
+    for (size_t at = 0; at < buckets.size(); at += batch) {
+      size_t n = std::min(batch, buckets.size() - at);
+      subs.clear();
+      for (size_t i = 0; i < n; ++i) {
+        subs.push_back(std::move(buckets[at + i].aggregations));
+        buckets[at + i].aggregations = InternalAggregations();
+        agg.buckets().push_back(std::move(buckets[at + i]));
+      }
+      json rendered_batch = agg.toWireJson();
+      for (size_t i = 0; i < n; ++i) {
+        buckets[at + i] = std::move(agg.buckets()[i]);
+        buckets[at + i].aggregations = std::move(subs[i]);
+      }
+      agg.buckets().clear();
+      const json& rendered = rendered_batch.at("buckets");
+      for (size_t i = 0; i < n; ++i) {
+        writeFields(w, rendered.at(i), {&buckets[at + i].aggregations, nullptr, {}}, batch);
+      }
+    }
+  };
+  InternalAggregations* empty_stream = nullptr;
+  if constexpr (kHistogram) {
+    if (empty_info) empty_stream = &empty_info->aggregations;
+  }
+  try {
+    writeFields(w, head, {nullptr, empty_stream, write_buckets}, batch);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+}
+
+// Aggregations whose encoding is at most this large are rendered whole when
+// they have few buckets: their document is small.
+constexpr size_t kWholeBytes = 64 * 1024;
+
+void writeAggregation(PrettyWriter& w, InternalAggregation& a, size_t batch) {
+  // Rendering many small aggregations whole is also the fast way: their
+  // header is rendered once, not twice.
+  if (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= kWholeBytes) {
+    return w.value(a.toWireJson());
+  }
+  if (auto* t = dynamic_cast<aggregations::StringTerms*>(&a)) return writeBucketed(w, *t, batch);
+  if (auto* t = dynamic_cast<aggregations::LongTerms*>(&a)) return writeBucketed(w, *t, batch);
+  if (auto* t = dynamic_cast<aggregations::DoubleTerms*>(&a)) return writeBucketed(w, *t, batch);
+  if (auto* h = dynamic_cast<aggregations::Histogram*>(&a)) return writeBucketed(w, *h, batch);
+  // A metric, or a type written whole.
+  w.value(a.toWireJson());
+}
+
+void writeList(PrettyWriter& w, InternalAggregations& aggs, size_t batch) {
+  for (size_t i = 0; i < aggs.size(); ++i) writeAggregation(w, aggs[i], batch);
+}
+
+}  // namespace
+
+std::string capEcho(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  return std::string(text.substr(0, max)) + "... (" + std::to_string(text.size() - max) +
+         " more characters)";
+}
+
+json parseJsonLimited(std::string_view text) {
+  LimitedDomBuilder builder;
+  json::sax_parse(text.begin(), text.end(), &builder);
+  return std::move(builder.root());
+}
+
+InternalAggregations aggregationsFromWireJsonText(std::string_view text) {
+  json j = parseJsonLimited(text);
+  try {
+    return InternalAggregations::fromWireJson(j);
+  } catch (const StreamError& e) {
+    if (!j.is_array()) throw;
+    // Find the element that fails (a second pass over the error path only).
+    for (size_t i = 0; i < j.size(); ++i) {
+      try {
+        InternalAggregations::fromWireJson(json::array({j[i]}));
+      } catch (const StreamError& inner) {
+        rethrowAs(inner, describeElement(j, i) + ": " + capEcho(inner.what(), 2 * kMaxEcho));
+      }
+    }
+    throw;
+  }
+}
+
+void writeWireJson(std::ostream& out, InternalAggregations& aggs, size_t bucket_batch) {
+  if (bucket_batch == 0)
+    throw std::invalid_argument("writeWireJson: bucket_batch must be positive");
+  PrettyWriter w(out);
+  w.begin(false);
+  writeList(w, aggs, bucket_batch);
+  w.end();
+}
+
+}  // namespace wirestream::cli

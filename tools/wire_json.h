@@ -1,0 +1,63 @@
+// The text side of `wirestream decode` / `encode`: aggregation results as the
+// lossless wire JSON (InternalAggregations::toWireJson's shape), read and
+// written with bounded resources. Shared by tools/wirestream_main.cc and the
+// fuzz target fuzz/wire_json_fuzz.cc.
+//
+//   InternalAggregations aggs = cli::aggregationsFromWireJsonText(text);   // encode
+//   cli::writeWireJson(std::cout, aggs);                                   // decode
+//
+// Reading parses with nlohmann's SAX interface, which keeps its own stack (no
+// recursion on the C stack): nesting deeper than kMaxJsonNesting is refused
+// as it is reached, objects are built in linear time with hash-based
+// duplicate-key detection, and every error names where it happened as a JSON
+// path ($[0].buckets[3].key) with echoed text capped at kMaxEcho characters.
+// Writing streams: no JSON document of a whole aggregation is built, only one
+// bucket's fields at a time, and the text is byte for byte what
+// toWireJson().dump(2) would print.
+//
+// Stateless functions; thread-safe for distinct arguments.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "aggregations/internal_aggregation.h"
+
+namespace wirestream::cli {
+
+// JSON nesting allowed while parsing: room for the 100 levels of
+// aggregations the readers allow (four JSON levels each) and metadata nested
+// 100 deep inside them; the readers' own limits apply after parsing.
+inline constexpr size_t kMaxJsonNesting = 1024;
+// Characters of input echoed in an error message at most.
+inline constexpr size_t kMaxEcho = 200;
+
+// `text` cut to at most `max` characters, saying how much was cut.
+std::string capEcho(std::string_view text, size_t max = kMaxEcho);
+
+// Parses one JSON document. Malformed JSON and duplicate keys are
+// CorruptStreamError, nesting deeper than kMaxJsonNesting is
+// LimitExceededError; messages say where ("at byte 17 ($[0].name)").
+nlohmann::ordered_json parseJsonLimited(std::string_view text);
+
+// parseJsonLimited, then InternalAggregations::fromWireJson. Its errors
+// (StreamError subclasses) are re-thrown as the same type with the failing
+// top-level element named: "$[1] (histogram [h]): missing field [keyed]".
+aggregations::InternalAggregations aggregationsFromWireJsonText(std::string_view text);
+
+// Buckets rendered at a time by writeWireJson.
+inline constexpr size_t kBucketBatch = 256;
+
+// Writes aggs as toWireJson().dump(2) would, without building that document:
+// an aggregation with at most `bucket_batch` buckets (at every depth) is
+// rendered whole; a larger bucketed one (terms, histogram) field by field,
+// its buckets `bucket_batch` at a time and their sub-aggregations in turn.
+// `aggs` is modified while it is written (buckets are moved in and out) and is
+// as it was when this returns normally. Throws what `out` throws.
+void writeWireJson(std::ostream& out, aggregations::InternalAggregations& aggs,
+                   size_t bucket_batch = kBucketBatch);
+
+}  // namespace wirestream::cli
