@@ -3,8 +3,9 @@
 //   order                    : BucketOrder
 //   required_size            : VInt, INT32_MAX travels as 0 (writeSize)
 //   min_doc_count            : VLong
-//   [>= 8.0.0] has_error     : boolean, then ZLong doc_count_error when set
-//   [<  8.0.0] doc_count_error : ZLong, 0 for absent (so 0 reads back absent)
+//   [>= 7.15.0] has_error    : boolean, then ZLong doc_count_error when set
+//   [<  7.15.0] doc_count_error : ZLong, 0 for absent (so 0 reads back absent)
+// (the gate of ES's InternalMappedTerms, TransportVersion.V_7_15_0)
 //   format                   : DocValueFormat (named writeable)
 //   shard_size               : VInt (writeSize)
 //   show_term_doc_count_error: boolean
@@ -107,11 +108,11 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
   }
   required_size_ = readSize(in, "required size");
   min_doc_count_ = readNonNegativeVLong(in, "min doc count");
-  if (v.onOrAfter(TransportVersion::V_8_0_0)) {
+  if (v.onOrAfter(TransportVersion::V_7_15_0)) {
     doc_count_error_ = in.readBoolean() ? std::optional<int64_t>(in.readZLong()) : std::nullopt;
   } else {
-    // Before 8.0.0 a 0 meant "not computed" (ES 7 falls back to the last
-    // bucket's count for it), which is what absent means from 8.0.0 on.
+    // Before 7.15.0 a 0 meant "not computed" (ES 7 falls back to the last
+    // bucket's count for it), which is what absent means from 7.15.0 on.
     int64_t e = in.readZLong();
     doc_count_error_ = e == 0 ? std::nullopt : std::optional<int64_t>(e);
   }
@@ -172,7 +173,7 @@ void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
   order_.writeTo(out);
   writeSize(out, required_size_);
   out.writeVLong(min_doc_count_);
-  if (v.onOrAfter(TransportVersion::V_8_0_0)) {
+  if (v.onOrAfter(TransportVersion::V_7_15_0)) {
     out.writeBoolean(doc_count_error_.has_value());
     if (doc_count_error_) out.writeZLong(*doc_count_error_);
   } else {

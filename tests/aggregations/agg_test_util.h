@@ -172,8 +172,8 @@ class RandomAggs {
     t->setRequiredSize(size());
     t->setShardSize(size());
     t->setMinDocCount(uniform(0, 3));
-    bool old = version_.before(TransportVersion::V_8_0_0);
-    // Before 8.0.0, 0 is how absent travels.
+    bool old = version_.before(TransportVersion::V_7_15_0);
+    // Before 7.15.0, 0 is how absent travels.
     int64_t error = uniform(-1, 100);
     if (old && error == 0) error = 1;
     t->setDocCountError(coin(0.3) ? std::nullopt : std::optional<int64_t>(error));

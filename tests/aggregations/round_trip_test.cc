@@ -109,7 +109,7 @@ TEST(AggregationRoundTrip, EveryStrictPrefixIsEndOfStream) {
 }
 
 // Version gates of §7: the reduce order only from 7.10.0; hasDocCountError
-// only from 8.0.0. Before 8.0.0 an absent docCountError travels as 0.
+// only from 7.15.0. Before 7.15.0 an absent docCountError travels as 0.
 TEST(AggregationRoundTrip, VersionGatesOfTerms) {
   LongTerms t("t", GenericValue());
   t.setDocCountError(std::nullopt);

@@ -78,7 +78,7 @@ TEST(AggregationWire, SmallStringTermsExpectedBytes) {
   EXPECT_EQ(testing::writeAggs(aggs, TransportVersion::V_8_7_0), hex(kSmallStringTerms_8_7));
   EXPECT_EQ(testing::writeAggs(aggs, TransportVersion::V_7_10_0), hex(kSmallStringTerms_7_10));
   EXPECT_TRUE(testing::readAggs(hex(kSmallStringTerms_8_7), TransportVersion::V_8_7_0) == aggs);
-  // Before 8.0.0 the 0 means "not computed": it reads back absent.
+  // Before 7.15.0 the 0 means "not computed": it reads back absent.
   InternalAggregations absent = aggs;
   dynamic_cast<StringTerms&>(absent[0]).setDocCountError(std::nullopt);
   EXPECT_TRUE(testing::readAggs(hex(kSmallStringTerms_7_10), TransportVersion::V_7_10_0) == absent);
