@@ -1,7 +1,8 @@
-// The metrics on the wire (wire format §7); every body starts with the format:
+// The metrics on the wire (wire format §7); every body but value_count's
+// starts with the format:
 //   max | min | sum := format, double value   (empty max -inf, empty min +inf)
 //   avg             := format, double sum, VLong count
-//   value_count     := format, VLong value
+//   value_count     := VLong value (no format: ES's InternalValueCount)
 //   stats           := format, VLong count, double min, double max, double sum
 // Counts are VLongs; a negative one (10-byte form) is CorruptStreamError.
 #include "aggregations/metrics.h"
@@ -133,17 +134,15 @@ void Avg::wireFieldsToJson(json& j) const {
 ValueCount::ValueCount(std::string name, Metadata metadata, int64_t value)
     : MetricAggregation(std::move(name), std::move(metadata)), value_(value) {}
 
-ValueCount::ValueCount(StreamInput& in, const NamedWriteableRegistry& registry)
-    : MetricAggregation(in, registry), value_(readNonNegativeVLong(in, "value_count")) {}
+ValueCount::ValueCount(StreamInput& in, const NamedWriteableRegistry&)
+    : MetricAggregation(in, NoFormat{}), value_(readNonNegativeVLong(in, "value_count")) {}
 
-ValueCount::ValueCount(const json& j) : MetricAggregation(j), value_(ju::getLong(j, "value")) {
+ValueCount::ValueCount(const json& j)
+    : MetricAggregation(j, NoFormat{}), value_(ju::getLong(j, "value")) {
   if (value_ < 0) internal::throwCorrupt("negative value_count [" + std::to_string(value_) + "]");
 }
 
-void ValueCount::doWriteTo(StreamOutput& out) const {
-  writeFormat(out);
-  out.writeVLong(value_);
-}
+void ValueCount::doWriteTo(StreamOutput& out) const { out.writeVLong(value_); }
 
 bool ValueCount::doEquals(const InternalAggregation& other) const {
   return value_ == static_cast<const ValueCount&>(other).value_;
@@ -166,10 +165,7 @@ double ValueCount::sortValue(std::string_view metric) const {
 
 void ValueCount::responseFieldsToJson(json& j) const { j["value"] = value_; }
 
-void ValueCount::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
-  j["value"] = value_;
-}
+void ValueCount::wireFieldsToJson(json& j) const { j["value"] = value_; }
 
 // ---- stats ----
 

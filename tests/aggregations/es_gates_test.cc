@@ -32,11 +32,13 @@ std::vector<uint8_t> hex(const std::string& s) {
   return out;
 }
 
-const TransportVersion kVersions[] = {
-    TransportVersion::fromRelease(7, 9, 0),  TransportVersion::V_7_10_0,
-    TransportVersion::fromRelease(7, 14, 0), TransportVersion::V_7_15_0,
-    TransportVersion::V_7_17_0,              TransportVersion::V_8_0_0,
-    TransportVersion::V_8_7_0};
+const TransportVersion kVersions[] = {TransportVersion::fromRelease(7, 9, 0),
+                                      TransportVersion::V_7_10_0,
+                                      TransportVersion::fromRelease(7, 14, 0),
+                                      TransportVersion::V_7_15_0,
+                                      TransportVersion::V_7_17_0,
+                                      TransportVersion::V_8_0_0,
+                                      TransportVersion::V_8_7_0};
 
 struct Case {
   std::string what;
@@ -56,6 +58,8 @@ void check(const Case& c) {
     EXPECT_TRUE(readAggs(es, v) == aggs);
   }
 }
+
+std::string same(std::string s) { return s; }
 
 // ---- terms: reduce order from 7.10.0 (InternalTerms), the docCountError
 // presence boolean from 7.15.0 (InternalMappedTerms.writeTermTypeInfoTo) ----
@@ -91,7 +95,7 @@ TEST(EsGates, LongTerms) {
            auto t = std::make_unique<LongTerms>("a", GenericValue());
            // Before 7.10.0 the reduce order does not travel: it reads as the order.
            t->setReduceOrder(v.onOrAfter(TransportVersion::V_7_10_0) ? BucketOrder::key(true)
-                                                                      : BucketOrder::count(false));
+                                                                     : BucketOrder::count(false));
            t->setOrder(BucketOrder::count(false));
            t->setRequiredSize(10);
            t->setMinDocCount(1);
@@ -115,14 +119,14 @@ TEST(EsGates, DoubleTerms) {
          [](TransportVersion v) {
            auto t = std::make_unique<DoubleTerms>("a", GenericValue());
            t->setReduceOrder(v.onOrAfter(TransportVersion::V_7_10_0) ? BucketOrder::key(true)
-                                                                      : BucketOrder::key(false));
+                                                                     : BucketOrder::key(false));
            t->setOrder(BucketOrder::key(false));
            t->setRequiredSize(1);
            t->setMinDocCount(0);
            // A present 0: before 7.15.0 it travels as ZLong 0, which reads back
            // as "not computed" (aggregations.md).
            t->setDocCountError(v.onOrAfter(TransportVersion::V_7_15_0) ? std::optional<int64_t>(0)
-                                                                        : std::nullopt);
+                                                                       : std::nullopt);
            t->setShardSize(1);
            t->setOtherDocCount(3);
            t->buckets().push_back({2.5, 1, 0, {}});
@@ -139,8 +143,6 @@ TEST(EsGates, DoubleTerms) {
 
 // ---- the metrics: no gate in 7.9..8.7 (InternalMax/Min/Sum/Avg/Stats:
 // format first; InternalValueCount: no format) ----
-
-std::string same(std::string s) { return s; }
 
 TEST(EsGates, Max) {
   check({"max", [](TransportVersion) { return std::make_unique<Max>("a", GenericValue(), 1.5); },
@@ -162,6 +164,13 @@ TEST(EsGates, Avg) {
          [](TransportVersion) {
            return same("01 03 617667 01 61 ff 03726177 4008000000000000 02");
          }});
+}
+
+TEST(EsGates, ValueCount) {
+  // The compatibility report's vector: n1 = 1 is ...026e31 ff 01, no format.
+  check({"value_count",
+         [](TransportVersion) { return std::make_unique<ValueCount>("n1", GenericValue(), 1); },
+         [](TransportVersion) { return same("01 0b 76616c75655f636f756e74 02 6e31 ff 01"); }});
 }
 
 TEST(EsGates, Stats) {

@@ -117,7 +117,7 @@ TEST(AggregationWire, MetricBodies) {
             head + " 7f f0 00 00 00 00 00 00");
   EXPECT_EQ(bytes(Sum("a", {}, 1.5)), head + " 3f f8 00 00 00 00 00 00");
   EXPECT_EQ(bytes(Avg("a", {}, 2.0, 300)), head + " 40 00 00 00 00 00 00 00 ac 02");
-  EXPECT_EQ(bytes(ValueCount("a", {}, 7)), head + " 07");
+  EXPECT_EQ(bytes(ValueCount("a", {}, 7)), "01 61 ff 07");  // no format
   EXPECT_EQ(bytes(Stats("a", {}, 2, 1.0, 2.0, 3.0)),
             head + " 02 3f f0 00 00 00 00 00 00 40 00 00 00 00 00 00 00 40 08 00 00 00 00 00 00");
   EXPECT_EQ(bytes(Cardinality("a", {}, std::nullopt)), head + " 00");
