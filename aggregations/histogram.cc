@@ -3,7 +3,7 @@
 //   min_doc_count  : VLong
 //   [min_doc_count == 0] empty bucket info:
 //       double interval, double offset,
-//       optional double min bound, optional double max bound,
+//       double min bound (+inf: none), double max bound (-inf: none),
 //       InternalAggregations of an empty bucket
 //   format         : DocValueFormat (named writeable)
 //   keyed          : boolean
@@ -34,11 +34,8 @@ bool operator==(const Histogram::Bucket& a, const Histogram::Bucket& b) {
 }
 
 bool operator==(const Histogram::EmptyBucketInfo& a, const Histogram::EmptyBucketInfo& b) {
-  auto same = [](const std::optional<double>& x, const std::optional<double>& y) {
-    return x.has_value() == y.has_value() && (!x || sameDouble(*x, *y));
-  };
   return sameDouble(a.interval, b.interval) && sameDouble(a.offset, b.offset) &&
-         same(a.min_bound, b.min_bound) && same(a.max_bound, b.max_bound) &&
+         sameDouble(a.min_bound, b.min_bound) && sameDouble(a.max_bound, b.max_bound) &&
          a.aggregations == b.aggregations;
 }
 
@@ -60,8 +57,8 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
     e.interval = in.readDouble();
     checkInterval(e.interval);
     e.offset = in.readDouble();
-    e.min_bound = in.readOptionalDouble();
-    e.max_bound = in.readOptionalDouble();
+    e.min_bound = in.readDouble();
+    e.max_bound = in.readDouble();
     e.aggregations = InternalAggregations::readFrom(in, registry);
     empty_bucket_info_ = std::move(e);
   }
@@ -92,10 +89,8 @@ Histogram::Histogram(const json& j) : InternalAggregation(j) {
     e.interval = ju::getDouble(ej, "interval");
     checkInterval(e.interval);
     e.offset = ju::getDouble(ej, "offset");
-    const json& mn = ju::field(ej, "min_bound");
-    const json& mx = ju::field(ej, "max_bound");
-    if (!mn.is_null()) e.min_bound = ju::toDouble(mn, "min_bound");
-    if (!mx.is_null()) e.max_bound = ju::toDouble(mx, "max_bound");
+    e.min_bound = ju::getDouble(ej, "min_bound");
+    e.max_bound = ju::getDouble(ej, "max_bound");
     e.aggregations = InternalAggregations::fromWireJson(ju::field(ej, "aggregations"));
     empty_bucket_info_ = std::move(e);
   }
@@ -123,8 +118,8 @@ void Histogram::doWriteTo(StreamOutput& out) const {
     const EmptyBucketInfo& e = *empty_bucket_info_;
     out.writeDouble(e.interval);
     out.writeDouble(e.offset);
-    out.writeOptionalDouble(e.min_bound);
-    out.writeOptionalDouble(e.max_bound);
+    out.writeDouble(e.min_bound);
+    out.writeDouble(e.max_bound);
     e.aggregations.writeTo(out);
   }
   format_.writeNamed(out);
@@ -210,16 +205,15 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
       }
     };
     if (buckets.empty()) {
-      if (e.min_bound && e.max_bound) fill(round(*e.min_bound), *e.max_bound, true);
+      fill(round(e.min_bound), e.max_bound, true);
       return;
     }
-    if (e.min_bound && std::isfinite(*e.min_bound))
-      fill(round(*e.min_bound), buckets.front().key, false);
+    if (std::isfinite(e.min_bound)) fill(round(e.min_bound), buckets.front().key, false);
     for (size_t i = 0; i < buckets.size(); ++i) {
       if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
       emit_existing(i);
     }
-    if (e.max_bound) fill(next(buckets.back().key), *e.max_bound, true);
+    fill(next(buckets.back().key), e.max_bound, true);
   };
 
   // Count first, so that a request for too many buckets fails before any is built.
@@ -285,8 +279,8 @@ void Histogram::wireFieldsToJson(json& j) const {
     json ej = json::object();
     ej["interval"] = ju::fromDouble(e.interval);
     ej["offset"] = ju::fromDouble(e.offset);
-    ej["min_bound"] = e.min_bound ? ju::fromDouble(*e.min_bound) : json(nullptr);
-    ej["max_bound"] = e.max_bound ? ju::fromDouble(*e.max_bound) : json(nullptr);
+    ej["min_bound"] = ju::fromDouble(e.min_bound);
+    ej["max_bound"] = ju::fromDouble(e.max_bound);
     ej["aggregations"] = e.aggregations.toWireJson();
     j["empty_bucket_info"] = std::move(ej);
   } else {

@@ -141,6 +141,28 @@ TEST(EsGates, DoubleTerms) {
          }});
 }
 
+// ---- histogram: no gate; the empty-bucket bounds are four plain doubles
+// (InternalHistogram.EmptyBucketInfo), no bound = +inf min / -inf max ----
+
+TEST(EsGates, Histogram) {
+  check({"histogram",
+         [](TransportVersion) {
+           auto h = std::make_unique<Histogram>("a", GenericValue());
+           h->setMinDocCount(0);
+           Histogram::EmptyBucketInfo e;  // no bounds: +inf / -inf
+           e.interval = 10;
+           h->setEmptyBucketInfo(std::move(e));
+           h->buckets().push_back({10, 2, {}});
+           return h;
+         },
+         [](TransportVersion) {
+           return same(
+               "01 09 686973746f6772616d 01 61 ff 04 00"
+               " 4024000000000000 0000000000000000 7ff0000000000000 fff0000000000000 00"
+               " 03726177 00 01 4024000000000000 02 00");
+         }});
+}
+
 // ---- the metrics: no gate in 7.9..8.7 (InternalMax/Min/Sum/Avg/Stats:
 // format first; InternalValueCount: no format) ----
 

@@ -130,7 +130,9 @@ TEST(AggregationWire, HistogramBytes) {
   Histogram h("h", GenericValue());
   h.setOrder(BucketOrder::key(true));
   h.setMinDocCount(0);
-  h.setEmptyBucketInfo(Histogram::EmptyBucketInfo{10, 0, 0.0, std::nullopt, {}});
+  // No max bound: -infinity, a plain double (ES's EmptyBucketInfo.writeTo).
+  h.setEmptyBucketInfo(
+      Histogram::EmptyBucketInfo{10, 0, 0.0, -std::numeric_limits<double>::infinity(), {}});
   h.buckets().push_back({10, 2, {}});
   PageRecycler r(64);
   BytesStreamOutput out(r);
@@ -139,8 +141,9 @@ TEST(AggregationWire, HistogramBytes) {
             "01 68 ff 04 00"                    // name, metadata, KEY_ASC, minDocCount 0
             " 40 24 00 00 00 00 00 00"          // interval 10
             " 00 00 00 00 00 00 00 00"          // offset 0
-            " 01 00 00 00 00 00 00 00 00"       // min bound 0
-            " 00 00"                            // no max bound, no empty-bucket aggs
+            " 00 00 00 00 00 00 00 00"          // min bound 0
+            " ff f0 00 00 00 00 00 00"          // no max bound: -infinity
+            " 00"                               // no empty-bucket aggs
             " 03 72 61 77 00 01"                // raw, not keyed, one bucket
             " 40 24 00 00 00 00 00 00 02 00");  // key 10, docCount 2, no aggs
   h.setMinDocCount(0);
@@ -235,7 +238,7 @@ TEST(AggregationMutation, Histogram) {
                  }},
                 {"interval", [](auto& a) { as<H>(a).emptyBucketInfo()->interval = 6; }},
                 {"offset", [](auto& a) { as<H>(a).emptyBucketInfo()->offset = 2; }},
-                {"min bound", [](auto& a) { as<H>(a).emptyBucketInfo()->min_bound.reset(); }},
+                {"min bound", [](auto& a) { as<H>(a).emptyBucketInfo()->min_bound = INFINITY; }},
                 {"max bound", [](auto& a) { as<H>(a).emptyBucketInfo()->max_bound = 99; }},
                 {"empty aggs",
                  [](auto& a) {
