@@ -268,7 +268,7 @@ HyperLogLogPlusPlus HyperLogLogPlusPlus::fromJson(const nlohmann::ordered_json& 
 uint64_t HyperLogLogPlusPlus::hashLong(int64_t v) {
   auto z = static_cast<uint64_t>(v);
   z = (z ^ (z >> 32)) * 0x4cd6944c5cc20b6dULL;
-  z = (z ^ (z >> 29)) * 0xfc12c5b19d3259e5ULL;
+  z = (z ^ (z >> 29)) * 0xfc12c5b19d3259e9ULL;
   return z ^ (z >> 32);
 }
 

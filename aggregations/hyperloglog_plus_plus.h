@@ -78,7 +78,8 @@ class HyperLogLogPlusPlus {
   }
 
   // ES's hashes: MurmurHash3 x64 128 (seed 0, first half) for bytes,
-  // BitMixer.mix64 for longs.
+  // hppc's BitMixer.mix64 for longs (Stafford's variant 9:
+  // shifts 32, 29, 32; multipliers 0x4cd6944c5cc20b6d, 0xfc12c5b19d3259e9).
   static uint64_t hashBytes(std::span<const uint8_t> bytes);
   static uint64_t hashLong(int64_t v);
 

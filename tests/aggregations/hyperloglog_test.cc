@@ -111,6 +111,10 @@ TEST(HyperLogLog, MergeEqualsCollectingEverything) {
 TEST(HyperLogLog, HashesMatchElasticsearch) {
   // BitMixer.mix64(0) == 0 and MurmurHash3 x64 128 of "" with seed 0 is 0.
   EXPECT_EQ(H::hashLong(0), 0u);
+  // hppc's BitMixer.mix64 worked by hand for 1, 2, -1 (multipliers
+  // 0x4cd6944c5cc20b6d and 0xfc12c5b19d3259e9).
+  EXPECT_EQ(H::hashLong(1), 0xdd2fccc0739bd967ULL);
+  EXPECT_EQ(H::hashLong(2), 0xb6725f324ce8da05ULL);
   EXPECT_EQ(H::hashBytes({}), 0u);
   // MurmurHash3_x64_128("hello", seed 0) h1 = 0xcbd8a7b341bd9b02 (reference vector).
   const std::string hello = "hello";
