@@ -207,6 +207,20 @@ TEST(EsGates, Stats) {
          }});
 }
 
+TEST(EsGates, Cardinality) {
+  // One value, 1: mix64(1) = dd2fccc0739bd967, encodeHash at p = 4 gives
+  // 0x0374bf32; LINEAR_COUNTING is the boolean false.
+  check({"cardinality",
+         [](TransportVersion) {
+           HyperLogLogPlusPlus s(4);
+           s.collect(HyperLogLogPlusPlus::hashLong(1));
+           return std::make_unique<Cardinality>("a", GenericValue(), std::move(s));
+         },
+         [](TransportVersion) {
+           return same("01 0b 63617264696e616c697479 01 61 ff 03726177 01 04 00 01 0374bf32");
+         }});
+}
+
 // ---- metadata: a generic map; its keys are writeString before 8.7.0 and
 // generic values from 8.7.0 (StreamOutput's Map writer) ----
 
