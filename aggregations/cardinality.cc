@@ -64,7 +64,7 @@ double Cardinality::sortValue(std::string_view metric) const {
 void Cardinality::responseFieldsToJson(json& j) const { j["value"] = value(); }
 
 void Cardinality::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["sketch"] = sketch_ ? sketch_->toJson() : json(nullptr);
 }
 

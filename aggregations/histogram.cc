@@ -94,7 +94,7 @@ Histogram::Histogram(const json& j) : InternalAggregation(j) {
     e.aggregations = InternalAggregations::fromWireJson(ju::field(ej, "aggregations"));
     empty_bucket_info_ = std::move(e);
   }
-  format_ = DocValueFormat::fromName(ju::getString(j, "format"));
+  format_ = DocValueFormat::fromJson(ju::field(j, "format"));
   keyed_ = ju::getBool(j, "keyed");
   const json& bs = ju::field(j, "buckets");
   if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
@@ -239,31 +239,19 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
   buckets = std::move(out);
 }
 
-namespace {
-// The bucket's name in a keyed response: Java's Double.toString for the
-// common cases ("10.0", "2.5"); other values in the shortest exact form.
-std::string keyAsString(double k) {
-  if (std::isnan(k)) return "NaN";
-  if (std::isinf(k)) return k > 0 ? "Infinity" : "-Infinity";
-  char buf[64];
-  if (k == std::floor(k) && std::fabs(k) < 1e7) {
-    auto r = std::to_chars(buf, buf + sizeof buf, k, std::chars_format::fixed, 1);
-    return std::string(buf, r.ptr);
-  }
-  auto r = std::to_chars(buf, buf + sizeof buf, k);
-  return std::string(buf, r.ptr);
-}
-}  // namespace
-
 void Histogram::responseFieldsToJson(json& j) const {
   json bs = keyed_ ? json::object() : json::array();
   for (const Bucket& b : buckets_) {
+    // As ES's Bucket.toXContent: the formatted key names a keyed bucket and
+    // is key_as_string unless the format is raw.
+    std::string key_as_string = format_.formatDoubleAsString(b.key);
     json bj = json::object();
+    if (!format_.isRaw()) bj["key_as_string"] = key_as_string;
     bj["key"] = ju::fromDouble(b.key);
     bj["doc_count"] = b.doc_count;
     for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
     if (keyed_) {
-      bs[keyAsString(b.key)] = std::move(bj);
+      bs[key_as_string] = std::move(bj);
     } else {
       bs.push_back(std::move(bj));
     }
@@ -286,7 +274,7 @@ void Histogram::wireFieldsToJson(json& j) const {
   } else {
     j["empty_bucket_info"] = nullptr;
   }
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["keyed"] = keyed_;
   json bs = json::array();
   for (const Bucket& b : buckets_) {

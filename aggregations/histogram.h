@@ -70,6 +70,7 @@ class Histogram final : public InternalAggregation {
   bool keyed() const { return keyed_; }
   void setKeyed(bool v) { keyed_ = v; }
   const DocValueFormat& format() const { return format_; }
+  void setFormat(DocValueFormat f) { format_ = std::move(f); }
   std::vector<Bucket>& buckets() { return buckets_; }
   const std::vector<Bucket>& buckets() const { return buckets_; }
 

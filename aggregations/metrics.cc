@@ -23,7 +23,7 @@ MetricAggregation::MetricAggregation(StreamInput& in, const NamedWriteableRegist
     : InternalAggregation(in), format_(DocValueFormat::readFrom(in, registry)) {}
 
 MetricAggregation::MetricAggregation(const json& j)
-    : InternalAggregation(j), format_(DocValueFormat::fromName(ju::getString(j, "format"))) {}
+    : InternalAggregation(j), format_(DocValueFormat::fromJson(ju::field(j, "format"))) {}
 
 // ---- max / min / sum ----
 
@@ -58,13 +58,16 @@ double SingleDoubleMetric<Traits>::sortValue(std::string_view metric) const {
 
 template <class Traits>
 void SingleDoubleMetric<Traits>::responseFieldsToJson(json& j) const {
-  // An empty max/min is ±inf and renders null, as ES does.
+  // An empty max/min is ±inf and renders null, as ES does; value_as_string
+  // unless the format is raw (sum: always, min/max: when there is a value).
   j["value"] = ju::fromDoubleOrNull(value_);
+  bool has_value = Traits::kType == "sum" || !std::isinf(value_);
+  if (has_value && !format_.isRaw()) j["value_as_string"] = format_.formatDoubleAsString(value_);
 }
 
 template <class Traits>
 void SingleDoubleMetric<Traits>::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["value"] = ju::fromDouble(value_);
 }
 
@@ -121,10 +124,13 @@ double Avg::sortValue(std::string_view metric) const {
   return metric.empty() || metric == "value" ? value() : std::numeric_limits<double>::quiet_NaN();
 }
 
-void Avg::responseFieldsToJson(json& j) const { j["value"] = ju::fromDoubleOrNull(value()); }
+void Avg::responseFieldsToJson(json& j) const {
+  j["value"] = ju::fromDoubleOrNull(value());
+  if (count_ != 0 && !format_.isRaw()) j["value_as_string"] = format_.formatDoubleAsString(value());
+}
 
 void Avg::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["sum"] = ju::fromDouble(sum_);
   j["count"] = count_;
 }
@@ -246,10 +252,16 @@ void Stats::responseFieldsToJson(json& j) const {
   j["max"] = empty ? json(nullptr) : ju::fromDoubleOrNull(max_);
   j["avg"] = empty ? json(nullptr) : ju::fromDoubleOrNull(avg());
   j["sum"] = ju::fromDoubleOrNull(sum_);
+  if (!empty && !format_.isRaw()) {
+    j["min_as_string"] = format_.formatDoubleAsString(min_);
+    j["max_as_string"] = format_.formatDoubleAsString(max_);
+    j["avg_as_string"] = format_.formatDoubleAsString(avg());
+    j["sum_as_string"] = format_.formatDoubleAsString(sum_);
+  }
 }
 
 void Stats::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["count"] = count_;
   j["min"] = ju::fromDouble(min_);
   j["max"] = ju::fromDouble(max_);

@@ -25,6 +25,8 @@ namespace wirestream::aggregations {
 class MetricAggregation : public InternalAggregation {
  public:
   const DocValueFormat& format() const { return format_; }
+  // value_count has no format on the wire: setting one there is not kept.
+  void setFormat(DocValueFormat f) { format_ = std::move(f); }
 
  protected:
   MetricAggregation(std::string name, Metadata metadata)

@@ -1,5 +1,5 @@
 // The default registry: one InternalAggregation reader per type of wire
-// format §7, plus DocValueFormat `raw`. Each reader keeps a pointer to the
+// format §7, plus every DocValueFormat. Each reader keeps a pointer to the
 // registry it is registered in so that it can read sub-aggregations.
 #include "aggregations/registry.h"
 
@@ -45,9 +45,11 @@ std::unique_ptr<InternalAggregation> fromJson(std::string_view type,
 }  // namespace
 
 void registerAggregations(NamedWriteableRegistry& registry) {
-  registry.registerReader<DocValueFormat>(std::string(DocValueFormat::kRawName), [](StreamInput&) {
-    return std::make_unique<DocValueFormat>();
-  });
+  for (std::string_view name : DocValueFormat::allNames()) {
+    registry.registerReader<DocValueFormat>(std::string(name), [name](StreamInput& in) {
+      return std::make_unique<DocValueFormat>(DocValueFormat::readBody(name, in));
+    });
+  }
   addAll(registry, AllTypes{});
 }
 

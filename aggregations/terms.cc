@@ -66,6 +66,26 @@ json keyToJson(const typename Key::Type& k) {
   }
 }
 
+// A bucket's key in the response, as ES's Bucket.keyToXContent: sterms the
+// formatted bytes; lterms and dterms the number and, unless the format is raw,
+// key_as_string (lterms under unsigned_long_shift: the unsigned number only).
+template <class Key>
+void putResponseKey(json& b, const typename Key::Type& k, const DocValueFormat& format) {
+  if constexpr (std::is_same_v<Key, StringKey>) {
+    b["key"] = format.formatBytes(k);
+  } else if constexpr (std::is_same_v<Key, LongKey>) {
+    if (format.kind() == DocValueFormat::Kind::kUnsignedLongShifted) {
+      b["key"] = format.formatLong(k);
+      return;
+    }
+    b["key"] = k;
+    if (!format.isRaw()) b["key_as_string"] = format.formatLongAsString(k);
+  } else {
+    b["key"] = ju::fromDouble(k);
+    if (!format.isRaw()) b["key_as_string"] = format.formatDoubleAsString(k);
+  }
+}
+
 template <class Key>
 void putWireKey(json& b, const typename Key::Type& k) {
   if constexpr (std::is_same_v<Key, StringKey>) {
@@ -145,7 +165,7 @@ InternalTerms<Key>::InternalTerms(const json& j) : InternalAggregation(j) {
   const json& err = ju::field(j, "doc_count_error");
   doc_count_error_ =
       err.is_null() ? std::nullopt : std::optional<int64_t>(ju::getLong(j, "doc_count_error"));
-  format_ = DocValueFormat::fromName(ju::getString(j, "format"));
+  format_ = DocValueFormat::fromJson(ju::field(j, "format"));
   show_term_doc_count_error_ = ju::getBool(j, "show_term_doc_count_error");
   other_doc_count_ = ju::getLong(j, "other_doc_count");
   if (required_size_ < 0 || shard_size_ < 0 || min_doc_count_ < 0 || other_doc_count_ < 0) {
@@ -334,7 +354,7 @@ void InternalTerms<Key>::responseFieldsToJson(json& j) const {
   json bs = json::array();
   for (const Bucket& b : buckets_) {
     json bj = json::object();
-    bj["key"] = keyToJson<Key>(b.key);
+    putResponseKey<Key>(bj, b.key, format_);
     bj["doc_count"] = b.doc_count;
     if (show_term_doc_count_error_) bj["doc_count_error_upper_bound"] = b.doc_count_error;
     for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
@@ -350,7 +370,7 @@ void InternalTerms<Key>::wireFieldsToJson(json& j) const {
   j["required_size"] = required_size_;
   j["min_doc_count"] = min_doc_count_;
   j["doc_count_error"] = doc_count_error_ ? json(*doc_count_error_) : json(nullptr);
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["shard_size"] = shard_size_;
   j["show_term_doc_count_error"] = show_term_doc_count_error_;
   j["other_doc_count"] = other_doc_count_;

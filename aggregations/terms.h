@@ -126,6 +126,7 @@ class InternalTerms final : public InternalAggregation {
   int64_t otherDocCount() const { return other_doc_count_; }
   void setOtherDocCount(int64_t v) { other_doc_count_ = v; }
   const DocValueFormat& format() const { return format_; }
+  void setFormat(DocValueFormat f) { format_ = std::move(f); }
   std::vector<Bucket>& buckets() { return buckets_; }
   const std::vector<Bucket>& buckets() const { return buckets_; }
 

@@ -179,6 +179,7 @@ class RandomAggs {
     t->setDocCountError(coin(0.3) ? std::nullopt : std::optional<int64_t>(error));
     t->setShowTermDocCountError(coin());
     t->setOtherDocCount(uniform(0, 1000000));
+    t->setFormat(format());
     int64_t n = bucketCount(depth);
     for (int64_t i = 0; i < n; ++i) {
       TermsBucket<Key> b;
@@ -211,11 +212,43 @@ class RandomAggs {
       h->setEmptyBucketInfo(std::move(e));
     }
     h->setKeyed(coin());
+    h->setFormat(format());
     int64_t n = bucketCount(depth);
     for (int64_t i = 0; i < n; ++i) {
       h->buckets().push_back({anyDouble(), uniform(0, 1000000), subAggs(depth + 1, n)});
     }
     return h;
+  }
+
+  // Any DocValueFormat, mostly raw; formatSortValues only where it travels.
+  DocValueFormat format() {
+    static const char* kPatterns[] = {"strict_date_optional_time||epoch_millis", "yyyy-MM-dd",
+                                      "epoch_second", "no such pattern"};
+    static const char* kZones[] = {"Z", "+01:00", "Europe/Berlin"};
+    switch (uniform(0, 12)) {
+      case 0:
+        return DocValueFormat::dateTime(
+            kPatterns[uniform(0, 3)], kZones[uniform(0, 2)],
+            coin() ? DocValueFormat::Resolution::kMilliseconds
+                   : DocValueFormat::Resolution::kNanoseconds,
+            version_.onOrAfter(TransportVersion::fromRelease(7, 13, 0)) && coin());
+      case 1:
+        return DocValueFormat::decimal(coin() ? "#,##0.00" : name());
+      case 2: {
+        const auto& names = DocValueFormat::allNames();
+        std::string_view n = names[static_cast<size_t>(uniform(0, names.size() - 1))];
+        if (n == "date_time" || n == "decimal") return DocValueFormat::raw();
+        return DocValueFormat::fromName(n);
+      }
+      default:
+        return DocValueFormat::raw();
+    }
+  }
+
+  template <class T>
+  std::unique_ptr<T> formatted(std::unique_ptr<T> a) {
+    a->setFormat(format());
+    return a;
   }
 
   HyperLogLogPlusPlus sketch() {
@@ -230,20 +263,20 @@ class RandomAggs {
     if (type == "lterms") return terms<LongKey>(depth);
     if (type == "dterms") return terms<DoubleKey>(depth);
     if (type == "histogram") return histogram(depth);
-    if (type == "max") return std::make_unique<Max>(name(), metadata(), anyDouble());
-    if (type == "min") return std::make_unique<Min>(name(), metadata(), anyDouble());
-    if (type == "sum") return std::make_unique<Sum>(name(), metadata(), anyDouble());
+    if (type == "max") return formatted(std::make_unique<Max>(name(), metadata(), anyDouble()));
+    if (type == "min") return formatted(std::make_unique<Min>(name(), metadata(), anyDouble()));
+    if (type == "sum") return formatted(std::make_unique<Sum>(name(), metadata(), anyDouble()));
     if (type == "avg")
-      return std::make_unique<Avg>(name(), metadata(), anyDouble(), uniform(0, 1 << 30));
+      return formatted(std::make_unique<Avg>(name(), metadata(), anyDouble(), uniform(0, 1 << 30)));
     if (type == "value_count")
       return std::make_unique<ValueCount>(name(), metadata(), uniform(0, 1 << 30));
     if (type == "stats") {
-      return std::make_unique<Stats>(name(), metadata(), uniform(0, 1 << 30), anyDouble(),
-                                     anyDouble(), anyDouble());
+      return formatted(std::make_unique<Stats>(name(), metadata(), uniform(0, 1 << 30), anyDouble(),
+                                               anyDouble(), anyDouble()));
     }
     if (type == "cardinality") {
-      return std::make_unique<Cardinality>(name(), metadata(),
-                                           coin(0.2) ? std::nullopt : std::optional(sketch()));
+      return formatted(std::make_unique<Cardinality>(
+          name(), metadata(), coin(0.2) ? std::nullopt : std::optional(sketch())));
     }
     ADD_FAILURE() << "unknown type " << type;
     return nullptr;

@@ -221,6 +221,62 @@ TEST(EsGates, Cardinality) {
          }});
 }
 
+// ---- DocValueFormat.DateTime: the joda boolean for 7.7.0 <= v < 8.0.0 and
+// formatSortValues from 7.13.0 (ES's DateTime.writeTo), here on a max over a
+// date field, as ES's default date format writes it ----
+
+TEST(EsGates, DateTimeFormat) {
+  check(
+      {"max over a date",
+       [](TransportVersion) {
+         auto m = std::make_unique<Max>("a", GenericValue(), 1420070400000.0);
+         m->setFormat(DocValueFormat::dateTime("strict_date_optional_time||epoch_millis", "Z"));
+         return m;
+       },
+       [](TransportVersion v) -> std::string {
+         std::string gates;
+         if (v.before(TransportVersion::V_8_0_0)) gates += " 00";  // joda: false
+         if (v.onOrAfter(TransportVersion::fromRelease(7, 13, 0))) gates += " 00";
+         return "01 03 6d6178 01 61 ff 09 646174655f74696d65"
+                " 27 7374726963745f646174655f6f7074696f6e616c5f74696d657c7c65706f63685f6d696c6c6973"
+                " 01 5a 00" +
+                gates + " 4274aa2cab000000";
+       }});
+}
+
+TEST(EsGates, DecimalFormat) {
+  check({"sum with a decimal format",
+         [](TransportVersion) {
+           auto m = std::make_unique<Sum>("a", GenericValue(), 1234567.891);
+           m->setFormat(DocValueFormat::decimal("#,##0.00"));
+           return m;
+         },
+         [](TransportVersion) {
+           return same(
+               "01 03 73756d 01 61 ff 07 646563696d616c 08 232c2323302e3030 4132d687e4189375");
+         }});
+}
+
+TEST(EsGates, IpFormat) {
+  check({"sterms over an ip field",
+         [](TransportVersion) {
+           auto t = std::make_unique<StringTerms>("a", GenericValue());
+           t->setFormat(DocValueFormat::ip());
+           t->setOrder(BucketOrder::count(false));
+           t->setReduceOrder(BucketOrder::count(false));
+           t->setDocCountError(5);
+           t->buckets().push_back(
+               {std::string("\0\0\0\0\0\0\0\0\0\0\xff\xff\xc0\xa8\x00\x01", 16), 1, 0, {}});
+           return t;
+         },
+         [](TransportVersion v) -> std::string {
+           std::string orders = v.onOrAfter(TransportVersion::V_7_10_0) ? "01 01" : "01";
+           std::string error = v.onOrAfter(TransportVersion::V_7_15_0) ? "01 0a" : "0a";
+           return "01 06 737465726d73 01 61 ff " + orders + " 0a 01 " + error +
+                  " 02 6970 0a 00 00 01 01 00 10 00000000000000000000ffffc0a80001";
+         }});
+}
+
 // ---- metadata: a generic map; its keys are writeString before 8.7.0 and
 // generic values from 8.7.0 (StreamOutput's Map writer) ----
 
