@@ -73,9 +73,9 @@ std::optional<int32_t> parseOffset(std::string_view s) {
   return sign * total;
 }
 
-const std::array<const char*, 12> kMonths = {"January", "February", "March",     "April",
-                                             "May",     "June",     "July",      "August",
-                                             "September", "October", "November", "December"};
+const std::array<const char*, 12> kMonths = {"January",   "February", "March",    "April",
+                                             "May",       "June",     "July",     "August",
+                                             "September", "October",  "November", "December"};
 const std::array<const char*, 7> kDays = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                                           "Friday", "Saturday", "Sunday"};
 
@@ -89,23 +89,23 @@ struct Local {
 
 enum class Op {
   kLiteral,
-  kYear,        // width, max, sign style in flags
+  kYear,  // width, max, sign style in flags
   kYearOfEra,
-  kYear2,       // two-digit reduced year
+  kYear2,  // two-digit reduced year
   kMonth,
-  kMonthText,   // width 3 short, 4 full, 5 narrow
+  kMonthText,  // width 3 short, 4 full, 5 narrow
   kDay,
   kDayOfYear,
-  kHour,        // H
-  kClockHourAmPm,  // h
+  kHour,            // H
+  kClockHourAmPm,   // h
   kClockHourOfDay,  // k
-  kHourAmPm,    // K
+  kHourAmPm,        // K
   kMinute,
   kSecond,
-  kFraction,    // min, max digits; decimal point in flags
+  kFraction,  // min, max digits; decimal point in flags
   kAmPm,
-  kDayText,     // width 3 short, 4 full, 5 narrow
-  kOffset,      // text pattern in literal, zero text in zero
+  kDayText,  // width 3 short, 4 full, 5 narrow
+  kOffset,   // text pattern in literal, zero text in zero
   kZoneId,
   kEpochMillis,
   kEpochSecond,
@@ -388,8 +388,10 @@ std::optional<std::vector<Field>> javaPattern(std::string_view p) {
         ok = twoMax(Op::kDay);
         break;
       case 'D':
-        if (n > 3) ok = false;
-        else out.push_back(num(Op::kDayOfYear, n));
+        if (n > 3)
+          ok = false;
+        else
+          out.push_back(num(Op::kDayOfYear, n));
         break;
       case 'H':
         ok = twoMax(Op::kHour);
@@ -410,21 +412,30 @@ std::optional<std::vector<Field>> javaPattern(std::string_view p) {
         ok = twoMax(Op::kSecond);
         break;
       case 'S':
-        if (n > 9) ok = false;
-        else out.push_back({Op::kFraction, n, n, false, false});
+        if (n > 9)
+          ok = false;
+        else
+          out.push_back({Op::kFraction, n, n, false, false});
         break;
       case 'a':
-        if (n != 1) ok = false;
-        else out.push_back({Op::kAmPm});
+        if (n != 1)
+          ok = false;
+        else
+          out.push_back({Op::kAmPm});
         break;
       case 'E':
-        if (n > 5) ok = false;
-        else out.push_back({Op::kDayText, n <= 3 ? 3 : n, 0});
+        if (n > 5)
+          ok = false;
+        else
+          out.push_back({Op::kDayText, n <= 3 ? 3 : n, 0});
         break;
       case 'Z':
-        if (n <= 3) out.push_back(offset("+HHMM", "+0000"));
-        else if (n == 5) out.push_back(offset("+HH:MM:ss", "Z"));
-        else ok = false;
+        if (n <= 3)
+          out.push_back(offset("+HHMM", "+0000"));
+        else if (n == 5)
+          out.push_back(offset("+HH:MM:ss", "Z"));
+        else
+          ok = false;
         break;
       case 'X':
       case 'x': {
@@ -438,8 +449,10 @@ std::optional<std::vector<Field>> javaPattern(std::string_view p) {
         break;
       }
       case 'V':
-        if (n != 2) ok = false;
-        else out.push_back({Op::kZoneId});
+        if (n != 2)
+          ok = false;
+        else
+          out.push_back({Op::kZoneId});
         break;
       default:
         ok = false;
@@ -462,11 +475,10 @@ std::optional<std::vector<Field>> compile(std::string_view pattern) {
 }  // namespace
 
 std::optional<int32_t> fixedOffsetSeconds(std::string_view id) {
-  if (id == "Z" || id == "UTC" || id == "GMT" || id == "UT" || id == "Etc/UTC" ||
-      id == "Etc/GMT" || id == "Etc/UCT" || id == "UCT" || id == "Etc/Universal" ||
-      id == "Etc/Zulu" || id == "Universal" || id == "Zulu" || id == "Etc/Greenwich" ||
-      id == "Greenwich" || id == "GMT0" || id == "Etc/GMT0" || id == "Etc/GMT+0" ||
-      id == "Etc/GMT-0") {
+  if (id == "Z" || id == "UTC" || id == "GMT" || id == "UT" || id == "Etc/UTC" || id == "Etc/GMT" ||
+      id == "Etc/UCT" || id == "UCT" || id == "Etc/Universal" || id == "Etc/Zulu" ||
+      id == "Universal" || id == "Zulu" || id == "Etc/Greenwich" || id == "Greenwich" ||
+      id == "GMT0" || id == "Etc/GMT0" || id == "Etc/GMT+0" || id == "Etc/GMT-0") {
     return 0;
   }
   for (std::string_view prefix : {"UTC", "GMT", "UT"}) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "aggregations/cardinality.h"
+#include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
 #include "aggregations/json_util.h"
 #include "aggregations/metrics.h"
@@ -26,8 +27,8 @@ void addType(NamedWriteableRegistry& r) {
 template <class... T>
 struct TypeList {};
 
-using AllTypes = TypeList<StringTerms, LongTerms, DoubleTerms, Histogram, Max, Min, Sum, Avg,
-                          ValueCount, Stats, Cardinality>;
+using AllTypes = TypeList<StringTerms, LongTerms, DoubleTerms, Histogram, DateHistogram, Max, Min,
+                          Sum, Avg, ValueCount, Stats, Cardinality>;
 
 template <class... T>
 void addAll(NamedWriteableRegistry& r, TypeList<T...>) {

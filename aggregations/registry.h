@@ -8,7 +8,7 @@
 //   registerAggregations(mine);                 // `mine` must outlive its readers' use
 //
 // Registered: InternalAggregation readers for sterms, lterms, dterms,
-// histogram, max, min, sum, avg, value_count, stats, cardinality, and every
+// histogram, date_histogram, max, min, sum, avg, value_count, stats, cardinality, and every
 // DocValueFormat (raw, bool, date_time, decimal, geo_hash, geo_tile, ip,
 // binary, unsigned_long_shift, tsid). The readers read sub-aggregations through the
 // registry they were registered in. defaultRegistry() is built once and is

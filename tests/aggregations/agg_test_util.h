@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "aggregations/cardinality.h"
+#include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
 #include "aggregations/metrics.h"
 #include "aggregations/registry.h"
@@ -21,8 +22,8 @@ namespace wirestream::aggregations::testing {
 
 // Every type name of wire format §7.
 inline const std::vector<std::string> kAllTypes = {
-    "sterms", "lterms", "dterms",      "histogram", "max",        "min",
-    "sum",    "avg",    "value_count", "stats",     "cardinality"};
+    "sterms", "lterms", "dterms", "histogram",   "date_histogram", "max",
+    "min",    "sum",    "avg",    "value_count", "stats",          "cardinality"};
 
 inline std::vector<uint8_t> writeAggs(const InternalAggregations& aggs, TransportVersion v,
                                       size_t page_size = 16384) {
@@ -220,6 +221,40 @@ class RandomAggs {
     return h;
   }
 
+  std::unique_ptr<InternalAggregation> dateHistogram(int depth) {
+    auto h = std::make_unique<DateHistogram>(name(), metadata());
+    h->setOrder(order());
+    h->setMinDocCount(uniform(0, 2));
+    if (h->minDocCount() == 0) {
+      DateHistogram::EmptyBucketInfo e;
+      static const char* kZones[] = {"Z", "+01:00", "Europe/Berlin"};
+      std::string zone = kZones[uniform(0, 2)];
+      e.rounding = coin() ? DateHistogram::Rounding::timeUnit(
+                                static_cast<DateHistogram::Unit>(uniform(1, 8)), zone)
+                          : DateHistogram::Rounding::timeInterval(uniform(1, 1LL << 40), zone);
+      if (coin(0.2)) e.rounding.offset = uniform(-100000, 100000);
+      e.aggregations = subAggs(depth + 1, 0);
+      if (coin()) {
+        DateHistogram::Bounds b;
+        if (coin()) b.min = uniform(-(1LL << 45), 1LL << 45);
+        if (coin()) b.max = uniform(-(1LL << 45), 1LL << 45);
+        if (coin(0.2)) b.min_as_str = name();
+        if (coin(0.2)) b.max_as_str = name();
+        e.bounds = std::move(b);
+      }
+      h->setEmptyBucketInfo(std::move(e));
+    }
+    h->setOffset(coin() ? 0 : uniform(-100000, 100000));
+    h->setKeyed(coin());
+    h->setFormat(format());
+    int64_t n = bucketCount(depth);
+    for (int64_t i = 0; i < n; ++i) {
+      h->buckets().push_back(
+          {uniform(-(1LL << 45), 1LL << 45), uniform(0, 1000000), subAggs(depth + 1, n)});
+    }
+    return h;
+  }
+
   // Any DocValueFormat, mostly raw; formatSortValues only where it travels.
   DocValueFormat format() {
     static const char* kPatterns[] = {"strict_date_optional_time||epoch_millis", "yyyy-MM-dd",
@@ -263,6 +298,7 @@ class RandomAggs {
     if (type == "lterms") return terms<LongKey>(depth);
     if (type == "dterms") return terms<DoubleKey>(depth);
     if (type == "histogram") return histogram(depth);
+    if (type == "date_histogram") return dateHistogram(depth);
     if (type == "max") return formatted(std::make_unique<Max>(name(), metadata(), anyDouble()));
     if (type == "min") return formatted(std::make_unique<Min>(name(), metadata(), anyDouble()));
     if (type == "sum") return formatted(std::make_unique<Sum>(name(), metadata(), anyDouble()));

@@ -90,8 +90,9 @@ TEST(DocValueFormatRender, TheOtherFormats) {
   };
   EXPECT_EQ(F::ip().formatBytes(bytes({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 0, 1})),
             "192.168.0.1");
-  EXPECT_EQ(F::ip().formatBytes(bytes({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1})),
-            "2001:db8::1");
+  EXPECT_EQ(
+      F::ip().formatBytes(bytes({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1})),
+      "2001:db8::1");
   EXPECT_EQ(F::ip().formatBytes(std::string(16, '\0')), "::");
   EXPECT_EQ(F::ip().formatBytes(bytes({0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1})),
             "1:0:0:1::1");  // the longer zero run is compressed

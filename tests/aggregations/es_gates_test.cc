@@ -277,6 +277,66 @@ TEST(EsGates, IpFormat) {
          }});
 }
 
+// ---- date_histogram: no gate (InternalDateHistogram; the rounding, the
+// empty bucket's aggregations and the optional LongBounds in its
+// EmptyBucketInfo; the DateTime format's own gates) ----
+
+TEST(EsGates, DateHistogram) {
+  check(
+      {"date_histogram",
+       [](TransportVersion) {
+         auto h = std::make_unique<DateHistogram>("a", GenericValue());
+         h->setMinDocCount(0);
+         DateHistogram::EmptyBucketInfo e;
+         e.rounding = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kDayOfMonth, "Z");
+         e.bounds = DateHistogram::Bounds{1420070400000, std::nullopt, std::nullopt, std::nullopt};
+         h->setEmptyBucketInfo(std::move(e));
+         h->setFormat(DocValueFormat::dateTime("strict_date_optional_time||epoch_millis", "Z"));
+         h->buckets().push_back({1420156800000, 2, {}});
+         return h;
+       },
+       [](TransportVersion v) -> std::string {
+         std::string gates;
+         if (v.before(TransportVersion::V_8_0_0)) gates += " 00";
+         if (v.onOrAfter(TransportVersion::fromRelease(7, 13, 0))) gates += " 00";
+         return "01 0e 646174655f686973746f6772616d 01 61 ff 04 00"
+                " 01 05 01 5a"                      // TimeUnitRounding DAY_OF_MONTH, "Z"
+                " 00"                               // no empty-bucket aggregations
+                " 01 01 0000014aa2cab000 00 00 00"  // bounds: min only
+                " 0000000000000000"                 // offset 0
+                " 09 646174655f74696d65"
+                " 27 7374726963745f646174655f6f7074696f6e616c5f74696d657c7c65706f63685f6d696c6c6973"
+                " 01 5a 00" +
+                gates + " 00 01 0000014aa7f10c00 02 00";
+       }});
+}
+
+TEST(EsGates, RoundingForms) {
+  // TimeIntervalRounding (id 2: VLong interval, zone) inside an OffsetRounding
+  // (id 3: the rounding, then ZLong offset), as Rounding.writeTo writes them.
+  auto h = std::make_unique<DateHistogram>("a", GenericValue());
+  h->setMinDocCount(0);
+  DateHistogram::EmptyBucketInfo e;
+  e.rounding = DateHistogram::Rounding::timeInterval(3600000, "+01:00");
+  e.rounding.offset = -1;
+  h->setEmptyBucketInfo(std::move(e));
+  h->setOffset(5);
+  InternalAggregations aggs = single(std::move(h));
+  const std::string es =
+      "01 0e 646174655f686973746f6772616d 01 61 ff 04 00"
+      " 03 02 80dddb01 06 2b30313a3030 01"  // offset(interval 3600000 in +01:00), ZLong -1
+      " 00 00 0000000000000005 03726177 00 00";
+  EXPECT_EQ(
+      BytesReference(std::span<const uint8_t>(writeAggs(aggs, TransportVersion::V_8_7_0))).toHex(),
+      BytesReference(std::span<const uint8_t>(hex(es))).toHex());
+  EXPECT_TRUE(readAggs(hex(es), TransportVersion::V_8_7_0) == aggs);
+  // An offset rounding inside an offset rounding: ES never writes one.
+  std::string nested = es;
+  nested.replace(nested.find(" 03 02"), 6, " 03 03 02");
+  nested.replace(nested.find(" 01 00 00 00"), 3, " 01 01");
+  EXPECT_THROW(readAggs(hex(nested), TransportVersion::V_8_7_0), CorruptStreamError);
+}
+
 // ---- metadata: a generic map; its keys are writeString before 8.7.0 and
 // generic values from 8.7.0 (StreamOutput's Map writer) ----
 

@@ -474,7 +474,8 @@ TEST(AggregationCorrupt, RandomDamageGivesTypedErrorsOnly) {
     testing::RandomAggs gen(seed, v);
     int failures = 0, successes = 0;
     for (int iter = 0; iter < 100; ++iter) {
-      InternalAggregations aggs = testing::single(gen.agg(testing::kAllTypes[iter % 11], 1));
+      InternalAggregations aggs =
+          testing::single(gen.agg(testing::kAllTypes[iter % testing::kAllTypes.size()], 1));
       std::vector<uint8_t> bytes = testing::writeAggs(aggs, v);
       for (int k = 0; k < 20; ++k) {
         std::vector<uint8_t> bad = bytes;
