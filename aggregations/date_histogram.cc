@@ -392,8 +392,11 @@ void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
   InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
   std::vector<Bucket> out;
   out.reserve(buckets.size() + empty_count);
-  walk([&](int64_t key) { out.push_back({key, 0, reduced_empty}); },
-       [&](size_t i) { out.push_back(std::move(buckets[i])); });
+  walk(
+      [&](int64_t key) {
+        out.push_back({key, 0, reduced_empty});
+      },
+      [&](size_t i) { out.push_back(std::move(buckets[i])); });
   buckets = std::move(out);
 }
 
