@@ -25,6 +25,20 @@ inline const std::vector<std::string> kAllTypes = {
     "sterms", "lterms", "dterms", "histogram",   "date_histogram", "max",
     "min",    "sum",    "avg",    "value_count", "stats",          "cardinality"};
 
+// "01 0a ff" -> {0x01, 0x0a, 0xff}: expected bytes written out by hand.
+inline std::vector<uint8_t> hex(const std::string& s) {
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == ' ') {
+      ++i;
+      continue;
+    }
+    out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
+    i += 2;
+  }
+  return out;
+}
+
 inline std::vector<uint8_t> writeAggs(const InternalAggregations& aggs, TransportVersion v,
                                       size_t page_size = 16384) {
   PageRecycler recycler(page_size);

@@ -19,18 +19,7 @@ using testing::readAggs;
 using testing::single;
 using testing::writeAggs;
 
-std::vector<uint8_t> hex(const std::string& s) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i < s.size();) {
-    if (s[i] == ' ') {
-      ++i;
-      continue;
-    }
-    out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
-    i += 2;
-  }
-  return out;
-}
+using testing::hex;
 
 const TransportVersion kVersions[] = {TransportVersion::fromRelease(7, 9, 0),
                                       TransportVersion::V_7_10_0,

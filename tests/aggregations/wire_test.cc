@@ -10,18 +10,7 @@
 namespace wirestream::aggregations {
 namespace {
 
-std::vector<uint8_t> hex(const std::string& s) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i < s.size();) {
-    if (s[i] == ' ') {
-      ++i;
-      continue;
-    }
-    out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
-    i += 2;
-  }
-  return out;
-}
+using testing::hex;
 
 std::unique_ptr<StringTerms> smallStringTerms() {
   auto t = std::make_unique<StringTerms>("genres", GenericValue());
