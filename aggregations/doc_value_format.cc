@@ -199,8 +199,8 @@ std::optional<DecimalPattern> parseDecimal(std::string_view p) {
     if (state == kNumber) {
       if (!seen_dot && since_comma >= 0) d.grouping = since_comma;
       state = kSuffix;
+      if (c == 'E') return std::nullopt;  // an exponent: not supported
     }
-    if (c == 'E' && state == kSuffix && i > 0) return std::nullopt;
     std::string& affix = state == kPrefix ? d.prefix : d.suffix;
     if (c == '\'') {
       size_t j = p.find('\'', i + 1);

@@ -80,6 +80,9 @@ TEST(DocValueFormatRender, Decimal) {
   EXPECT_EQ(F::decimal("$#,##0").formatLongAsString(-1234567), "-$1,234,567");
   EXPECT_EQ(F::decimal("0.0").formatDoubleAsString(std::nan("")), "NaN");
   EXPECT_EQ(F::decimal("0.00").formatDoubleAsString(-0.001), "0.00");
+  EXPECT_EQ(F::decimal("#,##0.00 EUR").formatDoubleAsString(1234.5), "1,234.50 EUR");
+  EXPECT_EQ(F::decimal("0.###E0").formatDoubleAsString(1234.5), "1234.5");  // raw
+  EXPECT_EQ(F::decimal("'#'0").formatLongAsString(7), "#7");
 }
 
 TEST(DocValueFormatRender, TheOtherFormats) {
