@@ -2,7 +2,8 @@
 //   raw, bool, geo_hash, geo_tile, ip, binary, unsigned_long_shift, tsid: none
 //   decimal   := string pattern
 //   date_time := string pattern, string zone id, VInt resolution,
-//                [7.7.0 <= v < 8.0.0] boolean (joda pattern; ES 8 writes false),
+//                [7.7.0 <= v < 8.0.0] boolean (joda pattern; ES 8 writes false,
+//                                     we write back what we read),
 //                [v >= 7.13.0] boolean formatSortValues
 // (ES's DocValueFormat.DateTime; the 7.13.0 gate is the 7.x line's, ES 8
 // reads the boolean unconditionally as it talks to 7.17+ only.)
@@ -351,7 +352,7 @@ void DocValueFormat::writeTo(StreamOutput& out) const {
     out.writeString(zone_id_);
     out.writeVInt(static_cast<int32_t>(resolution_));
     TransportVersion v = out.transportVersion();
-    if (v.onOrAfter(kJodaFlagFrom) && v.before(TransportVersion::V_8_0_0)) out.writeBoolean(false);
+    if (v.onOrAfter(kJodaFlagFrom) && v.before(TransportVersion::V_8_0_0)) out.writeBoolean(joda_);
     if (v.onOrAfter(kFormatSortValuesFrom)) out.writeBoolean(format_sort_values_);
   }
 }
@@ -373,7 +374,7 @@ DocValueFormat DocValueFormat::readBody(std::string_view name, StreamInput& in) 
       f.resolution_ = resolutionOf(in.readVInt());
       TransportVersion v = in.transportVersion();
       if (v.onOrAfter(kJodaFlagFrom) && v.before(TransportVersion::V_8_0_0)) {
-        in.readBoolean();  // joda: ES 8 ignores it, and so do we (it writes false)
+        f.joda_ = in.readBoolean();  // ES 8 ignores it; kept to write it back as read
       }
       if (v.onOrAfter(kFormatSortValuesFrom)) f.format_sort_values_ = in.readBoolean();
     }
@@ -402,6 +403,7 @@ json DocValueFormat::toJson() const {
     j["zone"] = zone_id_;
     j["resolution"] = resolution_ == Resolution::kMilliseconds ? "milliseconds" : "nanoseconds";
     j["format_sort_values"] = format_sort_values_;
+    if (joda_) j["joda"] = true;
   }
   return j;
 }
@@ -415,9 +417,12 @@ DocValueFormat DocValueFormat::fromJson(const json& j) {
   if (res != "milliseconds" && res != "nanoseconds") {
     internal::throwCorrupt("unknown date resolution [" + res + "]");
   }
-  return dateTime(ju::getString(j, "pattern"), ju::getString(j, "zone"),
-                  res == "milliseconds" ? Resolution::kMilliseconds : Resolution::kNanoseconds,
-                  ju::getBool(j, "format_sort_values"));
+  DocValueFormat f =
+      dateTime(ju::getString(j, "pattern"), ju::getString(j, "zone"),
+               res == "milliseconds" ? Resolution::kMilliseconds : Resolution::kNanoseconds,
+               ju::getBool(j, "format_sort_values"));
+  f.joda_ = j.contains("joda") && ju::getBool(j, "joda");
+  return f;
 }
 
 json DocValueFormat::formatLong(int64_t v) const {

@@ -85,6 +85,9 @@ class DocValueFormat final : public NamedWriteable {
   const std::string& zoneId() const { return zone_id_; }
   Resolution resolution() const { return resolution_; }
   bool formatSortValues() const { return format_sort_values_; }
+  // The 7.7.0..7.x flag "the pattern is joda style": ES 8 writes false and
+  // ignores it; a value read is kept so that it is written back as it came.
+  bool joda() const { return joda_; }
 
   std::string_view getWriteableName() const override;
   // The body, with the version gates of date_time. writeNamed adds the name.
@@ -118,7 +121,8 @@ class DocValueFormat final : public NamedWriteable {
 
   bool operator==(const DocValueFormat& o) const {
     return kind_ == o.kind_ && pattern_ == o.pattern_ && zone_id_ == o.zone_id_ &&
-           resolution_ == o.resolution_ && format_sort_values_ == o.format_sort_values_;
+           resolution_ == o.resolution_ && format_sort_values_ == o.format_sort_values_ &&
+           joda_ == o.joda_;
   }
 
  private:
@@ -129,6 +133,7 @@ class DocValueFormat final : public NamedWriteable {
   std::string zone_id_;
   Resolution resolution_ = Resolution::kMilliseconds;
   bool format_sort_values_ = false;
+  bool joda_ = false;
 };
 
 // Java's Double.toString (the shortest digits that round-trip): "10.0",

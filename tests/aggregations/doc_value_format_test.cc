@@ -142,6 +142,19 @@ TEST(DocValueFormatWire, EveryRegisteredNameReadsAndRefusesBadInput) {
       EXPECT_TRUE(F::fromJson(nlohmann::ordered_json::parse(f.toJson().dump())) == f) << name;
     }
   }
+  // 7.x's joda flag is kept as read (ES 8 ignores it), so the bytes come back.
+  std::vector<uint8_t> joda = {9,   'd', 'a', 't', 'e', '_', 't', 'i', 'm',
+                               'e', 1,   'y', 1,   'Z', 0,   1,   0};
+  ByteArrayStreamInput jin(joda);
+  jin.setTransportVersion(TransportVersion::V_7_17_0);
+  DocValueFormat j = F::readFrom(jin, defaultRegistry());
+  EXPECT_TRUE(j.joda());
+  PageRecycler jr(64);
+  BytesStreamOutput jout(jr);
+  jout.setTransportVersion(TransportVersion::V_7_17_0);
+  j.writeNamed(jout);
+  EXPECT_EQ(jout.bytes().toVector(), joda);
+  EXPECT_TRUE(F::fromJson(nlohmann::ordered_json::parse(j.toJson().dump())) == j);
   // Resolution ordinal 2 does not exist (DateFieldMapper.Resolution.ofOrdinal).
   std::vector<uint8_t> bad = {9, 'd', 'a', 't', 'e', '_', 't', 'i', 'm', 'e', 1, 'y', 1, 'Z', 2, 0};
   ByteArrayStreamInput in(bad);
