@@ -38,18 +38,18 @@ std::unique_ptr<InternalAggregation> Cardinality::reduce(
   std::optional<HyperLogLogPlusPlus> merged;
   for (const Cardinality* c : downcast<Cardinality>(aggs)) {
     if (!c->sketch_) continue;
-    if (!merged) {
-      merged = *c->sketch_;
-    } else {
-      // merge() calls differing precisions a caller error; from shards they
-      // are bad input (see InternalAggregations::reduce).
-      if (merged->precision() != c->sketch_->precision()) {
-        internal::throwCorrupt("cardinality [" + getName() + "] has precision [" +
-                               std::to_string(merged->precision()) + "] in one result and [" +
-                               std::to_string(c->sketch_->precision()) + "] in another");
-      }
-      merged->merge(*c->sketch_);
+    // As ES's InternalCardinality reduce: a new sketch at the first one's
+    // precision, every sketch merged into it in order (so the result is in
+    // ES's slot order even for one shard).
+    if (!merged) merged.emplace(c->sketch_->precision());
+    // merge() calls differing precisions a caller error; from shards they
+    // are bad input (see InternalAggregations::reduce).
+    if (merged->precision() != c->sketch_->precision()) {
+      internal::throwCorrupt("cardinality [" + getName() + "] has precision [" +
+                             std::to_string(merged->precision()) + "] in one result and [" +
+                             std::to_string(c->sketch_->precision()) + "] in another");
     }
+    merged->merge(*c->sketch_);
   }
   auto out = std::make_unique<Cardinality>(getName(), getMetadata(), std::move(merged));
   out->format_ = format_;
@@ -64,7 +64,7 @@ double Cardinality::sortValue(std::string_view metric) const {
 void Cardinality::responseFieldsToJson(json& j) const { j["value"] = value(); }
 
 void Cardinality::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["sketch"] = sketch_ ? sketch_->toJson() : json(nullptr);
 }
 

@@ -3,7 +3,7 @@
 //   min_doc_count  : VLong
 //   [min_doc_count == 0] empty bucket info:
 //       double interval, double offset,
-//       optional double min bound, optional double max bound,
+//       double min bound (+inf: none), double max bound (-inf: none),
 //       InternalAggregations of an empty bucket
 //   format         : DocValueFormat (named writeable)
 //   keyed          : boolean
@@ -35,11 +35,8 @@ bool operator==(const Histogram::Bucket& a, const Histogram::Bucket& b) {
 }
 
 bool operator==(const Histogram::EmptyBucketInfo& a, const Histogram::EmptyBucketInfo& b) {
-  auto same = [](const std::optional<double>& x, const std::optional<double>& y) {
-    return x.has_value() == y.has_value() && (!x || sameDouble(*x, *y));
-  };
   return sameDouble(a.interval, b.interval) && sameDouble(a.offset, b.offset) &&
-         same(a.min_bound, b.min_bound) && same(a.max_bound, b.max_bound) &&
+         sameDouble(a.min_bound, b.min_bound) && sameDouble(a.max_bound, b.max_bound) &&
          a.aggregations == b.aggregations;
 }
 
@@ -61,8 +58,8 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
     e.interval = in.readDouble();
     checkInterval(e.interval);
     e.offset = in.readDouble();
-    e.min_bound = in.readOptionalDouble();
-    e.max_bound = in.readOptionalDouble();
+    e.min_bound = in.readDouble();
+    e.max_bound = in.readDouble();
     e.aggregations = InternalAggregations::readFrom(in, registry);
     empty_bucket_info_ = std::move(e);
   }
@@ -93,14 +90,12 @@ Histogram::Histogram(const json& j) : InternalAggregation(j) {
     e.interval = ju::getDouble(ej, "interval");
     checkInterval(e.interval);
     e.offset = ju::getDouble(ej, "offset");
-    const json& mn = ju::field(ej, "min_bound");
-    const json& mx = ju::field(ej, "max_bound");
-    if (!mn.is_null()) e.min_bound = ju::toDouble(mn, "min_bound");
-    if (!mx.is_null()) e.max_bound = ju::toDouble(mx, "max_bound");
+    e.min_bound = ju::getDouble(ej, "min_bound");
+    e.max_bound = ju::getDouble(ej, "max_bound");
     e.aggregations = InternalAggregations::fromWireJson(ju::field(ej, "aggregations"));
     empty_bucket_info_ = std::move(e);
   }
-  format_ = DocValueFormat::fromName(ju::getString(j, "format"));
+  format_ = DocValueFormat::fromJson(ju::field(j, "format"));
   keyed_ = ju::getBool(j, "keyed");
   const json& bs = ju::field(j, "buckets");
   if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
@@ -124,8 +119,8 @@ void Histogram::doWriteTo(StreamOutput& out) const {
     const EmptyBucketInfo& e = *empty_bucket_info_;
     out.writeDouble(e.interval);
     out.writeDouble(e.offset);
-    out.writeOptionalDouble(e.min_bound);
-    out.writeOptionalDouble(e.max_bound);
+    out.writeDouble(e.min_bound);
+    out.writeDouble(e.max_bound);
     e.aggregations.writeTo(out);
   }
   format_.writeNamed(out);
@@ -225,16 +220,15 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
       }
     };
     if (buckets.empty()) {
-      if (e.min_bound && e.max_bound) fill(round(*e.min_bound), *e.max_bound, true);
+      fill(round(e.min_bound), e.max_bound, true);
       return;
     }
-    if (e.min_bound && std::isfinite(*e.min_bound))
-      fill(round(*e.min_bound), buckets.front().key, false);
+    if (std::isfinite(e.min_bound)) fill(round(e.min_bound), buckets.front().key, false);
     for (size_t i = 0; i < buckets.size(); ++i) {
       if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
       emit_existing(i);
     }
-    if (e.max_bound) fill(next(buckets.back().key), *e.max_bound, true);
+    fill(next(buckets.back().key), e.max_bound, true);
   };
 
   // Count first, against the reduce's bucket budget, so that a request for
@@ -284,31 +278,19 @@ int64_t Histogram::bucketCount() const {
   return n;
 }
 
-namespace {
-// The bucket's name in a keyed response: Java's Double.toString for the
-// common cases ("10.0", "2.5"); other values in the shortest exact form.
-std::string keyAsString(double k) {
-  if (std::isnan(k)) return "NaN";
-  if (std::isinf(k)) return k > 0 ? "Infinity" : "-Infinity";
-  char buf[64];
-  if (k == std::floor(k) && std::fabs(k) < 1e7) {
-    auto r = std::to_chars(buf, buf + sizeof buf, k, std::chars_format::fixed, 1);
-    return std::string(buf, r.ptr);
-  }
-  auto r = std::to_chars(buf, buf + sizeof buf, k);
-  return std::string(buf, r.ptr);
-}
-}  // namespace
-
 void Histogram::responseFieldsToJson(json& j) const {
   json bs = keyed_ ? json::object() : json::array();
   for (const Bucket& b : buckets_) {
+    // As ES's Bucket.toXContent: the formatted key names a keyed bucket and
+    // is key_as_string unless the format is raw.
+    std::string key_as_string = format_.formatDoubleAsString(b.key);
     json bj = json::object();
+    if (!format_.isRaw()) bj["key_as_string"] = key_as_string;
     bj["key"] = ju::fromDouble(b.key);
     bj["doc_count"] = b.doc_count;
     for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
     if (keyed_) {
-      bs[keyAsString(b.key)] = std::move(bj);
+      bs[key_as_string] = std::move(bj);
     } else {
       bs.push_back(std::move(bj));
     }
@@ -324,14 +306,14 @@ void Histogram::wireFieldsToJson(json& j) const {
     json ej = json::object();
     ej["interval"] = ju::fromDouble(e.interval);
     ej["offset"] = ju::fromDouble(e.offset);
-    ej["min_bound"] = e.min_bound ? ju::fromDouble(*e.min_bound) : json(nullptr);
-    ej["max_bound"] = e.max_bound ? ju::fromDouble(*e.max_bound) : json(nullptr);
+    ej["min_bound"] = ju::fromDouble(e.min_bound);
+    ej["max_bound"] = ju::fromDouble(e.max_bound);
     ej["aggregations"] = e.aggregations.toWireJson();
     j["empty_bucket_info"] = std::move(ej);
   } else {
     j["empty_bucket_info"] = nullptr;
   }
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["keyed"] = keyed_;
   json bs = json::array();
   for (const Bucket& b : buckets_) {

@@ -3,7 +3,7 @@
 //   Histogram h("price_ranges", Metadata::none());
 //   h.setMinDocCount(0);
 //   h.setEmptyBucketInfo(Histogram::EmptyBucketInfo{/*interval=*/10, /*offset=*/0,
-//                                                   0.0, 100.0, {}});
+//                                                   /*min_bound=*/0.0, /*max_bound=*/100.0, {}});
 //   h.buckets().push_back({/*key=*/10, /*doc_count=*/3, {}});
 //
 // Wire format §7 (Histogram). The reduce merges buckets by key; the final
@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,11 +47,13 @@ class Histogram final : public InternalAggregation {
   };
 
   // What the final reduce needs to create the empty buckets (minDocCount 0).
+  // The bounds are plain doubles as in ES's InternalHistogram.EmptyBucketInfo:
+  // "no min bound" is +infinity and "no max bound" -infinity.
   struct EmptyBucketInfo {
     double interval = 1;
     double offset = 0;
-    std::optional<double> min_bound;
-    std::optional<double> max_bound;
+    double min_bound = std::numeric_limits<double>::infinity();
+    double max_bound = -std::numeric_limits<double>::infinity();
     InternalAggregations aggregations;  // the sub-aggregations of an empty bucket
     friend bool operator==(const EmptyBucketInfo& a, const EmptyBucketInfo& b);
   };
@@ -72,6 +75,7 @@ class Histogram final : public InternalAggregation {
   bool keyed() const { return keyed_; }
   void setKeyed(bool v) { keyed_ = v; }
   const DocValueFormat& format() const { return format_; }
+  void setFormat(DocValueFormat f) { format_ = std::move(f); }
   std::vector<Bucket>& buckets() { return buckets_; }
   const std::vector<Bucket>& buckets() const { return buckets_; }
 

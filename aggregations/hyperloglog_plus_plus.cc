@@ -1,6 +1,7 @@
 // HyperLogLog++ sketch on the wire (wire format §7, Cardinality):
 //   sketch := VInt precision (4..18), boolean dense, then
-//             sparse: VLong n (<= 3 * 2^p / 16), n x int encoded hash
+//             sparse: VLong n (<= 3 * 2^p / 16), n x int encoded hash, in
+//                     the slot order of ES's open-addressing table
 //             dense:  2^p bytes, each a run length in 0..65-p
 //   encoded hash (ES's encodeHash, P2 = 25), e = hash >>> 39:
 //             e's low 25-p bits all 0: (e << 7) | (run length at P2 << 1) | 1
@@ -88,18 +89,78 @@ void HyperLogLogPlusPlus::collect(uint64_t hash) {
   }
 }
 
+template <class F>
+void HyperLogLogPlusPlus::forEachSparse(F&& f) const {
+  if (dense_) return;
+  if (!read_order_.empty()) {
+    for (uint32_t e : read_order_) f(e);
+  } else if (!slot_table_.empty()) {
+    for (uint32_t e : slot_table_)
+      if (e != 0) f(e);
+  } else {
+    for (const auto& [slot, e] : slot_map_) f(e);
+  }
+}
+
+std::vector<uint32_t> HyperLogLogPlusPlus::sparseHashes() const {
+  std::vector<uint32_t> out;
+  out.reserve(sparseSize());
+  forEachSparse([&](uint32_t e) { out.push_back(e); });
+  return out;
+}
+
+uint32_t HyperLogLogPlusPlus::slotAt(uint32_t slot) const {
+  if (!slot_table_.empty()) return slot_table_[slot];
+  auto it = slot_map_.find(slot);
+  return it == slot_map_.end() ? 0 : it->second;
+}
+
+void HyperLogLogPlusPlus::setSlot(uint32_t slot, uint32_t encoded) {
+  ++slot_count_;
+  if (!slot_table_.empty()) {
+    slot_table_[slot] = encoded;
+    return;
+  }
+  slot_map_.emplace(slot, encoded);
+  // A flat array once it is no larger than the map's nodes.
+  size_t capacity = size_t{slotMask()} + 1;
+  if (slot_count_ * 8 >= capacity) {
+    slot_table_.assign(capacity, 0);
+    for (const auto& [s, e] : slot_map_) slot_table_[s] = e;
+    slot_map_.clear();
+  }
+}
+
+// ES's LinearCounting.addEncoded: probe from the home slot, wrapping around;
+// an empty slot (0: no encoded hash is 0) takes it, an equal one means known.
 void HyperLogLogPlusPlus::addEncoded(uint32_t encoded) {
-  if (!sparse_set_.insert(encoded).second) return;
-  sparse_.push_back(encoded);
-  if (sparse_.size() > sparseThreshold()) toDense();
+  if (!read_order_.empty()) {
+    // A sketch read from the wire becomes a table, its hashes in read order.
+    std::vector<uint32_t> read = std::move(read_order_);
+    read_order_.clear();
+    read_set_ = {};
+    for (uint32_t e : read) addEncoded(e);
+  }
+  const uint32_t mask = slotMask();
+  for (uint32_t i = encoded & mask;; i = (i + 1) & mask) {
+    uint32_t v = slotAt(i);
+    if (v == encoded) return;
+    if (v == 0) {
+      setSlot(i, encoded);
+      break;
+    }
+  }
+  if (slot_count_ > sparseThreshold()) toDense();
 }
 
 void HyperLogLogPlusPlus::toDense() {
   registers_.assign(size_t{1} << p_, 0);
-  for (uint32_t e : sparse_) setRegister(decodeIndex(e, p_), decodeRunLength(e, p_));
-  sparse_.clear();
-  sparse_.shrink_to_fit();
-  sparse_set_ = {};
+  forEachSparse([&](uint32_t e) { setRegister(decodeIndex(e, p_), decodeRunLength(e, p_)); });
+  read_order_ = {};
+  read_set_ = {};
+  slot_map_.clear();
+  slot_table_ = {};
+  slot_count_ = 0;
   dense_ = true;
 }
 
@@ -115,13 +176,14 @@ void HyperLogLogPlusPlus::merge(const HyperLogLogPlusPlus& other) {
     }
     return;
   }
-  for (uint32_t e : other.sparse_) {
+  // In other's write order, as ES merges a sketch's HashesIterator.
+  other.forEachSparse([&](uint32_t e) {
     if (dense_) {
       setRegister(decodeIndex(e, p_), decodeRunLength(e, p_));
     } else {
       addEncoded(e);
     }
-  }
+  });
 }
 
 namespace {
@@ -155,7 +217,7 @@ int64_t HyperLogLogPlusPlus::cardinality() const {
   if (!dense_) {
     // Linear counting over the 2^25 buckets of the sparse encoding.
     double m = static_cast<double>(uint64_t{1} << kP2);
-    double v = m - static_cast<double>(sparse_.size());
+    double v = m - static_cast<double>(sparseSize());
     return std::llround(m * std::log(m / v));
   }
   const int q = 64 - p_;
@@ -175,8 +237,8 @@ void HyperLogLogPlusPlus::writeTo(StreamOutput& out) const {
   if (dense_) {
     out.writeBytes(registers_);
   } else {
-    out.writeVLong(static_cast<int64_t>(sparse_.size()));
-    for (uint32_t e : sparse_) out.writeInt(static_cast<int32_t>(e));
+    out.writeVLong(static_cast<int64_t>(sparseSize()));
+    forEachSparse([&](uint32_t e) { out.writeInt(static_cast<int32_t>(e)); });
   }
 }
 
@@ -206,14 +268,14 @@ HyperLogLogPlusPlus HyperLogLogPlusPlus::readFrom(StreamInput& in) {
   if (in.available() < static_cast<size_t>(n) * 4) {
     internal::throwEndOfStream(static_cast<uint64_t>(n) * 4, in.available());
   }
-  s.sparse_.reserve(static_cast<size_t>(n));
+  s.read_order_.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     auto e = static_cast<uint32_t>(in.readInt());
     checkEncoded(e, p);
-    if (!s.sparse_set_.insert(e).second) {
+    if (!s.read_set_.insert(e).second) {
       internal::throwCorrupt("duplicate HyperLogLog++ hash [" + std::to_string(e) + "]");
     }
-    s.sparse_.push_back(e);
+    s.read_order_.push_back(e);
   }
   return s;
 }
@@ -226,7 +288,7 @@ nlohmann::ordered_json HyperLogLogPlusPlus::toJson() const {
     j["registers"] =
         json_util::toHex({reinterpret_cast<const char*>(registers_.data()), registers_.size()});
   } else {
-    j["hashes"] = sparse_;
+    j["hashes"] = sparseHashes();
   }
   return j;
 }
@@ -259,8 +321,8 @@ HyperLogLogPlusPlus HyperLogLogPlusPlus::fromJson(const nlohmann::ordered_json& 
     }
     auto e = h.get<uint32_t>();
     checkEncoded(e, s.p_);
-    if (!s.sparse_set_.insert(e).second) internal::throwCorrupt("duplicate HyperLogLog++ hash");
-    s.sparse_.push_back(e);
+    if (!s.read_set_.insert(e).second) internal::throwCorrupt("duplicate HyperLogLog++ hash");
+    s.read_order_.push_back(e);
   }
   return s;
 }
@@ -268,7 +330,7 @@ HyperLogLogPlusPlus HyperLogLogPlusPlus::fromJson(const nlohmann::ordered_json& 
 uint64_t HyperLogLogPlusPlus::hashLong(int64_t v) {
   auto z = static_cast<uint64_t>(v);
   z = (z ^ (z >> 32)) * 0x4cd6944c5cc20b6dULL;
-  z = (z ^ (z >> 29)) * 0xfc12c5b19d3259e5ULL;
+  z = (z ^ (z >> 29)) * 0xfc12c5b19d3259e9ULL;
   return z ^ (z >> 32);
 }
 

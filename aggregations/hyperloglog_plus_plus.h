@@ -8,10 +8,17 @@
 //
 // Sparse ("linear counting"): the distinct hashes, each folded to the 32-bit
 // encoding of ES (the register index at precision 25 and, when it can't be
-// recomputed at precision p, the run length), kept in insertion order. Once
-// more than 3/16 of 2^p hashes are held (ES: a quarter of the register bytes
-// as 4-byte ints at load factor 0.75) it switches to dense: one byte a
-// register, the run length of leading zeros + 1.
+// recomputed at precision p, the run length). A sketch built here keeps them
+// where ES's open-addressing table would: 2^p / 4 int slots, home slot
+// `encoded & (2^p/4 - 1)`, forward probing with wrap-around, and lists them in
+// slot order, so the same values collected (or merged) in the same order give
+// ES's bytes. A sketch read from the wire keeps the order it was read in (as
+// ES's read-only sparse sketch does) until something is added to it; then it
+// is rebuilt as a table, its hashes inserted in that order. The table is
+// simulated in memory proportional to the hashes held. Once more than 3/16 of
+// 2^p hashes are held (ES: a quarter of the register bytes as 4-byte ints at
+// load factor 0.75) it switches to dense: one byte a register, the run length
+// of leading zeros + 1.
 //
 // Estimates: sparse uses linear counting over 2^25 buckets as ES; dense uses
 // Ertl's improved raw estimator ("New cardinality estimation algorithms for
@@ -26,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <unordered_set>
@@ -48,8 +56,12 @@ class HyperLogLogPlusPlus {
 
   int precision() const { return p_; }
   bool isDense() const { return dense_; }
-  // Sparse: the encoded hashes in insertion order. Dense: empty.
-  const std::vector<uint32_t>& sparseHashes() const { return sparse_; }
+  // Sparse: the encoded hashes in the order they are written (ES's slot order,
+  // or the order read). Dense: empty.
+  std::vector<uint32_t> sparseHashes() const;
+  size_t sparseSize() const {
+    return dense_ ? 0 : (read_order_.empty() ? slot_count_ : read_order_.size());
+  }
   // Dense: 2^p run lengths. Sparse: empty.
   const std::vector<uint8_t>& registers() const { return registers_; }
   // Most hashes the sparse form holds before switching to dense.
@@ -74,11 +86,13 @@ class HyperLogLogPlusPlus {
 
   // Same precision, representation, and contents (sparse: in the same order).
   bool operator==(const HyperLogLogPlusPlus& o) const {
-    return p_ == o.p_ && dense_ == o.dense_ && sparse_ == o.sparse_ && registers_ == o.registers_;
+    return p_ == o.p_ && dense_ == o.dense_ && sparseHashes() == o.sparseHashes() &&
+           registers_ == o.registers_;
   }
 
   // ES's hashes: MurmurHash3 x64 128 (seed 0, first half) for bytes,
-  // BitMixer.mix64 for longs.
+  // hppc's BitMixer.mix64 for longs (Stafford's variant 9:
+  // shifts 32, 29, 32; multipliers 0x4cd6944c5cc20b6d, 0xfc12c5b19d3259e9).
   static uint64_t hashBytes(std::span<const uint8_t> bytes);
   static uint64_t hashLong(int64_t v);
 
@@ -89,6 +103,12 @@ class HyperLogLogPlusPlus {
 
  private:
   void addEncoded(uint32_t encoded);
+  // The sparse hashes in write order, without allocating.
+  template <class F>
+  void forEachSparse(F&& f) const;
+  uint32_t slotMask() const { return (uint32_t{1} << p_) / 4 - 1; }
+  uint32_t slotAt(uint32_t slot) const;
+  void setSlot(uint32_t slot, uint32_t encoded);
   void toDense();
   void setRegister(uint32_t index, uint8_t run_length) {
     if (registers_[index] < run_length) registers_[index] = run_length;
@@ -98,8 +118,14 @@ class HyperLogLogPlusPlus {
 
   int p_;
   bool dense_ = false;
-  std::vector<uint32_t> sparse_;
-  std::unordered_set<uint32_t> sparse_set_;
+  // As read (wire or JSON), until the first addition; with a set to refuse repeats.
+  std::vector<uint32_t> read_order_;
+  std::unordered_set<uint32_t> read_set_;
+  // ES's hash table: slot -> encoded hash, in a map while sparse and in a
+  // flat array of 2^p / 4 slots once it holds an eighth of them.
+  std::map<uint32_t, uint32_t> slot_map_;
+  std::vector<uint32_t> slot_table_;
+  size_t slot_count_ = 0;
   std::vector<uint8_t> registers_;
 };
 

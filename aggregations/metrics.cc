@@ -1,7 +1,8 @@
-// The metrics on the wire (wire format §7); every body starts with the format:
+// The metrics on the wire (wire format §7); every body but value_count's
+// starts with the format:
 //   max | min | sum := format, double value   (empty max -inf, empty min +inf)
 //   avg             := format, double sum, VLong count
-//   value_count     := format, VLong value
+//   value_count     := VLong value (no format: ES's InternalValueCount)
 //   stats           := format, VLong count, double min, double max, double sum
 // Counts are VLongs; a negative one (10-byte form) is CorruptStreamError.
 #include "aggregations/metrics.h"
@@ -22,7 +23,7 @@ MetricAggregation::MetricAggregation(StreamInput& in, const NamedWriteableRegist
     : InternalAggregation(in), format_(DocValueFormat::readFrom(in, registry)) {}
 
 MetricAggregation::MetricAggregation(const json& j)
-    : InternalAggregation(j), format_(DocValueFormat::fromName(ju::getString(j, "format"))) {}
+    : InternalAggregation(j), format_(DocValueFormat::fromJson(ju::field(j, "format"))) {}
 
 // ---- max / min / sum ----
 
@@ -57,13 +58,16 @@ double SingleDoubleMetric<Traits>::sortValue(std::string_view metric) const {
 
 template <class Traits>
 void SingleDoubleMetric<Traits>::responseFieldsToJson(json& j) const {
-  // An empty max/min is ±inf and renders null, as ES does.
+  // An empty max/min is ±inf and renders null, as ES does; value_as_string
+  // unless the format is raw (sum: always, min/max: when there is a value).
   j["value"] = ju::fromDoubleOrNull(value_);
+  bool has_value = Traits::kType == "sum" || !std::isinf(value_);
+  if (has_value && !format_.isRaw()) j["value_as_string"] = format_.formatDoubleAsString(value_);
 }
 
 template <class Traits>
 void SingleDoubleMetric<Traits>::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["value"] = ju::fromDouble(value_);
 }
 
@@ -120,10 +124,13 @@ double Avg::sortValue(std::string_view metric) const {
   return metric.empty() || metric == "value" ? value() : std::numeric_limits<double>::quiet_NaN();
 }
 
-void Avg::responseFieldsToJson(json& j) const { j["value"] = ju::fromDoubleOrNull(value()); }
+void Avg::responseFieldsToJson(json& j) const {
+  j["value"] = ju::fromDoubleOrNull(value());
+  if (count_ != 0 && !format_.isRaw()) j["value_as_string"] = format_.formatDoubleAsString(value());
+}
 
 void Avg::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["sum"] = ju::fromDouble(sum_);
   j["count"] = count_;
 }
@@ -133,17 +140,15 @@ void Avg::wireFieldsToJson(json& j) const {
 ValueCount::ValueCount(std::string name, Metadata metadata, int64_t value)
     : MetricAggregation(std::move(name), std::move(metadata)), value_(value) {}
 
-ValueCount::ValueCount(StreamInput& in, const NamedWriteableRegistry& registry)
-    : MetricAggregation(in, registry), value_(readNonNegativeVLong(in, "value_count")) {}
+ValueCount::ValueCount(StreamInput& in, const NamedWriteableRegistry&)
+    : MetricAggregation(in, NoFormat{}), value_(readNonNegativeVLong(in, "value_count")) {}
 
-ValueCount::ValueCount(const json& j) : MetricAggregation(j), value_(ju::getLong(j, "value")) {
+ValueCount::ValueCount(const json& j)
+    : MetricAggregation(j, NoFormat{}), value_(ju::getLong(j, "value")) {
   if (value_ < 0) internal::throwCorrupt("negative value_count [" + std::to_string(value_) + "]");
 }
 
-void ValueCount::doWriteTo(StreamOutput& out) const {
-  writeFormat(out);
-  out.writeVLong(value_);
-}
+void ValueCount::doWriteTo(StreamOutput& out) const { out.writeVLong(value_); }
 
 bool ValueCount::doEquals(const InternalAggregation& other) const {
   return value_ == static_cast<const ValueCount&>(other).value_;
@@ -166,10 +171,7 @@ double ValueCount::sortValue(std::string_view metric) const {
 
 void ValueCount::responseFieldsToJson(json& j) const { j["value"] = value_; }
 
-void ValueCount::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
-  j["value"] = value_;
-}
+void ValueCount::wireFieldsToJson(json& j) const { j["value"] = value_; }
 
 // ---- stats ----
 
@@ -250,10 +252,16 @@ void Stats::responseFieldsToJson(json& j) const {
   j["max"] = empty ? json(nullptr) : ju::fromDoubleOrNull(max_);
   j["avg"] = empty ? json(nullptr) : ju::fromDoubleOrNull(avg());
   j["sum"] = ju::fromDoubleOrNull(sum_);
+  if (!empty && !format_.isRaw()) {
+    j["min_as_string"] = format_.formatDoubleAsString(min_);
+    j["max_as_string"] = format_.formatDoubleAsString(max_);
+    j["avg_as_string"] = format_.formatDoubleAsString(avg());
+    j["sum_as_string"] = format_.formatDoubleAsString(sum_);
+  }
 }
 
 void Stats::wireFieldsToJson(json& j) const {
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["count"] = count_;
   j["min"] = ju::fromDouble(min_);
   j["max"] = ju::fromDouble(max_);

@@ -21,16 +21,22 @@
 
 namespace wirestream::aggregations {
 
-// Base of the metrics: the format comes first in every body.
+// Base of the metrics: the format comes first in every body but value_count's.
 class MetricAggregation : public InternalAggregation {
  public:
   const DocValueFormat& format() const { return format_; }
+  // value_count has no format on the wire: setting one there is not kept.
+  void setFormat(DocValueFormat f) { format_ = std::move(f); }
 
  protected:
   MetricAggregation(std::string name, Metadata metadata)
       : InternalAggregation(std::move(name), std::move(metadata)) {}
   MetricAggregation(StreamInput& in, const NamedWriteableRegistry& registry);
   explicit MetricAggregation(const nlohmann::ordered_json& j);
+  // For a body without a format (value_count): the format is raw.
+  struct NoFormat {};
+  MetricAggregation(StreamInput& in, NoFormat) : InternalAggregation(in) {}
+  MetricAggregation(const nlohmann::ordered_json& j, NoFormat) : InternalAggregation(j) {}
 
   void writeFormat(StreamOutput& out) const { format_.writeNamed(out); }
 
@@ -128,6 +134,8 @@ class Avg final : public MetricAggregation {
   int64_t count_;
 };
 
+// No format on the wire (ES's InternalValueCount writes the count alone), so
+// format() is always raw.
 class ValueCount final : public MetricAggregation {
  public:
   static constexpr std::string_view kType = "value_count";

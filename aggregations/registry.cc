@@ -1,11 +1,12 @@
 // The default registry: one InternalAggregation reader per type of wire
-// format §7, plus DocValueFormat `raw`. Each reader keeps a pointer to the
+// format §7, plus every DocValueFormat. Each reader keeps a pointer to the
 // registry it is registered in so that it can read sub-aggregations.
 #include "aggregations/registry.h"
 
 #include <string>
 
 #include "aggregations/cardinality.h"
+#include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
 #include "aggregations/json_util.h"
 #include "aggregations/metrics.h"
@@ -26,8 +27,8 @@ void addType(NamedWriteableRegistry& r) {
 template <class... T>
 struct TypeList {};
 
-using AllTypes = TypeList<StringTerms, LongTerms, DoubleTerms, Histogram, Max, Min, Sum, Avg,
-                          ValueCount, Stats, Cardinality>;
+using AllTypes = TypeList<StringTerms, LongTerms, DoubleTerms, Histogram, DateHistogram, Max, Min,
+                          Sum, Avg, ValueCount, Stats, Cardinality>;
 
 template <class... T>
 void addAll(NamedWriteableRegistry& r, TypeList<T...>) {
@@ -45,9 +46,11 @@ std::unique_ptr<InternalAggregation> fromJson(std::string_view type,
 }  // namespace
 
 void registerAggregations(NamedWriteableRegistry& registry) {
-  registry.registerReader<DocValueFormat>(std::string(DocValueFormat::kRawName), [](StreamInput&) {
-    return std::make_unique<DocValueFormat>();
-  });
+  for (std::string_view name : DocValueFormat::allNames()) {
+    registry.registerReader<DocValueFormat>(std::string(name), [name](StreamInput& in) {
+      return std::make_unique<DocValueFormat>(DocValueFormat::readBody(name, in));
+    });
+  }
   addAll(registry, AllTypes{});
 }
 

@@ -8,8 +8,9 @@
 //   registerAggregations(mine);                 // `mine` must outlive its readers' use
 //
 // Registered: InternalAggregation readers for sterms, lterms, dterms,
-// histogram, max, min, sum, avg, value_count, stats, cardinality, and the
-// DocValueFormat `raw`. The readers read sub-aggregations through the
+// histogram, date_histogram, max, min, sum, avg, value_count, stats, cardinality, and every
+// DocValueFormat (raw, bool, date_time, decimal, geo_hash, geo_tile, ip,
+// binary, unsigned_long_shift, tsid). The readers read sub-aggregations through the
 // registry they were registered in. defaultRegistry() is built once and is
 // thread-safe to share.
 #pragma once
@@ -22,7 +23,7 @@
 
 namespace wirestream::aggregations {
 
-// Adds every aggregation type and DocValueFormat `raw` to `registry`.
+// Adds every aggregation type and every DocValueFormat to `registry`.
 void registerAggregations(NamedWriteableRegistry& registry);
 
 const NamedWriteableRegistry& defaultRegistry();

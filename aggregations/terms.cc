@@ -3,8 +3,9 @@
 //   order                    : BucketOrder
 //   required_size            : VInt, INT32_MAX travels as 0 (writeSize)
 //   min_doc_count            : VLong
-//   [>= 8.0.0] has_error     : boolean, then ZLong doc_count_error when set
-//   [<  8.0.0] doc_count_error : ZLong, 0 for absent (so 0 reads back absent)
+//   [>= 7.15.0] has_error    : boolean, then ZLong doc_count_error when set
+//   [<  7.15.0] doc_count_error : ZLong, 0 for absent (so 0 reads back absent)
+// (the gate of ES's InternalMappedTerms, TransportVersion.V_7_15_0)
 //   format                   : DocValueFormat (named writeable)
 //   shard_size               : VInt (writeSize)
 //   show_term_doc_count_error: boolean
@@ -65,6 +66,26 @@ json keyToJson(const typename Key::Type& k) {
   }
 }
 
+// A bucket's key in the response, as ES's Bucket.keyToXContent: sterms the
+// formatted bytes; lterms and dterms the number and, unless the format is raw,
+// key_as_string (lterms under unsigned_long_shift: the unsigned number only).
+template <class Key>
+void putResponseKey(json& b, const typename Key::Type& k, const DocValueFormat& format) {
+  if constexpr (std::is_same_v<Key, StringKey>) {
+    b["key"] = format.formatBytes(k);
+  } else if constexpr (std::is_same_v<Key, LongKey>) {
+    if (format.kind() == DocValueFormat::Kind::kUnsignedLongShifted) {
+      b["key"] = format.formatLong(k);
+      return;
+    }
+    b["key"] = k;
+    if (!format.isRaw()) b["key_as_string"] = format.formatLongAsString(k);
+  } else {
+    b["key"] = ju::fromDouble(k);
+    if (!format.isRaw()) b["key_as_string"] = format.formatDoubleAsString(k);
+  }
+}
+
 template <class Key>
 void putWireKey(json& b, const typename Key::Type& k) {
   if constexpr (std::is_same_v<Key, StringKey>) {
@@ -107,11 +128,11 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
   }
   required_size_ = readSize(in, "required size");
   min_doc_count_ = readNonNegativeVLong(in, "min doc count");
-  if (v.onOrAfter(TransportVersion::V_8_0_0)) {
+  if (v.onOrAfter(TransportVersion::V_7_15_0)) {
     doc_count_error_ = in.readBoolean() ? std::optional<int64_t>(in.readZLong()) : std::nullopt;
   } else {
-    // Before 8.0.0 a 0 meant "not computed" (ES 7 falls back to the last
-    // bucket's count for it), which is what absent means from 8.0.0 on.
+    // Before 7.15.0 a 0 meant "not computed" (ES 7 falls back to the last
+    // bucket's count for it), which is what absent means from 7.15.0 on.
     int64_t e = in.readZLong();
     doc_count_error_ = e == 0 ? std::nullopt : std::optional<int64_t>(e);
   }
@@ -144,7 +165,7 @@ InternalTerms<Key>::InternalTerms(const json& j) : InternalAggregation(j) {
   const json& err = ju::field(j, "doc_count_error");
   doc_count_error_ =
       err.is_null() ? std::nullopt : std::optional<int64_t>(ju::getLong(j, "doc_count_error"));
-  format_ = DocValueFormat::fromName(ju::getString(j, "format"));
+  format_ = DocValueFormat::fromJson(ju::field(j, "format"));
   show_term_doc_count_error_ = ju::getBool(j, "show_term_doc_count_error");
   other_doc_count_ = ju::getLong(j, "other_doc_count");
   if (required_size_ < 0 || shard_size_ < 0 || min_doc_count_ < 0 || other_doc_count_ < 0) {
@@ -172,7 +193,7 @@ void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
   order_.writeTo(out);
   writeSize(out, required_size_);
   out.writeVLong(min_doc_count_);
-  if (v.onOrAfter(TransportVersion::V_8_0_0)) {
+  if (v.onOrAfter(TransportVersion::V_7_15_0)) {
     out.writeBoolean(doc_count_error_.has_value());
     if (doc_count_error_) out.writeZLong(*doc_count_error_);
   } else {
@@ -348,7 +369,7 @@ void InternalTerms<Key>::responseFieldsToJson(json& j) const {
   json bs = json::array();
   for (const Bucket& b : buckets_) {
     json bj = json::object();
-    bj["key"] = keyToJson<Key>(b.key);
+    putResponseKey<Key>(bj, b.key, format_);
     bj["doc_count"] = b.doc_count;
     if (show_term_doc_count_error_) bj["doc_count_error_upper_bound"] = b.doc_count_error;
     for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
@@ -364,7 +385,7 @@ void InternalTerms<Key>::wireFieldsToJson(json& j) const {
   j["required_size"] = required_size_;
   j["min_doc_count"] = min_doc_count_;
   j["doc_count_error"] = doc_count_error_ ? json(*doc_count_error_) : json(nullptr);
-  j["format"] = std::string(format_.getWriteableName());
+  j["format"] = format_.toJson();
   j["shard_size"] = shard_size_;
   j["show_term_doc_count_error"] = show_term_doc_count_error_;
   j["other_doc_count"] = other_doc_count_;

@@ -119,7 +119,7 @@ class InternalTerms final : public InternalAggregation {
   int64_t minDocCount() const { return min_doc_count_; }
   void setMinDocCount(int64_t v) { min_doc_count_ = v; }
   // The aggregation-level error bound; absent = not computed yet (a shard's
-  // result). Before 8.0.0 absent travels as 0, so a present 0 reads back absent.
+  // result). Before 7.15.0 absent travels as 0, so a present 0 reads back absent.
   std::optional<int64_t> docCountError() const { return doc_count_error_; }
   void setDocCountError(std::optional<int64_t> v) { doc_count_error_ = v; }
   bool showTermDocCountError() const { return show_term_doc_count_error_; }
@@ -127,6 +127,7 @@ class InternalTerms final : public InternalAggregation {
   int64_t otherDocCount() const { return other_doc_count_; }
   void setOtherDocCount(int64_t v) { other_doc_count_ = v; }
   const DocValueFormat& format() const { return format_; }
+  void setFormat(DocValueFormat f) { format_ = std::move(f); }
   std::vector<Bucket>& buckets() { return buckets_; }
   const std::vector<Bucket>& buckets() const { return buckets_; }
 

@@ -1,7 +1,7 @@
 // Fuzz target: InternalAggregations::readFrom with the full registry (every
 // type of wire format §7, sub-aggregations in buckets, HLL++ sketches), then
 // reduce and the response JSON of whatever decodes. Input: one version byte
-// (% 3: 7.10.0, 8.0.0, 8.7.0, the gates of §7), then the aggregations.
+// (% 3: 7.10.0, 7.17.0, 8.7.0: the sides of the gates of §6), then the aggregations.
 //
 // Differential round trip of a decoded list: its re-encoding is no longer
 // than the bytes it came from; at equal length it is byte-identical except

@@ -352,15 +352,15 @@ std::vector<Seed> structuredSeeds() {
   return seeds;
 }
 
-// Version byte (% 3: 7.10.0, 8.0.0, 8.7.0), then an InternalAggregations:
+// Version byte (% 3: 7.10.0, 7.17.0, 8.7.0), then an InternalAggregations:
 // one of every type (random but seeded, with sub-aggregations), and a mix.
 std::vector<Seed> aggregationSeeds() {
   using namespace wirestream::aggregations;
   using aggregations::testing::RandomAggs;
   std::vector<Seed> seeds;
-  const TransportVersion kVersions[] = {TransportVersion::V_7_10_0, TransportVersion::V_8_0_0,
+  const TransportVersion kVersions[] = {TransportVersion::V_7_10_0, TransportVersion::V_7_17_0,
                                         TransportVersion::V_8_7_0};
-  const char* kNames[] = {"v7_10", "v8_0", "v8_7"};
+  const char* kNames[] = {"v7_10", "v7_17", "v8_7"};
   for (uint8_t vb = 0; vb < 3; ++vb) {
     uint64_t seed = 8 + vb;
     for (const std::string& type : aggregations::testing::kAllTypes) {

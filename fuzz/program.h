@@ -83,7 +83,7 @@ std::string hexPrefix(std::span<const uint8_t> bytes);
 // gates of the aggregation results).
 inline TransportVersion versionFromByte(uint8_t b) {
   static constexpr TransportVersion kVersions[] = {
-      TransportVersion::V_7_10_0, TransportVersion::V_8_0_0, TransportVersion::V_8_7_0};
+      TransportVersion::V_7_10_0, TransportVersion::V_7_17_0, TransportVersion::V_8_7_0};
   return kVersions[b % 3];
 }
 

@@ -22,6 +22,9 @@ class TransportVersion {
   }
 
   static const TransportVersion V_7_10_0;
+  static const TransportVersion V_7_15_0;
+  // The oldest version an 8.x node talks to (ES 8's minimum wire-compatible version).
+  static const TransportVersion V_7_17_0;
   static const TransportVersion V_8_0_0;
   static const TransportVersion V_8_7_0;
 
@@ -44,6 +47,10 @@ class TransportVersion {
 
 inline constexpr TransportVersion TransportVersion::V_7_10_0 =
     TransportVersion::fromRelease(7, 10, 0);
+inline constexpr TransportVersion TransportVersion::V_7_15_0 =
+    TransportVersion::fromRelease(7, 15, 0);
+inline constexpr TransportVersion TransportVersion::V_7_17_0 =
+    TransportVersion::fromRelease(7, 17, 0);
 inline constexpr TransportVersion TransportVersion::V_8_0_0 =
     TransportVersion::fromRelease(8, 0, 0);
 inline constexpr TransportVersion TransportVersion::V_8_7_0 =

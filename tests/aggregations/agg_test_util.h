@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "aggregations/cardinality.h"
+#include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
 #include "aggregations/metrics.h"
 #include "aggregations/registry.h"
@@ -21,8 +22,22 @@ namespace wirestream::aggregations::testing {
 
 // Every type name of wire format §7.
 inline const std::vector<std::string> kAllTypes = {
-    "sterms", "lterms", "dterms",      "histogram", "max",        "min",
-    "sum",    "avg",    "value_count", "stats",     "cardinality"};
+    "sterms", "lterms", "dterms", "histogram",   "date_histogram", "max",
+    "min",    "sum",    "avg",    "value_count", "stats",          "cardinality"};
+
+// "01 0a ff" -> {0x01, 0x0a, 0xff}: expected bytes written out by hand.
+inline std::vector<uint8_t> hex(const std::string& s) {
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == ' ') {
+      ++i;
+      continue;
+    }
+    out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
+    i += 2;
+  }
+  return out;
+}
 
 inline std::vector<uint8_t> writeAggs(const InternalAggregations& aggs, TransportVersion v,
                                       size_t page_size = 16384) {
@@ -172,13 +187,14 @@ class RandomAggs {
     t->setRequiredSize(size());
     t->setShardSize(size());
     t->setMinDocCount(uniform(0, 3));
-    bool old = version_.before(TransportVersion::V_8_0_0);
-    // Before 8.0.0, 0 is how absent travels.
+    bool old = version_.before(TransportVersion::V_7_15_0);
+    // Before 7.15.0, 0 is how absent travels.
     int64_t error = uniform(-1, 100);
     if (old && error == 0) error = 1;
     t->setDocCountError(coin(0.3) ? std::nullopt : std::optional<int64_t>(error));
     t->setShowTermDocCountError(coin());
     t->setOtherDocCount(uniform(0, 1000000));
+    t->setFormat(format());
     int64_t n = bucketCount(depth);
     for (int64_t i = 0; i < n; ++i) {
       TermsBucket<Key> b;
@@ -211,11 +227,77 @@ class RandomAggs {
       h->setEmptyBucketInfo(std::move(e));
     }
     h->setKeyed(coin());
+    h->setFormat(format());
     int64_t n = bucketCount(depth);
     for (int64_t i = 0; i < n; ++i) {
       h->buckets().push_back({anyDouble(), uniform(0, 1000000), subAggs(depth + 1, n)});
     }
     return h;
+  }
+
+  std::unique_ptr<InternalAggregation> dateHistogram(int depth) {
+    auto h = std::make_unique<DateHistogram>(name(), metadata());
+    h->setOrder(order());
+    h->setMinDocCount(uniform(0, 2));
+    if (h->minDocCount() == 0) {
+      DateHistogram::EmptyBucketInfo e;
+      static const char* kZones[] = {"Z", "+01:00", "Europe/Berlin"};
+      std::string zone = kZones[uniform(0, 2)];
+      e.rounding = coin() ? DateHistogram::Rounding::timeUnit(
+                                static_cast<DateHistogram::Unit>(uniform(1, 8)), zone)
+                          : DateHistogram::Rounding::timeInterval(uniform(1, 1LL << 40), zone);
+      if (coin(0.2)) e.rounding.offset = uniform(-100000, 100000);
+      e.aggregations = subAggs(depth + 1, 0);
+      if (coin()) {
+        DateHistogram::Bounds b;
+        if (coin()) b.min = uniform(-(1LL << 45), 1LL << 45);
+        if (coin()) b.max = uniform(-(1LL << 45), 1LL << 45);
+        if (coin(0.2)) b.min_as_str = name();
+        if (coin(0.2)) b.max_as_str = name();
+        e.bounds = std::move(b);
+      }
+      h->setEmptyBucketInfo(std::move(e));
+    }
+    h->setOffset(coin() ? 0 : uniform(-100000, 100000));
+    h->setKeyed(coin());
+    h->setFormat(format());
+    int64_t n = bucketCount(depth);
+    for (int64_t i = 0; i < n; ++i) {
+      h->buckets().push_back(
+          {uniform(-(1LL << 45), 1LL << 45), uniform(0, 1000000), subAggs(depth + 1, n)});
+    }
+    return h;
+  }
+
+  // Any DocValueFormat, mostly raw; formatSortValues only where it travels.
+  DocValueFormat format() {
+    static const char* kPatterns[] = {"strict_date_optional_time||epoch_millis", "yyyy-MM-dd",
+                                      "epoch_second", "no such pattern"};
+    static const char* kZones[] = {"Z", "+01:00", "Europe/Berlin"};
+    switch (uniform(0, 12)) {
+      case 0:
+        return DocValueFormat::dateTime(
+            kPatterns[uniform(0, 3)], kZones[uniform(0, 2)],
+            coin() ? DocValueFormat::Resolution::kMilliseconds
+                   : DocValueFormat::Resolution::kNanoseconds,
+            version_.onOrAfter(TransportVersion::fromRelease(7, 13, 0)) && coin());
+      case 1:
+        return DocValueFormat::decimal(coin() ? "#,##0.00" : name());
+      case 2: {
+        const auto& names = DocValueFormat::allNames();
+        std::string_view n = names[static_cast<size_t>(uniform(0, names.size() - 1))];
+        if (n == "date_time" || n == "decimal") return DocValueFormat::raw();
+        return DocValueFormat::fromName(n);
+      }
+      default:
+        return DocValueFormat::raw();
+    }
+  }
+
+  template <class T>
+  std::unique_ptr<T> formatted(std::unique_ptr<T> a) {
+    a->setFormat(format());
+    return a;
   }
 
   HyperLogLogPlusPlus sketch() {
@@ -230,20 +312,21 @@ class RandomAggs {
     if (type == "lterms") return terms<LongKey>(depth);
     if (type == "dterms") return terms<DoubleKey>(depth);
     if (type == "histogram") return histogram(depth);
-    if (type == "max") return std::make_unique<Max>(name(), metadata(), anyDouble());
-    if (type == "min") return std::make_unique<Min>(name(), metadata(), anyDouble());
-    if (type == "sum") return std::make_unique<Sum>(name(), metadata(), anyDouble());
+    if (type == "date_histogram") return dateHistogram(depth);
+    if (type == "max") return formatted(std::make_unique<Max>(name(), metadata(), anyDouble()));
+    if (type == "min") return formatted(std::make_unique<Min>(name(), metadata(), anyDouble()));
+    if (type == "sum") return formatted(std::make_unique<Sum>(name(), metadata(), anyDouble()));
     if (type == "avg")
-      return std::make_unique<Avg>(name(), metadata(), anyDouble(), uniform(0, 1 << 30));
+      return formatted(std::make_unique<Avg>(name(), metadata(), anyDouble(), uniform(0, 1 << 30)));
     if (type == "value_count")
       return std::make_unique<ValueCount>(name(), metadata(), uniform(0, 1 << 30));
     if (type == "stats") {
-      return std::make_unique<Stats>(name(), metadata(), uniform(0, 1 << 30), anyDouble(),
-                                     anyDouble(), anyDouble());
+      return formatted(std::make_unique<Stats>(name(), metadata(), uniform(0, 1 << 30), anyDouble(),
+                                               anyDouble(), anyDouble()));
     }
     if (type == "cardinality") {
-      return std::make_unique<Cardinality>(name(), metadata(),
-                                           coin(0.2) ? std::nullopt : std::optional(sketch()));
+      return formatted(std::make_unique<Cardinality>(
+          name(), metadata(), coin(0.2) ? std::nullopt : std::optional(sketch())));
     }
     ADD_FAILURE() << "unknown type " << type;
     return nullptr;

@@ -2,6 +2,7 @@
 // exact counts at several precisions, merges, and the wire form.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <unordered_set>
@@ -111,6 +112,10 @@ TEST(HyperLogLog, MergeEqualsCollectingEverything) {
 TEST(HyperLogLog, HashesMatchElasticsearch) {
   // BitMixer.mix64(0) == 0 and MurmurHash3 x64 128 of "" with seed 0 is 0.
   EXPECT_EQ(H::hashLong(0), 0u);
+  // hppc's BitMixer.mix64 worked by hand for 1, 2, -1 (multipliers
+  // 0x4cd6944c5cc20b6d and 0xfc12c5b19d3259e9).
+  EXPECT_EQ(H::hashLong(1), 0xdd2fccc0739bd967ULL);
+  EXPECT_EQ(H::hashLong(2), 0xb6725f324ce8da05ULL);
   EXPECT_EQ(H::hashBytes({}), 0u);
   // MurmurHash3_x64_128("hello", seed 0) h1 = 0xcbd8a7b341bd9b02 (reference vector).
   const std::string hello = "hello";
@@ -137,6 +142,63 @@ TEST(HyperLogLog, WireRoundTripBothForms) {
     H from_json = H::fromJson(nlohmann::ordered_json::parse(s.toJson().dump()));
     EXPECT_TRUE(from_json == s);
   }
+}
+
+}  // namespace
+}  // namespace wirestream::aggregations
+
+namespace wirestream::aggregations {
+namespace {
+
+// ES's LinearCounting at p = 4: 4 slots, home slot encoded & 3, forward
+// probing. mix64(1), mix64(3) and mix64(4) all have home slot 2 (encoded
+// 0x0374bf32, 0x02cff9ca, 0x01fd92d2, worked out from ES's encodeHash), so
+// collected in the order 1, 3, 4 they sit in slots 2, 3 and (wrapping) 0,
+// and ES writes them in slot order: 4, 1, 3.
+TEST(HyperLogLog, SparseHashesInEsSlotOrder) {
+  H s(4);
+  for (int64_t v : {1, 3, 4, 1}) s.collect(H::hashLong(v));
+  const std::vector<uint32_t> slot_order = {0x01fd92d2, 0x0374bf32, 0x02cff9ca};
+  EXPECT_EQ(s.sparseHashes(), slot_order);
+  PageRecycler r(64);
+  BytesStreamOutput out(r);
+  s.writeTo(out);
+  EXPECT_EQ(out.bytes().toHex(), "04 00 03 01 fd 92 d2 03 74 bf 32 02 cf f9 ca");
+  // Read back, a sketch keeps the order it was read in (ES's sparse reader),
+  // and one more hash takes it over the threshold (3 at p = 4): dense.
+  BytesReference bytes = out.bytes();
+  BytesReferenceStreamInput in(bytes);
+  H back = H::readFrom(in);
+  EXPECT_TRUE(back == s);
+  back.collect(H::hashLong(5));
+  EXPECT_TRUE(back.isDense());
+}
+
+// Merging inserts in the other sketch's write order, and the order of
+// insertion decides collisions, as in ES.
+TEST(HyperLogLog, MergeRebuildsTheTable) {
+  H a(4);
+  for (int64_t v : {4, 3, 1}) a.collect(H::hashLong(v));
+  // 4 -> slot 2, 3 -> slot 3, 1 -> slot 0.
+  const std::vector<uint32_t> expect = {0x0374bf32, 0x01fd92d2, 0x02cff9ca};
+  EXPECT_EQ(a.sparseHashes(), expect);
+  // Merged into a new sketch (ES's reduce, even of one shard) they go in
+  // in that order, 1, 4, 3: slots 2, 3 and 0, written 3, 1, 4.
+  H merged(4);
+  merged.merge(a);
+  const std::vector<uint32_t> remerged = {0x02cff9ca, 0x0374bf32, 0x01fd92d2};
+  EXPECT_EQ(merged.sparseHashes(), remerged);
+  // Many values: the same hashes (their order may differ where a probe
+  // wrapped around, as in ES).
+  H big(14), again(14);
+  for (int64_t v = 0; v < 3000; ++v) big.collect(H::hashLong(v * 7919));
+  again.merge(big);
+  EXPECT_FALSE(again.isDense());
+  std::vector<uint32_t> x = big.sparseHashes(), y = again.sparseHashes();
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  EXPECT_EQ(x, y);
+  EXPECT_EQ(again.cardinality(), big.cardinality());
 }
 
 }  // namespace

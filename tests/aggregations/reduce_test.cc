@@ -399,3 +399,95 @@ TEST(CardinalityReduce, DifferentPrecisionsAreRejected) {
 
 }  // namespace
 }  // namespace wirestream::aggregations
+
+namespace wirestream::aggregations {
+namespace {
+
+// date_histogram's final reduce with min_doc_count 0, as ES's
+// InternalDateHistogram.addEmptyBuckets: empty buckets from the bounds' min,
+// between the keys and to the bounds' max, stepping by the rounding.
+std::unique_ptr<DateHistogram> dayHistogram(std::vector<std::pair<int64_t, int64_t>> buckets,
+                                            std::optional<DateHistogram::Bounds> bounds,
+                                            DateHistogram::Rounding rounding) {
+  auto h = std::make_unique<DateHistogram>("d", GenericValue());
+  h->setMinDocCount(0);
+  h->setFormat(DocValueFormat::dateTime("strict_date_optional_time||epoch_millis", "Z"));
+  DateHistogram::EmptyBucketInfo e;
+  e.rounding = std::move(rounding);
+  e.bounds = std::move(bounds);
+  h->setEmptyBucketInfo(std::move(e));
+  for (auto [k, c] : buckets) h->buckets().push_back({k, c, {}});
+  return h;
+}
+
+std::vector<int64_t> keysOf(const InternalAggregations& aggs) {
+  std::vector<int64_t> keys;
+  for (const auto& b : dynamic_cast<const DateHistogram&>(aggs[0]).buckets()) keys.push_back(b.key);
+  return keys;
+}
+
+InternalAggregations reduceBoth(std::unique_ptr<DateHistogram> a,
+                                std::unique_ptr<DateHistogram> b) {
+  InternalAggregations x = testing::single(std::move(a)), y = testing::single(std::move(b));
+  const InternalAggregations* shards[] = {&x, &y};
+  return InternalAggregations::reduce(shards, ReduceContext::finalReduce());
+}
+
+constexpr int64_t kDayMs = 86400000;
+constexpr int64_t kJan1 = 1420070400000;  // 2015-01-01T00:00:00Z
+
+TEST(DateHistogramReduce, DaysWithBounds) {
+  auto day = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kDayOfMonth, "Z");
+  DateHistogram::Bounds bounds{kJan1 - kDayMs, kJan1 + 5 * kDayMs, {}, {}};
+  InternalAggregations r =
+      reduceBoth(dayHistogram({{kJan1, 1}, {kJan1 + 3 * kDayMs, 2}}, bounds, day),
+                 dayHistogram({{kJan1, 4}}, bounds, day));
+  std::vector<int64_t> expect;
+  for (int i = -1; i <= 5; ++i) expect.push_back(kJan1 + i * kDayMs);
+  EXPECT_EQ(keysOf(r), expect);
+  const auto& h = dynamic_cast<const DateHistogram&>(r[0]);
+  EXPECT_EQ(h.buckets()[1].doc_count, 5);
+  EXPECT_EQ(h.buckets()[2].doc_count, 0);
+  EXPECT_EQ(r.toResponseJson()["d"]["buckets"][0].dump(),
+            R"({"key_as_string":"2014-12-31T00:00:00.000Z","key":1419984000000,"doc_count":0})");
+}
+
+TEST(DateHistogramReduce, CalendarMonthsAndIntervals) {
+  // Months are calendar months: 31, 28 and 31 days in 2015.
+  auto month = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kMonthOfYear, "Z");
+  InternalAggregations r = reduceBoth(dayHistogram({{1420070400000, 1}}, std::nullopt, month),
+                                      dayHistogram({{1427846400000, 1}}, std::nullopt, month));
+  EXPECT_EQ(keysOf(r),
+            (std::vector<int64_t>{1420070400000, 1422748800000, 1425168000000, 1427846400000}));
+  // Quarters and years.
+  auto quarter = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kQuarterOfYear, "Z");
+  EXPECT_EQ(quarter.nextRoundingValue(1420070400000), 1427846400000);  // 2015-04-01
+  auto year = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kYearOfCentury, "Z");
+  EXPECT_EQ(year.nextRoundingValue(1420070400000), 1451606400000);  // 2016-01-01
+  // Weeks start on Monday: 2015-01-05 after Thursday 2015-01-01's week.
+  auto week = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kWeekOfWeekyear, "Z");
+  EXPECT_EQ(week.nextRoundingValue(1420070400000), 1420416000000);
+  // A day in +01:00 starts at 23:00Z the day before.
+  auto day1 = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kDayOfMonth, "+01:00");
+  EXPECT_EQ(day1.nextRoundingValue(1420066800000), 1420066800000 + kDayMs);
+  // A fixed interval steps by itself; an offset rounding shifts around it.
+  auto hours = DateHistogram::Rounding::timeInterval(3 * 3600000, "Z");
+  EXPECT_EQ(hours.nextRoundingValue(kJan1), kJan1 + 3 * 3600000);
+  hours.offset = 600000;
+  EXPECT_EQ(hours.nextRoundingValue(kJan1 + 600000), kJan1 + 600000 + 3 * 3600000);
+}
+
+TEST(DateHistogramReduce, RegionZonesAreATypedError) {
+  auto day = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kDayOfMonth, "Europe/Berlin");
+  EXPECT_THROW(reduceBoth(dayHistogram({{kJan1, 1}, {kJan1 + 2 * kDayMs, 1}}, std::nullopt, day),
+                          dayHistogram({}, std::nullopt, day)),
+               UnsupportedTimeZoneError);
+  // Too many empty buckets: LimitExceededError before any is built.
+  auto ms = DateHistogram::Rounding::timeInterval(1, "Z");
+  EXPECT_THROW(reduceBoth(dayHistogram({{0, 1}, {int64_t{1} << 40, 1}}, std::nullopt, ms),
+                          dayHistogram({}, std::nullopt, ms)),
+               LimitExceededError);
+}
+
+}  // namespace
+}  // namespace wirestream::aggregations

@@ -45,7 +45,8 @@ TEST(AggregationRoundTrip, EveryTypeBothVersions) {
       const std::string& type = testing::kAllTypes[iter % testing::kAllTypes.size()];
       InternalAggregations aggs = testing::single(gen.agg(type, 0));
       if (gen.coin(0.3))
-        RandomAggs::addUnique(aggs, gen.agg(testing::kAllTypes[gen.uniform(0, 10)], 0), 1);
+        RandomAggs::addUnique(
+            aggs, gen.agg(testing::kAllTypes[gen.uniform(0, testing::kAllTypes.size() - 1)], 0), 1);
       for (const auto& a : aggs.list()) ++seen[std::string(a->getWriteableName())];
       deepest = std::max(deepest, maxDepth(aggs));
       if (auto* t = dynamic_cast<const StringTerms*>(&aggs[0])) {
@@ -95,7 +96,8 @@ TEST(AggregationRoundTrip, EveryStrictPrefixIsEndOfStream) {
   for (TransportVersion v : kVersions) {
     RandomAggs gen(seed, v);
     for (int iter = 0; iter < 60; ++iter) {
-      InternalAggregations aggs = testing::single(gen.agg(testing::kAllTypes[iter % 11], 2));
+      InternalAggregations aggs =
+          testing::single(gen.agg(testing::kAllTypes[iter % testing::kAllTypes.size()], 2));
       std::vector<uint8_t> bytes = testing::writeAggs(aggs, v);
       for (size_t n = 0; n < bytes.size(); ++n) {
         std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
@@ -109,7 +111,7 @@ TEST(AggregationRoundTrip, EveryStrictPrefixIsEndOfStream) {
 }
 
 // Version gates of §7: the reduce order only from 7.10.0; hasDocCountError
-// only from 8.0.0. Before 8.0.0 an absent docCountError travels as 0.
+// only from 7.15.0. Before 7.15.0 an absent docCountError travels as 0.
 TEST(AggregationRoundTrip, VersionGatesOfTerms) {
   LongTerms t("t", GenericValue());
   t.setDocCountError(std::nullopt);

@@ -10,18 +10,7 @@
 namespace wirestream::aggregations {
 namespace {
 
-std::vector<uint8_t> hex(const std::string& s) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i < s.size();) {
-    if (s[i] == ' ') {
-      ++i;
-      continue;
-    }
-    out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
-    i += 2;
-  }
-  return out;
-}
+using testing::hex;
 
 std::unique_ptr<StringTerms> smallStringTerms() {
   auto t = std::make_unique<StringTerms>("genres", GenericValue());
@@ -78,7 +67,7 @@ TEST(AggregationWire, SmallStringTermsExpectedBytes) {
   EXPECT_EQ(testing::writeAggs(aggs, TransportVersion::V_8_7_0), hex(kSmallStringTerms_8_7));
   EXPECT_EQ(testing::writeAggs(aggs, TransportVersion::V_7_10_0), hex(kSmallStringTerms_7_10));
   EXPECT_TRUE(testing::readAggs(hex(kSmallStringTerms_8_7), TransportVersion::V_8_7_0) == aggs);
-  // Before 8.0.0 the 0 means "not computed": it reads back absent.
+  // Before 7.15.0 the 0 means "not computed": it reads back absent.
   InternalAggregations absent = aggs;
   dynamic_cast<StringTerms&>(absent[0]).setDocCountError(std::nullopt);
   EXPECT_TRUE(testing::readAggs(hex(kSmallStringTerms_7_10), TransportVersion::V_7_10_0) == absent);
@@ -117,7 +106,7 @@ TEST(AggregationWire, MetricBodies) {
             head + " 7f f0 00 00 00 00 00 00");
   EXPECT_EQ(bytes(Sum("a", {}, 1.5)), head + " 3f f8 00 00 00 00 00 00");
   EXPECT_EQ(bytes(Avg("a", {}, 2.0, 300)), head + " 40 00 00 00 00 00 00 00 ac 02");
-  EXPECT_EQ(bytes(ValueCount("a", {}, 7)), head + " 07");
+  EXPECT_EQ(bytes(ValueCount("a", {}, 7)), "01 61 ff 07");  // no format
   EXPECT_EQ(bytes(Stats("a", {}, 2, 1.0, 2.0, 3.0)),
             head + " 02 3f f0 00 00 00 00 00 00 40 00 00 00 00 00 00 00 40 08 00 00 00 00 00 00");
   EXPECT_EQ(bytes(Cardinality("a", {}, std::nullopt)), head + " 00");
@@ -130,7 +119,9 @@ TEST(AggregationWire, HistogramBytes) {
   Histogram h("h", GenericValue());
   h.setOrder(BucketOrder::key(true));
   h.setMinDocCount(0);
-  h.setEmptyBucketInfo(Histogram::EmptyBucketInfo{10, 0, 0.0, std::nullopt, {}});
+  // No max bound: -infinity, a plain double (ES's EmptyBucketInfo.writeTo).
+  h.setEmptyBucketInfo(
+      Histogram::EmptyBucketInfo{10, 0, 0.0, -std::numeric_limits<double>::infinity(), {}});
   h.buckets().push_back({10, 2, {}});
   PageRecycler r(64);
   BytesStreamOutput out(r);
@@ -139,8 +130,9 @@ TEST(AggregationWire, HistogramBytes) {
             "01 68 ff 04 00"                    // name, metadata, KEY_ASC, minDocCount 0
             " 40 24 00 00 00 00 00 00"          // interval 10
             " 00 00 00 00 00 00 00 00"          // offset 0
-            " 01 00 00 00 00 00 00 00 00"       // min bound 0
-            " 00 00"                            // no max bound, no empty-bucket aggs
+            " 00 00 00 00 00 00 00 00"          // min bound 0
+            " ff f0 00 00 00 00 00 00"          // no max bound: -infinity
+            " 00"                               // no empty-bucket aggs
             " 03 72 61 77 00 01"                // raw, not keyed, one bucket
             " 40 24 00 00 00 00 00 00 02 00");  // key 10, docCount 2, no aggs
   h.setMinDocCount(0);
@@ -235,7 +227,7 @@ TEST(AggregationMutation, Histogram) {
                  }},
                 {"interval", [](auto& a) { as<H>(a).emptyBucketInfo()->interval = 6; }},
                 {"offset", [](auto& a) { as<H>(a).emptyBucketInfo()->offset = 2; }},
-                {"min bound", [](auto& a) { as<H>(a).emptyBucketInfo()->min_bound.reset(); }},
+                {"min bound", [](auto& a) { as<H>(a).emptyBucketInfo()->min_bound = INFINITY; }},
                 {"max bound", [](auto& a) { as<H>(a).emptyBucketInfo()->max_bound = 99; }},
                 {"empty aggs",
                  [](auto& a) {
@@ -471,7 +463,8 @@ TEST(AggregationCorrupt, RandomDamageGivesTypedErrorsOnly) {
     testing::RandomAggs gen(seed, v);
     int failures = 0, successes = 0;
     for (int iter = 0; iter < 100; ++iter) {
-      InternalAggregations aggs = testing::single(gen.agg(testing::kAllTypes[iter % 11], 1));
+      InternalAggregations aggs =
+          testing::single(gen.agg(testing::kAllTypes[iter % testing::kAllTypes.size()], 1));
       std::vector<uint8_t> bytes = testing::writeAggs(aggs, v);
       for (int k = 0; k < 20; ++k) {
         std::vector<uint8_t> bad = bytes;

@@ -129,6 +129,24 @@ PY
 done
 echo '[{"type":"max","name":"m","metadata":{"map":[["t",{"zoned date time":[0,"UTC+1"]}]]},"format":"raw","value":1}]' >"$T/bad-zone.json"
 expect_error "bad date time" "$W" encode "$T/bad-zone.json" -o "$T/x.bin"
+# ---- ES's bytes of a date_histogram over a date field (7.17.0: the DateTime
+# format's joda flag and formatSortValues), decoded, re-encoded and reduced ----
+echo "01 0e 646174655f686973746f6772616d 01 61 ff 04 00 01 05 01 5a 00 01 01 0000014aa2cab000 00 00 00
+  0000000000000000 09 646174655f74696d65
+  27 7374726963745f646174655f6f7074696f6e616c5f74696d657c7c65706f63685f6d696c6c6973
+  01 5a 00 00 00 00 01 0000014aa7f10c00 02 00" |
+  python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read()))' >"$T/dh.bin"
+"$W" decode --version 7.17.0 "$T/dh.bin" >"$T/dh.json" || fail "decode date_histogram"
+"$W" encode --version 7.17.0 "$T/dh.json" -o "$T/dh.again.bin" || fail "encode date_histogram"
+cmp -s "$T/dh.bin" "$T/dh.again.bin" || fail "date_histogram: encode(decode(ES bytes)) != ES bytes"
+"$W" reduce --version 7.17.0 "$T/dh.bin" >"$T/dh.response.json" || fail "reduce date_histogram"
+python3 - "$T/dh.response.json" <<'PY' || fail "date_histogram response"
+import json, sys
+b = json.load(open(sys.argv[1]))["a"]["buckets"]
+# min bound 2015-01-01 to the one bucket on 2015-01-02: one empty day first
+assert [x["key_as_string"] for x in b] == ["2015-01-01T00:00:00.000Z", "2015-01-02T00:00:00.000Z"], b
+assert [x["doc_count"] for x in b] == [0, 2], b
+PY
 
 # ---- help ----
 for cmd in decode encode reduce; do

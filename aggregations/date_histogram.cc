@@ -1,0 +1,458 @@
+// date_histogram on the wire (wire format §7; ES's InternalDateHistogram),
+// after name and metadata:
+//   order          : BucketOrder
+//   min_doc_count  : VLong
+//   [min_doc_count == 0] empty bucket info:
+//       rounding := byte id, then 1: byte unit, string zone id
+//                                 2: VLong interval (ms), string zone id
+//                                 3: rounding (1 or 2), ZLong offset
+//       InternalAggregations of an empty bucket
+//       optional bounds := boolean, then optional long min, optional long max,
+//                          optional string min, optional string max
+//   offset         : long
+//   format         : DocValueFormat (named writeable)
+//   keyed          : boolean
+//   buckets        : VInt count, count x (long key, VLong doc_count,
+//                    InternalAggregations)
+// A negative doc count or min_doc_count, an unknown rounding id or unit, a
+// time interval below 1 ms (ES's constructor refuses it) and an offset
+// rounding inside another (ES's builder never nests them; stricter than ES)
+// are CorruptStreamError.
+#include "aggregations/date_histogram.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+
+#include "aggregations/date_format.h"
+#include "aggregations/json_util.h"
+
+namespace wirestream::aggregations {
+
+namespace ju = json_util;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr int8_t kTimeUnitId = 1;
+constexpr int8_t kTimeIntervalId = 2;
+constexpr int8_t kOffsetId = 3;
+
+DateHistogram::Unit unitOf(int64_t id) {
+  if (id < 1 || id > 8) {
+    internal::throwCorrupt("Unknown date time unit id [" + std::to_string(id) + "]");
+  }
+  return static_cast<DateHistogram::Unit>(id);
+}
+
+void checkInterval(int64_t interval) {
+  if (interval < 1) {
+    internal::throwCorrupt("Zero or negative time interval not supported [" +
+                           std::to_string(interval) + "]");
+  }
+}
+
+DateHistogram::Rounding readRounding(StreamInput& in, bool inside_offset) {
+  auto id = static_cast<int8_t>(in.readByte());
+  DateHistogram::Rounding r;
+  switch (id) {
+    case kTimeUnitId:
+      r.unit = unitOf(static_cast<int8_t>(in.readByte()));
+      r.zone_id = in.readString();
+      return r;
+    case kTimeIntervalId:
+      r.interval = in.readVLong();
+      checkInterval(r.interval);
+      r.zone_id = in.readString();
+      return r;
+    case kOffsetId:
+      if (inside_offset) internal::throwCorrupt("offset rounding inside an offset rounding");
+      r = readRounding(in, true);
+      r.offset = in.readZLong();
+      return r;
+    default:
+      internal::throwCorrupt("unknown rounding id [" + std::to_string(id) + "]");
+  }
+}
+
+void writeRounding(StreamOutput& out, const DateHistogram::Rounding& r) {
+  if (r.offset) out.writeByte(static_cast<uint8_t>(kOffsetId));
+  if (r.unit) {
+    out.writeByte(static_cast<uint8_t>(kTimeUnitId));
+    out.writeByte(static_cast<uint8_t>(*r.unit));
+  } else {
+    out.writeByte(static_cast<uint8_t>(kTimeIntervalId));
+    out.writeVLong(r.interval);
+  }
+  out.writeString(r.zone_id);
+  if (r.offset) out.writeZLong(*r.offset);
+}
+
+json roundingToJson(const DateHistogram::Rounding& r) {
+  json j = json::object();
+  j["unit"] = r.unit ? json(static_cast<int>(*r.unit)) : json(nullptr);
+  j["interval"] = r.unit ? json(nullptr) : json(r.interval);
+  j["zone"] = r.zone_id;
+  j["offset"] = r.offset ? json(*r.offset) : json(nullptr);
+  return j;
+}
+
+DateHistogram::Rounding roundingFromJson(const json& j) {
+  DateHistogram::Rounding r;
+  if (!ju::field(j, "unit").is_null()) {
+    r.unit = unitOf(ju::getLong(j, "unit"));
+  } else {
+    r.interval = ju::getLong(j, "interval");
+    checkInterval(r.interval);
+  }
+  r.zone_id = ju::getString(j, "zone");
+  if (!ju::field(j, "offset").is_null()) r.offset = ju::getLong(j, "offset");
+  return r;
+}
+
+json optionalToJson(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
+json optionalToJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+constexpr int64_t kDay = 86400000;
+
+// The start of the unit holding local time `local` (ms), and the start of the
+// next one: java.time's truncation and plus(1 unit) in local time.
+int64_t nextUnitStart(DateHistogram::Unit unit, int64_t local) {
+  using U = DateHistogram::Unit;
+  switch (unit) {
+    case U::kSecondOfMinute:
+      return floorDiv(local, 1000) * 1000 + 1000;
+    case U::kMinutesOfHour:
+      return floorDiv(local, 60000) * 60000 + 60000;
+    case U::kHourOfDay:
+      return floorDiv(local, 3600000) * 3600000 + 3600000;
+    case U::kDayOfMonth:
+      return floorDiv(local, kDay) * kDay + kDay;
+    case U::kWeekOfWeekyear: {
+      int64_t day = floorDiv(local, kDay);
+      int64_t monday = day - ((day % 7 + 7 + 3) % 7);  // 1970-01-01 was a Thursday
+      return (monday + 7) * kDay;
+    }
+    default: {
+      date_format::CivilDate c = date_format::civilFromDays(floorDiv(local, kDay));
+      int64_t year = c.year;
+      int32_t month = c.month;
+      if (unit == U::kYearOfCentury) {
+        ++year;
+        month = 1;
+      } else {
+        if (unit == U::kQuarterOfYear) month = (month - 1) / 3 * 3 + 1;
+        month += unit == U::kQuarterOfYear ? 3 : 1;
+        if (month > 12) {
+          month -= 12;
+          ++year;
+        }
+      }
+      return date_format::daysFromCivil(year, month, 1) * kDay;
+    }
+  }
+}
+
+}  // namespace
+
+int64_t DateHistogram::Rounding::nextRoundingValue(int64_t utc_millis) const {
+  auto zone_offset = date_format::fixedOffsetSeconds(zone_id);
+  if (!zone_offset) {
+    throw UnsupportedTimeZoneError(
+        "date_histogram empty buckets need a fixed-offset time zone, not [" + zone_id + "]");
+  }
+  // Far outside any date (2^61 ms is 73 million years) there is no next
+  // value: INT64_MAX ends every walk without overflowing.
+  constexpr int64_t kLimit = int64_t{1} << 61;
+  int64_t shift = offset.value_or(0);
+  int64_t t;
+  if (__builtin_sub_overflow(utc_millis, shift, &t) || t > kLimit || t < -kLimit) {
+    return INT64_MAX;
+  }
+  int64_t next;
+  if (unit) {
+    int64_t off = int64_t{*zone_offset} * 1000;
+    next = nextUnitStart(*unit, t + off) - off;
+  } else if (__builtin_add_overflow(t, interval, &next)) {
+    return INT64_MAX;  // TimeIntervalRounding: a fixed zone's offset cancels out
+  }
+  int64_t result;
+  return __builtin_add_overflow(next, shift, &result) ? INT64_MAX : result;
+}
+
+DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& registry)
+    : InternalAggregation(in) {
+  order_ = BucketOrder::readFrom(in);
+  min_doc_count_ = readNonNegativeVLong(in, "min doc count");
+  if (min_doc_count_ == 0) {
+    EmptyBucketInfo e;
+    e.rounding = readRounding(in, false);
+    e.aggregations = InternalAggregations::readFrom(in, registry);
+    if (in.readBoolean()) {
+      Bounds b;
+      b.min = in.readOptionalLong();
+      b.max = in.readOptionalLong();
+      b.min_as_str = in.readOptionalString();
+      b.max_as_str = in.readOptionalString();
+      e.bounds = std::move(b);
+    }
+    empty_bucket_info_ = std::move(e);
+  }
+  offset_ = in.readLong();
+  format_ = DocValueFormat::readFrom(in, registry);
+  keyed_ = in.readBoolean();
+  int32_t n = in.readArraySize(8 + 1 + 1);
+  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
+  for (int32_t i = 0; i < n; ++i) {
+    Bucket& b = buckets_.emplace_back();
+    b.key = in.readLong();
+    b.doc_count = readNonNegativeVLong(in, "doc count");
+    b.aggregations = InternalAggregations::readFrom(in, registry);
+  }
+}
+
+DateHistogram::DateHistogram(const json& j) : InternalAggregation(j) {
+  order_ = BucketOrder::fromJson(ju::field(j, "order"));
+  min_doc_count_ = ju::getLong(j, "min_doc_count");
+  if (min_doc_count_ < 0) internal::throwCorrupt("negative min doc count");
+  const json& ej = ju::field(j, "empty_bucket_info");
+  if (ej.is_null() != (min_doc_count_ != 0)) {
+    internal::throwCorrupt("empty_bucket_info must be present exactly when min_doc_count is 0");
+  }
+  if (!ej.is_null()) {
+    EmptyBucketInfo e;
+    e.rounding = roundingFromJson(ju::field(ej, "rounding"));
+    e.aggregations = InternalAggregations::fromWireJson(ju::field(ej, "aggregations"));
+    const json& bj = ju::field(ej, "bounds");
+    if (!bj.is_null()) {
+      Bounds b;
+      if (!ju::field(bj, "min").is_null()) b.min = ju::getLong(bj, "min");
+      if (!ju::field(bj, "max").is_null()) b.max = ju::getLong(bj, "max");
+      if (!ju::field(bj, "min_as_str").is_null()) b.min_as_str = ju::getString(bj, "min_as_str");
+      if (!ju::field(bj, "max_as_str").is_null()) b.max_as_str = ju::getString(bj, "max_as_str");
+      e.bounds = std::move(b);
+    }
+    empty_bucket_info_ = std::move(e);
+  }
+  offset_ = ju::getLong(j, "offset");
+  format_ = DocValueFormat::fromJson(ju::field(j, "format"));
+  keyed_ = ju::getBool(j, "keyed");
+  const json& bs = ju::field(j, "buckets");
+  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
+  for (const json& bj : bs) {
+    Bucket& b = buckets_.emplace_back();
+    b.key = ju::getLong(bj, "key");
+    b.doc_count = ju::getLong(bj, "doc_count");
+    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
+    b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
+  }
+}
+
+void DateHistogram::doWriteTo(StreamOutput& out) const {
+  order_.writeTo(out);
+  out.writeVLong(min_doc_count_);
+  if (min_doc_count_ == 0) {
+    if (!empty_bucket_info_) {
+      throw std::invalid_argument("date_histogram [" + getName() +
+                                  "] has min_doc_count 0 but no empty bucket info");
+    }
+    const EmptyBucketInfo& e = *empty_bucket_info_;
+    writeRounding(out, e.rounding);
+    e.aggregations.writeTo(out);
+    out.writeBoolean(e.bounds.has_value());
+    if (e.bounds) {
+      out.writeOptionalLong(e.bounds->min);
+      out.writeOptionalLong(e.bounds->max);
+      out.writeOptionalString(e.bounds->min_as_str);
+      out.writeOptionalString(e.bounds->max_as_str);
+    }
+  }
+  out.writeLong(offset_);
+  format_.writeNamed(out);
+  out.writeBoolean(keyed_);
+  out.writeArraySize(buckets_.size());
+  for (const Bucket& b : buckets_) {
+    out.writeLong(b.key);
+    out.writeVLong(b.doc_count);
+    b.aggregations.writeTo(out);
+  }
+}
+
+bool DateHistogram::doEquals(const InternalAggregation& other) const {
+  const auto& o = static_cast<const DateHistogram&>(other);
+  return order_ == o.order_ && min_doc_count_ == o.min_doc_count_ &&
+         empty_bucket_info_ == o.empty_bucket_info_ && offset_ == o.offset_ &&
+         format_ == o.format_ && keyed_ == o.keyed_ && buckets_ == o.buckets_;
+}
+
+std::unique_ptr<InternalAggregation> DateHistogram::reduce(
+    std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
+  const auto& first = *static_cast<const DateHistogram*>(aggs[0]);
+  struct Merged {
+    int64_t doc_count = 0;
+    std::vector<const InternalAggregations*> subs;
+  };
+  std::map<int64_t, Merged> merged;
+  for (const DateHistogram* h : downcast<DateHistogram>(aggs)) {
+    for (const Bucket& b : h->buckets_) {
+      Merged& m = merged[b.key];
+      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
+      m.subs.push_back(&b.aggregations);
+    }
+  }
+  std::vector<Bucket> buckets;
+  buckets.reserve(merged.size());
+  for (auto& [key, m] : merged) {
+    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
+    buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
+  }
+  if (context.final_reduce) {
+    if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
+      first.addEmptyBuckets(buckets, context);
+    }
+    const BucketOrder& order = first.order_;
+    if (order.kind() == BucketOrder::Kind::kKeyDesc) {
+      std::reverse(buckets.begin(), buckets.end());
+    } else if (order.kind() != BucketOrder::Kind::kKeyAsc) {
+      std::stable_sort(buckets.begin(), buckets.end(),
+                       [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; });
+    }
+  }
+  auto out = std::make_unique<DateHistogram>(first.getName(), first.getMetadata());
+  out->order_ = first.order_;
+  out->min_doc_count_ = first.min_doc_count_;
+  out->empty_bucket_info_ = first.empty_bucket_info_;
+  out->offset_ = first.offset_;
+  out->format_ = first.format_;
+  out->keyed_ = first.keyed_;
+  out->buckets_ = std::move(buckets);
+  return out;
+}
+
+// As ES's InternalDateHistogram.iterateEmptyBuckets: from the bounds' min to
+// the first key, between the keys, and from the last key to the bounds' max,
+// each step nextKey(k) = rounding.nextRoundingValue(k - offset) + offset.
+void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
+                                    const ReduceContext& context) const {
+  const EmptyBucketInfo& e = *empty_bucket_info_;
+  auto next = [&](int64_t k) {
+    int64_t shifted, result;
+    if (__builtin_sub_overflow(k, offset_, &shifted)) return INT64_MAX;
+    int64_t n = e.rounding.nextRoundingValue(shifted);
+    return __builtin_add_overflow(n, offset_, &result) ? INT64_MAX : result;
+  };
+  auto walk = [&](auto&& emit_empty, auto&& emit_existing) {
+    auto fill = [&](int64_t from, int64_t until, bool inclusive) {
+      for (int64_t k = from; inclusive ? k <= until : k < until;) {
+        emit_empty(k);
+        int64_t n = next(k);
+        if (n <= k) break;  // no progress (overflow): stop
+        k = n;
+      }
+    };
+    // ES adds the offset to the bounds (saturating here instead of wrapping).
+    auto shifted = [&](int64_t v) {
+      int64_t r;
+      if (!__builtin_add_overflow(v, offset_, &r)) return r;
+      return offset_ > 0 ? INT64_MAX : INT64_MIN;
+    };
+    const std::optional<Bounds>& bounds = e.bounds;
+    if (buckets.empty()) {
+      if (bounds && bounds->min && bounds->max) {
+        fill(shifted(*bounds->min), shifted(*bounds->max), true);
+      }
+      return;
+    }
+    if (bounds && bounds->min) fill(shifted(*bounds->min), buckets.front().key, false);
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
+      emit_existing(i);
+    }
+    if (bounds && bounds->max && shifted(*bounds->max) > buckets.back().key) {
+      fill(next(buckets.back().key), shifted(*bounds->max), true);
+    }
+  };
+
+  // Count first, so that asking for too many buckets fails before any is built.
+  size_t empty_count = 0;
+  walk(
+      [&](int64_t) {
+        if (++empty_count > kMaxEmptyBuckets) {
+          internal::throwLimitExceeded("date_histogram [" + getName() + "] would need more than " +
+                                       std::to_string(kMaxEmptyBuckets) + " empty buckets");
+        }
+      },
+      [](size_t) {});
+  if (empty_count == 0) return;
+
+  const InternalAggregations* empty_subs[] = {&e.aggregations};
+  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
+  std::vector<Bucket> out;
+  out.reserve(buckets.size() + empty_count);
+  walk(
+      [&](int64_t key) {
+        out.push_back({key, 0, reduced_empty});
+      },
+      [&](size_t i) { out.push_back(std::move(buckets[i])); });
+  buckets = std::move(out);
+}
+
+void DateHistogram::responseFieldsToJson(json& j) const {
+  json bs = keyed_ ? json::object() : json::array();
+  for (const Bucket& b : buckets_) {
+    // As ES's Bucket.toXContent: key_as_string unless raw, key, doc_count.
+    std::string key_as_string = format_.formatLongAsString(b.key);
+    json bj = json::object();
+    if (!format_.isRaw()) bj["key_as_string"] = key_as_string;
+    bj["key"] = b.key;
+    bj["doc_count"] = b.doc_count;
+    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
+    if (keyed_) {
+      bs[key_as_string] = std::move(bj);
+    } else {
+      bs.push_back(std::move(bj));
+    }
+  }
+  j["buckets"] = std::move(bs);
+}
+
+void DateHistogram::wireFieldsToJson(json& j) const {
+  j["order"] = order_.toJson();
+  j["min_doc_count"] = min_doc_count_;
+  if (empty_bucket_info_) {
+    const EmptyBucketInfo& e = *empty_bucket_info_;
+    json ej = json::object();
+    ej["rounding"] = roundingToJson(e.rounding);
+    ej["aggregations"] = e.aggregations.toWireJson();
+    if (e.bounds) {
+      json bj = json::object();
+      bj["min"] = optionalToJson(e.bounds->min);
+      bj["max"] = optionalToJson(e.bounds->max);
+      bj["min_as_str"] = optionalToJson(e.bounds->min_as_str);
+      bj["max_as_str"] = optionalToJson(e.bounds->max_as_str);
+      ej["bounds"] = std::move(bj);
+    } else {
+      ej["bounds"] = nullptr;
+    }
+    j["empty_bucket_info"] = std::move(ej);
+  } else {
+    j["empty_bucket_info"] = nullptr;
+  }
+  j["offset"] = offset_;
+  j["format"] = format_.toJson();
+  j["keyed"] = keyed_;
+  json bs = json::array();
+  for (const Bucket& b : buckets_) {
+    json bj = json::object();
+    bj["key"] = b.key;
+    bj["doc_count"] = b.doc_count;
+    bj["aggregations"] = b.aggregations.toWireJson();
+    bs.push_back(std::move(bj));
+  }
+  j["buckets"] = std::move(bs);
+}
+
+}  // namespace wirestream::aggregations
