@@ -27,7 +27,8 @@
 // buffer. Inputs are built once, outside every timed loop, and checked: our
 // bytes read back equal to the tree, protobuf's parse back to N*N leaves.
 //
-// Memory counters (from AllocCounter, i.e. every operator new in the binary):
+// Memory counters, in //bench:alloc_bench only (MemoryProbe: every operator
+// new of that binary; the timed binary keeps the plain allocator):
 //   allocs_per_iter    allocations per timed iteration (warm);
 //   peak_extra_bytes   the most live heap above the starting point during one
 //                      untimed cold run: serializers into a fresh output (a
@@ -47,7 +48,7 @@
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
 #include "aggregations/terms.h"
-#include "bench/alloc_counter.h"
+#include "bench/memory_probe.h"
 #include "bench/string_terms.pb.h"
 #include "stream/bytes_stream_output.h"
 #include "stream/page_recycler.h"
@@ -153,12 +154,13 @@ const Trees& trees(int n) {
   return t;
 }
 
-void setCounters(benchmark::State& state, const AllocCounter::Scope& timed, uint64_t cold_peak,
+void setCounters(benchmark::State& state, const MemoryProbe& timed, uint64_t cold_peak,
                  size_t output_bytes, int n) {
-  AllocCounter::Stats s = timed.stats();
-  state.counters["allocs_per_iter"] =
-      benchmark::Counter(static_cast<double>(s.allocations), benchmark::Counter::kAvgIterations);
-  state.counters["peak_extra_bytes"] = static_cast<double>(cold_peak);
+  if (MemoryProbe::enabled()) {
+    state.counters["allocs_per_iter"] = benchmark::Counter(static_cast<double>(timed.allocations()),
+                                                           benchmark::Counter::kAvgIterations);
+    state.counters["peak_extra_bytes"] = static_cast<double>(cold_peak);
+  }
   state.counters["output_bytes"] = static_cast<double>(output_bytes);
   state.SetItemsProcessed(state.iterations() * int64_t{n} * n);  // leaf buckets
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(output_bytes));
@@ -180,15 +182,15 @@ void BM_StringTermsSerialize_Wirestream(benchmark::State& state) {
   uint64_t cold_peak;
   {
     PageRecycler fresh;
-    AllocCounter::Scope cold;
+    MemoryProbe cold;
     BytesStreamOutput out(fresh);
     t->ours.writeTo(out);
-    cold_peak = cold.stats().peak_extra_bytes;
+    cold_peak = cold.peakBytes();
   }
   BytesStreamOutput out;
   t->ours.writeTo(out);  // warm: the recycler now holds every page needed
   out.reset();
-  AllocCounter::Scope timed;
+  MemoryProbe timed;
   for (auto _ : state) {
     out.reset();
     t->ours.writeTo(out);
@@ -203,13 +205,13 @@ void BM_StringTermsSerialize_Protobuf(benchmark::State& state) {
   if (!t) return;
   uint64_t cold_peak;
   {
-    AllocCounter::Scope cold;
+    MemoryProbe cold;
     std::vector<uint8_t> buffer(t->proto.ByteSizeLong());
     t->proto.SerializeToArray(buffer.data(), static_cast<int>(buffer.size()));
-    cold_peak = cold.stats().peak_extra_bytes;
+    cold_peak = cold.peakBytes();
   }
   std::vector<uint8_t> buffer(t->proto_bytes.size());
-  AllocCounter::Scope timed;
+  MemoryProbe timed;
   for (auto _ : state) {
     // SerializeToArray computes the sizes of every sub-message first
     // (ByteSizeLong) and fails if they do not fit.
@@ -228,12 +230,12 @@ void BM_StringTermsDeserialize_Wirestream(benchmark::State& state) {
   const auto& registry = agg::defaultRegistry();
   uint64_t cold_peak;
   {
-    AllocCounter::Scope cold;
+    MemoryProbe cold;
     ByteArrayStreamInput in(t->our_bytes);
     agg::InternalAggregations back = agg::InternalAggregations::readFrom(in, registry);
-    cold_peak = cold.stats().peak_extra_bytes;
+    cold_peak = cold.peakBytes();
   }
-  AllocCounter::Scope timed;
+  MemoryProbe timed;
   for (auto _ : state) {
     ByteArrayStreamInput in(t->our_bytes);
     agg::InternalAggregations back = agg::InternalAggregations::readFrom(in, registry);
@@ -247,12 +249,12 @@ void BM_StringTermsDeserialize_Protobuf(benchmark::State& state) {
   if (!t) return;
   uint64_t cold_peak;
   {
-    AllocCounter::Scope cold;
+    MemoryProbe cold;
     pb::InternalAggregations back;
     back.ParseFromArray(t->proto_bytes.data(), static_cast<int>(t->proto_bytes.size()));
-    cold_peak = cold.stats().peak_extra_bytes;
+    cold_peak = cold.peakBytes();
   }
-  AllocCounter::Scope timed;
+  MemoryProbe timed;
   for (auto _ : state) {
     pb::InternalAggregations back;
     if (!back.ParseFromArray(t->proto_bytes.data(), static_cast<int>(t->proto_bytes.size()))) {
