@@ -26,10 +26,10 @@ TEST(CountingAllocator, CountsAllocationsAndThePeakAboveTheStart) {
 
 TEST(CountingAllocator, SeesAlignedAndArrayForms) {
   AllocationScope scope;
-  void* p = ::operator new(16384, std::align_val_t{64});
+  void* p = ::operator new (16384, std::align_val_t{64});
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
   delete[] new int[10];
-  ::operator delete(p, std::align_val_t{64});
+  ::operator delete (p, std::align_val_t{64});
   EXPECT_EQ(scope.allocations(), 2u);
   EXPECT_EQ(scope.peakBytes(), 16384u + 40u);
 }
