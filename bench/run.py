@@ -36,6 +36,8 @@ from chart import cpu_ns, parse_name  # noqa: E402  (one parser of benchmark nam
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER = "Protobuf"
 OURS = "Wirestream"
+OPS = ["WriteVInt", "ReadVInt", "StringTermsSerialize", "StringTermsDeserialize"]
+CASES = ["OneByte", "Mixed", "FiveByte", "Geometric", "1000", "Realistic/1000"]
 
 
 def cpu_kind():
@@ -91,7 +93,12 @@ def table(runs, rows_wanted=None):
     order = [OURS, PEER] + sorted(i for i in impls if i not in (OURS, PEER))
     out = []
     keep = []
-    for (op, case), row in rows.items():
+    # Interleaving runs benchmarks in random order: rows go in a fixed one.
+    case_rank = {c: i for i, c in enumerate(CASES)}
+    ranked = sorted(rows.items(), key=lambda kv: (
+        OPS.index(kv[0][0]) if kv[0][0] in OPS else len(OPS), kv[0][0],
+        case_rank.get(kv[0][1], len(CASES)), kv[0][1]))
+    for (op, case), row in ranked:
         if rows_wanted is not None and not rows_wanted(op, case):
             continue
         if PEER not in row and not any(i.startswith(OURS) and i != OURS for i in row):
@@ -171,10 +178,12 @@ def main():
         subprocess.run(cmd, check=True, stdout=sys.stderr)
     with open(json_path) as f:
         data = json.load(f)
+    if args.json:
+        started = data.get("context", {}).get("date", started)
     runs = collect(data)
     reps = min(len(t) for t in runs.values())
     kind = cpu_kind()
-    load = os.getloadavg()
+    load = "not recorded" if args.json else "%.1f" % os.getloadavg()[0]
 
     ctx = data.get("context", {})
     section = "\n".join([
@@ -182,12 +191,14 @@ def main():
         "",
         "Run %s by `bench/run.py`: `//bench:serialization_bench`, %d repetitions interleaved "
         "at random; each cell is the **median CPU time per iteration (min–max)**, bold the "
-        "times faster than protobuf (> 1 is better). %d CPUs, load average %.1f at the end "
+        "times faster than protobuf (> 1 is better). %d CPUs, load average %s at the end "
         "(the machine was shared with other builds: compare within a row, not across runs). "
         "Allocation figures come from `//bench:alloc_bench` (the timed binary has the plain "
-        "allocator)." % (started, reps, ctx.get("num_cpus", 0), load[0]),
+        "allocator)." % (started, reps, ctx.get("num_cpus", 0), load),
         "",
-        table(runs),
+        table(runs, lambda op, case: "VInt" in op),
+        "",
+        table(runs, lambda op, case: op.startswith("StringTerms")),
         "",
         bounds(runs),
         "",
@@ -201,9 +212,6 @@ def main():
     with open(results_md, "w") as f:
         f.write(text)
 
-    readme_rows = lambda op, case: (
-        op.startswith("StringTerms") and op != "StringTerms*") or case in (
-            "OneByte", "Mixed", "FiveByte", "Geometric")
     readme = os.path.join(ROOT, "README.md")
     with open(readme) as f:
         text = f.read()
@@ -211,7 +219,8 @@ def main():
         text, "<!-- run.py: readme begin -->", "<!-- run.py: readme end -->",
         "From the last run of `bench/run.py` on %s (%s; median of %d interleaved repetitions, "
         "min–max in brackets; bold: times faster than protobuf):\n\n%s" % (
-            kind, started, reps, table(runs, readme_rows)))
+            kind, started, reps, table(runs, lambda op, case: "VInt" in op) + "\n\n" +
+            table(runs, lambda op, case: op.startswith("StringTerms"))))
     with open(readme, "w") as f:
         f.write(text)
 
