@@ -182,24 +182,13 @@ class StreamInput {
 
   // The next n bytes, consumed, when the current chunk holds them all;
   // otherwise nullptr, and nothing is consumed (read them with readBytes).
-  const uint8_t* readInChunk(size_t n) {
-    if (static_cast<size_t>(end_ - pos_) < n) return nullptr;
-    const uint8_t* p = pos_;
-    pos_ += n;
-    return p;
-  }
+  const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
 
   // Consumes the next byte if it is `expected` and in the current chunk;
   // otherwise consumes nothing and returns false (also at a chunk's end:
   // callers then read the value the general way). For the empty list most
   // leaf buckets carry (one 00 byte).
-  bool readByteIf(uint8_t expected) {
-    if (pos_ != end_ && *pos_ == expected) [[likely]] {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
+  bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
 
   std::vector<std::string> readStringArray();
   // Decoded with the SIMD batch kernels (//simd) inside each chunk; a value
@@ -431,21 +420,9 @@ class StreamInput {
         return slow([](StreamInput& in) { return in.readByteSlow(); });
       return *pos_++;
     }
-    // As StreamInput::readInChunk.
-    const uint8_t* readInChunk(size_t n) {
-      if (static_cast<size_t>(end_ - pos_) < n) return nullptr;
-      const uint8_t* p = pos_;
-      pos_ += n;
-      return p;
-    }
-    // As StreamInput::readByteIf.
-    bool readByteIf(uint8_t expected) {
-      if (pos_ != end_ && *pos_ == expected) [[likely]] {
-        ++pos_;
-        return true;
-      }
-      return false;
-    }
+    // As StreamInput::readInChunk and readByteIf.
+    const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
+    bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
 
     void readBytes(std::span<uint8_t> out) {
       if (static_cast<size_t>(end_ - pos_) >= out.size()) [[likely]] {
@@ -548,6 +525,20 @@ class StreamInput {
   template <typename T>
   std::vector<T> readSplit(void (*decode)(const uint8_t*, size_t, T*));
   void ensureAvailable(size_t n);
+  // readInChunk / readByteIf over [pos, end), for the stream and its Cursor.
+  static const uint8_t* takeInChunk(const uint8_t*& pos, const uint8_t* end, size_t n) {
+    if (static_cast<size_t>(end - pos) < n) return nullptr;
+    const uint8_t* p = pos;
+    pos += n;
+    return p;
+  }
+  static bool takeByteIf(const uint8_t*& pos, const uint8_t* end, uint8_t expected) {
+    if (pos != end && *pos == expected) [[likely]] {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
   // readArraySize's checks: a size within maxArraySize() whose elements fit
   // in [pos, end) passes inline; checkArraySize() makes the full checks
   // (throwing as readArraySize documents) and returns `size`.

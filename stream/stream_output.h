@@ -106,13 +106,8 @@ class StreamOutput {
   // (see nextBuffer()).
   void writeVInt(int32_t v) {
     uint32_t u = static_cast<uint32_t>(v);
-    if (u < 0x80 && pos_ != end_) [[likely]] {
-      *pos_++ = static_cast<uint8_t>(u);
-    } else if (end_ - pos_ >= kVIntPaddedStoreBytes) [[likely]] {
-      pos_ = u >= (1u << 28) ? encodeVInt(pos_, u) : encodeVIntPadded(pos_, u);
-    } else {
+    if (!tryWriteVInt(pos_, end_, u)) [[unlikely]]
       writeVIntSlow(u);
-    }
   }
 
   // A negative value is a caller error (std::invalid_argument), as in ES.
@@ -345,13 +340,8 @@ class StreamOutput {
     // As StreamOutput::writeVInt.
     void writeVInt(int32_t v) {
       uint32_t u = static_cast<uint32_t>(v);
-      if (u < 0x80 && pos_ != end_) [[likely]] {
-        *pos_++ = static_cast<uint8_t>(u);
-      } else if (end_ - pos_ >= kVIntPaddedStoreBytes) [[likely]] {
-        pos_ = u >= (1u << 28) ? encodeVInt(pos_, u) : encodeVIntPadded(pos_, u);
-      } else {
+      if (!tryWriteVInt(pos_, end_, u)) [[unlikely]]
         slow([u](StreamOutput& out) { out.writeVIntSlow(u); });
-      }
     }
 
     // A negative value is a caller error (std::invalid_argument), as in ES.
@@ -422,6 +412,20 @@ class StreamOutput {
   virtual void ensureCapacity(size_t n) {}
 
  private:
+  // writeVInt's inline part over [pos, end), for the stream and its Cursor:
+  // false, with nothing written, when the value may not fit.
+  static bool tryWriteVInt(uint8_t*& pos, uint8_t* end, uint32_t u) {
+    if (u < 0x80 && pos != end) [[likely]] {
+      *pos++ = static_cast<uint8_t>(u);
+      return true;
+    }
+    if (end - pos >= kVIntPaddedStoreBytes) [[likely]] {
+      pos = u >= (1u << 28) ? encodeVInt(pos, u) : encodeVIntPadded(pos, u);
+      return true;
+    }
+    return false;
+  }
+
   [[noreturn]] static void throwNegativeVLong(int64_t v);
   [[noreturn]] static void throwArraySizeTooLarge(size_t size);
 
