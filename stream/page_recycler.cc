@@ -58,15 +58,22 @@ void PageRecycler::release(uint8_t* page) {
     }
     ++freed_;
     freed_since_trim_ += page_size_;
-    if (freed_since_trim_ >= kTrimBytes) {
-      freed_since_trim_ = 0;
-      trim = true;
+    // Trimming makes the next allocations fault their pages in again, so it
+    // waits until a burst is over (what is out fits in the pool again) and
+    // runs at most once a second.
+    if (freed_since_trim_ >= kTrimBytes && outstanding_ <= max_pooled_) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_trim_ >= std::chrono::seconds(1)) {
+        freed_since_trim_ = 0;
+        last_trim_ = now;
+        trim = true;
+      }
     }
   }
   ::operator delete(page, kPageAlign);
 #if defined(__GLIBC__)
   // Returns the free parts of every arena (not only the heap's top) with
-  // madvise; costs a walk of the free lists, once per kTrimBytes freed.
+  // madvise; costs a walk of the allocator's free lists.
   if (trim) malloc_trim(0);
 #else
   (void)trim;

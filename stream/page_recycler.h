@@ -6,14 +6,16 @@
 // A BytesStreamOutput takes its pages from a recycler and gives every one back
 // on reset() or destruction, so a reused output serializes with no heap
 // allocation once warm. Released pages are kept up to `budget_bytes` (the
-// retained cap); pages beyond it are freed, and once kTrimBytes more have been
-// freed the allocator is asked to hand its free memory back to the system
-// (glibc keeps freed 16 KiB blocks in its heap otherwise, so a burst of
-// received frames would leave the process's RSS at its peak). The recycler
+// retained cap); pages beyond it are freed. When a burst is over (once
+// kTrimBytes were freed and the pages out fit in the pool again; at most once
+// a second) the allocator is asked to hand its free memory back to the system:
+// glibc keeps freed 16 KiB blocks in its heap otherwise, so a burst of
+// received frames would leave the process's RSS at its peak. The recycler
 // must outlive every output that uses it. Thread-safe: outputs on many
 // threads may share one recycler.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -60,6 +62,7 @@ class PageRecycler {
   size_t outstanding_ = 0;
   uint64_t freed_ = 0;
   size_t freed_since_trim_ = 0;
+  std::chrono::steady_clock::time_point last_trim_{};
 };
 
 }  // namespace wirestream

@@ -3,14 +3,13 @@
 // connection cap, and the node inbound budget against partial frames, each
 // while a well-behaved client keeps being served. Every wait is bounded; no
 // test holds more than a few MiB.
-#include <sys/resource.h>
-
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
-#include <deque>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -174,8 +173,8 @@ int runOutOfDescriptors() {
   const size_t warns = lines.count(LogLevel::kWarn, "accept failed");
   const size_t suppressed = lines.count(LogLevel::kWarn, "similar lines suppressed");
   std::fprintf(stderr, "in 3 s: %zu accepted, %llu accept failures, %zu WARN lines\n",
-               during.inbound_connections,
-               static_cast<unsigned long long>(during.accept_failures), warns);
+               during.inbound_connections, static_cast<unsigned long long>(during.accept_failures),
+               warns);
   lines.print("accept failed");
 
   // Free the descriptors: the queued connections are accepted (and found
