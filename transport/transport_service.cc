@@ -904,24 +904,25 @@ void TransportService::Impl::onAcceptError(const error_code& ec) {
 }
 
 void TransportService::Impl::onAccepted(tcp::socket socket) {
+  size_t open;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (stopped) return;
-    // Only this strand adds inbound connections, so the count can only fall
-    // between this check and the insert below.
-    if (inbound_connections >= options.max_inbound_connections) {
-      ++rejected_connections;
-      error_code ignored;
-      const tcp::endpoint remote = socket.remote_endpoint(ignored);
-      socket.close(ignored);
-      logLimited(reject_log, "closing inbound connection from " + endpointText(remote) + ": " +
-                                 std::to_string(inbound_connections) +
-                                 " inbound connections are open, the maximum "
-                                 "(max_inbound_connections)");
-      return;
-    }
+    open = inbound_connections;
   }
   error_code ignored;
+  // Only this strand adds inbound connections, so the count can only fall
+  // between this check and the insert below.
+  if (open >= options.max_inbound_connections) {
+    ++rejected_connections;
+    const tcp::endpoint remote = socket.remote_endpoint(ignored);
+    socket.close(ignored);
+    logLimited(reject_log, "closing inbound connection from " + endpointText(remote) + ": " +
+                               std::to_string(open) +
+                               " inbound connections are open, the maximum "
+                               "(max_inbound_connections)");
+    return;
+  }
   socket.set_option(tcp::no_delay(true), ignored);
   auto connection = std::make_shared<TcpConnection>(shared_from_this(), std::move(socket),
                                                     TcpConnection::Direction::kInbound);
