@@ -6,6 +6,9 @@
 //   - slicing: the stream fed whole and fed in slices of 1..1024 bytes (as
 //     the slicing byte picks) gives the same frames and the same error (type,
 //     message, stream offset) — FrameDecoder's documented determinism;
+//   - admission: fed with an admission hook that refuses every frame with an
+//     odd request id, the decoder delivers the same frames in order, the
+//     refused ones marked and without content, and the same error;
 //   - round trip: every frame that parses is written again with
 //     writeRequestFrame / writeResponseFrame (same ids, headers, action, body,
 //     compression) and decoded again to the same fields and body bytes (a
@@ -41,11 +44,20 @@ struct Decoded {
   uint64_t error_offset = 0;
 };
 
-Decoded decodeStream(std::span<const uint8_t> bytes, uint8_t slicing) {
+bool refusedByAdmission(const FrameHeader& h) { return (h.request_id & 1) != 0; }
+
+// With `refuse_odd`, refused frames are recorded as their header alone.
+Decoded decodeStream(std::span<const uint8_t> bytes, uint8_t slicing, bool refuse_odd = false) {
   static constexpr size_t kSlices[] = {1, 2, 3, 5, 7, 13, 32, 1024};
   Decoded d;
   FrameDecoder decoder(kMaxFrame);
+  if (refuse_odd) {
+    decoder.setAdmission([](const FrameHeader& h) { return !refusedByAdmission(h); });
+  }
   auto on_frame = [&](DecodedFrame&& f) {
+    FUZZ_CHECK(f.refused == (refuse_odd && !f.header.isPing() && refusedByAdmission(f.header)),
+               "frame %lld refused: %d", static_cast<long long>(f.header.request_id), f.refused);
+    FUZZ_CHECK(!f.refused || f.content.length() == 0, "a refused frame has content");
     std::vector<uint8_t> b(kHeaderSize);
     encodeHeader(f.header, b.data());
     if (f.header.isPing()) b.resize(kMarkerAndLengthSize);
@@ -154,6 +166,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              "slicing changed the error: [%s] at %llu vs [%s] at %llu", whole.error.c_str(),
              static_cast<unsigned long long>(whole.error_offset), sliced.error.c_str(),
              static_cast<unsigned long long>(sliced.error_offset));
+  Decoded admitted = decodeStream(stream, data[0], true);
+  FUZZ_CHECK(admitted.frames.size() == whole.frames.size(), "admission changed the frame count");
+  for (size_t i = 0; i < whole.frames.size(); ++i) {
+    std::vector<uint8_t> want = whole.frames[i];
+    if (want.size() >= kHeaderSize && refusedByAdmission(decodeHeader(want.data()))) {
+      want.resize(kHeaderSize);
+    }
+    FUZZ_CHECK(admitted.frames[i] == want, "admission changed frame %zu", i);
+  }
+  FUZZ_CHECK(admitted.error == whole.error && admitted.error_offset == whole.error_offset,
+             "admission changed the error: [%s] vs [%s]", admitted.error.c_str(),
+             whole.error.c_str());
   for (const auto& f : whole.frames) checkRoundTrip(f);
   return 0;
 }

@@ -42,8 +42,11 @@
 
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
+#include "stream/page_recycler.h"
+#include "transport/accept_backoff.h"
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
+#include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
 
 namespace wirestream::transport {
@@ -128,9 +131,20 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   void doAccept();
-  void removeConnection(const std::shared_ptr<TcpConnection>& c) {
-    std::lock_guard<std::mutex> lock(mu);
-    connections.erase(c);
+  void onAccepted(tcp::socket socket);
+  void onAcceptError(const error_code& ec);
+  void removeConnection(const std::shared_ptr<TcpConnection>& c);
+  // WARN if `limiter` allows one now (appending to `line` the count it
+  // suppressed), else DEBUG.
+  static LogLevel limitedLevel(LogRateLimiter& limiter, std::string& line) {
+    std::optional<uint64_t> suppressed = limiter.admit();
+    if (!suppressed) return LogLevel::kDebug;
+    line += suppressedSuffix(*suppressed);
+    return LogLevel::kWarn;
+  }
+  void logLimited(LogRateLimiter& limiter, std::string line) const {
+    const LogLevel level = limitedLevel(limiter, line);
+    log(level, line);
   }
   RawRequestHandler findHandler(const std::string& action) const {
     std::shared_lock<std::shared_mutex> lock(handlers_mu);
@@ -150,6 +164,22 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   mutable std::shared_mutex handlers_mu;
   std::unordered_map<std::string, RawRequestHandler> handlers;
   std::atomic<int64_t> next_request_id{1};
+
+  // The node-wide limits (see TransportOptions). The acceptor, its retry
+  // timer and the backoff live on accept_strand.
+  asio::strand<asio::io_context::executor_type> accept_strand{asio::make_strand(io)};
+  asio::steady_timer accept_timer{accept_strand};
+  AcceptBackoff accept_backoff;
+  size_t inbound_connections = 0;  // guarded by mu
+  InboundBudget inbound_budget{options.node_inbound_budget};
+  LogRateLimiter accept_log{std::chrono::seconds(1)};
+  LogRateLimiter reject_log{std::chrono::seconds(1)};
+  LogRateLimiter handshake_log{std::chrono::seconds(1)};
+  LogRateLimiter budget_log{std::chrono::seconds(1)};
+  std::atomic<uint64_t> accept_failures{0};
+  std::atomic<uint64_t> rejected_connections{0};
+  std::atomic<uint64_t> handshake_timeouts{0};
+  std::atomic<uint64_t> refused_frames{0};
 };
 
 class TcpConnection final : public Connection, public std::enable_shared_from_this<TcpConnection> {
@@ -162,19 +192,28 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
         socket_(std::move(socket)),
         strand_(asio::make_strand(service_->io)),
         deadline_(strand_),
+        handshake_timer_(strand_),
         direction_(direction),
-        decoder_(service_->options.max_frame_size),
+        decoder_(service_->options.max_frame_size, service_->options.recycler
+                                                       ? *service_->options.recycler
+                                                       : PageRecycler::defaultRecycler()),
         version_id_(service_->options.version.id()),
-        read_buffer_(kReadBufferSize) {
+        read_buffer_(new uint8_t[kReadBufferSize]) {
     error_code ec;
     tcp::endpoint local = socket_.local_endpoint(ec);
     tcp::endpoint remote = socket_.remote_endpoint(ec);
     description_ = (direction == Direction::kInbound ? "inbound " : "outbound ") +
                    endpointText(local) + " -> " + endpointText(remote);
+    if (direction == Direction::kInbound) {
+      decoder_.setAdmission([this](const FrameHeader& h) { return admitFrame(h); });
+    }
   }
 
   void start() {
-    asio::dispatch(strand_, [self = shared_from_this()] { self->doRead(); });
+    asio::dispatch(strand_, [self = shared_from_this()] {
+      self->armHandshakeTimer();
+      self->doRead();
+    });
   }
 
   TransportVersion version() const override { return TransportVersion(version_id_.load()); }
@@ -247,6 +286,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   void completeHandshake(TransportVersion agreed) {
     version_id_.store(agreed.id());
     handshake_done_ = true;
+    handshake_timer_.cancel();
   }
 
  private:
@@ -284,6 +324,56 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                  "] timed out after [" + std::to_string(call.timeout.count()) + "ms]")));
   }
 
+  void armHandshakeTimer() {
+    const std::chrono::milliseconds timeout = options().handshake_timeout;
+    if (direction_ != Direction::kInbound || timeout.count() <= 0) return;
+    handshake_timer_.expires_after(timeout);
+    handshake_timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) self->onHandshakeTimeout();
+    });
+  }
+
+  void onHandshakeTimeout() {
+    if (closed_ || handshake_done_) return;
+    ++service_->handshake_timeouts;
+    std::string reason = "handshake not completed within " +
+                         std::to_string(options().handshake_timeout.count()) + "ms (received " +
+                         std::to_string(bytes_received_.load()) + " bytes)";
+    const LogLevel level = service_->limitedLevel(service_->handshake_log, reason);
+    closeNow(reason, level);
+  }
+
+  // The decoder's admission hook: reserves the frame's declared size against
+  // the node's inbound budget before any of its content is stored. A refused
+  // request is answered now; its content is then dropped as it arrives.
+  bool admitFrame(const FrameHeader& h) {
+    if (closed_) return false;
+    InboundBudget& budget = service_->inbound_budget;
+    frame_lease_ = budget.tryAcquire(h.frameSize());
+    if (frame_lease_) return true;
+    ++service_->refused_frames;
+    const size_t would_be = budget.used() + h.frameSize();
+    // Worded as ES's in-flight-requests circuit breaker words it.
+    std::string message =
+        "[in_flight_requests] Data too large, data for [<transport_request>] would be [" +
+        std::to_string(would_be) + "/" + std::to_string(would_be) +
+        "b], which is larger than the limit of [" + std::to_string(budget.limit()) + "/" +
+        std::to_string(budget.limit()) + "b]";
+    service_->logLimited(service_->budget_log, "[" + description_ + "] refusing a frame of " +
+                                                   std::to_string(h.frameSize()) +
+                                                   " bytes (request id [" +
+                                                   std::to_string(h.request_id) + "]): " + message);
+    if (h.isRequest() && !h.isHandshake() && handshake_done_ &&
+        h.version_id == version_id_.load()) {
+      auto out = std::make_shared<BytesStreamOutput>();
+      writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception",
+                      message);
+      enqueue(std::move(out));
+    }
+    return false;
+  }
+
   void doRead() {
     if (closed_) return;
     // The rest of a large frame goes straight into its pages: one copy (the
@@ -300,7 +390,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       return;
     }
     socket_.async_read_some(
-        asio::buffer(read_buffer_),
+        asio::buffer(read_buffer_.get(), kReadBufferSize),
         asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
           self->onRead(ec, n, false);
         }));
@@ -327,7 +417,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       if (direct) {
         decoder_.commitContent(n, on_frame);
       } else {
-        decoder_.feed({read_buffer_.data(), n}, on_frame);
+        decoder_.feed({read_buffer_.get(), n}, on_frame);
       }
     } catch (const std::exception& e) {
       closeNow(e.what(), LogLevel::kWarn);
@@ -369,6 +459,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void handleFrame(DecodedFrame&& frame) {
     const FrameHeader& h = frame.header;
+    // Held until the frame is answered (a request hands it to its channel)
+    // or dropped.
+    InboundBudget::Lease lease = std::move(frame_lease_);
     if (h.isPing()) {
       ++pings_received_;
       return;
@@ -382,6 +475,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                           "]) on an outbound connection");
     }
     if (h.isHandshake()) {
+      if (frame.refused) throw ProtocolError("handshake refused: the node inbound budget is full");
       if (h.isRequest()) {
         handleHandshakeRequest(std::move(frame));
       } else {
@@ -398,8 +492,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                           " differs from the version agreed in the handshake, " +
                           version().toString());
     }
+    if (frame.refused) return;  // answered when its header arrived
     if (h.isRequest()) {
-      handleRequest(std::move(frame));
+      handleRequest(std::move(frame), std::move(lease));
     } else {
       handleResponse(std::move(frame));
     }
@@ -436,7 +531,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     enqueue(std::move(out));
   }
 
-  void handleRequest(DecodedFrame&& frame);
+  void handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease);
   void handleResponse(DecodedFrame&& frame) {
     const FrameHeader h = frame.header;
     std::optional<PendingCall> taken = takePending(h.request_id);
@@ -570,6 +665,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     service_->log(level, "closing connection [" + description_ + "]: " + reason);
     deadline_armed_ = false;
     deadline_.cancel();
+    handshake_timer_.cancel();
+    frame_lease_.reset();
     {
       std::unique_lock<std::shared_mutex> fd_lock(fd_mu_);
       error_code ignored;
@@ -600,13 +697,19 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   tcp::socket socket_;
   asio::strand<asio::io_context::executor_type> strand_;
   asio::steady_timer deadline_;
+  asio::steady_timer handshake_timer_;
   const Direction direction_;
   std::string description_;
 
   FrameDecoder decoder_;
   std::atomic<int32_t> version_id_;
   bool handshake_done_ = false;
-  std::vector<uint8_t> read_buffer_;
+  // The node budget held for the frame being received (strand only).
+  InboundBudget::Lease frame_lease_;
+  // Not zero-filled: its pages become resident only as reads fill them, so an
+  // idle connection does not cost kReadBufferSize of RSS (a zeroed buffer made
+  // 10,000 idle connections hold 2.5 GiB).
+  std::unique_ptr<uint8_t[]> read_buffer_;
   std::vector<asio::mutable_buffer> direct_buffers_;
 
   std::mutex pending_mu_;
@@ -641,12 +744,13 @@ namespace {
 class ChannelImpl final : public TransportChannel {
  public:
   ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id, std::string action,
-              TransportVersion version, size_t reserved)
+              TransportVersion version, size_t reserved, InboundBudget::Lease lease)
       : connection_(std::move(connection)),
         request_id_(request_id),
         action_(std::move(action)),
         version_(version),
-        reserved_(reserved) {}
+        reserved_(reserved),
+        lease_(std::move(lease)) {}
 
   ~ChannelImpl() override {
     if (responded_.load()) return;
@@ -707,6 +811,7 @@ class ChannelImpl final : public TransportChannel {
   }
   void finish(std::shared_ptr<BytesStreamOutput> frame) {
     connection_->releaseInFlight(reserved_);
+    lease_.reset();
     connection_->enqueue(std::move(frame));
   }
 
@@ -715,12 +820,13 @@ class ChannelImpl final : public TransportChannel {
   const std::string action_;
   const TransportVersion version_;
   const size_t reserved_;
+  InboundBudget::Lease lease_;  // the node budget of the request, until answered
   std::atomic<bool> responded_{false};
 };
 
 }  // namespace
 
-void TcpConnection::handleRequest(DecodedFrame&& frame) {
+void TcpConnection::handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease) {
   const FrameHeader h = frame.header;
   const size_t size = h.frameSize();
   const size_t budget = options().in_flight_budget;
@@ -749,7 +855,7 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
     throw;
   }
   auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id, message->action,
-                                               version(), size);
+                                               version(), size, std::move(lease));
   TransportService::RawRequestHandler handler = service_->findHandler(message->action);
   if (!handler) {
     channel->sendError("action_not_found_transport_exception",
@@ -772,27 +878,71 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
   }
 }
 
+// The accept loop runs on accept_strand: one accept outstanding at a time.
 void TransportService::Impl::doAccept() {
-  acceptor->async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+  acceptor->async_accept(io, [self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !self->acceptor->is_open()) return;
     if (ec) {
-      if (ec != asio::error::operation_aborted) {
-        self->log(LogLevel::kWarn, "accept failed: " + ec.message());
-        if (self->acceptor->is_open()) self->doAccept();
-      }
+      self->onAcceptError(ec);
       return;
     }
-    error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);
-    auto connection = std::make_shared<TcpConnection>(self, std::move(socket),
-                                                      TcpConnection::Direction::kInbound);
-    {
-      std::lock_guard<std::mutex> lock(self->mu);
-      if (self->stopped) return;
-      self->connections.insert(connection);
-    }
-    connection->start();
+    self->accept_backoff.reset();
+    self->onAccepted(std::move(socket));
     self->doAccept();
   });
+}
+
+// Out of descriptors (EMFILE, ENFILE) or kernel memory (ENOBUFS, ENOMEM) the
+// pending connection stays queued and an immediate retry fails again: wait,
+// longer each time, so closing connections can free what is missing.
+void TransportService::Impl::onAcceptError(const error_code& ec) {
+  ++accept_failures;
+  const std::chrono::milliseconds delay = accept_backoff.nextDelay();
+  logLimited(accept_log, "accept failed: " + ec.message() + "; retrying in " +
+                             std::to_string(delay.count()) + "ms");
+  accept_timer.expires_after(delay);
+  accept_timer.async_wait([self = shared_from_this()](const error_code& ec) {
+    if (!ec && self->acceptor->is_open()) self->doAccept();
+  });
+}
+
+void TransportService::Impl::onAccepted(tcp::socket socket) {
+  size_t open;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopped) return;
+    open = inbound_connections;
+  }
+  error_code ignored;
+  // Only this strand adds inbound connections, so the count can only fall
+  // between this check and the insert below.
+  if (open >= options.max_inbound_connections) {
+    ++rejected_connections;
+    const tcp::endpoint remote = socket.remote_endpoint(ignored);
+    socket.close(ignored);
+    logLimited(reject_log, "closing inbound connection from " + endpointText(remote) + ": " +
+                               std::to_string(open) +
+                               " inbound connections are open, the maximum "
+                               "(max_inbound_connections)");
+    return;
+  }
+  socket.set_option(tcp::no_delay(true), ignored);
+  auto connection = std::make_shared<TcpConnection>(shared_from_this(), std::move(socket),
+                                                    TcpConnection::Direction::kInbound);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopped) return;
+    connections.insert(connection);
+    ++inbound_connections;
+  }
+  connection->start();
+}
+
+void TransportService::Impl::removeConnection(const std::shared_ptr<TcpConnection>& c) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (connections.erase(c) != 0 && c->direction() == TcpConnection::Direction::kInbound) {
+    --inbound_connections;
+  }
 }
 
 void TransportService::Impl::stop() {
@@ -804,9 +954,10 @@ void TransportService::Impl::stop() {
     open.assign(connections.begin(), connections.end());
   }
   if (acceptor) {
-    asio::post(io, [this] {
+    asio::post(accept_strand, [this] {
       error_code ignored;
       acceptor->close(ignored);
+      accept_timer.cancel();
     });
   }
   for (auto& c : open) c->closeAsync("the node is shutting down", LogLevel::kDebug);
@@ -826,16 +977,30 @@ void TransportService::stop() { impl_->stop(); }
 
 const TransportOptions& TransportService::options() const { return impl_->options; }
 
+TransportStats TransportService::stats() const {
+  TransportStats stats;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    stats.inbound_connections = impl_->inbound_connections;
+  }
+  stats.inbound_bytes = impl_->inbound_budget.used();
+  stats.accept_failures = impl_->accept_failures.load();
+  stats.rejected_connections = impl_->rejected_connections.load();
+  stats.handshake_timeouts = impl_->handshake_timeouts.load();
+  stats.refused_frames = impl_->refused_frames.load();
+  return stats;
+}
+
 uint16_t TransportService::listen(const std::string& host, uint16_t port) {
   tcp::endpoint endpoint(asio::ip::make_address(host), port);
-  auto acceptor = std::make_unique<tcp::acceptor>(impl_->io);
+  auto acceptor = std::make_unique<tcp::acceptor>(impl_->accept_strand);
   acceptor->open(endpoint.protocol());
   acceptor->set_option(tcp::acceptor::reuse_address(true));
   acceptor->bind(endpoint);
   acceptor->listen();
   uint16_t bound = acceptor->local_endpoint().port();
   impl_->acceptor = std::move(acceptor);
-  impl_->doAccept();
+  asio::post(impl_->accept_strand, [impl = impl_] { impl->doAccept(); });
   impl_->log(LogLevel::kDebug, "listening on " + host + ":" + std::to_string(bound));
   return bound;
 }

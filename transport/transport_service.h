@@ -33,6 +33,17 @@
 // connection's in-flight bytes past in_flight_budget is answered with a
 // circuit_breaking_exception error and not run.
 //
+// Node-wide limits keep a hostile or broken peer from exhausting the node:
+// a failing accept (out of file descriptors, ...) backs off from 10 ms to 1 s
+// and logs at most one WARN a second; an inbound connection past
+// max_inbound_connections is closed at once; one that has not completed the
+// handshake within handshake_timeout is closed; and a frame whose declared
+// size would take the bytes held for inbound frames, across all connections,
+// past node_inbound_budget is refused as soon as its header is in (a request
+// is answered with circuit_breaking_exception, its body dropped unbuffered as
+// it arrives). The WARN lines of these refusals are rate-limited to one a
+// second each (the rest go to DEBUG, counted in the next WARN).
+//
 // Thread-safety: all methods are thread-safe. Lifetime: the destructor closes
 // every connection (failing their pending calls) and joins the I/O threads;
 // it must not run on an I/O thread. Connections and channels may outlive the
@@ -54,6 +65,10 @@
 #include "stream/writeable.h"
 #include "transport/transport_errors.h"
 
+namespace wirestream {
+class PageRecycler;
+}
+
 namespace wirestream::transport {
 
 enum class LogLevel { kDebug, kInfo, kWarn };
@@ -69,12 +84,37 @@ struct TransportOptions {
   std::chrono::milliseconds read_deadline{30000};
   // Per inbound connection: request bytes accepted and not yet answered.
   size_t in_flight_budget = 512 * 1024 * 1024;
+  // Node-wide, over every inbound connection: bytes of frames partially
+  // received or received and not yet answered, each counted at its declared
+  // size from the moment its header is in.
+  size_t node_inbound_budget = size_t{1} << 30;
+  // Inbound connections open at once; a connection past it is closed at once.
+  size_t max_inbound_connections = 10000;
+  // Time an inbound connection has to complete the handshake; zero: no limit.
+  std::chrono::milliseconds handshake_timeout{10000};
+  // Pages received frames are stored in; null: PageRecycler::defaultRecycler().
+  // It must outlive the service. Its retained cap bounds the free pages kept
+  // after a burst; the rest go back to the system.
+  PageRecycler* recycler = nullptr;
   // LZ4-compress request and response bodies this node sends (status 0x04).
   bool compress = false;
   int io_threads = 1;
   std::chrono::milliseconds connect_timeout{10000};
   // Receives every log line; the default prints WARN and INFO to stderr.
   std::function<void(LogLevel, const std::string&)> logger;
+};
+
+// Counters of the node-wide limits, for monitoring and tests.
+struct TransportStats {
+  size_t inbound_connections = 0;
+  // Bytes held against node_inbound_budget.
+  size_t inbound_bytes = 0;
+  uint64_t accept_failures = 0;
+  // Connections closed at once: max_inbound_connections was reached.
+  uint64_t rejected_connections = 0;
+  uint64_t handshake_timeouts = 0;
+  // Frames refused because of node_inbound_budget.
+  uint64_t refused_frames = 0;
 };
 
 // One TCP connection to or from another node.
@@ -199,6 +239,7 @@ class TransportService {
                       FailureCallback on_failure, std::chrono::milliseconds timeout);
 
   const TransportOptions& options() const;
+  TransportStats stats() const;
   // Closes every connection and stops the I/O threads (the destructor does).
   void stop();
 
