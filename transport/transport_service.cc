@@ -29,6 +29,7 @@
 #include <cstring>
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <deque>
 #include <iostream>
 #include <mutex>
@@ -45,6 +46,8 @@
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
 #include "transport/inbound_message.h"
+#include "transport/net_stream.h"
+#include "transport/tls.h"
 
 namespace wirestream::transport {
 
@@ -116,6 +119,7 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
       };
     }
     if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
+    if (options.tls) tls_context = tls::makeContext(*options.tls);
     guard.emplace(io.get_executor());
     for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { io.run(); });
   }
@@ -140,6 +144,7 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   void stop();
 
   TransportOptions options;
+  std::unique_ptr<asio::ssl::context> tls_context;  // set when options.tls is
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
   std::vector<std::thread> threads;
@@ -159,9 +164,11 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   TcpConnection(std::shared_ptr<TransportService::Impl> service, tcp::socket socket,
                 Direction direction)
       : service_(std::move(service)),
-        socket_(std::move(socket)),
+        stream_(std::move(socket), service_->tls_context.get()),
+        socket_(stream_.socket()),
         strand_(asio::make_strand(service_->io)),
         deadline_(strand_),
+        tls_deadline_(strand_),
         direction_(direction),
         decoder_(service_->options.max_frame_size),
         version_id_(service_->options.version.id()),
@@ -174,7 +181,24 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
   void start() {
-    asio::dispatch(strand_, [self = shared_from_this()] { self->doRead(); });
+    asio::dispatch(strand_, [self = shared_from_this()] {
+      if (self->stream_.isTls()) {
+        self->startTls();
+      } else {
+        self->doRead();
+      }
+    });
+  }
+
+  // The host an outbound TLS connection verifies the peer's certificate
+  // against (kFull); set before start().
+  void setTlsPeerHost(std::string host) { tls_peer_host_ = std::move(host); }
+
+  // OpenSSL's reason if the TLS handshake failed or the peer refused it
+  // before the transport handshake completed; "" otherwise.
+  std::string tlsFailure() {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    return tls_failure_;
   }
 
   TransportVersion version() const override { return TransportVersion(version_id_.load()); }
@@ -292,14 +316,14 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
       direct_buffers_.clear();
       for (std::span<uint8_t> s : space) direct_buffers_.emplace_back(s.data(), s.size());
-      socket_.async_read_some(
+      stream_.asyncReadSome(
           direct_buffers_,
           asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
             self->onRead(ec, n, true);
           }));
       return;
     }
-    socket_.async_read_some(
+    stream_.asyncReadSome(
         asio::buffer(read_buffer_),
         asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
           self->onRead(ec, n, false);
@@ -308,6 +332,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void onRead(const error_code& ec, size_t n, bool direct) {
     if (closed_) return;
+    if (ec && tls::isTlsError(ec) && ec != asio::ssl::error::stream_truncated) {
+      // Garbage, a forged record, a renegotiation attempt, or (TLS 1.3) the
+      // peer refusing our certificate after our side of the handshake.
+      failTls("TLS read failed", ec);
+      return;
+    }
     if (ec) {
       std::string reason = ec == asio::error::eof ? "the peer closed the connection"
                                                   : "read failed: " + ec.message();
@@ -484,6 +514,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // rest continues on the strand once the socket is writable. Only the
   // writer (writer_active_) touches writing_frames_ and iov_.
   void drainWrites() {
+    if (stream_.isTls()) {
+      // An SSL object takes one operation at a time: TLS writes run on the
+      // strand, in order, as one async_write per batch.
+      asio::post(strand_, [self = shared_from_this()] { self->writeTls(); });
+      return;
+    }
     while (true) {
       if (iov_next_ == iov_.size()) {
         writing_frames_.clear();
@@ -499,19 +535,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
           }
           return;
         }
-        size_t bytes = 0;
-        while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
-               bytes < kMaxBytesPerWrite) {
-          std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
-          write_queue_.pop_front();
-          // The frame's own pages, no flattening copy.
-          const BytesReference bytes_ref = frame->bytes();
-          for (BytesReference::Piece piece : bytes_ref.pieces()) {
-            iov_.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
-          }
-          bytes += frame->size();
-          writing_frames_.push_back(std::move(frame));
-        }
+        takeWriteBatch([this](const uint8_t* data, size_t size) {
+          iov_.push_back({const_cast<uint8_t*>(data), size});
+        });
       }
       ssize_t n;
       {
@@ -549,6 +575,113 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                  LogLevel::kWarn);
       return;
     }
+  }
+
+  // Moves one write's worth of queued frames into writing_frames_, handing
+  // each page to add_piece (the frame's own pages, no flattening copy).
+  // write_mu_ held, queue not empty.
+  template <class AddPiece>
+  void takeWriteBatch(AddPiece add_piece) {
+    size_t bytes = 0;
+    while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
+           bytes < kMaxBytesPerWrite) {
+      std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
+      write_queue_.pop_front();
+      const BytesReference bytes_ref = frame->bytes();
+      for (BytesReference::Piece piece : bytes_ref.pieces()) add_piece(piece.data(), piece.size());
+      bytes += frame->size();
+      writing_frames_.push_back(std::move(frame));
+    }
+  }
+
+  // The TLS writer, on the strand: one batch at a time through the SSL
+  // stream; the next batch starts when this one is written. Waits for the
+  // TLS handshake (startTls resumes it).
+  void writeTls() {
+    if (closed_ || !tls_ready_ || tls_writing_) return;
+    writing_frames_.clear();
+    tls_buffers_.clear();
+    {
+      std::unique_lock<std::mutex> lock(write_mu_);
+      if (write_queue_.empty()) {
+        writer_active_ = false;
+        if (close_after_flush_) {
+          std::string reason = flush_close_reason_;
+          lock.unlock();
+          closeNow(reason, LogLevel::kWarn);
+        }
+        return;
+      }
+      takeWriteBatch(
+          [this](const uint8_t* data, size_t size) { tls_buffers_.emplace_back(data, size); });
+    }
+    tls_writing_ = true;
+    asio::async_write(
+        stream_.tls(), tls_buffers_,
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
+          self->tls_writing_ = false;
+          if (self->closed_) return;
+          if (ec) {
+            self->failTls("TLS write failed", ec);
+            return;
+          }
+          self->bytes_sent_ += n;
+          self->writeTls();
+        }));
+  }
+
+  // TLS handshake first, bounded by a deadline on the accepting side (the
+  // connecting side's is connect_timeout, on its handshake call).
+  void startTls() {
+    SSL* ssl = stream_.tls().native_handle();
+    const TlsOptions& tls_options = *options().tls;
+    const bool outbound = direction_ == Direction::kOutbound;
+    try {
+      if (outbound) {
+        tls::configureClient(ssl, tls_options, tls_peer_host_);
+      } else {
+        tls::configureServer(ssl, tls_options);
+      }
+    } catch (const std::exception& e) {
+      closeNow(e.what(), LogLevel::kWarn);
+      return;
+    }
+    if (!outbound) {
+      // read_deadline bounds it until the transport has a handshake timeout.
+      tls_deadline_.expires_after(options().read_deadline);
+      tls_deadline_.async_wait([weak = weak_from_this()](const error_code& ec) {
+        if (ec) return;
+        auto self = weak.lock();
+        if (!self || self->closed_ || self->tls_ready_) return;
+        self->closeNow("TLS handshake not completed within " +
+                           std::to_string(self->options().read_deadline.count()) + "ms",
+                       LogLevel::kWarn);
+      });
+    }
+    stream_.tls().async_handshake(
+        outbound ? asio::ssl::stream_base::client : asio::ssl::stream_base::server,
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec) {
+          if (self->closed_) return;
+          self->tls_deadline_.cancel();
+          if (ec) {
+            self->failTls("TLS handshake failed", ec);
+            return;
+          }
+          self->tls_ready_ = true;
+          self->doRead();
+          self->writeTls();
+        }));
+  }
+
+  // Closes with one WARN naming the peer and OpenSSL's reason; before the
+  // transport handshake the reason is kept for connect() to throw.
+  void failTls(const std::string& what, const error_code& ec) {
+    const std::string reason = tls::failureReason(ec, stream_.tls().native_handle());
+    if (!handshake_done_) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      tls_failure_ = reason;
+    }
+    closeNow(what + ": " + reason, LogLevel::kWarn);
   }
 
   void waitWritable() {
@@ -597,9 +730,15 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
   std::shared_ptr<TransportService::Impl> service_;
-  tcp::socket socket_;
+  NetStream stream_;
+  tcp::socket& socket_;  // stream_'s TCP socket
   asio::strand<asio::io_context::executor_type> strand_;
   asio::steady_timer deadline_;
+  asio::steady_timer tls_deadline_;
+  std::string tls_peer_host_;
+  bool tls_ready_ = false;                       // the strand's
+  bool tls_writing_ = false;                     // the strand's
+  std::vector<asio::const_buffer> tls_buffers_;  // the strand's
   const Direction direction_;
   std::string description_;
 
@@ -613,6 +752,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   std::unordered_map<int64_t, PendingCall> pending_;  // guarded by pending_mu_
   bool pending_closed_ = false;                       // guarded by pending_mu_
   std::string close_reason_;                          // guarded by pending_mu_
+  std::string tls_failure_;                           // guarded by pending_mu_
 
   std::mutex write_mu_;
   std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;      // guarded by write_mu_
@@ -827,6 +967,7 @@ void TransportService::stop() { impl_->stop(); }
 const TransportOptions& TransportService::options() const { return impl_->options; }
 
 uint16_t TransportService::listen(const std::string& host, uint16_t port) {
+  if (impl_->options.tls) tls::checkCanAccept(*impl_->options.tls);
   tcp::endpoint endpoint(asio::ip::make_address(host), port);
   auto acceptor = std::make_unique<tcp::acceptor>(impl_->io);
   acceptor->open(endpoint.protocol());
@@ -859,6 +1000,7 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   socket.set_option(tcp::no_delay(true), ec);
   auto connection = std::make_shared<TcpConnection>(impl_, std::move(socket),
                                                     TcpConnection::Direction::kOutbound);
+  connection->setTlsPeerHost(host);
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stopped) throw ConnectTransportError("[" + target + "] the service is stopped");
@@ -897,6 +1039,10 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
     handshake.get();
   } catch (const std::exception& e) {
     connection->close();
+    std::string tls_reason = connection->tlsFailure();
+    if (!tls_reason.empty()) {
+      throw TlsHandshakeError("[" + target + "] TLS handshake failed: " + tls_reason, tls_reason);
+    }
     throw ConnectTransportError("[" + target + "] handshake failed: " + e.what());
   }
   return connection;

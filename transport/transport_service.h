@@ -45,6 +45,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -52,6 +53,7 @@
 #include "stream/stream_input.h"
 #include "stream/transport_version.h"
 #include "stream/writeable.h"
+#include "transport/tls_options.h"
 #include "transport/transport_errors.h"
 
 namespace wirestream::transport {
@@ -75,6 +77,8 @@ struct TransportOptions {
   std::chrono::milliseconds connect_timeout{10000};
   // Receives every log line; the default prints WARN and INFO to stderr.
   std::function<void(LogLevel, const std::string&)> logger;
+  // Mutual TLS on every connection of this node; unset = plaintext.
+  std::optional<TlsOptions> tls;
 };
 
 // One TCP connection to or from another node.
