@@ -100,8 +100,8 @@ std::unique_ptr<asio::ssl::context> makeContext(const TlsOptions& options) {
   ERR_clear_error();
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION);
-  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
-                               SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_options(
+      ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   if (SSL_CTX_set_cipher_list(ctx, options.cipher_list.c_str()) != 1) {
     ERR_clear_error();
     throw std::invalid_argument("TLS cipher_list [" + options.cipher_list +
@@ -126,8 +126,7 @@ std::unique_ptr<asio::ssl::context> makeContext(const TlsOptions& options) {
   const bool verifies = options.verification_mode != Mode::kNone;
   if (!options.certificate_authorities.empty()) {
     checkReadable("certificate_authorities", options.certificate_authorities);
-    if (SSL_CTX_load_verify_locations(ctx, options.certificate_authorities.c_str(), nullptr) !=
-        1) {
+    if (SSL_CTX_load_verify_locations(ctx, options.certificate_authorities.c_str(), nullptr) != 1) {
       throwConfig("certificate_authorities", options.certificate_authorities,
                   "holds no usable PEM certificate (" + takeOpenSslErrors() + ")");
     }

@@ -20,7 +20,8 @@ struct TlsOptions {
   std::string key_passphrase;           // optional, for an encrypted key
   std::string certificate_authorities;  // PEM file: the CAs that sign peers
   enum class VerificationMode { kFull, kCertificate, kNone };
-  VerificationMode verification_mode = VerificationMode::kFull;  // full = chain + host name / IP SAN
+  VerificationMode verification_mode =
+      VerificationMode::kFull;  // full = chain + host name / IP SAN
   enum class ClientAuth { kRequired, kOptional, kNone };
   ClientAuth client_authentication = ClientAuth::kRequired;  // the accepting side
 

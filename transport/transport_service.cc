@@ -21,6 +21,8 @@
 // fd_mu_ exclusively so no sendmsg can run on a closed (reused) fd number.
 #include "transport/transport_service.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -664,7 +666,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
           if (self->closed_) return;
           self->tls_deadline_.cancel();
           if (ec) {
-            self->failTls("TLS handshake failed", ec);
+            // A record header that is not TLS: most likely a plaintext peer.
+            const bool plaintext = ec.category() == asio::error::get_ssl_category() &&
+                                   ERR_GET_REASON(ec.value()) == SSL_R_WRONG_VERSION_NUMBER;
+            self->failTls(
+                plaintext ? "TLS handshake failed (a plaintext peer?)" : "TLS handshake failed",
+                ec);
             return;
           }
           self->tls_ready_ = true;

@@ -22,16 +22,28 @@
 namespace wirestream::transport::testing {
 
 struct TlsCerts {
+  template <class Edit>
+  static CertSpec spec(Edit edit) {
+    CertSpec s;
+    edit(s);
+    return s;
+  }
+
   TempDir dir;
   CertAuthority ca{dir.path(), "ca"};
   CertAuthority other_ca{dir.path(), "other-ca"};
   IssuedFiles server = ca.issue("server", {});
   IssuedFiles client = ca.issue("client", {});
-  IssuedFiles expired =
-      ca.issue("expired", {.not_before = -std::chrono::hours(48), .not_after = -std::chrono::hours(24)});
-  IssuedFiles wrong_san =
-      ca.issue("wrong-san", {.ip_addresses = {"10.9.8.7"}, .dns_names = {"elsewhere.example"}});
-  IssuedFiles encrypted = ca.issue("encrypted", {.key_passphrase = "s3cret"});
+  IssuedFiles expired = ca.issue("expired", spec([](CertSpec& s) {
+                                   s.not_before = -std::chrono::hours(48);
+                                   s.not_after = -std::chrono::hours(24);
+                                 }));
+  IssuedFiles wrong_san = ca.issue("wrong-san", spec([](CertSpec& s) {
+                                     s.ip_addresses = {"10.9.8.7"};
+                                     s.dns_names = {"elsewhere.example"};
+                                   }));
+  IssuedFiles encrypted =
+      ca.issue("encrypted", spec([](CertSpec& s) { s.key_passphrase = "s3cret"; }));
   IssuedFiles foreign = other_ca.issue("foreign", {});
 
   // Options for a node presenting `node`, trusting `ca`.

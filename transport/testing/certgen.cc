@@ -93,8 +93,7 @@ void writeKey(EVP_PKEY* key, const std::string& path, const std::string& passphr
     ::chmod(path.c_str(), 0600);
     const EVP_CIPHER* cipher = passphrase.empty() ? nullptr : EVP_aes_256_cbc();
     if (PEM_write_bio_PKCS8PrivateKey(bio.get(), key, cipher, passphrase.data(),
-                                      static_cast<int>(passphrase.size()), nullptr,
-                                      nullptr) != 1) {
+                                      static_cast<int>(passphrase.size()), nullptr, nullptr) != 1) {
       fail("cannot write [" + path + "]");
     }
   }
@@ -125,8 +124,8 @@ struct CertAuthority::State {
 CertAuthority::CertAuthority(const std::string& dir, const std::string& name)
     : dir_(dir), certificate_file_(dir + "/" + name + ".crt"), state_(std::make_unique<State>()) {
   state_->key = newKey();
-  state_->cert = newCertificate(state_->key.get(), name, -std::chrono::hours(1),
-                                std::chrono::hours(24 * 30));
+  state_->cert =
+      newCertificate(state_->key.get(), name, -std::chrono::hours(1), std::chrono::hours(24 * 30));
   X509* cert = state_->cert.get();
   X509_set_issuer_name(cert, X509_get_subject_name(cert));
   addExtension(cert, cert, NID_basic_constraints, "critical,CA:TRUE");

@@ -1,0 +1,376 @@
+// TransportService over mutual TLS on loopback: round trips of 1 B to 4 MiB,
+// each verification and client-authentication mode, and every refusal: one
+// WARN on the refusing node naming the peer and OpenSSL's reason, a typed
+// error on the connecting side, and the node still serving others. Every
+// wait is bounded.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+#include "tests/transport/test_support.h"
+#include "tests/transport/tls_fixture.h"
+#include "transport/transport_service.h"
+
+namespace wirestream::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Blob;
+using testing::IssuedFiles;
+using testing::LogCapture;
+using testing::RawServer;
+using testing::RawSocket;
+using testing::RawTlsClient;
+using testing::TlsCerts;
+using Mode = TlsOptions::VerificationMode;
+using ClientAuth = TlsOptions::ClientAuth;
+
+Blob readBlob(StreamInput& in) { return Blob(in); }
+
+std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + i * 31);
+  return v;
+}
+
+class TlsTransportTest : public ::testing::Test {
+ protected:
+  const TlsCerts& certs = TlsCerts::get();
+
+  TransportOptions serverOptions(std::optional<TlsOptions> tls) {
+    TransportOptions o;
+    o.node_name = "server";
+    o.logger = server_log.logger();
+    o.io_threads = 2;
+    o.tls = std::move(tls);
+    return o;
+  }
+  TransportOptions clientOptions(std::optional<TlsOptions> tls) {
+    TransportOptions o;
+    o.node_name = "client";
+    o.logger = client_log.logger();
+    o.tls = std::move(tls);
+    return o;
+  }
+  void startServer(TransportOptions o) {
+    server = std::make_unique<TransportService>(std::move(o));
+    server->registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
+    port = server->listen("127.0.0.1", 0);
+  }
+  void startServer() { startServer(serverOptions(certs.options(certs.server))); }
+
+  // Connects with `tls` and expects a TlsHandshakeError whose reason
+  // contains `reason`.
+  void expectRefused(const TlsOptions& tls, const std::string& reason) {
+    TransportService client(clientOptions(tls));
+    try {
+      client.connect("127.0.0.1", port);
+      ADD_FAILURE() << "connected; expected a refusal with [" << reason << "]";
+    } catch (const TlsHandshakeError& e) {
+      EXPECT_NE(e.reason().find(reason), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(e.reason()), std::string::npos) << e.what();
+      EXPECT_EQ(e.type(), "connect_transport_exception");
+    }
+  }
+
+  // The server refused one connection with one WARN naming the peer (an
+  // inbound connection's description) and `reason`.
+  void expectServerWarned(const std::string& reason) {
+    std::string line = server_log.waitFor({"WARN", "inbound 127.0.0.1:", reason});
+    EXPECT_FALSE(line.empty()) << "no WARN with [" << reason << "]";
+    EXPECT_EQ(server_log.count(reason), 1u);
+  }
+
+  // A fresh mutual-TLS client still gets answers: the server kept serving.
+  void expectServerStillServes() {
+    TransportService other(clientOptions(certs.options(certs.client)));
+    auto c = other.connect("127.0.0.1", port);
+    Blob r = other.submitRequest(c, "echo", Blob({1, 2, 3}), readBlob, 5s).get();
+    EXPECT_EQ(r.bytes, (std::vector<uint8_t>{1, 2, 3}));
+  }
+
+  LogCapture server_log;
+  LogCapture client_log;
+  std::unique_ptr<TransportService> server;
+  uint16_t port = 0;
+};
+
+TEST_F(TlsTransportTest, MutualTlsRoundTripsOneByteToFourMebibytes) {
+  startServer();
+  TransportService client(clientOptions(certs.options(certs.client)));
+  auto conn = client.connect("127.0.0.1", port);
+  EXPECT_EQ(conn->version(), TransportVersion::current());
+  for (size_t size : {size_t{1}, size_t{100}, size_t{16383}, size_t{16385}, size_t{65536},
+                      size_t{1} << 20, size_t{4} << 20}) {
+    Blob r = client.submitRequest(conn, "echo", Blob(pattern(size, 7)), readBlob, 10s).get();
+    EXPECT_EQ(r.bytes, pattern(size, 7)) << size;
+  }
+  EXPECT_EQ(server_log.count("WARN"), 0u);
+  EXPECT_EQ(client_log.count("WARN"), 0u);
+}
+
+TEST_F(TlsTransportTest, ConcurrentRequestsFromSeveralThreads) {
+  startServer();
+  TransportService client(clientOptions(certs.options(certs.client)));
+  auto conn = client.connect("127.0.0.1", port);
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        size_t size = static_cast<size_t>((t * 7919 + i * 104729) % 200000);
+        auto seed = static_cast<uint8_t>(t * 20 + i);
+        Blob r = client.submitRequest(conn, "echo", Blob(pattern(size, seed)), readBlob, 10s).get();
+        if (r.bytes == pattern(size, seed)) ++ok;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), 80);
+}
+
+TEST_F(TlsTransportTest, CompressedBodiesOverTls) {
+  TransportOptions so = serverOptions(certs.options(certs.server));
+  so.compress = true;
+  startServer(std::move(so));
+  TransportOptions co = clientOptions(certs.options(certs.client));
+  co.compress = true;
+  TransportService client(std::move(co));
+  auto conn = client.connect("127.0.0.1", port);
+  std::vector<uint8_t> body(1 << 20, 'a');
+  EXPECT_EQ(client.submitRequest(conn, "echo", Blob(body), readBlob, 10s).get().bytes, body);
+}
+
+TEST_F(TlsTransportTest, EncryptedKeyWithItsPassphraseServes) {
+  TlsOptions tls = certs.options(certs.encrypted);
+  tls.key_passphrase = "s3cret";
+  startServer(serverOptions(tls));
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, PlaintextPeerIsRefused) {
+  startServer();
+  TransportService client(clientOptions(std::nullopt));
+  EXPECT_THROW(client.connect("127.0.0.1", port), ConnectTransportError);
+  expectServerWarned("TLS handshake failed");
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, TlsClientOfAPlaintextNodeGetsATlsError) {
+  startServer(serverOptions(std::nullopt));
+  TransportService client(clientOptions(certs.options(certs.client)));
+  EXPECT_THROW(client.connect("127.0.0.1", port), TlsHandshakeError);
+  // The plaintext node sees a frame that is not 'E' 'S' and keeps serving.
+  EXPECT_FALSE(server_log.waitFor({"WARN", "inbound 127.0.0.1:"}).empty());
+  TransportService plain(clientOptions(std::nullopt));
+  auto c = plain.connect("127.0.0.1", port);
+  EXPECT_EQ(plain.submitRequest(c, "echo", Blob({9}), readBlob, 5s).get().bytes,
+            std::vector<uint8_t>{9});
+}
+
+TEST_F(TlsTransportTest, ServerCertificateFromAnotherCaIsRefused) {
+  TlsOptions tls = certs.options(certs.foreign);
+  tls.certificate_authorities = certs.ca.certificateFile();
+  startServer(serverOptions(tls));
+  expectRefused(certs.options(certs.client), "unable to get local issuer certificate");
+  expectServerWarned("TLS handshake failed");
+}
+
+TEST_F(TlsTransportTest, ClientCertificateFromAnotherCaIsRefused) {
+  startServer();
+  expectRefused(certs.options(certs.foreign), "unknown ca");
+  expectServerWarned("unable to get local issuer certificate");
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, ExpiredServerCertificateIsRefused) {
+  startServer(serverOptions(certs.options(certs.expired)));
+  expectRefused(certs.options(certs.client), "certificate has expired");
+  expectServerWarned("TLS handshake failed");
+}
+
+TEST_F(TlsTransportTest, ExpiredClientCertificateIsRefused) {
+  startServer();
+  expectRefused(certs.options(certs.expired), "certificate expired");
+  expectServerWarned("certificate has expired");
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, WrongIpAddressIsRefusedUnderFullVerification) {
+  startServer(serverOptions(certs.options(certs.wrong_san)));
+  expectRefused(certs.options(certs.client), "IP address mismatch");
+  expectServerWarned("TLS handshake failed");
+}
+
+TEST_F(TlsTransportTest, CertificateVerificationDoesNotCheckTheIpAddress) {
+  startServer(serverOptions(certs.options(certs.wrong_san)));
+  TlsOptions tls = certs.options(certs.client);
+  tls.verification_mode = Mode::kCertificate;
+  TransportService client(clientOptions(tls));
+  auto c = client.connect("127.0.0.1", port);
+  EXPECT_EQ(client.submitRequest(c, "echo", Blob({5}), readBlob, 5s).get().bytes,
+            std::vector<uint8_t>{5});
+  // ... but still the chain: another CA's certificate is refused.
+  server.reset();
+  TlsOptions foreign = certs.options(certs.foreign);
+  startServer(serverOptions(foreign));
+  expectRefused(tls, "unable to get local issuer certificate");
+}
+
+TEST_F(TlsTransportTest, NoVerificationAcceptsAnyCertificate) {
+  TlsOptions server_tls = certs.options(certs.foreign);
+  server_tls.verification_mode = Mode::kNone;
+  startServer(serverOptions(server_tls));
+  TlsOptions tls = certs.options(certs.expired);
+  tls.verification_mode = Mode::kNone;
+  TransportService client(clientOptions(tls));
+  auto c = client.connect("127.0.0.1", port);
+  EXPECT_EQ(client.submitRequest(c, "echo", Blob({6}), readBlob, 5s).get().bytes,
+            std::vector<uint8_t>{6});
+}
+
+TEST_F(TlsTransportTest, MissingClientCertificateIsRefusedWhenRequired) {
+  startServer();
+  TlsOptions tls;
+  tls.certificate_authorities = certs.ca.certificateFile();
+  expectRefused(tls, "certificate required");
+  expectServerWarned("peer did not return a certificate");
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, ClientCertificateOptionalOrNotAsked) {
+  for (ClientAuth auth : {ClientAuth::kOptional, ClientAuth::kNone}) {
+    TlsOptions server_tls = certs.options(certs.server);
+    server_tls.client_authentication = auth;
+    startServer(serverOptions(server_tls));
+    TlsOptions anonymous;
+    anonymous.certificate_authorities = certs.ca.certificateFile();
+    TransportService client(clientOptions(anonymous));
+    auto c = client.connect("127.0.0.1", port);
+    EXPECT_EQ(client.submitRequest(c, "echo", Blob({7}), readBlob, 5s).get().bytes,
+              std::vector<uint8_t>{7});
+    server.reset();
+  }
+  // Optional still checks a certificate that is sent.
+  TlsOptions server_tls = certs.options(certs.server);
+  server_tls.client_authentication = ClientAuth::kOptional;
+  startServer(serverOptions(server_tls));
+  expectRefused(certs.options(certs.foreign), "unknown ca");
+}
+
+TEST_F(TlsTransportTest, TlsHandshakeCountsAgainstConnectTimeout) {
+  RawServer silent;  // accepts, never answers the ClientHello
+  TransportOptions o = clientOptions(certs.options(certs.client));
+  o.connect_timeout = 300ms;
+  TransportService client(std::move(o));
+  auto start = std::chrono::steady_clock::now();
+  std::thread accepter([&] {
+    RawSocket s = silent.accept();
+    s.waitClosed(10s);
+  });
+  EXPECT_THROW(client.connect("127.0.0.1", silent.port()), ConnectTransportError);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  accepter.join();
+}
+
+TEST_F(TlsTransportTest, SilentPeerIsClosedByTheServerHandshakeDeadline) {
+  TransportOptions o = serverOptions(certs.options(certs.server));
+  o.read_deadline = 200ms;
+  startServer(std::move(o));
+  RawSocket s = RawSocket::connectTo(port);
+  EXPECT_TRUE(s.waitClosed(5s));
+  expectServerWarned("TLS handshake not completed within 200ms");
+  expectServerStillServes();
+}
+
+// A raw TLS client that completed the transport handshake.
+std::unique_ptr<RawTlsClient> handshakenTlsClient(uint16_t port, const TlsCerts& certs,
+                                                  int max_version = TLS1_3_VERSION) {
+  auto c = std::make_unique<RawTlsClient>(port, certs.client, certs.ca.certificateFile(),
+                                          max_version);
+  c->write(testing::handshakeRequest(1, TransportVersion::current()));
+  DecodedFrame f = c->readFrame();
+  if (!f.header.isHandshake() || !f.header.isResponse()) throw std::runtime_error("no handshake");
+  return c;
+}
+
+TEST_F(TlsTransportTest, RawTlsClientIsServed) {
+  startServer();
+  auto c = handshakenTlsClient(port, certs);
+  c->write(testing::requestFrame(2, "echo", Blob({4, 2})));
+  DecodedFrame f = c->readFrame();
+  EXPECT_EQ(f.header.request_id, 2);
+  EXPECT_FALSE(f.header.isError());
+}
+
+TEST_F(TlsTransportTest, GarbageAfterTheTlsHandshakeClosesOnlyThatConnection) {
+  startServer();
+  auto c = handshakenTlsClient(port, certs);
+  // Plain bytes where a TLS record belongs.
+  c->socket().write(std::vector<uint8_t>(64, 0x45));
+  EXPECT_TRUE(c->waitClosed(5s));
+  expectServerWarned("TLS read failed");
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, ForgedRecordClosesOnlyThatConnection) {
+  startServer();
+  auto c = handshakenTlsClient(port, certs);
+  // An application-data record whose authentication tag cannot verify.
+  std::vector<uint8_t> record = {0x17, 0x03, 0x03, 0x00, 0x40};
+  record.resize(5 + 0x40, 0xAB);
+  c->socket().write(record);
+  EXPECT_TRUE(c->waitClosed(5s));
+  expectServerWarned("TLS read failed");
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, TruncatedRecordClosesOnlyThatConnection) {
+  startServer();
+  {
+    auto c = handshakenTlsClient(port, certs);
+    // The header of a 16 KiB record, a few of its bytes, then FIN.
+    c->socket().write(std::vector<uint8_t>{0x17, 0x03, 0x03, 0x40, 0x00, 1, 2, 3});
+    ::shutdown(c->socket().fd(), SHUT_WR);
+    EXPECT_TRUE(c->waitClosed(5s));
+  }
+  EXPECT_FALSE(server_log.waitFor({"closing connection [inbound 127.0.0.1:"}).empty());
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, RenegotiationClosesOnlyThatConnection) {
+  startServer();
+  auto c = handshakenTlsClient(port, certs, TLS1_2_VERSION);
+  ASSERT_EQ(SSL_version(c->ssl()), TLS1_2_VERSION);
+  ASSERT_EQ(SSL_renegotiate(c->ssl()), 1);
+  // The server answers the new ClientHello with no_renegotiation; the client
+  // gives up with a fatal alert, and the server closes.
+  EXPECT_NE(SSL_do_handshake(c->ssl()), 1);
+  RawTlsClient::lastError();
+  EXPECT_TRUE(c->waitClosed(5s));
+  EXPECT_FALSE(server_log.waitFor({"WARN", "inbound 127.0.0.1:", "TLS read failed"}).empty());
+  expectServerStillServes();
+}
+
+TEST_F(TlsTransportTest, OnlyTls12AndTls13AreSpoken) {
+  startServer();
+  auto c = handshakenTlsClient(port, certs);
+  EXPECT_EQ(SSL_version(c->ssl()), TLS1_3_VERSION);
+  // A TLS 1.1 client is refused.
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL_CTX_set_min_proto_version(ctx, TLS1_1_VERSION);
+  SSL_CTX_set_max_proto_version(ctx, TLS1_1_VERSION);
+  SSL_CTX_set_security_level(ctx, 0);
+  RawSocket s = RawSocket::connectTo(port);
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, s.fd());
+  EXPECT_NE(SSL_connect(ssl), 1);
+  RawTlsClient::lastError();
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  expectServerWarned("TLS handshake failed");
+}
+
+}  // namespace
+}  // namespace wirestream::transport
