@@ -287,8 +287,8 @@ TEST_F(TlsTransportTest, SilentPeerIsClosedByTheServerHandshakeDeadline) {
 // A raw TLS client that completed the transport handshake.
 std::unique_ptr<RawTlsClient> handshakenTlsClient(uint16_t port, const TlsCerts& certs,
                                                   int max_version = TLS1_3_VERSION) {
-  auto c = std::make_unique<RawTlsClient>(port, certs.client, certs.ca.certificateFile(),
-                                          max_version);
+  auto c =
+      std::make_unique<RawTlsClient>(port, certs.client, certs.ca.certificateFile(), max_version);
   c->write(testing::handshakeRequest(1, TransportVersion::current()));
   DecodedFrame f = c->readFrame();
   if (!f.header.isHandshake() || !f.header.isResponse()) throw std::runtime_error("no handshake");
