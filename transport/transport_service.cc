@@ -75,6 +75,8 @@ constexpr size_t kMaxFramesPerWrite = 64;
 constexpr size_t kMaxBytesPerWrite = 8 * 1024 * 1024;
 // iovecs a sendmsg takes (Linux's IOV_MAX).
 constexpr size_t kMaxIovPerCall = 1024;
+// TLS records collected before they are sent in one write.
+constexpr size_t kTlsFlushBytes = 256 * 1024;
 
 std::string endpointText(const tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
@@ -312,6 +314,10 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void doRead() {
     if (closed_) return;
+    if (stream_.isTls()) {
+      readTls();
+      return;
+    }
     // The rest of a large frame goes straight into its pages: one copy (the
     // kernel's) instead of two.
     if (decoder_.contentRemaining() >= kDirectReadThreshold) {
@@ -596,40 +602,95 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     }
   }
 
-  // The TLS writer, on the strand: one batch at a time through the SSL
-  // stream; the next batch starts when this one is written. Waits for the
-  // TLS handshake (startTls resumes it).
-  void writeTls() {
-    if (closed_ || !tls_ready_ || tls_writing_) return;
-    writing_frames_.clear();
-    tls_buffers_.clear();
-    {
-      std::unique_lock<std::mutex> lock(write_mu_);
-      if (write_queue_.empty()) {
-        writer_active_ = false;
-        if (close_after_flush_) {
-          std::string reason = flush_close_reason_;
-          lock.unlock();
-          closeNow(reason, LogLevel::kWarn);
-        }
-        return;
+  // TLS reads, on the strand: decrypts every record already received in
+  // one loop, feeding onRead as the socket path does, then waits for more
+  // bytes. onRead's doRead() during the loop just lets the loop go on.
+  void readTls() {
+    if (tls_reading_) return;
+    tls_reading_ = true;
+    while (!closed_) {
+      error_code ec;
+      size_t n;
+      const bool direct = decoder_.contentRemaining() >= kDirectReadThreshold;
+      if (direct) {
+        // Straight into the frame's pages (the first that has room).
+        std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
+        n = stream_.tls().read_some(asio::buffer(space.front().data(), space.front().size()), ec);
+      } else {
+        n = stream_.tls().read_some(asio::buffer(read_buffer_), ec);
       }
-      takeWriteBatch(
-          [this](const uint8_t* data, size_t size) { tls_buffers_.emplace_back(data, size); });
+      if (ec == asio::error::would_block) break;
+      onRead(ec, n, direct);
     }
-    tls_writing_ = true;
-    asio::async_write(
-        stream_.tls(), tls_buffers_,
-        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
-          self->tls_writing_ = false;
+    tls_reading_ = false;
+    if (closed_) return;
+    writeTls();  // sends what reading produced, if anything
+    stream_.tlsSocket().asyncFill(
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t) {
           if (self->closed_) return;
           if (ec) {
-            self->failTls("TLS write failed", ec);
+            self->onRead(ec, 0, false);
             return;
           }
-          self->bytes_sent_ += n;
-          self->writeTls();
+          self->readTls();
         }));
+  }
+
+  // The TLS writer, on the strand: encrypts queued frames page by page into
+  // the socket's buffer until about kTlsFlushBytes of records collected and
+  // sends them in one non-blocking send; when the socket is full it goes on
+  // once it is writable. Also sends what reading produced (TLS 1.3 key
+  // updates). Waits for the TLS handshake (startTls resumes it).
+  void writeTls() {
+    if (closed_ || !tls_ready_ || tls_writing_) return;
+    BufferedSocket& socket = stream_.tlsSocket();
+    while (true) {
+      error_code ec;
+      if (socket.unsent() > 0 && !socket.trySend(ec)) {
+        if (ec) {
+          closeNow("write failed: " + ec.message(), LogLevel::kWarn);
+          return;
+        }
+        tls_writing_ = true;
+        socket.asyncWaitWritable(
+            asio::bind_executor(strand_, [self = shared_from_this()](const error_code& wait_ec) {
+              self->tls_writing_ = false;
+              if (self->closed_) return;
+              if (wait_ec) {
+                self->closeNow("write failed: " + wait_ec.message(), LogLevel::kWarn);
+                return;
+              }
+              self->writeTls();
+            }));
+        return;
+      }
+      if (tls_next_ == tls_buffers_.size()) {
+        writing_frames_.clear();
+        tls_buffers_.clear();
+        tls_next_ = 0;
+        std::unique_lock<std::mutex> lock(write_mu_);
+        if (write_queue_.empty()) {
+          writer_active_ = false;
+          if (close_after_flush_) {
+            std::string reason = flush_close_reason_;
+            lock.unlock();
+            closeNow(reason, LogLevel::kWarn);
+          }
+          return;
+        }
+        takeWriteBatch(
+            [this](const uint8_t* data, size_t size) { tls_buffers_.emplace_back(data, size); });
+      }
+      while (tls_next_ < tls_buffers_.size() && socket.unsent() < kTlsFlushBytes) {
+        const size_t n = asio::write(stream_.tls(), tls_buffers_[tls_next_], ec);
+        if (ec) {
+          failTls("TLS write failed", ec);
+          return;
+        }
+        bytes_sent_ += n;
+        ++tls_next_;
+      }
+    }
   }
 
   // TLS handshake first, bounded by a deadline on the accepting side (the
@@ -744,8 +805,10 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   asio::steady_timer tls_deadline_;
   std::string tls_peer_host_;
   bool tls_ready_ = false;                       // the strand's
-  bool tls_writing_ = false;                     // the strand's
-  std::vector<asio::const_buffer> tls_buffers_;  // the strand's
+  bool tls_writing_ = false;                     // the strand's: a flush is under way
+  bool tls_reading_ = false;                     // the strand's: readTls is looping
+  std::vector<asio::const_buffer> tls_buffers_;  // the strand's: the batch's pages
+  size_t tls_next_ = 0;                          // the strand's: first page not encrypted
   const Direction direction_;
   std::string description_;
 
