@@ -5,10 +5,11 @@
 //   NetStream s(std::move(socket), tls_context);     // nullptr: plaintext
 //   s.tls().async_handshake(...);                    // TLS: first
 //   // then, on the strand, without waiting:
-//   size_t n = s.tls().read_some(buffer, ec);        // would_block: nothing buffered
-//   s.tls().next_layer().asyncFill(handler);         // wait for more bytes
-//   asio::write(s.tls(), page, ec);                  // records collect...
-//   s.tls().next_layer().trySend(ec);                // ...and leave in one send
+//   tls::attachBufferedSocket(ssl, s.tlsSocket());   // then, on the strand:
+//   size_t n = tls::read(ssl, buffer, size, ec);     // would_block: nothing buffered
+//   s.tlsSocket().asyncFill(handler);                // wait for more bytes
+//   tls::write(ssl, page, size, ec);                 // records collect...
+//   s.tlsSocket().trySend(ec);                       // ...and leave in one send
 //
 // Not thread-safe: use from one strand (an SSL object runs one operation at
 // a time).
@@ -16,6 +17,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/buffer.hpp>
@@ -36,18 +38,20 @@ namespace wirestream::transport {
 // The TCP socket under TLS, buffered both ways. Asio's TLS engine moves one
 // record (at most ~16 KiB) per read or write of the layer under it; straight
 // on a socket each record would cost a syscall and a trip through the
-// reactor. Here the synchronous read_some/write_some never touch the socket:
-// reads hand out what asyncFill received (up to kReadBufferSize at once),
-// writes collect until trySend sends them together. So after a fill the
-// connection decrypts every buffered record in one loop, and a batch of
-// frames is encrypted in one loop and leaves in one send. The asynchronous
-// async_read_some/async_write_some (used by the handshake) read through the
-// same buffer and write straight to the socket.
+// reactor. The handshake runs through Asio (async_read_some reads through
+// the buffer, async_write_some writes straight to the socket); after it,
+// tls::attachBufferedSocket makes OpenSSL read records from this buffer
+// (what asyncFill received, up to kReadBufferSize at once) and write them
+// into the send buffer (sent together by trySend), with no copies between.
+// So after a fill the connection decrypts every buffered record in one
+// loop, and a batch of frames is encrypted in one loop and leaves in one
+// send.
 class BufferedSocket {
  public:
   using executor_type = boost::asio::ip::tcp::socket::executor_type;
   using lowest_layer_type = boost::asio::ip::tcp::socket::lowest_layer_type;
   static constexpr size_t kReadBufferSize = 256 * 1024;
+  static constexpr size_t kHandshakeChunk = 4096;
 
   explicit BufferedSocket(boost::asio::ip::tcp::socket socket)
       : socket_(std::move(socket)), read_buffer_(kReadBufferSize) {}
@@ -61,25 +65,24 @@ class BufferedSocket {
   size_t readable() const { return read_end_ - read_begin_; }
   size_t unsent() const { return write_buffer_.size() - sent_; }
 
-  // Buffered bytes, or would_block when there are none.
-  template <class MutableBuffers>
-  size_t read_some(const MutableBuffers& buffers, boost::system::error_code& ec) {
-    if (readable() == 0) {
-      ec = boost::asio::error::would_block;
-      return 0;
-    }
-    ec = {};
-    return takeBuffered(buffers);
+  // Hands out up to `size` received bytes; 0 when there are none.
+  size_t take(void* out, size_t size) { return takeBuffered(boost::asio::buffer(out, size)); }
+  // Puts bytes back before the received ones (what the handshake's engine
+  // had read ahead).
+  void unread(const void* data, size_t size) {
+    std::vector<uint8_t> joined(static_cast<const uint8_t*>(data),
+                                static_cast<const uint8_t*>(data) + size);
+    joined.insert(joined.end(), read_buffer_.begin() + static_cast<ptrdiff_t>(read_begin_),
+                  read_buffer_.begin() + static_cast<ptrdiff_t>(read_end_));
+    read_buffer_.assign(std::max(joined.size(), kReadBufferSize), 0);
+    std::copy(joined.begin(), joined.end(), read_buffer_.begin());
+    read_begin_ = 0;
+    read_end_ = joined.size();
   }
-
-  // Collects the bytes for the next trySend; never blocks.
-  template <class ConstBuffers>
-  size_t write_some(const ConstBuffers& buffers, boost::system::error_code& ec) {
-    ec = {};
-    const size_t old = write_buffer_.size();
-    write_buffer_.resize(old + boost::asio::buffer_size(buffers));
-    return boost::asio::buffer_copy(
-        boost::asio::buffer(write_buffer_.data() + old, write_buffer_.size() - old), buffers);
+  // Collects bytes for the next trySend.
+  void append(const void* data, size_t size) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    write_buffer_.insert(write_buffer_.end(), p, p + size);
   }
 
   // Waits for bytes from the socket (readable() == 0 first);
@@ -126,8 +129,13 @@ class BufferedSocket {
     socket_.async_wait(boost::asio::ip::tcp::socket::wait_write, std::forward<Handler>(handler));
   }
 
+  // The engine's reads during the handshake take at most kHandshakeChunk at
+  // a time, so the engine never holds more than its BIO pair can take and
+  // attachBufferedSocket finds every byte it read ahead in that BIO.
   template <class MutableBuffers, class Handler>
-  void async_read_some(const MutableBuffers& buffers, Handler&& handler) {
+  void async_read_some(const MutableBuffers& whole, Handler&& handler) {
+    const boost::asio::mutable_buffer buffers =
+        boost::asio::buffer(*boost::asio::buffer_sequence_begin(whole), kHandshakeChunk);
     // The engine defers a completion with a zero-byte read: it must not wait.
     if (readable() > 0 || boost::asio::buffer_size(buffers) == 0) {
       size_t n = takeBuffered(buffers);
@@ -185,7 +193,7 @@ class NetStream {
   BufferedSocket& tlsSocket() { return tls_->next_layer(); }
   boost::asio::ip::tcp::socket& socket() { return tls_ ? tls_->next_layer().socket() : *plain_; }
 
-  // Plaintext only (TLS reads go through tls().read_some).
+  // Plaintext only (TLS reads go through tls::read).
   template <class MutableBuffers, class Handler>
   void asyncReadSome(const MutableBuffers& buffers, Handler&& handler) {
     plain_->async_read_some(buffers, std::forward<Handler>(handler));

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <vector>
 
 #include "transport/transport_errors.h"
 
@@ -186,6 +187,96 @@ std::string failureReason(const boost::system::error_code& ec, SSL* ssl) {
     if (verify != X509_V_OK) reason += ": " + std::string(X509_verify_cert_error_string(verify));
   }
   return reason;
+}
+
+namespace {
+
+// A BIO over a BufferedSocket: reads take received bytes, writes append to
+// the send buffer. Never blocks; "retry read" when nothing is buffered.
+int bioRead(BIO* bio, char* out, int size) {
+  auto* socket = static_cast<BufferedSocket*>(BIO_get_data(bio));
+  BIO_clear_retry_flags(bio);
+  const size_t n = socket->take(out, static_cast<size_t>(size));
+  if (n == 0) {
+    BIO_set_retry_read(bio);
+    return -1;
+  }
+  return static_cast<int>(n);
+}
+
+int bioWrite(BIO* bio, const char* data, int size) {
+  static_cast<BufferedSocket*>(BIO_get_data(bio))->append(data, static_cast<size_t>(size));
+  return size;
+}
+
+long bioCtrl(BIO* /*bio*/, int cmd, long /*num*/, void* /*ptr*/) {
+  return cmd == BIO_CTRL_FLUSH ? 1 : 0;
+}
+
+int bioCreate(BIO* bio) {
+  BIO_set_init(bio, 1);
+  return 1;
+}
+
+const BIO_METHOD* bufferedSocketMethod() {
+  static const BIO_METHOD* method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "wirestream");
+    BIO_meth_set_read(m, bioRead);
+    BIO_meth_set_write(m, bioWrite);
+    BIO_meth_set_ctrl(m, bioCtrl);
+    BIO_meth_set_create(m, bioCreate);
+    return m;
+  }();
+  return method;
+}
+
+// The outcome of an SSL_read/SSL_write that returned `result`, as Asio's
+// engine would report it.
+boost::system::error_code errorOf(SSL* ssl, int result) {
+  switch (SSL_get_error(ssl, result)) {
+    case SSL_ERROR_WANT_READ:
+      return asio::error::would_block;
+    case SSL_ERROR_ZERO_RETURN:
+      return asio::error::eof;
+    case SSL_ERROR_SSL: {
+      const unsigned long e = ERR_get_error();
+      ERR_clear_error();
+      return {static_cast<int>(e), asio::error::get_ssl_category()};
+    }
+    default:
+      ERR_clear_error();
+      return asio::ssl::error::stream_truncated;
+  }
+}
+
+}  // namespace
+
+void attachBufferedSocket(SSL* ssl, BufferedSocket& socket) {
+  // Ciphertext the engine's BIO pair holds that OpenSSL has not read yet.
+  BIO* engine_bio = SSL_get_rbio(ssl);
+  std::vector<uint8_t> ahead(BIO_ctrl_pending(engine_bio));
+  if (!ahead.empty()) {
+    const int n = BIO_read(engine_bio, ahead.data(), static_cast<int>(ahead.size()));
+    ahead.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    socket.unread(ahead.data(), ahead.size());
+  }
+  BIO* bio = BIO_new(bufferedSocketMethod());
+  BIO_set_data(bio, &socket);
+  SSL_set_bio(ssl, bio, bio);  // frees the engine's end of its pair
+}
+
+size_t read(SSL* ssl, void* data, size_t size, boost::system::error_code& ec) {
+  size_t n = 0;
+  const int result = SSL_read_ex(ssl, data, size, &n);
+  ec = result == 1 ? boost::system::error_code() : errorOf(ssl, result);
+  return result == 1 ? n : 0;
+}
+
+size_t write(SSL* ssl, const void* data, size_t size, boost::system::error_code& ec) {
+  size_t n = 0;
+  const int result = SSL_write_ex(ssl, data, size, &n);
+  ec = result == 1 ? boost::system::error_code() : errorOf(ssl, result);
+  return result == 1 ? n : 0;
 }
 
 }  // namespace wirestream::transport::tls

@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 
+#include "transport/net_stream.h"
 #include "transport/tls_options.h"
 
 namespace wirestream::transport::tls {
@@ -52,5 +53,18 @@ bool isTlsError(const boost::system::error_code& ec);
 // OpenSSL's reason for `ec` on `ssl`: "certificate verify failed:
 // certificate has expired", "wrong version number", ...
 std::string failureReason(const boost::system::error_code& ec, SSL* ssl);
+
+// After the handshake: `ssl` reads records straight from `socket`'s receive
+// buffer and writes them into its send buffer, instead of through Asio's
+// engine (two copies fewer each way). Bytes the engine had read ahead move
+// back into `socket`. From then on use read/write below, not the
+// ssl::stream. `socket` must outlive `ssl`'s use.
+void attachBufferedSocket(SSL* ssl, BufferedSocket& socket);
+
+// SSL_read / SSL_write on an attached SSL: bytes moved, or 0 with ec set:
+// would_block (read: no whole record buffered), eof (the peer's
+// close_notify), or an error of Asio's ssl category.
+size_t read(SSL* ssl, void* data, size_t size, boost::system::error_code& ec);
+size_t write(SSL* ssl, const void* data, size_t size, boost::system::error_code& ec);
 
 }  // namespace wirestream::transport::tls

@@ -608,6 +608,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   void readTls() {
     if (tls_reading_) return;
     tls_reading_ = true;
+    SSL* ssl = stream_.tls().native_handle();
     while (!closed_) {
       error_code ec;
       size_t n;
@@ -615,9 +616,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       if (direct) {
         // Straight into the frame's pages (the first that has room).
         std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
-        n = stream_.tls().read_some(asio::buffer(space.front().data(), space.front().size()), ec);
+        n = tls::read(ssl, space.front().data(), space.front().size(), ec);
       } else {
-        n = stream_.tls().read_some(asio::buffer(read_buffer_), ec);
+        n = tls::read(ssl, read_buffer_.data(), read_buffer_.size(), ec);
       }
       if (ec == asio::error::would_block) break;
       onRead(ec, n, direct);
@@ -682,7 +683,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
             [this](const uint8_t* data, size_t size) { tls_buffers_.emplace_back(data, size); });
       }
       while (tls_next_ < tls_buffers_.size() && socket.unsent() < kTlsFlushBytes) {
-        const size_t n = asio::write(stream_.tls(), tls_buffers_[tls_next_], ec);
+        const asio::const_buffer& page = tls_buffers_[tls_next_];
+        const size_t n = tls::write(stream_.tls().native_handle(), page.data(), page.size(), ec);
         if (ec) {
           failTls("TLS write failed", ec);
           return;
@@ -735,6 +737,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                 ec);
             return;
           }
+          tls::attachBufferedSocket(self->stream_.tls().native_handle(), self->stream_.tlsSocket());
           self->tls_ready_ = true;
           self->doRead();
           self->writeTls();
