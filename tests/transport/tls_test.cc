@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <vector>
 
 #include "tests/transport/tls_fixture.h"
 #include "transport/transport_service.h"
@@ -39,35 +40,33 @@ TEST(TlsContextTest, GoodFilesMakeAContext) {
   EXPECT_NE(tls::makeContext(c.options(c.server)), nullptr);
 }
 
+// Each file option set to `bad`, one at a time.
+std::vector<TlsOptions> eachFileReplacedBy(const TlsCerts& c, const std::string& bad) {
+  std::vector<TlsOptions> out(3, c.options(c.server));
+  out[0].certificate = bad;
+  out[1].key = bad;
+  out[2].certificate_authorities = bad;
+  return out;
+}
+
 TEST(TlsContextTest, MissingFilesAreNamed) {
   const TlsCerts& c = TlsCerts::get();
   const std::string missing = c.dir.file("missing.pem");
-  TlsOptions o = c.options(c.server);
-  o.certificate = missing;
-  expectConfigError(o, missing, "No such file or directory");
-  o = c.options(c.server);
-  o.key = missing;
-  expectConfigError(o, missing, "No such file or directory");
-  o = c.options(c.server);
-  o.certificate_authorities = missing;
-  expectConfigError(o, missing, "No such file or directory");
+  for (const TlsOptions& o : eachFileReplacedBy(c, missing)) {
+    expectConfigError(o, missing, "No such file or directory");
+  }
 }
 
 TEST(TlsContextTest, FilesThatAreNotPemAreNamed) {
   const TlsCerts& c = TlsCerts::get();
   const std::string junk = c.dir.file("junk.pem");
   writeFile(junk, "this is not a PEM file\n");
-  TlsOptions o = c.options(c.server);
-  o.certificate = junk;
-  expectConfigError(o, junk, "no usable PEM certificate");
-  o = c.options(c.server);
-  o.key = junk;
-  expectConfigError(o, junk, "holds no PEM private key");
-  o = c.options(c.server);
-  o.certificate_authorities = junk;
-  expectConfigError(o, junk, "no usable PEM certificate");
+  const char* problems[] = {"no usable PEM certificate", "holds no PEM private key",
+                            "no usable PEM certificate"};
+  std::vector<TlsOptions> options = eachFileReplacedBy(c, junk);
+  for (size_t i = 0; i < options.size(); ++i) expectConfigError(options[i], junk, problems[i]);
   // A certificate where the key belongs is not a key either.
-  o = c.options(c.server);
+  TlsOptions o = c.options(c.server);
   o.key = c.server.certificate;
   expectConfigError(o, c.server.certificate, "holds no PEM private key");
 }

@@ -19,20 +19,14 @@ using namespace std::chrono_literals;
 using testing::Blob;
 using testing::IssuedFiles;
 using testing::LogCapture;
+using testing::pattern;
 using testing::RawServer;
 using testing::RawSocket;
 using testing::RawTlsClient;
+using testing::readBlob;
 using testing::TlsCerts;
 using Mode = TlsOptions::VerificationMode;
 using ClientAuth = TlsOptions::ClientAuth;
-
-Blob readBlob(StreamInput& in) { return Blob(in); }
-
-std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
-  std::vector<uint8_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + i * 31);
-  return v;
-}
 
 class TlsTransportTest : public ::testing::Test {
  protected:
@@ -82,13 +76,16 @@ class TlsTransportTest : public ::testing::Test {
     EXPECT_EQ(server_log.count(reason), 1u);
   }
 
-  // A fresh mutual-TLS client still gets answers: the server kept serving.
-  void expectServerStillServes() {
-    TransportService other(clientOptions(certs.options(certs.client)));
-    auto c = other.connect("127.0.0.1", port);
-    Blob r = other.submitRequest(c, "echo", Blob({1, 2, 3}), readBlob, 5s).get();
+  // A client with `tls` connects and gets an answer.
+  void expectServed(const std::optional<TlsOptions>& tls) {
+    TransportService client(clientOptions(tls));
+    auto c = client.connect("127.0.0.1", port);
+    Blob r = client.submitRequest(c, "echo", Blob({1, 2, 3}), readBlob, 5s).get();
     EXPECT_EQ(r.bytes, (std::vector<uint8_t>{1, 2, 3}));
   }
+
+  // A fresh mutual-TLS client still gets answers: the server kept serving.
+  void expectServerStillServes() { expectServed(certs.options(certs.client)); }
 
   LogCapture server_log;
   LogCapture client_log;
@@ -163,54 +160,48 @@ TEST_F(TlsTransportTest, TlsClientOfAPlaintextNodeGetsATlsError) {
   EXPECT_THROW(client.connect("127.0.0.1", port), TlsHandshakeError);
   // The plaintext node sees a frame that is not 'E' 'S' and keeps serving.
   EXPECT_FALSE(server_log.waitFor({"WARN", "inbound 127.0.0.1:"}).empty());
-  TransportService plain(clientOptions(std::nullopt));
-  auto c = plain.connect("127.0.0.1", port);
-  EXPECT_EQ(plain.submitRequest(c, "echo", Blob({9}), readBlob, 5s).get().bytes,
-            std::vector<uint8_t>{9});
+  expectServed(std::nullopt);
 }
 
-TEST_F(TlsTransportTest, ServerCertificateFromAnotherCaIsRefused) {
-  TlsOptions tls = certs.options(certs.foreign);
-  tls.certificate_authorities = certs.ca.certificateFile();
-  startServer(serverOptions(tls));
-  expectRefused(certs.options(certs.client), "unable to get local issuer certificate");
-  expectServerWarned("TLS handshake failed");
-}
+// A certificate the other side must refuse: the connecting side gets a
+// TlsHandshakeError with its reason, the accepting side logs one WARN.
+struct Refusal {
+  const char* name;
+  IssuedFiles TlsCerts::*server;
+  IssuedFiles TlsCerts::*client;
+  const char* client_reason;  // in TlsHandshakeError::reason()
+  const char* server_warn;    // in the server's one WARN line
+};
 
-TEST_F(TlsTransportTest, ClientCertificateFromAnotherCaIsRefused) {
-  startServer();
-  expectRefused(certs.options(certs.foreign), "unknown ca");
-  expectServerWarned("unable to get local issuer certificate");
-  expectServerStillServes();
-}
-
-TEST_F(TlsTransportTest, ExpiredServerCertificateIsRefused) {
-  startServer(serverOptions(certs.options(certs.expired)));
-  expectRefused(certs.options(certs.client), "certificate has expired");
-  expectServerWarned("TLS handshake failed");
-}
-
-TEST_F(TlsTransportTest, ExpiredClientCertificateIsRefused) {
-  startServer();
-  expectRefused(certs.options(certs.expired), "certificate expired");
-  expectServerWarned("certificate has expired");
-  expectServerStillServes();
-}
-
-TEST_F(TlsTransportTest, WrongIpAddressIsRefusedUnderFullVerification) {
-  startServer(serverOptions(certs.options(certs.wrong_san)));
-  expectRefused(certs.options(certs.client), "IP address mismatch");
-  expectServerWarned("TLS handshake failed");
+TEST_F(TlsTransportTest, UntrustedExpiredOrMisnamedCertificatesAreRefused) {
+  const Refusal refusals[] = {
+      {"server from another CA", &TlsCerts::foreign, &TlsCerts::client,
+       "unable to get local issuer certificate", "TLS handshake failed: tlsv1 alert unknown ca"},
+      {"client from another CA", &TlsCerts::server, &TlsCerts::foreign, "unknown ca",
+       "certificate verify failed: unable to get local issuer certificate"},
+      {"server expired", &TlsCerts::expired, &TlsCerts::client, "certificate has expired",
+       "TLS handshake failed: sslv3 alert certificate expired"},
+      {"client expired", &TlsCerts::server, &TlsCerts::expired, "certificate expired",
+       "certificate verify failed: certificate has expired"},
+      {"server names another IP (kFull)", &TlsCerts::wrong_san, &TlsCerts::client,
+       "IP address mismatch", "TLS handshake failed: sslv3 alert bad certificate"},
+  };
+  for (const Refusal& r : refusals) {
+    SCOPED_TRACE(r.name);
+    TlsOptions server_tls = certs.options(certs.*r.server);
+    startServer(serverOptions(server_tls));
+    expectRefused(certs.options(certs.*r.client), r.client_reason);
+    expectServerWarned(r.server_warn);
+    if (r.server == &TlsCerts::server) expectServerStillServes();
+    server.reset();
+  }
 }
 
 TEST_F(TlsTransportTest, CertificateVerificationDoesNotCheckTheIpAddress) {
   startServer(serverOptions(certs.options(certs.wrong_san)));
   TlsOptions tls = certs.options(certs.client);
   tls.verification_mode = Mode::kCertificate;
-  TransportService client(clientOptions(tls));
-  auto c = client.connect("127.0.0.1", port);
-  EXPECT_EQ(client.submitRequest(c, "echo", Blob({5}), readBlob, 5s).get().bytes,
-            std::vector<uint8_t>{5});
+  expectServed(tls);
   // ... but still the chain: another CA's certificate is refused.
   server.reset();
   TlsOptions foreign = certs.options(certs.foreign);
@@ -224,10 +215,7 @@ TEST_F(TlsTransportTest, NoVerificationAcceptsAnyCertificate) {
   startServer(serverOptions(server_tls));
   TlsOptions tls = certs.options(certs.expired);
   tls.verification_mode = Mode::kNone;
-  TransportService client(clientOptions(tls));
-  auto c = client.connect("127.0.0.1", port);
-  EXPECT_EQ(client.submitRequest(c, "echo", Blob({6}), readBlob, 5s).get().bytes,
-            std::vector<uint8_t>{6});
+  expectServed(tls);
 }
 
 TEST_F(TlsTransportTest, MissingClientCertificateIsRefusedWhenRequired) {
@@ -246,10 +234,7 @@ TEST_F(TlsTransportTest, ClientCertificateOptionalOrNotAsked) {
     startServer(serverOptions(server_tls));
     TlsOptions anonymous;
     anonymous.certificate_authorities = certs.ca.certificateFile();
-    TransportService client(clientOptions(anonymous));
-    auto c = client.connect("127.0.0.1", port);
-    EXPECT_EQ(client.submitRequest(c, "echo", Blob({7}), readBlob, 5s).get().bytes,
-              std::vector<uint8_t>{7});
+    expectServed(anonymous);
     server.reset();
   }
   // Optional still checks a certificate that is sent.
@@ -304,25 +289,22 @@ TEST_F(TlsTransportTest, RawTlsClientIsServed) {
   EXPECT_FALSE(f.header.isError());
 }
 
-TEST_F(TlsTransportTest, GarbageAfterTheTlsHandshakeClosesOnlyThatConnection) {
+TEST_F(TlsTransportTest, GarbageOrAForgedRecordClosesOnlyThatConnection) {
   startServer();
-  auto c = handshakenTlsClient(port, certs);
-  // Plain bytes where a TLS record belongs.
-  c->socket().write(std::vector<uint8_t>(64, 0x45));
-  EXPECT_TRUE(c->waitClosed(5s));
-  expectServerWarned("TLS read failed");
-  expectServerStillServes();
-}
-
-TEST_F(TlsTransportTest, ForgedRecordClosesOnlyThatConnection) {
-  startServer();
-  auto c = handshakenTlsClient(port, certs);
-  // An application-data record whose authentication tag cannot verify.
-  std::vector<uint8_t> record = {0x17, 0x03, 0x03, 0x00, 0x40};
-  record.resize(5 + 0x40, 0xAB);
-  c->socket().write(record);
-  EXPECT_TRUE(c->waitClosed(5s));
-  expectServerWarned("TLS read failed");
+  std::vector<uint8_t> forged = {0x17, 0x03, 0x03, 0x00, 0x40};  // application data
+  forged.resize(5 + 0x40, 0xAB);  // whose authentication tag cannot verify
+  const std::pair<const char*, std::vector<uint8_t>> cases[] = {
+      {"plain bytes where a record belongs", std::vector<uint8_t>(64, 0x45)},
+      {"a forged record", forged},
+  };
+  for (const auto& [name, bytes] : cases) {
+    SCOPED_TRACE(name);
+    auto c = handshakenTlsClient(port, certs);
+    c->socket().write(bytes);
+    EXPECT_TRUE(c->waitClosed(5s));
+  }
+  EXPECT_FALSE(server_log.waitFor({"WARN", "TLS read failed: wrong version number"}).empty());
+  EXPECT_FALSE(server_log.waitFor({"WARN", "TLS read failed: decryption failed"}).empty());
   expectServerStillServes();
 }
 
