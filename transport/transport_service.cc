@@ -19,6 +19,9 @@
 // an idle connection sends right away with a non-blocking sendmsg; the strand
 // takes over only when the kernel's buffer is full). Closing the socket takes
 // fd_mu_ exclusively so no sendmsg can run on a closed (reused) fd number.
+// A TLS connection (options.tls) handshakes first, on the strand, and then
+// reads and writes only on the strand: an SSL object takes one operation at
+// a time, so enqueueing posts the writer there (readTls, writeTls).
 #include "transport/transport_service.h"
 
 #include <openssl/err.h>

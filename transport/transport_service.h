@@ -33,6 +33,11 @@
 // connection's in-flight bytes past in_flight_budget is answered with a
 // circuit_breaking_exception error and not run.
 //
+// With TransportOptions::tls every connection is mutual TLS (tls_options.h,
+// docs/transport.md "Security"): a peer whose certificate does not verify is
+// refused during the TLS handshake, with one WARN line, and only that
+// connection is affected.
+//
 // Thread-safety: all methods are thread-safe. Lifetime: the destructor closes
 // every connection (failing their pending calls) and joins the I/O threads;
 // it must not run on an I/O thread. Connections and channels may outlive the
@@ -92,6 +97,7 @@ class Connection {
   virtual void close() = 0;
   // Sends a ping frame (45 53 FF FF FF FF); the peer counts and drops it.
   virtual void sendPing() = 0;
+  // Frame bytes; under TLS the plaintext, not the records on the wire.
   virtual uint64_t bytesSent() const = 0;
   virtual uint64_t bytesReceived() const = 0;
   virtual uint64_t pingsReceived() const = 0;
@@ -122,17 +128,21 @@ class TransportService {
   using RawResponseReader = std::function<std::function<void()>(StreamInput&)>;
   using FailureCallback = std::function<void(std::exception_ptr)>;
 
+  // TlsConfigError if options.tls names a file that cannot be used.
   explicit TransportService(TransportOptions options = {});
   ~TransportService();
   TransportService(const TransportService&) = delete;
   TransportService& operator=(const TransportService&) = delete;
 
   // Starts accepting connections; returns the bound port (port 0: ephemeral).
+  // TlsConfigError if options.tls has no certificate to present.
   uint16_t listen(const std::string& host = "127.0.0.1", uint16_t port = 0);
 
   // Connects and handshakes, blocking the caller (so never call it from a
   // handler or callback on an I/O thread); ConnectTransportError on failure
-  // or after options.connect_timeout.
+  // or after options.connect_timeout (which the TLS handshake counts
+  // against); TlsHandshakeError, one of them, when TLS refused the peer or
+  // the peer refused us.
   std::shared_ptr<Connection> connect(const std::string& host, uint16_t port);
 
   // Handler that answers synchronously: handler(const Request&) returns a
