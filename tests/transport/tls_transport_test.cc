@@ -5,7 +5,9 @@
 // wait is bounded.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include "tests/transport/test_support.h"
@@ -105,6 +107,66 @@ TEST_F(TlsTransportTest, MutualTlsRoundTripsOneByteToFourMebibytes) {
   }
   EXPECT_EQ(server_log.count("WARN"), 0u);
   EXPECT_EQ(client_log.count("WARN"), 0u);
+}
+
+// Relays one connection between a client and `port`, keeping what the
+// client sent.
+class Relay {
+ public:
+  explicit Relay(uint16_t target) : target_(target) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~Relay() { thread_.join(); }
+  uint16_t port() const { return listener_.port(); }
+  std::vector<uint8_t> clientBytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return client_bytes_;
+  }
+
+ private:
+  void run() {
+    RawSocket client = listener_.accept();
+    RawSocket server = RawSocket::connectTo(target_);
+    while (true) {
+      pollfd fds[2] = {{client.fd(), POLLIN, 0}, {server.fd(), POLLIN, 0}};
+      if (::poll(fds, 2, 10000) <= 0) return;
+      uint8_t buf[65536];
+      for (int i = 0; i < 2; ++i) {
+        if (fds[i].revents == 0) continue;
+        ssize_t n = ::recv(fds[i].fd, buf, sizeof buf, 0);
+        if (n <= 0) return;
+        (i == 0 ? server : client).write(buf, static_cast<size_t>(n));
+        if (i == 0) {
+          std::lock_guard<std::mutex> lock(mu_);
+          client_bytes_.insert(client_bytes_.end(), buf, buf + n);
+        }
+      }
+    }
+  }
+  RawServer listener_;
+  uint16_t target_;
+  std::mutex mu_;
+  std::vector<uint8_t> client_bytes_;
+  std::thread thread_;
+};
+
+TEST_F(TlsTransportTest, NothingTravelsInTheClear) {
+  startServer();
+  Relay relay(port);
+  {
+    TransportService client(clientOptions(certs.options(certs.client)));
+    auto conn = client.connect("127.0.0.1", relay.port());
+    const std::string marker = "wirestream-plaintext-marker";
+    std::vector<uint8_t> body;
+    for (int i = 0; i < 100; ++i) body.insert(body.end(), marker.begin(), marker.end());
+    EXPECT_EQ(client.submitRequest(conn, "echo", Blob(body), readBlob, 10s).get().bytes, body);
+    const std::vector<uint8_t> wire = relay.clientBytes();
+    ASSERT_GT(wire.size(), body.size());
+    EXPECT_EQ(wire[0], 0x16);  // a TLS handshake record, not 'E' 'S'
+    EXPECT_EQ(std::search(wire.begin(), wire.end(), marker.begin(), marker.end()), wire.end());
+    const std::string action = "echo";
+    EXPECT_EQ(std::search(wire.begin(), wire.end(), action.begin(), action.end()), wire.end());
+  }
 }
 
 TEST_F(TlsTransportTest, ConcurrentRequestsFromSeveralThreads) {
