@@ -527,7 +527,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   void drainWrites() {
     if (stream_.isTls()) {
       // An SSL object takes one operation at a time: TLS writes run on the
-      // strand, in order, as one async_write per batch.
+      // strand, in order (writeTls).
       asio::post(strand_, [self = shared_from_this()] { self->writeTls(); });
       return;
     }
