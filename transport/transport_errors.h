@@ -39,6 +39,33 @@ class ConnectTransportError : public TransportError {
       : TransportError("connect_transport_exception", message) {}
 };
 
+// The TLS handshake with the peer failed: the peer's certificate is not
+// trusted, has expired or names another host, the peer refused ours, or it
+// does not speak TLS. reason() is OpenSSL's ("certificate has expired").
+class TlsHandshakeError : public ConnectTransportError {
+ public:
+  TlsHandshakeError(const std::string& message, std::string reason)
+      : ConnectTransportError(message), reason_(std::move(reason)) {}
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
+};
+
+// TransportOptions::tls cannot be used: a certificate, key or CA file is
+// missing, is not PEM, or the key does not match the certificate or its
+// passphrase. Thrown by the TransportService constructor or listen();
+// file() is the offending file, also named in what().
+class TlsConfigError : public TransportError {
+ public:
+  TlsConfigError(std::string file, const std::string& message)
+      : TransportError("ssl_config_exception", message), file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
 // The connection closed (peer reset, garbage, shutdown) before the response.
 class NodeDisconnectedError : public TransportError {
  public:

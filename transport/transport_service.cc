@@ -19,8 +19,13 @@
 // an idle connection sends right away with a non-blocking sendmsg; the strand
 // takes over only when the kernel's buffer is full). Closing the socket takes
 // fd_mu_ exclusively so no sendmsg can run on a closed (reused) fd number.
+// A TLS connection (options.tls) handshakes first, on the strand, and then
+// reads and writes only on the strand: an SSL object takes one operation at
+// a time, so enqueueing posts the writer there (readTls, writeTls).
 #include "transport/transport_service.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -29,6 +34,7 @@
 #include <cstring>
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <deque>
 #include <iostream>
 #include <mutex>
@@ -48,6 +54,8 @@
 #include "transport/frame_decoder.h"
 #include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
+#include "transport/net_stream.h"
+#include "transport/tls.h"
 
 namespace wirestream::transport {
 
@@ -73,6 +81,8 @@ constexpr size_t kMaxFramesPerWrite = 64;
 constexpr size_t kMaxBytesPerWrite = 8 * 1024 * 1024;
 // iovecs a sendmsg takes (Linux's IOV_MAX).
 constexpr size_t kMaxIovPerCall = 1024;
+// TLS records collected before they are sent in one write.
+constexpr size_t kTlsFlushBytes = 256 * 1024;
 
 std::string endpointText(const tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
@@ -119,6 +129,7 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
       };
     }
     if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
+    if (options.tls) tls_context = tls::makeContext(*options.tls);
     guard.emplace(io.get_executor());
     for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { io.run(); });
   }
@@ -154,6 +165,7 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   void stop();
 
   TransportOptions options;
+  std::unique_ptr<asio::ssl::context> tls_context;  // set when options.tls is
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
   std::vector<std::thread> threads;
@@ -189,7 +201,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   TcpConnection(std::shared_ptr<TransportService::Impl> service, tcp::socket socket,
                 Direction direction)
       : service_(std::move(service)),
-        socket_(std::move(socket)),
+        stream_(std::move(socket), service_->tls_context.get()),
+        socket_(stream_.socket()),
         strand_(asio::make_strand(service_->io)),
         deadline_(strand_),
         handshake_timer_(strand_),
@@ -211,9 +224,24 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void start() {
     asio::dispatch(strand_, [self = shared_from_this()] {
-      self->armHandshakeTimer();
-      self->doRead();
+      self->armHandshakeTimer();  // inbound: TLS and transport handshakes within it
+      if (self->stream_.isTls()) {
+        self->startTls();
+      } else {
+        self->doRead();
+      }
     });
+  }
+
+  // The host an outbound TLS connection verifies the peer's certificate
+  // against (kFull); set before start().
+  void setTlsPeerHost(std::string host) { tls_peer_host_ = std::move(host); }
+
+  // OpenSSL's reason if the TLS handshake failed or the peer refused it
+  // before the transport handshake completed; "" otherwise.
+  std::string tlsFailure() {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    return tls_failure_;
   }
 
   TransportVersion version() const override { return TransportVersion(version_id_.load()); }
@@ -376,20 +404,24 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void doRead() {
     if (closed_) return;
+    if (stream_.isTls()) {
+      readTls();
+      return;
+    }
     // The rest of a large frame goes straight into its pages: one copy (the
     // kernel's) instead of two.
     if (decoder_.contentRemaining() >= kDirectReadThreshold) {
       std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
       direct_buffers_.clear();
       for (std::span<uint8_t> s : space) direct_buffers_.emplace_back(s.data(), s.size());
-      socket_.async_read_some(
+      stream_.asyncReadSome(
           direct_buffers_,
           asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
             self->onRead(ec, n, true);
           }));
       return;
     }
-    socket_.async_read_some(
+    stream_.asyncReadSome(
         asio::buffer(read_buffer_.get(), kReadBufferSize),
         asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
           self->onRead(ec, n, false);
@@ -398,6 +430,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void onRead(const error_code& ec, size_t n, bool direct) {
     if (closed_) return;
+    if (ec && tls::isTlsError(ec) && ec != asio::ssl::error::stream_truncated) {
+      // Garbage, a forged record, a renegotiation attempt, or (TLS 1.3) the
+      // peer refusing our certificate after our side of the handshake.
+      failTls("TLS read failed", ec);
+      return;
+    }
     if (ec) {
       std::string reason = ec == asio::error::eof ? "the peer closed the connection"
                                                   : "read failed: " + ec.message();
@@ -579,6 +617,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // rest continues on the strand once the socket is writable. Only the
   // writer (writer_active_) touches writing_frames_ and iov_.
   void drainWrites() {
+    if (stream_.isTls()) {
+      // An SSL object takes one operation at a time: TLS writes run on the
+      // strand, in order (writeTls).
+      asio::post(strand_, [self = shared_from_this()] { self->writeTls(); });
+      return;
+    }
     while (true) {
       if (iov_next_ == iov_.size()) {
         writing_frames_.clear();
@@ -594,19 +638,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
           }
           return;
         }
-        size_t bytes = 0;
-        while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
-               bytes < kMaxBytesPerWrite) {
-          std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
-          write_queue_.pop_front();
-          // The frame's own pages, no flattening copy.
-          const BytesReference bytes_ref = frame->bytes();
-          for (BytesReference::Piece piece : bytes_ref.pieces()) {
-            iov_.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
-          }
-          bytes += frame->size();
-          writing_frames_.push_back(std::move(frame));
-        }
+        takeWriteBatch([this](const uint8_t* data, size_t size) {
+          iov_.push_back({const_cast<uint8_t*>(data), size});
+        });
       }
       ssize_t n;
       {
@@ -644,6 +678,164 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                  LogLevel::kWarn);
       return;
     }
+  }
+
+  // Moves one write's worth of queued frames into writing_frames_, handing
+  // each page to add_piece (the frame's own pages, no flattening copy).
+  // write_mu_ held, queue not empty.
+  template <class AddPiece>
+  void takeWriteBatch(AddPiece add_piece) {
+    size_t bytes = 0;
+    while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
+           bytes < kMaxBytesPerWrite) {
+      std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
+      write_queue_.pop_front();
+      const BytesReference bytes_ref = frame->bytes();
+      for (BytesReference::Piece piece : bytes_ref.pieces()) add_piece(piece.data(), piece.size());
+      bytes += frame->size();
+      writing_frames_.push_back(std::move(frame));
+    }
+  }
+
+  // TLS reads, on the strand: decrypts every record already received in
+  // one loop, feeding onRead as the socket path does, then waits for more
+  // bytes. onRead's doRead() during the loop just lets the loop go on.
+  void readTls() {
+    if (tls_reading_) return;
+    tls_reading_ = true;
+    SSL* ssl = stream_.tls().native_handle();
+    while (!closed_) {
+      error_code ec;
+      size_t n;
+      const bool direct = decoder_.contentRemaining() >= kDirectReadThreshold;
+      if (direct) {
+        // Straight into the frame's pages (the first that has room).
+        std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
+        n = tls::read(ssl, space.front().data(), space.front().size(), ec);
+      } else {
+        n = tls::read(ssl, read_buffer_.get(), kReadBufferSize, ec);
+      }
+      if (ec == asio::error::would_block) break;
+      onRead(ec, n, direct);
+    }
+    tls_reading_ = false;
+    if (closed_) return;
+    writeTls();  // sends what reading produced, if anything
+    stream_.tlsSocket().asyncFill(
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t) {
+          if (self->closed_) return;
+          if (ec) {
+            self->onRead(ec, 0, false);
+            return;
+          }
+          self->readTls();
+        }));
+  }
+
+  // The TLS writer, on the strand: encrypts queued frames page by page into
+  // the socket's buffer until about kTlsFlushBytes of records collected and
+  // sends them in one non-blocking send; when the socket is full it goes on
+  // once it is writable. Also sends what reading produced (TLS 1.3 key
+  // updates). Waits for the TLS handshake (startTls resumes it).
+  void writeTls() {
+    if (closed_ || !tls_ready_ || tls_writing_) return;
+    BufferedSocket& socket = stream_.tlsSocket();
+    while (true) {
+      error_code ec;
+      if (socket.unsent() > 0 && !socket.trySend(ec)) {
+        if (ec) {
+          closeNow("write failed: " + ec.message(), LogLevel::kWarn);
+          return;
+        }
+        tls_writing_ = true;
+        socket.asyncWaitWritable(
+            asio::bind_executor(strand_, [self = shared_from_this()](const error_code& wait_ec) {
+              self->tls_writing_ = false;
+              if (self->closed_) return;
+              if (wait_ec) {
+                self->closeNow("write failed: " + wait_ec.message(), LogLevel::kWarn);
+                return;
+              }
+              self->writeTls();
+            }));
+        return;
+      }
+      if (tls_next_ == tls_buffers_.size()) {
+        writing_frames_.clear();
+        tls_buffers_.clear();
+        tls_next_ = 0;
+        std::unique_lock<std::mutex> lock(write_mu_);
+        if (write_queue_.empty()) {
+          writer_active_ = false;
+          if (close_after_flush_) {
+            std::string reason = flush_close_reason_;
+            lock.unlock();
+            closeNow(reason, LogLevel::kWarn);
+          }
+          return;
+        }
+        takeWriteBatch(
+            [this](const uint8_t* data, size_t size) { tls_buffers_.emplace_back(data, size); });
+      }
+      while (tls_next_ < tls_buffers_.size() && socket.unsent() < kTlsFlushBytes) {
+        const asio::const_buffer& page = tls_buffers_[tls_next_];
+        const size_t n = tls::write(stream_.tls().native_handle(), page.data(), page.size(), ec);
+        if (ec) {
+          failTls("TLS write failed", ec);
+          return;
+        }
+        bytes_sent_ += n;
+        ++tls_next_;
+      }
+    }
+  }
+
+  // TLS handshake first, bounded by a deadline on the accepting side (the
+  // connecting side's is connect_timeout, on its handshake call).
+  void startTls() {
+    SSL* ssl = stream_.tls().native_handle();
+    const TlsOptions& tls_options = *options().tls;
+    const bool outbound = direction_ == Direction::kOutbound;
+    try {
+      if (outbound) {
+        tls::configureClient(ssl, tls_options, tls_peer_host_);
+      } else {
+        tls::configureServer(ssl, tls_options);
+      }
+    } catch (const std::exception& e) {
+      closeNow(e.what(), LogLevel::kWarn);
+      return;
+    }
+    // Inbound, the TLS handshake counts against handshake_timeout (armHandshakeTimer).
+    stream_.tls().async_handshake(
+        outbound ? asio::ssl::stream_base::client : asio::ssl::stream_base::server,
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec) {
+          if (self->closed_) return;
+          if (ec) {
+            // A record header that is not TLS: most likely a plaintext peer.
+            const bool plaintext = ec.category() == asio::error::get_ssl_category() &&
+                                   ERR_GET_REASON(ec.value()) == SSL_R_WRONG_VERSION_NUMBER;
+            self->failTls(
+                plaintext ? "TLS handshake failed (a plaintext peer?)" : "TLS handshake failed",
+                ec);
+            return;
+          }
+          tls::attachBufferedSocket(self->stream_.tls().native_handle(), self->stream_.tlsSocket());
+          self->tls_ready_ = true;
+          self->doRead();
+          self->writeTls();
+        }));
+  }
+
+  // Closes with one WARN naming the peer and OpenSSL's reason; before the
+  // transport handshake the reason is kept for connect() to throw.
+  void failTls(const std::string& what, const error_code& ec) {
+    const std::string reason = tls::failureReason(ec, stream_.tls().native_handle());
+    if (!handshake_done_) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      tls_failure_ = reason;
+    }
+    closeNow(what + ": " + reason, LogLevel::kWarn);
   }
 
   void waitWritable() {
@@ -694,10 +886,17 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
   std::shared_ptr<TransportService::Impl> service_;
-  tcp::socket socket_;
+  NetStream stream_;
+  tcp::socket& socket_;  // stream_'s TCP socket
   asio::strand<asio::io_context::executor_type> strand_;
   asio::steady_timer deadline_;
   asio::steady_timer handshake_timer_;
+  std::string tls_peer_host_;
+  bool tls_ready_ = false;                       // the strand's
+  bool tls_writing_ = false;                     // the strand's: a flush is under way
+  bool tls_reading_ = false;                     // the strand's: readTls is looping
+  std::vector<asio::const_buffer> tls_buffers_;  // the strand's: the batch's pages
+  size_t tls_next_ = 0;                          // the strand's: first page not encrypted
   const Direction direction_;
   std::string description_;
 
@@ -716,6 +915,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   std::unordered_map<int64_t, PendingCall> pending_;  // guarded by pending_mu_
   bool pending_closed_ = false;                       // guarded by pending_mu_
   std::string close_reason_;                          // guarded by pending_mu_
+  std::string tls_failure_;                           // guarded by pending_mu_
 
   std::mutex write_mu_;
   std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;      // guarded by write_mu_
@@ -992,6 +1192,7 @@ TransportStats TransportService::stats() const {
 }
 
 uint16_t TransportService::listen(const std::string& host, uint16_t port) {
+  if (impl_->options.tls) tls::checkCanAccept(*impl_->options.tls);
   tcp::endpoint endpoint(asio::ip::make_address(host), port);
   auto acceptor = std::make_unique<tcp::acceptor>(impl_->accept_strand);
   acceptor->open(endpoint.protocol());
@@ -1024,6 +1225,7 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   socket.set_option(tcp::no_delay(true), ec);
   auto connection = std::make_shared<TcpConnection>(impl_, std::move(socket),
                                                     TcpConnection::Direction::kOutbound);
+  connection->setTlsPeerHost(host);
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stopped) throw ConnectTransportError("[" + target + "] the service is stopped");
@@ -1062,6 +1264,10 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
     handshake.get();
   } catch (const std::exception& e) {
     connection->close();
+    std::string tls_reason = connection->tlsFailure();
+    if (!tls_reason.empty()) {
+      throw TlsHandshakeError("[" + target + "] TLS handshake failed: " + tls_reason, tls_reason);
+    }
     throw ConnectTransportError("[" + target + "] handshake failed: " + e.what());
   }
   return connection;

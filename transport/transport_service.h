@@ -44,6 +44,11 @@
 // it arrives). The WARN lines of these refusals are rate-limited to one a
 // second each (the rest go to DEBUG, counted in the next WARN).
 //
+// With TransportOptions::tls every connection is mutual TLS (tls_options.h,
+// docs/transport.md "Security"): a peer whose certificate does not verify is
+// refused during the TLS handshake, with one WARN line, and only that
+// connection is affected.
+//
 // Thread-safety: all methods are thread-safe. Lifetime: the destructor closes
 // every connection (failing their pending calls) and joins the I/O threads;
 // it must not run on an I/O thread. Connections and channels may outlive the
@@ -56,6 +61,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -63,6 +69,7 @@
 #include "stream/stream_input.h"
 #include "stream/transport_version.h"
 #include "stream/writeable.h"
+#include "transport/tls_options.h"
 #include "transport/transport_errors.h"
 
 namespace wirestream {
@@ -102,6 +109,8 @@ struct TransportOptions {
   std::chrono::milliseconds connect_timeout{10000};
   // Receives every log line; the default prints WARN and INFO to stderr.
   std::function<void(LogLevel, const std::string&)> logger;
+  // Mutual TLS on every connection of this node; unset = plaintext.
+  std::optional<TlsOptions> tls;
 };
 
 // Counters of the node-wide limits, for monitoring and tests.
@@ -128,6 +137,7 @@ class Connection {
   virtual void close() = 0;
   // Sends a ping frame (45 53 FF FF FF FF); the peer counts and drops it.
   virtual void sendPing() = 0;
+  // Frame bytes; under TLS the plaintext, not the records on the wire.
   virtual uint64_t bytesSent() const = 0;
   virtual uint64_t bytesReceived() const = 0;
   virtual uint64_t pingsReceived() const = 0;
@@ -158,17 +168,21 @@ class TransportService {
   using RawResponseReader = std::function<std::function<void()>(StreamInput&)>;
   using FailureCallback = std::function<void(std::exception_ptr)>;
 
+  // TlsConfigError if options.tls names a file that cannot be used.
   explicit TransportService(TransportOptions options = {});
   ~TransportService();
   TransportService(const TransportService&) = delete;
   TransportService& operator=(const TransportService&) = delete;
 
   // Starts accepting connections; returns the bound port (port 0: ephemeral).
+  // TlsConfigError if options.tls has no certificate to present.
   uint16_t listen(const std::string& host = "127.0.0.1", uint16_t port = 0);
 
   // Connects and handshakes, blocking the caller (so never call it from a
   // handler or callback on an I/O thread); ConnectTransportError on failure
-  // or after options.connect_timeout.
+  // or after options.connect_timeout (which the TLS handshake counts
+  // against); TlsHandshakeError, one of them, when TLS refused the peer or
+  // the peer refused us.
   std::shared_ptr<Connection> connect(const std::string& host, uint16_t port);
 
   // Handler that answers synchronously: handler(const Request&) returns a

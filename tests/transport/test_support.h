@@ -42,6 +42,15 @@ struct RawBody final : Writeable {
   void writeTo(StreamOutput& out) const override { out.writeBytes(bytes); }
 };
 
+inline Blob readBlob(StreamInput& in) { return Blob(in); }
+
+// n bytes of a pattern that differs with `seed`.
+inline std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + i * 31);
+  return v;
+}
+
 class LogCapture {
  public:
   std::function<void(LogLevel, const std::string&)> logger() {

@@ -17,17 +17,11 @@ namespace {
 using namespace std::chrono_literals;
 using testing::Blob;
 using testing::LogCapture;
+using testing::pattern;
 using testing::RawBody;
 using testing::RawServer;
 using testing::RawSocket;
-
-Blob readBlob(StreamInput& in) { return Blob(in); }
-
-std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
-  std::vector<uint8_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + i * 31);
-  return v;
-}
+using testing::readBlob;
 
 class TransportTest : public ::testing::Test {
  protected:
