@@ -93,17 +93,15 @@ struct HistogramBucket {
 };
 
 // A `histogram` element with minDocCount 0 and the bounds [lo, hi] (absent
-// when NaN), whose empty buckets carry `empty_subs`.
+// when NaN: ES writes +inf / -inf for no bound), whose empty buckets carry `empty_subs`.
 Bytes histogram(const std::string& name, double lo, double hi, const Bytes& empty_subs,
                 const std::vector<HistogramBucket>& buckets = {}, double interval = 1) {
   Wire w;
   w.str("histogram").str(name).byte(kNullMetadata);
   w.byte(kOrderKeyAsc).vlong(0);  // order, minDocCount 0: the empty bucket info follows
   w.dbl(interval).dbl(0);         // interval, offset
-  w.boolean(lo == lo);
-  if (lo == lo) w.dbl(lo);
-  w.boolean(hi == hi);
-  if (hi == hi) w.dbl(hi);
+  w.dbl(lo == lo ? lo : std::numeric_limits<double>::infinity());
+  w.dbl(hi == hi ? hi : -std::numeric_limits<double>::infinity());
   w.raw(empty_subs);
   w.str("raw").boolean(false);  // format, keyed
   w.vint(static_cast<int32_t>(buckets.size()));
