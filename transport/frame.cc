@@ -8,18 +8,24 @@
 //   variable header:
 //     VInt n, n x (String key, String value)               request headers
 //     VInt n, n x (String key, VInt m, m x String)         response headers
+//     (read as ES reads them: a repeated key keeps the last value, a
+//     response header's values are a set)
 //     requests only:
 //       version < 8.0.0: VInt 0                            ES's "features" array, empty
 //       String action
-//   body                         the Writeable; with 0x04: "LZ4\0" + LZ4 frame of it
+//   body                         requests: TaskId (parent task, 00 = none), then the
+//                                Writeable; responses: the Writeable; with 0x04:
+//                                "LZ4\0" + LZ4 frame of it
 //   error body:                  String type, String message
 #include "transport/frame.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "stream/byte_order.h"
 #include "stream/string_codec.h"
 #include "transport/compression.h"
+#include "transport/handshake.h"
 
 namespace wirestream::transport {
 
@@ -54,10 +60,27 @@ void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers
 
 void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
                        ResponseHeaders& response_headers) {
-  auto string = [](StreamInput& i) { return i.readString(); };
-  request_headers = in.readMap<RequestHeaders>(string, string);
-  response_headers =
-      in.readMap<ResponseHeaders>(string, [](StreamInput& i) { return i.readStringArray(); });
+  // As ES's readHeadersFromStream: HashMap.put keeps a repeated key's last
+  // value; a response header's values form a set (first occurrence kept).
+  request_headers.clear();
+  response_headers.clear();
+  const int32_t requests = in.readArraySize(2);
+  for (int32_t i = 0; i < requests; ++i) {
+    std::string key = in.readString();
+    request_headers[std::move(key)] = in.readString();
+  }
+  const int32_t responses = in.readArraySize(2);
+  for (int32_t i = 0; i < responses; ++i) {
+    std::string key = in.readString();
+    std::vector<std::string> values;
+    const int32_t n = in.readArraySize(1);
+    for (int32_t j = 0; j < n; ++j) {
+      std::string v = in.readString();
+      if (std::find(values.begin(), values.end(), v) == values.end())
+        values.push_back(std::move(v));
+    }
+    response_headers[std::move(key)] = std::move(values);
+  }
 }
 
 namespace {
@@ -104,13 +127,25 @@ uint8_t baseStatus(const FrameIds& ids) { return ids.handshake ? status::kHandsh
 
 }  // namespace
 
+namespace {
+// ES's TransportRequest.writeTo: the parent TaskId, then the request's fields.
+struct RequestBody final : Writeable {
+  const Writeable& body;
+  explicit RequestBody(const Writeable& b) : body(b) {}
+  void writeTo(StreamOutput& out) const override {
+    TaskId().writeTo(out);
+    body.writeTo(out);
+  }
+};
+}  // namespace
+
 size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
                          const RequestHeaders& headers, const Writeable& body, bool compress) {
   startFrame(out, ids);
   writeThreadContext(out, headers, kNoResponseHeaders);
   if (ids.version.before(TransportVersion::V_8_0_0)) out.writeVInt(0);
   out.writeString(action);
-  return finishFrame(out, ids, baseStatus(ids), kHeaderSize, body, compress);
+  return finishFrame(out, ids, baseStatus(ids), kHeaderSize, RequestBody(body), compress);
 }
 
 size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,

@@ -92,14 +92,16 @@ struct FrameIds {
 };
 
 // The headers maps (StreamOutput::writeMap: VInt size, then key/value
-// pairs). A repeated key on read is CorruptStreamError.
+// pairs). On read a repeated key keeps its last value and a response header's
+// repeated values collapse into one, as ES's ThreadContext reads them.
 void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers,
                         const ResponseHeaders& response_headers);
 void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
                        ResponseHeaders& response_headers);
 
 // Writes a whole frame into `out` (which must be empty). The body is written
-// at ids.version; with `compress` it is LZ4-compressed (compression.h) and
+// at ids.version; a request body is preceded by the empty parent TaskId (00),
+// as ES's TransportRequest writes it; with `compress` it is LZ4-compressed (compression.h) and
 // the status carries kCompressed. Returns the frame size.
 size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
                          const RequestHeaders& headers, const Writeable& body, bool compress);

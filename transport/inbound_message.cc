@@ -41,6 +41,13 @@ InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size)
   } else {
     m.body_ = std::move(body);
   }
+  if (m.header.isRequest()) {
+    BytesReferenceStreamInput body_in(m.body_);
+    body_in.setTransportVersion(m.header.version());
+    m.parent_task = TaskId::readFrom(body_in);
+    const size_t prefix = m.body_.length() - body_in.available();
+    m.body_ = m.body_.slice(prefix, m.body_.length() - prefix);
+  }
   return m;
 }
 

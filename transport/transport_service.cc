@@ -4,13 +4,13 @@
 // parsed by the socket-free units (frame.h, frame_decoder.h,
 // inbound_message.h).
 //
-// Handshake grammar (frames with status 0x08, action "internal:tcp/handshake"):
+// Handshake (frames with status 0x08, action "internal:tcp/handshake", bodies
+// in handshake.h):
 //   request  header version: the sender's minimum compatible version, so that
 //            any compatible peer can read it
-//            body: VInt n, then n bytes holding VInt sender version id (ES
-//            wraps it this way so later versions can append fields)
-//   response header version: the agreed version; body: VInt responder version id
-//   error response (0x01 | 0x02 | 0x08) when the versions are incompatible.
+//   response header version: the request's; body: the responder's version
+//   refusal  an error response (status 0x01 | 0x02, no 0x08) at the request's
+//            version, then the connection closes.
 //
 // Threading: each connection has a strand; its reads, timers, handshake and
 // close run on it. Two things are shared with other threads and locked: the
@@ -44,6 +44,7 @@
 #include "stream/errors.h"
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
+#include "transport/handshake.h"
 #include "transport/inbound_message.h"
 
 namespace wirestream::transport {
@@ -82,23 +83,6 @@ void safeFail(const TransportService::FailureCallback& on_failure, std::exceptio
     // A failing failure callback must not take the I/O thread down.
   }
 }
-
-struct HandshakeRequestBody final : Writeable {
-  TransportVersion version;
-  explicit HandshakeRequestBody(TransportVersion v) : version(v) {}
-  void writeTo(StreamOutput& out) const override {
-    BytesStreamOutput inner;
-    inner.writeVInt(version.id());
-    std::vector<uint8_t> bytes = inner.bytes().toVector();
-    out.writeByteArray(bytes);
-  }
-};
-
-struct VersionBody final : Writeable {
-  TransportVersion version;
-  explicit VersionBody(TransportVersion v) : version(v) {}
-  void writeTo(StreamOutput& out) const override { out.writeVInt(version.id()); }
-};
 
 }  // namespace
 
@@ -389,6 +373,11 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       }
       return;
     }
+    // A refused handshake is answered with a plain error response.
+    if (!handshake_done_ && h.isResponse() && h.isError()) {
+      handleResponse(std::move(frame));
+      return;
+    }
     if (!handshake_done_) {
       throw ProtocolError("received a " + std::string(h.isRequest() ? "request" : "response") +
                           " before the handshake");
@@ -409,20 +398,18 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     if (handshake_done_) throw ProtocolError("received a second handshake");
     const int64_t id = frame.header.request_id;
     InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+    // Answers and refusals go out at the request's version, which the peer
+    // can read whatever its own version is.
+    const TransportVersion request_version = m.header.version();
     BytesReferenceStreamInput in(m.body());
-    in.setTransportVersion(m.header.version());
-    std::vector<uint8_t> inner_bytes = in.readByteArray();
+    in.setTransportVersion(request_version);
+    const TransportVersion remote = TcpHandshakeRequest::readFrom(in).version;
     if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
-    ByteArrayStreamInput inner(inner_bytes);
-    TransportVersion remote(inner.readVInt());
     const TransportVersion local = options().version;
-    const TransportVersion agreed = std::min(local, remote);
     auto out = std::make_shared<BytesStreamOutput>();
     if (remote.before(options().minimum_compatible_version)) {
-      std::string message = "incompatible transport version " + remote.toString() +
-                            "; this node (" + local.toString() + ") needs at least " +
-                            options().minimum_compatible_version.toString();
-      writeErrorFrame(*out, {id, agreed, true}, "illegal_state_exception", message);
+      std::string message = unsupportedVersionMessage(remote, options().minimum_compatible_version);
+      writeErrorFrame(*out, {id, request_version, false}, "illegal_state_exception", message);
       {
         std::lock_guard<std::mutex> lock(write_mu_);
         close_after_flush_ = true;
@@ -431,8 +418,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       enqueue(std::move(out));
       return;
     }
-    completeHandshake(agreed);
-    writeResponseFrame(*out, {id, agreed, true}, {}, VersionBody(local), false);
+    completeHandshake(std::min(local, remote));
+    const TcpHandshakeResponse response{local};
+    writeResponseFrame(*out, {id, request_version, true}, {}, BodyOf(response), false);
     enqueue(std::move(out));
   }
 
@@ -871,19 +859,19 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   std::future<void> handshake = done->get_future();
   const int64_t id = impl_->next_request_id++;
   auto frame = std::make_shared<BytesStreamOutput>();
+  const TcpHandshakeRequest request{options.version};
   writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction, {},
-                    HandshakeRequestBody(options.version), false);
+                    BodyOf(request), false);
   std::weak_ptr<TcpConnection> weak = connection;
   RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
-    TransportVersion remote(in.readVInt());
+    const TransportVersion remote = TcpHandshakeResponse::readFrom(in).version;
     return [weak, done, remote, local = options.version,
             minimum = options.minimum_compatible_version] {
       auto c = weak.lock();
       if (!c) return;
       if (remote.before(minimum)) {
         done->set_exception(std::make_exception_ptr(
-            ConnectTransportError("incompatible transport version " + remote.toString() +
-                                  " of the peer; need " + minimum.toString())));
+            ConnectTransportError(unsupportedVersionMessage(remote, minimum))));
         return;
       }
       c->completeHandshake(std::min(local, remote));

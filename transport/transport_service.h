@@ -62,8 +62,9 @@ struct TransportOptions {
   std::string node_name = "node";
   // The version this node speaks; the handshake agrees on the lower of two.
   TransportVersion version = TransportVersion::current();
-  // Oldest version a peer may have.
-  TransportVersion minimum_compatible_version = TransportVersion::V_7_10_0;
+  // Oldest version a peer may have; the handshake request travels at it.
+  // 7.17.0 is ES 8's.
+  TransportVersion minimum_compatible_version = TransportVersion::fromRelease(7, 17, 0);
   size_t max_frame_size = 100 * 1024 * 1024;
   // Time a frame may take to arrive completely once its first byte arrived.
   std::chrono::milliseconds read_deadline{30000};

@@ -31,18 +31,19 @@ TEST(Frame, RequestFrameBytes) {
   BytesStreamOutput out;
   size_t n = writeRequestFrame(out, {1, TransportVersion::V_8_7_0, false}, "a", {}, RawBody({0x05}),
                                false);
-  EXPECT_EQ(n, 28u);
+  // The body starts with the parent TaskId, 00 = none (ES's TransportRequest).
+  EXPECT_EQ(n, 29u);
   EXPECT_EQ(hexOf(out),
-            "45 53 00 00 00 16 00 00 00 00 00 00 00 01 00 00 7b 23 d3 00 00 00 04 "
-            "00 00 01 61 05");
+            "45 53 00 00 00 17 00 00 00 00 00 00 00 01 00 00 7b 23 d3 00 00 00 04 "
+            "00 00 01 61 00 05");
 }
 
 TEST(Frame, RequestFrameBefore800CarriesEmptyFeatures) {
   BytesStreamOutput out;
   writeRequestFrame(out, {1, TransportVersion::V_7_10_0, false}, "a", {}, RawBody({0x05}), false);
   EXPECT_EQ(hexOf(out),
-            "45 53 00 00 00 17 00 00 00 00 00 00 00 01 00 00 6c 56 c3 00 00 00 05 "
-            "00 00 00 01 61 05");
+            "45 53 00 00 00 18 00 00 00 00 00 00 00 01 00 00 6c 56 c3 00 00 00 05 "
+            "00 00 00 01 61 00 05");
 }
 
 TEST(Frame, RequestHeadersAndHandshakeBit) {
@@ -50,8 +51,8 @@ TEST(Frame, RequestHeadersAndHandshakeBit) {
   writeRequestFrame(out, {0x0102030405060708, TransportVersion::V_8_7_0, true}, "a", {{"k", "v"}},
                     RawBody({}), false);
   EXPECT_EQ(hexOf(out),
-            "45 53 00 00 00 19 01 02 03 04 05 06 07 08 08 00 7b 23 d3 00 00 00 08 "
-            "01 01 6b 01 76 00 01 61");
+            "45 53 00 00 00 1a 01 02 03 04 05 06 07 08 08 00 7b 23 d3 00 00 00 08 "
+            "01 01 6b 01 76 00 01 61 00");
 }
 
 TEST(Frame, ResponseFrameBytes) {
@@ -157,26 +158,39 @@ TEST(Compression, RejectsDamagedAndOversizedInput) {
   EXPECT_THROW(decompressLz4(no_marker, 1 << 20), CorruptStreamError);
 }
 
-TEST(InboundMessage, RepeatedHeaderKeyIsCorrupt) {
+// ES reads the headers into HashMaps (ThreadContext.readHeadersFromStream):
+// a repeated key keeps the last value, and a response header's values are a
+// set.
+TEST(InboundMessage, RepeatedHeaderKeyKeepsTheLast) {
   // Request headers {"k": "v", "k": "w"}, hand-written: no writer makes them.
   std::vector<uint8_t> var = {0x02, 0x01, 'k', 0x01, 'v', 0x01, 'k', 0x01, 'w', 0x00, 0x01, 'a'};
   FrameHeader h;
-  h.length = static_cast<int32_t>(kMinFrameLength + var.size());
+  h.length = static_cast<int32_t>(kMinFrameLength + var.size() + 1);
   h.request_id = 1;
   h.version_id = TransportVersion::current().id();
   h.variable_header_size = static_cast<int32_t>(var.size());
+  std::vector<uint8_t> content = var;
+  content.push_back(0x00);  // the body: the empty parent TaskId
   DecodedFrame frame;
   frame.header = h;
-  frame.content = BytesReference::copyOf(var);
-  EXPECT_THROW(InboundMessage::parse(std::move(frame), 1 << 20), CorruptStreamError);
-  // The same bytes with distinct keys parse.
-  var[6] = 'j';
-  DecodedFrame good;
-  good.header = h;
-  good.content = BytesReference::copyOf(var);
-  InboundMessage m = InboundMessage::parse(std::move(good), 1 << 20);
-  EXPECT_EQ(m.request_headers, (RequestHeaders{{"j", "w"}, {"k", "v"}}));
+  frame.content = BytesReference::copyOf(content);
+  InboundMessage m = InboundMessage::parse(std::move(frame), 1 << 20);
+  EXPECT_EQ(m.request_headers, (RequestHeaders{{"k", "w"}}));
   EXPECT_EQ(m.action, "a");
+  EXPECT_EQ(m.body().length(), 0u);
+
+  // Response headers {"r": ["x", "y", "x"], "s": [], "r": ["z", "z"]}.
+  std::vector<uint8_t> resp = {0x00, 0x03, 0x01, 'r',  0x03, 0x01, 'x',  0x01, 'y',  0x01, 'x',
+                               0x01, 's',  0x00, 0x01, 'r',  0x02, 0x01, 'z',  0x01, 'z'};
+  FrameHeader rh = h;
+  rh.status = status::kResponse;
+  rh.length = static_cast<int32_t>(kMinFrameLength + resp.size());
+  rh.variable_header_size = static_cast<int32_t>(resp.size());
+  DecodedFrame response;
+  response.header = rh;
+  response.content = BytesReference::copyOf(resp);
+  InboundMessage r = InboundMessage::parse(std::move(response), 1 << 20);
+  EXPECT_EQ(r.response_headers, (ResponseHeaders{{"r", {"z"}}, {"s", {}}}));
 }
 
 TEST(InboundMessage, VariableHeaderMustBeConsumedExactly) {
