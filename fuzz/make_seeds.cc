@@ -24,6 +24,7 @@
 #include "stream/generic_value.h"
 #include "tests/aggregations/agg_test_util.h"
 #include "transport/frame.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::fuzz {
 namespace {
@@ -403,8 +404,18 @@ std::vector<Seed> transportSeeds() {
                                 false);
        })},
       {"error", frame([&](BytesStreamOutput& o) {
-         tr::writeErrorFrame(o, {10, TransportVersion::current(), false}, "illegal_argument",
-                             "bad");
+         tr::writeErrorFrame(o, {10, TransportVersion::current(), false},
+                             *tr::wrapInRemoteTransport("n", "127.0.0.1:9300", "a",
+                                                        tr::exceptionFromTypeAndMessage(
+                                                            "illegal_argument_exception", "bad")));
+       })},
+      {"error-breaker-7.17", frame([&](BytesStreamOutput& o) {
+         const tr::CircuitBreakingError breaker(tr::inFlightBreakerMessage("a", 2048, 1024), 2048,
+                                                1024,
+                                                tr::CircuitBreakingError::Durability::kTransient);
+         tr::writeErrorFrame(
+             o, {14, TransportVersion::fromRelease(7, 17, 0), false},
+             *tr::wrapInRemoteTransport("n", "127.0.0.1:9300", "a", breaker.remoteException()));
        })},
       {"handshake", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {11, TransportVersion::current(), true}, tr::kHandshakeAction, {},

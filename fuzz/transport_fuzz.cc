@@ -14,8 +14,12 @@
 //     frame bytes are canonical, and compared exactly, when the body is not
 //     compressed (LZ4 output is not unique), the status is one the writers
 //     produce, and each header map has at most one entry (ES writes maps in
-//     hash order; we write them sorted).
+//     hash order; we write them sorted);
+//   - error bodies: readException (remote_exception.h) on the body of every
+//     error response; what reads completely is written again at the frame's
+//     version and must read back to the same bytes.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -26,6 +30,7 @@
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
 #include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace {
 
@@ -88,6 +93,41 @@ InboundMessage parseFrame(const std::vector<uint8_t>& frame) {
   return std::move(got[0]);
 }
 
+// The reader takes any bytes; an exception it read whole writes back to bytes
+// that read to the same exception (written again: the same bytes).
+void checkErrorBody(const InboundMessage& m) {
+  std::shared_ptr<const RemoteException> e;
+  try {
+    BytesReferenceStreamInput in(m.body());
+    in.setTransportVersion(m.header.version());
+    e = readException(in);
+  } catch (const StreamError&) {
+    return;
+  }
+  if (!e) return;
+  std::function<bool(const RemoteException&)> whole = [&](const RemoteException& x) {
+    if (x.partial) return false;
+    if (x.cause && !whole(*x.cause)) return false;
+    for (const auto& s : x.suppressed) {
+      if (!whole(*s)) return false;
+    }
+    return true;
+  };
+  if (!whole(*e)) return;
+  auto encode = [&](const RemoteException& x) {
+    BytesStreamOutput out;
+    out.setTransportVersion(m.header.version());
+    writeException(out, &x);
+    return out.bytes().toVector();
+  };
+  const std::vector<uint8_t> once = encode(*e);
+  ByteArrayStreamInput in(once);
+  in.setTransportVersion(m.header.version());
+  auto again = readException(in);
+  FUZZ_CHECK(again && in.available() == 0, "a written exception does not read back");
+  FUZZ_CHECK(encode(*again) == once, "exception bytes unstable: %s", fuzz::hexPrefix(once).c_str());
+}
+
 void checkRoundTrip(const std::vector<uint8_t>& frame) {
   if (frame.size() == kMarkerAndLengthSize) return;  // a ping
   InboundMessage m;
@@ -96,6 +136,7 @@ void checkRoundTrip(const std::vector<uint8_t>& frame) {
   } catch (const StreamError&) {
     return;
   }
+  if (m.header.isResponse() && m.header.isError()) checkErrorBody(m);
   RawBody body;
   body.bytes = m.body().toVector();
   const FrameHeader& h = m.header;

@@ -16,16 +16,17 @@
 //   body                         requests: TaskId (parent task, 00 = none), then the
 //                                Writeable; responses: the Writeable; with 0x04:
 //                                "LZ4\0" + LZ4 frame of it
-//   error body:                  String type, String message
+//   error body:                  writeException(RemoteTransportException(cause))
+//                                (remote_exception.cc)
 #include "transport/frame.h"
 
 #include <algorithm>
 #include <cassert>
 
 #include "stream/byte_order.h"
-#include "stream/string_codec.h"
 #include "transport/compression.h"
 #include "transport/handshake.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 
@@ -156,43 +157,20 @@ size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
 }
 
 namespace {
-
-// Exception messages may quote bytes from hostile input; an error must still
-// be sendable, so invalid UTF-8 is replaced rather than refused.
-std::string sendableText(std::string_view text) {
-  try {
-    measureUtf8(text);
-    return std::string(text);
-  } catch (const std::invalid_argument&) {
-    std::string out(text);
-    for (char& c : out) {
-      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
-    }
-    return out;
-  }
-}
-
-struct ErrorBody final : Writeable {
-  std::string_view type;
-  std::string_view message;
-  void writeTo(StreamOutput& out) const override {
-    out.writeString(type);
-    out.writeString(message);
-  }
+struct ExceptionBody final : Writeable {
+  const RemoteException& exception;
+  explicit ExceptionBody(const RemoteException& e) : exception(e) {}
+  void writeTo(StreamOutput& out) const override { writeException(out, &exception); }
 };
 }  // namespace
 
-size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view type,
-                       std::string_view message) {
+size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
+                       const RemoteException& exception) {
   startFrame(out, ids);
   writeThreadContext(out, kNoRequestHeaders, kNoResponseHeaders);
-  const std::string safe_type = sendableText(type);
-  const std::string safe_message = sendableText(message);
-  ErrorBody body;
-  body.type = safe_type;
-  body.message = safe_message;
-  return finishFrame(out, ids, baseStatus(ids) | status::kResponse | status::kError, kHeaderSize,
-                     body, false);
+  // ES never marks an error response as a handshake, nor compresses it.
+  return finishFrame(out, ids, status::kResponse | status::kError, kHeaderSize,
+                     ExceptionBody(exception), false);
 }
 
 }  // namespace wirestream::transport

@@ -27,6 +27,7 @@
 #include "stream/stream_input.h"
 #include "stream/transport_version.h"
 #include "stream/writeable.h"
+#include "transport/transport_errors.h"
 
 namespace wirestream::transport {
 
@@ -107,9 +108,11 @@ size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::strin
                          const RequestHeaders& headers, const Writeable& body, bool compress);
 size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
                           const ResponseHeaders& headers, const Writeable& body, bool compress);
-// An error response: status kResponse | kError, body writeString(type),
-// writeString(message).
-size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view type,
-                       std::string_view message);
+// An error response: status kResponse | kError (never kHandshake nor
+// kCompressed, as ES writes it), body writeException(exception)
+// (remote_exception.h); ES sends RemoteTransportException("[node][address]
+// [action]") around the handler's exception (wrapInRemoteTransport).
+size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
+                       const RemoteException& exception);
 
 }  // namespace wirestream::transport

@@ -10,6 +10,22 @@
 
 namespace wirestream::transport {
 
+std::string InboundMessage::peekAction(const DecodedFrame& frame) {
+  const size_t variable_size = static_cast<size_t>(frame.header.variable_header_size);
+  if (!frame.header.isRequest() || variable_size > frame.content.length()) return "";
+  try {
+    BytesReferenceStreamInput in(frame.content.slice(0, variable_size));
+    in.setTransportVersion(frame.header.version());
+    RequestHeaders request_headers;
+    ResponseHeaders response_headers;
+    readThreadContext(in, request_headers, response_headers);
+    if (frame.header.version().before(TransportVersion::V_8_0_0)) in.readStringArray();
+    return in.readString();
+  } catch (const StreamError&) {
+    return "";
+  }
+}
+
 InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size) {
   InboundMessage m;
   m.header = frame.header;

@@ -31,6 +31,11 @@ class InboundMessage {
   // start with a TaskId -> EndOfStreamError / CorruptStreamError.
   static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
 
+  // The action of a request frame from its variable header alone, without
+  // touching the body (for a rejection before the body is looked at); "" if
+  // the variable header does not parse.
+  static std::string peekAction(const DecodedFrame& frame);
+
   FrameHeader header;
   RequestHeaders request_headers;
   ResponseHeaders response_headers;

@@ -46,6 +46,7 @@
 #include "transport/frame_decoder.h"
 #include "transport/handshake.h"
 #include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 
@@ -155,6 +156,24 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     tcp::endpoint remote = socket_.remote_endpoint(ec);
     description_ = (direction == Direction::kInbound ? "inbound " : "outbound ") +
                    endpointText(local) + " -> " + endpointText(remote);
+    try {
+      local_address_ =
+          TransportAddress::fromIp(local.address().to_string(), local.port()).toString();
+    } catch (const std::invalid_argument&) {
+      local_address_ = endpointText(local);
+    }
+  }
+
+  // An error response as ES's OutboundHandler writes it: at `version`, the
+  // exception wrapped in RemoteTransportException("[node][address][action]").
+  std::shared_ptr<BytesStreamOutput> errorFrame(int64_t request_id, TransportVersion version,
+                                                const std::string& action,
+                                                std::shared_ptr<const RemoteException> cause) {
+    auto frame = std::make_shared<BytesStreamOutput>();
+    const auto wrapped = wrapInRemoteTransport(service_->options.node_name, local_address_, action,
+                                               std::move(cause));
+    writeErrorFrame(*frame, {request_id, version, false}, *wrapped);
+    return frame;
   }
 
   void start() {
@@ -406,10 +425,10 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     const TransportVersion remote = TcpHandshakeRequest::readFrom(in).version;
     if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
     const TransportVersion local = options().version;
-    auto out = std::make_shared<BytesStreamOutput>();
     if (remote.before(options().minimum_compatible_version)) {
       std::string message = unsupportedVersionMessage(remote, options().minimum_compatible_version);
-      writeErrorFrame(*out, {id, request_version, false}, "illegal_state_exception", message);
+      auto out = errorFrame(id, request_version, std::string(kHandshakeAction),
+                            exceptionFromTypeAndMessage("illegal_state_exception", message));
       {
         std::lock_guard<std::mutex> lock(write_mu_);
         close_after_flush_ = true;
@@ -419,6 +438,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       return;
     }
     completeHandshake(std::min(local, remote));
+    auto out = std::make_shared<BytesStreamOutput>();
     const TcpHandshakeResponse response{local};
     writeResponseFrame(*out, {id, request_version, true}, {}, BodyOf(response), false);
     enqueue(std::move(out));
@@ -441,9 +461,14 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       BytesReferenceStreamInput in(m.body());
       in.setTransportVersion(h.version());
       if (h.isError()) {
-        std::string type = in.readString();
-        std::string message = in.readString();
-        throw RemoteTransportError(std::move(type), std::move(message));
+        // Any registry id reads (an unknown one as a generic remote error);
+        // the connection stays usable whatever the error body holds.
+        std::shared_ptr<const RemoteException> remote = readException(in);
+        if (!remote) {
+          throw TransportError("transport_serialization_exception",
+                               "error response to [" + call.action + "] without an exception");
+        }
+        std::rethrow_exception(remoteErrorFor(std::move(remote)));
       }
       complete = call.reader(in);
       if (in.available() != 0) {
@@ -590,6 +615,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   asio::steady_timer deadline_;
   const Direction direction_;
   std::string description_;
+  std::string local_address_;  // "127.0.0.1:9300", as ES's NetworkAddress formats it
 
   FrameDecoder decoder_;
   std::atomic<int32_t> version_id_;
@@ -657,18 +683,21 @@ class ChannelImpl final : public TransportChannel {
                                      std::to_string(options.max_frame_size) + " bytes");
       }
     } catch (...) {
-      std::exception_ptr e = std::current_exception();
-      frame = std::make_shared<BytesStreamOutput>();
-      writeErrorFrame(*frame, {request_id_, version_, false}, errorTypeOf(e), errorMessageOf(e));
+      frame = connection_->errorFrame(request_id_, version_, action_,
+                                      exceptionFromError(std::current_exception()));
     }
     finish(std::move(frame));
   }
 
   void sendError(const std::string& type, const std::string& message) override {
     claim();
-    auto frame = std::make_shared<BytesStreamOutput>();
-    writeErrorFrame(*frame, {request_id_, version_, false}, type, message);
-    finish(std::move(frame));
+    finish(connection_->errorFrame(request_id_, version_, action_,
+                                   exceptionFromTypeAndMessage(type, message)));
+  }
+
+  void sendException(std::exception_ptr error) override {
+    claim();
+    finish(connection_->errorFrame(request_id_, version_, action_, exceptionFromError(error)));
   }
 
   // For the dispatcher: answers with `error` unless a response went out.
@@ -679,7 +708,7 @@ class ChannelImpl final : public TransportChannel {
           "handler of [" + action_ + "] threw after responding: " + errorMessageOf(error));
       return;
     }
-    sendError(errorTypeOf(error), errorMessageOf(error));
+    sendException(error);
   }
 
   const std::string& action() const override { return action_; }
@@ -715,18 +744,16 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
   const size_t before = in_flight_.fetch_add(size);
   if (before + size > budget) {
     in_flight_.fetch_sub(size);
-    // Worded as ES's in-flight-requests circuit breaker words it.
-    std::string message =
-        "[in_flight_requests] Data too large, data for [<transport_request>]"
-        " would be [" +
-        std::to_string(before + size) + "/" + std::to_string(before + size) +
-        "b], which is larger than the limit of [" + std::to_string(budget) + "/" +
-        std::to_string(budget) + "b]";
+    // As ES's in-flight-requests circuit breaker words and sends it.
+    const std::string action = InboundMessage::peekAction(frame);
+    const CircuitBreakingError breaker(
+        inFlightBreakerMessage(action, static_cast<int64_t>(before + size),
+                               static_cast<int64_t>(budget)),
+        static_cast<int64_t>(before + size), static_cast<int64_t>(budget),
+        CircuitBreakingError::Durability::kTransient);
     service_->log(LogLevel::kInfo, "[" + description_ + "] rejecting request id [" +
-                                       std::to_string(h.request_id) + "]: " + message);
-    auto out = std::make_shared<BytesStreamOutput>();
-    writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception", message);
-    enqueue(std::move(out));
+                                       std::to_string(h.request_id) + "]: " + breaker.what());
+    enqueue(errorFrame(h.request_id, version(), action, breaker.remoteException()));
     return;
   }
   std::optional<InboundMessage> message;
@@ -740,8 +767,7 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
                                                version(), size);
   TransportService::RawRequestHandler handler = service_->findHandler(message->action);
   if (!handler) {
-    channel->sendError("action_not_found_transport_exception",
-                       "No handler for action [" + message->action + "]");
+    channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));
     return;
   }
   BytesReferenceStreamInput in(message->body());

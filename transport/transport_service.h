@@ -101,8 +101,14 @@ class TransportChannel {
  public:
   virtual ~TransportChannel() = default;
   virtual void sendResponse(const Writeable& response) = 0;
+  // Answers with an error: ES's RemoteTransportException("[node][address]
+  // [action]") around an exception of this type and message.
   virtual void sendError(const std::string& type, const std::string& message) = 0;
-  void sendError(std::exception_ptr error) { sendError(errorTypeOf(error), errorMessageOf(error)); }
+  // The same around `error` as ES would serialize it (remote_exception.h):
+  // typed errors (CircuitBreakingError, ...) keep their fields, a
+  // RemoteTransportError its whole cause chain.
+  virtual void sendException(std::exception_ptr error) = 0;
+  void sendError(std::exception_ptr error) { sendException(std::move(error)); }
   virtual const std::string& action() const = 0;
   virtual int64_t requestId() const = 0;
   virtual TransportVersion version() const = 0;

@@ -10,6 +10,7 @@
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
 #include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 namespace {
@@ -108,7 +109,9 @@ std::vector<uint8_t> mixedStream(uint32_t seed, int count, size_t* frames) {
         writeResponseFrame(out, ids, {}, RawBody(body), rng() % 2 == 0);
         break;
       case 2:
-        writeErrorFrame(out, ids, "illegal_argument_exception", "bad " + std::to_string(i));
+        writeErrorFrame(
+            out, ids,
+            *exceptionFromTypeAndMessage("illegal_argument_exception", "bad " + std::to_string(i)));
         break;
       case 3:
         out.writeBytes(kPingFrame);

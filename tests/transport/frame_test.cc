@@ -11,6 +11,7 @@
 #include "transport/compression.h"
 #include "transport/frame_decoder.h"
 #include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 namespace {
@@ -64,18 +65,17 @@ TEST(Frame, ResponseFrameBytes) {
             "00 01 01 77 02 01 78 01 79 05");
 }
 
+// ES's OutboundHandler.sendErrorResponse: status 03, the exception in a
+// RemoteTransportException (103) named after node, address and action.
 TEST(Frame, ErrorFrameBytes) {
   BytesStreamOutput out;
-  writeErrorFrame(out, {1, TransportVersion::V_8_7_0, false}, "t", "m");
+  writeErrorFrame(
+      out, {1, TransportVersion::V_8_7_0, true},
+      *wrapInRemoteTransport("n", "1.2.3.4:5", "a", exceptionFromTypeAndMessage("exception", "m")));
   EXPECT_EQ(hexOf(out),
-            "45 53 00 00 00 17 00 00 00 00 00 00 00 01 03 00 7b 23 d3 00 00 00 02 "
-            "00 00 01 74 01 6d");
-}
-
-TEST(Frame, ErrorFrameReplacesInvalidUtf8) {
-  BytesStreamOutput out;
-  writeErrorFrame(out, {1, TransportVersion::V_8_7_0, false}, "t", "\xff");
-  EXPECT_EQ(out.bytes().slice(25, 4).toHex(), "01 74 01 3f");
+            "45 53 00 00 00 38 00 00 00 00 00 00 00 01 03 00 7b 23 d3 00 00 00 02 "
+            "00 00 01 00 67 01 11 5b 6e 5d 5b 31 2e 32 2e 33 2e 34 3a 35 5d 5b 61 5d "
+            "01 00 44 01 01 6d 00 00 00 00 00 00 00 00 00");
 }
 
 // A frame whose body spans many pages is the same bytes whatever the page

@@ -31,10 +31,11 @@ TEST(TaskId, EmptyIsOneByteAndSetCarriesTheLong) {
   EXPECT_EQ(toHex(bytesOf(TaskId{})), "00");
   EXPECT_EQ(toHex(bytesOf(TaskId{"node1", 5})), "05 6e 6f 64 65 31 00 00 00 00 00 00 00 05");
   for (const std::string& hex : {std::string("00"), std::string("05 6e 6f 64 65 31 00 00 00 00 "
-                                                                 "00 00 00 05")}) {
+                                                                "00 00 00 05")}) {
     const std::vector<uint8_t> bytes = hexBytes(hex);
     for (size_t page : kPageSizes) {
-      readAll(bytes, page, [&](StreamInput& in) { EXPECT_EQ(bytesOf(TaskId::readFrom(in)), bytes); });
+      readAll(bytes, page,
+              [&](StreamInput& in) { EXPECT_EQ(bytesOf(TaskId::readFrom(in)), bytes); });
       expectEveryPrefixFails(bytes, page, [](StreamInput& in) { TaskId::readFrom(in); });
     }
   }
@@ -42,7 +43,7 @@ TEST(TaskId, EmptyIsOneByteAndSetCarriesTheLong) {
 
 struct VersionCase {
   TransportVersion version;
-  const char* request;   // after the TaskId
+  const char* request;  // after the TaskId
   const char* response;
 };
 
@@ -78,7 +79,8 @@ TEST(TcpHandshake, RequestIgnoresWhatFollowsTheVersionInsideTheWrapper) {
     EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, TransportVersion::V_8_7_0);
   });
   // An empty wrapper has no version.
-  ByteArrayStreamInput in(hexBytes("00"));
+  const std::vector<uint8_t> empty = hexBytes("00");
+  ByteArrayStreamInput in(empty);
   EXPECT_THROW(TcpHandshakeRequest::readFrom(in), EndOfStreamError);
 }
 
@@ -136,7 +138,7 @@ DiscoveryNode sampleNode() {
 }
 
 const char* kSampleNodeHex =
-    "01 6e 01 69 01 65 01 68 09 31 32 37 2e 30 2e 30 2e 31 "  // name, id, eph, host, addr
+    "01 6e 01 69 01 65 01 68 09 31 32 37 2e 30 2e 30 2e 31 "     // name, id, eph, host, addr
     "04 7f 00 00 01 09 31 32 37 2e 30 2e 30 2e 31 00 00 24 54 "  // TransportAddress
     "01 04 7a 6f 6e 65 01 61 "                                   // attributes
     "01 04 64 61 74 61 01 64 01 "                                // roles
@@ -156,7 +158,8 @@ TEST(DiscoveryNodeBytes, AsEsWritesThem) {
 }
 
 TEST(DiscoveryNodeBytes, AddressLengthOtherThan4Or16IsCorrupt) {
-  ByteArrayStreamInput in(hexBytes("05 7f 00 00 01 00 00 00 00 00 00"));
+  const std::vector<uint8_t> bytes = hexBytes("05 7f 00 00 01 00 00 00 00 00 00");
+  ByteArrayStreamInput in(bytes);
   EXPECT_THROW(TransportAddress::readFrom(in), CorruptStreamError);
 }
 

@@ -191,6 +191,39 @@ TEST_F(TransportTest, HandlerErrorsTravelBackWithTypeAndMessage) {
             std::vector<uint8_t>{5});
 }
 
+// Typed errors keep their ES fields across the wire, and the caller sees the
+// node, address and action the RemoteTransportException names.
+TEST_F(TransportTest, TypedErrorsTravelWithTheirFields) {
+  startServer();
+  server->registerRequestHandler("buckets", readBlob, [](const Blob&) -> Blob {
+    throw TooManyBucketsError("Trying to create too many buckets", 65536);
+  });
+  server->registerRequestHandler("breaker", readBlob, [](const Blob&) -> Blob {
+    throw CircuitBreakingError("too much", 10, 5, CircuitBreakingError::Durability::kPermanent);
+  });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  try {
+    client->submitRequest(conn, "buckets", Blob({1}), readBlob, 5s).get();
+    FAIL();
+  } catch (const TooManyBucketsError& e) {
+    EXPECT_EQ(e.maxBuckets(), 65536);
+    EXPECT_STREQ(e.what(), "Trying to create too many buckets");
+    EXPECT_EQ(e.wrapperMessage().rfind("[server][127.0.0.1:", 0), 0u) << e.wrapperMessage();
+    EXPECT_NE(e.wrapperMessage().find("][buckets]"), std::string::npos);
+  }
+  try {
+    client->submitRequest(conn, "breaker", Blob({1}), readBlob, 5s).get();
+    FAIL();
+  } catch (const CircuitBreakingError& e) {
+    EXPECT_EQ(e.bytesWanted(), 10);
+    EXPECT_EQ(e.bytesLimit(), 5);
+    EXPECT_EQ(e.durability(), CircuitBreakingError::Durability::kPermanent);
+  }
+  EXPECT_THROW(client->submitRequest(conn, "missing", Blob({1}), readBlob, 5s).get(),
+               ActionNotFoundError);
+}
+
 TEST_F(TransportTest, TimeoutFailsTheCallAndTheLateResponseIsDropped) {
   startServer();
   std::promise<std::shared_ptr<TransportChannel>> held;
@@ -292,10 +325,14 @@ TEST_F(TransportTest, OverBudgetRequestGetsAnErrorReply) {
     try {
       f.get();
       FAIL();
-    } catch (const RemoteTransportError& e) {
+    } catch (const CircuitBreakingError& e) {
       EXPECT_EQ(e.type(), "circuit_breaking_exception");
-      EXPECT_NE(std::string(e.what()).find("[in_flight_requests] Data too large"),
-                std::string::npos);
+      // ES's wording: the breaker, the action, sizes with human-readable units.
+      EXPECT_NE(std::string(e.what()).find("[inflight_requests] Data too large, data for ["),
+                std::string::npos)
+          << e.what();
+      EXPECT_GT(e.bytesWanted(), e.bytesLimit());
+      EXPECT_EQ(e.durability(), CircuitBreakingError::Durability::kTransient);
     }
   };
   // Alone larger than the budget.
