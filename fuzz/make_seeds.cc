@@ -24,6 +24,7 @@
 #include "stream/generic_value.h"
 #include "tests/aggregations/agg_test_util.h"
 #include "transport/frame.h"
+#include "transport/handshake.h"
 #include "transport/remote_exception.h"
 
 namespace wirestream::fuzz {
@@ -393,15 +394,15 @@ std::vector<Seed> transportSeeds() {
   std::vector<std::pair<std::string, Bytes>> frames = {
       {"request", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {7, TransportVersion::current(), false}, "indices:data/read", {},
-                               small, false);
+                               small, tr::CompressionScheme::kNone);
        })},
       {"request-headers", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {8, TransportVersion::V_7_10_0, false}, "a", req_headers, small,
-                               false);
+                               tr::CompressionScheme::kNone);
        })},
       {"response", frame([&](BytesStreamOutput& o) {
          tr::writeResponseFrame(o, {9, TransportVersion::current(), false}, resp_headers, small,
-                                false);
+                                tr::CompressionScheme::kNone);
        })},
       {"error", frame([&](BytesStreamOutput& o) {
          tr::writeErrorFrame(o, {10, TransportVersion::current(), false},
@@ -419,13 +420,24 @@ std::vector<Seed> transportSeeds() {
        })},
       {"handshake", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {11, TransportVersion::current(), true}, tr::kHandshakeAction, {},
-                               small, false);
+                               small, tr::CompressionScheme::kNone);
        })},
       {"compressed-request", frame([&](BytesStreamOutput& o) {
-         tr::writeRequestFrame(o, {12, TransportVersion::current(), false}, "b", {}, big, true);
+         tr::writeRequestFrame(o, {12, TransportVersion::current(), false}, "b", {}, big,
+                               tr::CompressionScheme::kLz4);
+       })},
+      {"compressed-deflate-request", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {15, TransportVersion::current(), false}, "c", {}, big,
+                               tr::CompressionScheme::kDeflate);
+       })},
+      {"handshake-es-8.7", frame([&](BytesStreamOutput& o) {
+         const tr::TcpHandshakeRequest request{TransportVersion::V_8_7_0};
+         tr::writeRequestFrame(o, {16, tr::kV7_17_0, true}, tr::kHandshakeAction, {},
+                               tr::BodyOf(request), tr::CompressionScheme::kNone);
        })},
       {"compressed-response", frame([&](BytesStreamOutput& o) {
-         tr::writeResponseFrame(o, {13, TransportVersion::current(), false}, {}, big, true);
+         tr::writeResponseFrame(o, {13, TransportVersion::current(), false}, {}, big,
+                                tr::CompressionScheme::kLz4);
        })},
       {"ping", Bytes(std::begin(tr::kPingFrame), std::end(tr::kPingFrame))},
   };

@@ -1,5 +1,6 @@
 // Fuzz target: the transport frame decoder (FrameDecoder, wire format §9) and
-// InboundMessage::parse (variable header, LZ4 bodies). Input: one slicing byte,
+// InboundMessage::parse (variable header, parent TaskId, DEFLATE and LZ4
+// bodies), and readException on error bodies. Input: one slicing byte,
 // then the byte stream a connection receives.
 //
 // Differential checks:
@@ -12,7 +13,7 @@
 //     request writer carries request headers only, a response writer
 //     response headers only, so only those are compared). The
 //     frame bytes are canonical, and compared exactly, when the body is not
-//     compressed (LZ4 output is not unique), the status is one the writers
+//     compressed (compressed output is not unique), the status is one the writers
 //     produce, and each header map has at most one entry (ES writes maps in
 //     hash order; we write them sorted);
 //   - error bodies: readException (remote_exception.h) on the body of every
@@ -144,10 +145,10 @@ void checkRoundTrip(const std::vector<uint8_t>& frame) {
   BytesStreamOutput out;
   uint8_t writer_status;
   if (h.isRequest()) {
-    writeRequestFrame(out, ids, m.action, m.request_headers, body, h.isCompressed());
+    writeRequestFrame(out, ids, m.action, m.request_headers, body, m.compression);
     writer_status = 0;
   } else {
-    writeResponseFrame(out, ids, m.response_headers, body, h.isCompressed());
+    writeResponseFrame(out, ids, m.response_headers, body, m.compression);
     writer_status = status::kResponse;
   }
   if (h.isCompressed()) writer_status |= status::kCompressed;

@@ -15,7 +15,8 @@
 //       String action
 //   body                         requests: TaskId (parent task, 00 = none), then the
 //                                Writeable; responses: the Writeable; with 0x04:
-//                                "LZ4\0" + LZ4 frame of it
+//                                that compressed, "DFL\0" or "LZ4\0" first
+//                                (compression.cc)
 //   error body:                  writeException(RemoteTransportException(cause))
 //                                (remote_exception.cc)
 #include "transport/frame.h"
@@ -92,13 +93,13 @@ const ResponseHeaders kNoResponseHeaders;
 // The shared tail of every writer: body (maybe compressed) after the variable
 // header, then the fixed header at offset 0.
 size_t finishFrame(BytesStreamOutput& out, const FrameIds& ids, uint8_t status,
-                   size_t variable_start, const Writeable& body, bool compress) {
+                   size_t variable_start, const Writeable& body, CompressionScheme compression) {
   const size_t variable_size = out.size() - variable_start;
-  if (compress) {
+  if (compression != CompressionScheme::kNone) {
     BytesStreamOutput plain;
     plain.setTransportVersion(ids.version);
     body.writeTo(plain);
-    compressLz4(plain.bytes(), out);
+    compressBody(compression, plain.bytes(), out);
     status |= status::kCompressed;
   } else {
     body.writeTo(out);
@@ -141,19 +142,21 @@ struct RequestBody final : Writeable {
 }  // namespace
 
 size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
-                         const RequestHeaders& headers, const Writeable& body, bool compress) {
+                         const RequestHeaders& headers, const Writeable& body,
+                         CompressionScheme compression) {
   startFrame(out, ids);
   writeThreadContext(out, headers, kNoResponseHeaders);
   if (ids.version.before(TransportVersion::V_8_0_0)) out.writeVInt(0);
   out.writeString(action);
-  return finishFrame(out, ids, baseStatus(ids), kHeaderSize, RequestBody(body), compress);
+  return finishFrame(out, ids, baseStatus(ids), kHeaderSize, RequestBody(body), compression);
 }
 
 size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
-                          const ResponseHeaders& headers, const Writeable& body, bool compress) {
+                          const ResponseHeaders& headers, const Writeable& body,
+                          CompressionScheme compression) {
   startFrame(out, ids);
   writeThreadContext(out, kNoRequestHeaders, headers);
-  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, kHeaderSize, body, compress);
+  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, kHeaderSize, body, compression);
 }
 
 namespace {
@@ -170,7 +173,7 @@ size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
   writeThreadContext(out, kNoRequestHeaders, kNoResponseHeaders);
   // ES never marks an error response as a handshake, nor compresses it.
   return finishFrame(out, ids, status::kResponse | status::kError, kHeaderSize,
-                     ExceptionBody(exception), false);
+                     ExceptionBody(exception), CompressionScheme::kNone);
 }
 
 }  // namespace wirestream::transport

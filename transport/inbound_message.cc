@@ -51,7 +51,8 @@ InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size)
   BytesReference body = content.slice(variable_size, content.length() - variable_size);
   if (m.header.isCompressed()) {
     const std::vector<uint8_t> packed = body.toVector();
-    auto plain = std::make_shared<std::vector<uint8_t>>(decompressLz4(packed, max_body_size));
+    auto plain = std::make_shared<std::vector<uint8_t>>(
+        decompressBody(packed, max_body_size, &m.compression));
     BytesReference::Piece piece(plain->data(), plain->size());
     m.body_ = BytesReference(piece, std::move(plain));
   } else {

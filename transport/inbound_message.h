@@ -15,6 +15,7 @@
 #include <string>
 
 #include "stream/bytes_reference.h"
+#include "transport/compression.h"
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
 #include "transport/handshake.h"
@@ -41,6 +42,9 @@ class InboundMessage {
   ResponseHeaders response_headers;
   std::string action;  // requests only
   TaskId parent_task;  // requests only: read from the body's start
+  // The scheme a compressed body used (kNone when not compressed); ES answers
+  // a request in the scheme it came in.
+  CompressionScheme compression = CompressionScheme::kNone;
 
   // The body after the parent TaskId (requests) / the whole body (responses).
 

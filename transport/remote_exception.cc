@@ -6,9 +6,9 @@
 //     4, 5, 8 EOF, 10, 11, 12, 16: OptionalString message, stack
 //     1 CorruptIndex:              OptionalString message, OptionalString resource, cause, stack
 //     2 IndexFormatTooNew:         OptionalString resource, 3 x int, stack
-//     3 IndexFormatTooOld:         OptionalString resource, boolean (3 x int | OptionalString), stack
-//     13 FileSystem:               VInt subclass, 3 x OptionalString, OptionalString message, stack
-//     18 EsRejectedExecution:      boolean isExecutorShutdown, OptionalString message, stack
+//     3 IndexFormatTooOld:         OptionalString resource, boolean (3 x int | OptionalString),
+//     stack 13 FileSystem:               VInt subclass, 3 x OptionalString, OptionalString message,
+//     stack 18 EsRejectedExecution:      boolean isExecutorShutdown, OptionalString message, stack
 //   ElasticsearchException        01, 00, VInt registry id, then ElasticsearchException.writeTo:
 //     OptionalString message, writeException(cause), stack,
 //     headers and metadata: VInt n, n x (String key, VInt m, m x String),
@@ -56,37 +56,53 @@ constexpr IdName kEsIds[] = {
 
 const char* javaKindName(int32_t kind) {
   switch (kind) {
-    case 1: return "corrupt_index_exception";
-    case 2: return "index_format_too_new_exception";
-    case 3: return "index_format_too_old_exception";
-    case 4: return "null_pointer_exception";
-    case 5: return "number_format_exception";
-    case 6: return "illegal_argument_exception";
-    case 7: return "already_closed_exception";
-    case 8: return "e_o_f_exception";
-    case 9: return "security_exception";
-    case 10: return "string_index_out_of_bounds_exception";
-    case 11: return "array_index_out_of_bounds_exception";
-    case 12: return "file_not_found_exception";
-    case 13: return "file_system_exception";
-    case 14: return "illegal_state_exception";
-    case 15: return "lock_obtain_failed_exception";
-    case 16: return "interrupted_exception";
-    case 17: return "i_o_exception";
-    case 18: return "es_rejected_execution_exception";
-    default: return nullptr;
+    case 1:
+      return "corrupt_index_exception";
+    case 2:
+      return "index_format_too_new_exception";
+    case 3:
+      return "index_format_too_old_exception";
+    case 4:
+      return "null_pointer_exception";
+    case 5:
+      return "number_format_exception";
+    case 6:
+      return "illegal_argument_exception";
+    case 7:
+      return "already_closed_exception";
+    case 8:
+      return "e_o_f_exception";
+    case 9:
+      return "security_exception";
+    case 10:
+      return "string_index_out_of_bounds_exception";
+    case 11:
+      return "array_index_out_of_bounds_exception";
+    case 12:
+      return "file_not_found_exception";
+    case 13:
+      return "file_system_exception";
+    case 14:
+      return "illegal_state_exception";
+    case 15:
+      return "lock_obtain_failed_exception";
+    case 16:
+      return "interrupted_exception";
+    case 17:
+      return "i_o_exception";
+    case 18:
+      return "es_rejected_execution_exception";
+    default:
+      return nullptr;
   }
 }
 
 const char* fileSystemName(int32_t sub) {
-  static const char* kNames[] = {"no_such_file_exception",
-                                 "not_directory_exception",
-                                 "directory_not_empty_exception",
-                                 "atomic_move_not_supported_exception",
-                                 "file_already_exists_exception",
-                                 "access_denied_exception",
-                                 "file_system_loop_exception",
-                                 "file_system_exception"};
+  static const char* kNames[] = {
+      "no_such_file_exception",        "not_directory_exception",
+      "directory_not_empty_exception", "atomic_move_not_supported_exception",
+      "file_already_exists_exception", "access_denied_exception",
+      "file_system_loop_exception",    "file_system_exception"};
   return sub >= 0 && sub < 8 ? kNames[sub] : nullptr;
 }
 
@@ -104,8 +120,19 @@ bool isActionTransportFamily(int32_t id) {
 
 bool hasKnownLayout(int32_t id) {
   switch (id) {
-    case 12: case 20: case 34: case 62: case 68: case 83: case 84:
-    case 86: case 101: case 102: case 103: case 133: case 149:
+    case 12:
+    case 20:
+    case 34:
+    case 62:
+    case 68:
+    case 83:
+    case 84:
+    case 86:
+    case 101:
+    case 102:
+    case 103:
+    case 133:
+    case 149:
       return true;
     default:
       return false;
@@ -190,8 +217,8 @@ void write(StreamOutput& out, const RemoteException* e, int level) {
   writeMapOfLists(out, e->metadata);
   const bool pre81 = out.transportVersion().before(kV8_1_0);
   if (isActionTransportFamily(id) && pre81) {
-    out.writeBoolean(false);  // no TransportAddress
-    out.writeBoolean(false);  // no action
+    out.writeBoolean(false);                            // no TransportAddress
+    out.writeBoolean(false);                            // no action
     if (id == 12 || id == 84) out.writeBoolean(false);  // no DiscoveryNode
   }
   switch (id) {
@@ -370,9 +397,7 @@ std::shared_ptr<RemoteException> make(int32_t kind, int32_t id, std::string type
 
 void writeException(StreamOutput& out, const RemoteException* e) { write(out, e, 0); }
 
-std::shared_ptr<const RemoteException> readException(StreamInput& in) {
-  return Reader(in).read();
-}
+std::shared_ptr<const RemoteException> readException(StreamInput& in) { return Reader(in).read(); }
 
 std::string_view esExceptionName(int32_t id) {
   auto it = std::lower_bound(std::begin(kEsIds), std::end(kEsIds), id,

@@ -440,7 +440,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     completeHandshake(std::min(local, remote));
     auto out = std::make_shared<BytesStreamOutput>();
     const TcpHandshakeResponse response{local};
-    writeResponseFrame(*out, {id, request_version, true}, {}, BodyOf(response), false);
+    writeResponseFrame(*out, {id, request_version, true}, {}, BodyOf(response),
+                       CompressionScheme::kNone);
     enqueue(std::move(out));
   }
 
@@ -654,13 +655,16 @@ namespace {
 // an error so the caller is never left waiting.
 class ChannelImpl final : public TransportChannel {
  public:
+  // `compression`: the request's scheme, which its response uses too (ES).
   ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id, std::string action,
-              TransportVersion version, size_t reserved)
+              TransportVersion version, size_t reserved,
+              CompressionScheme compression = CompressionScheme::kNone)
       : connection_(std::move(connection)),
         request_id_(request_id),
         action_(std::move(action)),
         version_(version),
-        reserved_(reserved) {}
+        reserved_(reserved),
+        compression_(compression) {}
 
   ~ChannelImpl() override {
     if (responded_.load()) return;
@@ -676,7 +680,7 @@ class ChannelImpl final : public TransportChannel {
     const TransportOptions& options = connection_->service().options;
     auto frame = std::make_shared<BytesStreamOutput>();
     try {
-      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response, options.compress);
+      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response, compression_);
       if (frame->size() > options.max_frame_size) {
         internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
                                      " bytes exceeds the maximum frame size of " +
@@ -732,6 +736,7 @@ class ChannelImpl final : public TransportChannel {
   const std::string action_;
   const TransportVersion version_;
   const size_t reserved_;
+  const CompressionScheme compression_;
   std::atomic<bool> responded_{false};
 };
 
@@ -764,7 +769,7 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
     throw;
   }
   auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id, message->action,
-                                               version(), size);
+                                               version(), size, message->compression);
   TransportService::RawRequestHandler handler = service_->findHandler(message->action);
   if (!handler) {
     channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));
@@ -887,7 +892,7 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   auto frame = std::make_shared<BytesStreamOutput>();
   const TcpHandshakeRequest request{options.version};
   writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction, {},
-                    BodyOf(request), false);
+                    BodyOf(request), CompressionScheme::kNone);
   std::weak_ptr<TcpConnection> weak = connection;
   RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
     const TransportVersion remote = TcpHandshakeResponse::readFrom(in).version;
@@ -925,8 +930,9 @@ void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connect
   const int64_t id = impl_->next_request_id++;
   auto frame = std::make_shared<BytesStreamOutput>();
   try {
-    writeRequestFrame(*frame, {id, tcp_connection->version(), false}, action, {}, request,
-                      impl_->options.compress);
+    writeRequestFrame(
+        *frame, {id, tcp_connection->version(), false}, action, {}, request,
+        impl_->options.compress ? impl_->options.compression_scheme : CompressionScheme::kNone);
     if (frame->size() > impl_->options.max_frame_size) {
       internal::throwLimitExceeded("request of " + std::to_string(frame->size()) +
                                    " bytes exceeds the maximum frame size of " +

@@ -52,6 +52,7 @@
 #include "stream/stream_input.h"
 #include "stream/transport_version.h"
 #include "stream/writeable.h"
+#include "transport/compression.h"
 #include "transport/transport_errors.h"
 
 namespace wirestream::transport {
@@ -70,8 +71,11 @@ struct TransportOptions {
   std::chrono::milliseconds read_deadline{30000};
   // Per inbound connection: request bytes accepted and not yet answered.
   size_t in_flight_budget = 512 * 1024 * 1024;
-  // LZ4-compress request and response bodies this node sends (status 0x04).
+  // Compress the bodies of requests this node sends (status 0x04), in
+  // compression_scheme (LZ4 by default, as ES 8). Responses use the scheme
+  // their request came in, compressed or not, as ES answers.
   bool compress = false;
+  CompressionScheme compression_scheme = CompressionScheme::kLz4;
   int io_threads = 1;
   std::chrono::milliseconds connect_timeout{10000};
   // Receives every log line; the default prints WARN and INFO to stderr.

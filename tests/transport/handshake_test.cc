@@ -90,7 +90,8 @@ TEST(TcpHandshake, RequestIgnoresWhatFollowsTheVersionInsideTheWrapper) {
 TEST(TcpHandshake, RequestFrameAsEs87SendsIt) {
   BytesStreamOutput out;
   writeRequestFrame(out, {1, kV7_17_0, true}, kHandshakeAction, {},
-                    BodyOf(TcpHandshakeRequest{TransportVersion::V_8_7_0}), false);
+                    BodyOf(TcpHandshakeRequest{TransportVersion::V_8_7_0}),
+                    CompressionScheme::kNone);
   const std::string expected =
       "45 53 00 00 00 31 00 00 00 00 00 00 00 01 08 00 6d 68 33 00 00 00 1a "
       "00 00 00 16 69 6e 74 65 72 6e 61 6c 3a 74 63 70 2f 68 61 6e 64 73 68 61 6b 65 "
@@ -111,7 +112,8 @@ TEST(TcpHandshake, RequestFrameAsEs87SendsIt) {
 TEST(TcpHandshake, ResponseFrameAtTheRequestVersion) {
   BytesStreamOutput out;
   writeResponseFrame(out, {1, kV7_17_0, true}, {},
-                     BodyOf(TcpHandshakeResponse{TransportVersion::V_8_7_0}), false);
+                     BodyOf(TcpHandshakeResponse{TransportVersion::V_8_7_0}),
+                     CompressionScheme::kNone);
   EXPECT_EQ(out.bytes().toHex(),
             "45 53 00 00 00 17 00 00 00 00 00 00 00 01 09 00 6d 68 33 00 00 00 02 "
             "00 00 d3 c7 ec 03");

@@ -52,13 +52,14 @@ std::vector<Case> cases() {
   auto boom = exceptionFromTypeAndMessage("exception", "boom");
   auto iae = exceptionFromTypeAndMessage("illegal_argument_exception", "bad [x]");
   auto ise = exceptionFromTypeAndMessage("illegal_state_exception", "not now");
-  const CircuitBreakingError breaker(
-      inFlightBreakerMessage("indices:data/read/search", 2048, 1024), 2048, 1024,
-      CircuitBreakingError::Durability::kTransient);
+  const CircuitBreakingError breaker(inFlightBreakerMessage("indices:data/read/search", 2048, 1024),
+                                     2048, 1024, CircuitBreakingError::Durability::kTransient);
   const TooManyBucketsError buckets("Trying to create too many buckets", 65536);
   const ActionNotFoundError missing("x");
-  auto disconnected = exceptionFromTypeAndMessage("node_disconnected_exception", "[n] disconnected");
-  auto timeout = exceptionFromTypeAndMessage("receive_timeout_transport_exception", "[n] timed out");
+  auto disconnected =
+      exceptionFromTypeAndMessage("node_disconnected_exception", "[n] disconnected");
+  auto timeout =
+      exceptionFromTypeAndMessage("receive_timeout_transport_exception", "[n] timed out");
   auto custom = exceptionFromTypeAndMessage("index_not_found_exception", "no such index [logs]");
   const std::string breaker_text =
       "[inflight_requests] Data too large, data for [indices:data/read/search] would be "
@@ -76,9 +77,9 @@ std::vector<Case> cases() {
       {"illegal argument", iae, kV8_7, "01 06 " + opt("bad [x]") + " 00 00 00"},
       {"illegal state", ise, kV8_7, "01 0e " + opt("not now") + " 00 00 00"},
       {"circuit breaking", breaker.remoteException(), kV8_7,
-       "01 00 85 01 01 89 01 " + toHex(std::vector<uint8_t>(breaker_text.begin(),
-                                                            breaker_text.end())) +
-           " " + kEmptyEsTail + " 00 00 00 00 00 00 04 00 00 00 00 00 00 00 08 00 00"},
+       "01 00 85 01 01 89 01 " +
+           toHex(std::vector<uint8_t>(breaker_text.begin(), breaker_text.end())) + " " +
+           kEmptyEsTail + " 00 00 00 00 00 00 04 00 00 00 00 00 00 00 08 00 00"},
       {"too many buckets", buckets.remoteException(), kV8_7,
        "01 00 95 01 " + opt("Trying to create too many buckets") + " " + kEmptyEsTail +
            " 00 01 00 00"},
@@ -94,17 +95,18 @@ std::vector<Case> cases() {
        "01 00 53 " + opt("[n] timed out") + " " + kEmptyEsTail + " 00 00"},
       // A type ES would not know by our hand: NotSerializableExceptionWrapper (62).
       {"wrapped type", custom, kV8_7,
-       "01 00 3e " + opt("index_not_found_exception: no such index [logs]") + " " +
-           kEmptyEsTail + " " + str("index_not_found_exception")},
+       "01 00 3e " + opt("index_not_found_exception: no such index [logs]") + " " + kEmptyEsTail +
+           " " + str("index_not_found_exception")},
   };
 }
 
 TEST(RemoteException, WritesAsEs) {
   for (const Case& c : cases()) {
     for (size_t page : kPageSizes) {
-      EXPECT_EQ(toHex(writeAt(page, [&](StreamOutput& out) { writeException(out, c.exception.get()); },
-                              c.version)),
-                toHex(hexBytes(c.hex)))
+      EXPECT_EQ(
+          toHex(writeAt(
+              page, [&](StreamOutput& out) { writeException(out, c.exception.get()); }, c.version)),
+          toHex(hexBytes(c.hex)))
           << c.name << ", page " << page;
     }
   }
@@ -122,13 +124,15 @@ TEST(RemoteException, ReadsWhatEsWritesAndEveryPrefixFails) {
             EXPECT_FALSE(back->partial) << c.name;
             EXPECT_EQ(back->type, c.exception->type) << c.name;
             EXPECT_EQ(back->message, c.exception->message) << c.name;
-            EXPECT_EQ(toHex(writeAt(16384, [&](StreamOutput& out) { writeException(out, back.get()); },
-                                    c.version)),
-                      toHex(bytes))
+            EXPECT_EQ(
+                toHex(writeAt(
+                    16384, [&](StreamOutput& out) { writeException(out, back.get()); }, c.version)),
+                toHex(bytes))
                 << c.name;
           },
           c.version);
-      expectEveryPrefixFails(bytes, page, [](StreamInput& in) { readException(in); }, c.version);
+      expectEveryPrefixFails(
+          bytes, page, [](StreamInput& in) { readException(in); }, c.version);
     }
   }
 }
@@ -208,9 +212,8 @@ TEST(RemoteException, UnknownIdsReadAsGenericRemoteErrors) {
 
 TEST(RemoteException, StackFramesAndSuppressedAreReadAndHeadersKept) {
   // IllegalStateException with one stack frame and one suppressed IAE.
-  const std::string hex = "01 0e " + opt("outer") + " 00 01 " + str("Foo") + " " +
-                          opt("Foo.java") + " " + str("bar") + " 2a 01 01 06 " + opt("inner") +
-                          " 00 00 00";
+  const std::string hex = "01 0e " + opt("outer") + " 00 01 " + str("Foo") + " " + opt("Foo.java") +
+                          " " + str("bar") + " 2a 01 01 06 " + opt("inner") + " 00 00 00";
   for (size_t page : {1, 16384}) {
     readAll(hexBytes(hex), page, [](StreamInput& in) {
       auto e = readException(in);
@@ -235,11 +238,13 @@ TEST(RemoteException, HostileNestingIsBounded) {
 TEST(RemoteException, WriterCutsNestingAsEsDoes) {
   std::shared_ptr<const RemoteException> chain;
   for (int i = 0; i < 120; ++i) {
-    auto e = std::make_shared<RemoteException>(*exceptionFromTypeAndMessage("illegal_argument_exception", "x"));
+    auto e = std::make_shared<RemoteException>(
+        *exceptionFromTypeAndMessage("illegal_argument_exception", "x"));
     e->cause = chain;
     chain = e;
   }
-  std::vector<uint8_t> bytes = writeAt(16384, [&](StreamOutput& out) { writeException(out, chain.get()); });
+  std::vector<uint8_t> bytes =
+      writeAt(16384, [&](StreamOutput& out) { writeException(out, chain.get()); });
   ByteArrayStreamInput in(bytes);
   in.setMaxNestingDepth(200);
   auto back = readException(in);
@@ -268,9 +273,9 @@ TEST(RemoteException, FromCppErrors) {
   EXPECT_EQ(of(EndOfStreamError("a"))->java_kind, 8);
   EXPECT_EQ(of(TransportError("circuit_breaking_exception", "a"))->es_id, 133);
   EXPECT_EQ(of(TransportError("my_type", "a"))->es_id, 62);
-  EXPECT_EQ(of(CircuitBreakingError("m", 5, 4, CircuitBreakingError::Durability::kPermanent))
-                ->durability,
-            1);
+  EXPECT_EQ(
+      of(CircuitBreakingError("m", 5, 4, CircuitBreakingError::Durability::kPermanent))->durability,
+      1);
 }
 
 TEST(RemoteException, InvalidUtf8InMessagesIsReplaced) {

@@ -461,7 +461,8 @@ TEST_F(TransportTest, ChannelDirectionIsEnforced) {
   // A response sent to the accepting side.
   RawSocket s = testing::handshakenClient(port);
   BytesStreamOutput out;
-  writeResponseFrame(out, {2, TransportVersion::current(), false}, {}, Blob({1}), false);
+  writeResponseFrame(out, {2, TransportVersion::current(), false}, {}, Blob({1}),
+                     CompressionScheme::kNone);
   s.write(testing::bytesOf(out));
   EXPECT_TRUE(s.waitClosed(5s));
   EXPECT_NE(server_log.waitFor({"WARN", "received a response (request id [2]) on an inbound"}), "");
@@ -513,7 +514,7 @@ TEST_F(TransportTest, PeerResetMidResponseFailsEachPendingCallExactlyOnce) {
     for (int i = 0; i < 3; ++i) p.readFrame();
     BytesStreamOutput out;
     writeResponseFrame(out, {2, TransportVersion::current(), false}, {}, Blob(pattern(50000, 1)),
-                       false);
+                       CompressionScheme::kNone);
     std::vector<uint8_t> bytes = testing::bytesOf(out);
     p.write(bytes.data(), bytes.size() / 2);
     std::this_thread::sleep_for(50ms);
