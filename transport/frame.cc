@@ -168,9 +168,9 @@ struct ExceptionBody final : Writeable {
 }  // namespace
 
 size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
-                       const RemoteException& exception) {
+                       const RemoteException& exception, const ResponseHeaders& headers) {
   startFrame(out, ids);
-  writeThreadContext(out, kNoRequestHeaders, kNoResponseHeaders);
+  writeThreadContext(out, kNoRequestHeaders, headers);
   // ES never marks an error response as a handshake, nor compresses it.
   return finishFrame(out, ids, status::kResponse | status::kError, kHeaderSize,
                      ExceptionBody(exception), CompressionScheme::kNone);

@@ -117,6 +117,6 @@ size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
 // (remote_exception.h); ES sends RemoteTransportException("[node][address]
 // [action]") around the handler's exception (wrapInRemoteTransport).
 size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
-                       const RemoteException& exception);
+                       const RemoteException& exception, const ResponseHeaders& headers = {});
 
 }  // namespace wirestream::transport

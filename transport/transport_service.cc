@@ -33,6 +33,7 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <shared_mutex>
 #include <thread>
 #include <unordered_map>
@@ -101,6 +102,8 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
       };
     }
     if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
+    if (options.node_id.empty()) options.node_id = randomId();
+    ephemeral_id = randomId();
     guard.emplace(io.get_executor());
     for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { io.run(); });
   }
@@ -124,7 +127,38 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   }
   void stop();
 
+  // What internal:transport/handshake answers: this node as ES describes one.
+  TransportHandshakeResponse handshakeResponse() {
+    TransportHandshakeResponse r;
+    r.version = options.version;
+    r.build_hash = options.build_hash;
+    r.cluster_name = options.cluster_name;
+    r.node.name = options.node_name;
+    r.node.id = options.node_id;
+    r.node.ephemeral_id = ephemeral_id;
+    r.node.version = options.version;
+    std::lock_guard<std::mutex> lock(mu);
+    if (publish_address) {
+      r.node.address = *publish_address;
+      r.node.host_name = publish_address->host;
+      r.node.host_address = publish_address->host;
+    }
+    return r;
+  }
+
+  // ES's UUIDs.randomBase64UUID shape: 22 URL-safe base64 characters.
+  static std::string randomId() {
+    static const char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::random_device device;
+    std::string id(22, 'A');
+    for (char& c : id) c = kAlphabet[device() % 64];
+    return id;
+  }
+
   TransportOptions options;
+  std::string ephemeral_id;
+  std::optional<TransportAddress> publish_address;  // guarded by mu; set by listen()
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
   std::vector<std::thread> threads;
@@ -168,11 +202,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // exception wrapped in RemoteTransportException("[node][address][action]").
   std::shared_ptr<BytesStreamOutput> errorFrame(int64_t request_id, TransportVersion version,
                                                 const std::string& action,
-                                                std::shared_ptr<const RemoteException> cause) {
+                                                std::shared_ptr<const RemoteException> cause,
+                                                const ResponseHeaders& headers = {}) {
     auto frame = std::make_shared<BytesStreamOutput>();
     const auto wrapped = wrapInRemoteTransport(service_->options.node_name, local_address_, action,
                                                std::move(cause));
-    writeErrorFrame(*frame, {request_id, version, false}, *wrapped);
+    writeErrorFrame(*frame, {request_id, version, false}, *wrapped, headers);
     return frame;
   }
 
@@ -218,11 +253,13 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // completes exactly once.
   void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
               TransportService::RawResponseReader reader,
-              TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout) {
+              TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout,
+              TransportService::ResponseHeadersCallback on_headers = nullptr) {
     {
       std::lock_guard<std::mutex> lock(pending_mu_);
       if (!pending_closed_) {
-        PendingCall call{action, std::move(reader), on_failure, timeout, nullptr};
+        PendingCall call{action,  std::move(reader), on_failure,
+                         timeout, nullptr,           std::move(on_headers)};
         if (timeout.count() > 0) {
           // Created and armed under the lock that every taker of the entry
           // holds, so no taker can destroy it mid-arming.
@@ -259,6 +296,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     TransportService::FailureCallback on_failure;
     std::chrono::milliseconds timeout{0};
     std::unique_ptr<asio::steady_timer> timer;
+    TransportService::ResponseHeadersCallback on_headers;
   };
 
   const TransportOptions& options() const { return service_->options; }
@@ -374,6 +412,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     const FrameHeader& h = frame.header;
     if (h.isPing()) {
       ++pings_received_;
+      // ES's TransportKeepAlive: the accepting side answers a ping with one.
+      if (direction_ == Direction::kInbound) sendPing();
       return;
     }
     if (h.isResponse() && direction_ == Direction::kInbound) {
@@ -459,6 +499,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     std::function<void()> complete;
     try {
       InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+      if (call.on_headers) call.on_headers(m.response_headers);
       BytesReferenceStreamInput in(m.body());
       in.setTransportVersion(h.version());
       if (h.isError()) {
@@ -658,13 +699,15 @@ class ChannelImpl final : public TransportChannel {
   // `compression`: the request's scheme, which its response uses too (ES).
   ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id, std::string action,
               TransportVersion version, size_t reserved,
-              CompressionScheme compression = CompressionScheme::kNone)
+              CompressionScheme compression = CompressionScheme::kNone,
+              RequestHeaders request_headers = {})
       : connection_(std::move(connection)),
         request_id_(request_id),
         action_(std::move(action)),
         version_(version),
         reserved_(reserved),
-        compression_(compression) {}
+        compression_(compression),
+        request_headers_(std::move(request_headers)) {}
 
   ~ChannelImpl() override {
     if (responded_.load()) return;
@@ -680,7 +723,8 @@ class ChannelImpl final : public TransportChannel {
     const TransportOptions& options = connection_->service().options;
     auto frame = std::make_shared<BytesStreamOutput>();
     try {
-      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response, compression_);
+      writeResponseFrame(*frame, {request_id_, version_, false}, takeResponseHeaders(), response,
+                         compression_);
       if (frame->size() > options.max_frame_size) {
         internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
                                      " bytes exceeds the maximum frame size of " +
@@ -688,7 +732,8 @@ class ChannelImpl final : public TransportChannel {
       }
     } catch (...) {
       frame = connection_->errorFrame(request_id_, version_, action_,
-                                      exceptionFromError(std::current_exception()));
+                                      exceptionFromError(std::current_exception()),
+                                      takeResponseHeaders());
     }
     finish(std::move(frame));
   }
@@ -696,12 +741,14 @@ class ChannelImpl final : public TransportChannel {
   void sendError(const std::string& type, const std::string& message) override {
     claim();
     finish(connection_->errorFrame(request_id_, version_, action_,
-                                   exceptionFromTypeAndMessage(type, message)));
+                                   exceptionFromTypeAndMessage(type, message),
+                                   takeResponseHeaders()));
   }
 
   void sendException(std::exception_ptr error) override {
     claim();
-    finish(connection_->errorFrame(request_id_, version_, action_, exceptionFromError(error)));
+    finish(connection_->errorFrame(request_id_, version_, action_, exceptionFromError(error),
+                                   takeResponseHeaders()));
   }
 
   // For the dispatcher: answers with `error` unless a response went out.
@@ -716,6 +763,13 @@ class ChannelImpl final : public TransportChannel {
   }
 
   const std::string& action() const override { return action_; }
+  const RequestHeaders& requestHeaders() const override { return request_headers_; }
+  void addResponseHeader(const std::string& key, const std::string& value) override {
+    std::lock_guard<std::mutex> lock(headers_mu_);
+    std::vector<std::string>& values = response_headers_[key];
+    // ES keeps a response header's values as a set.
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
   int64_t requestId() const override { return request_id_; }
   TransportVersion version() const override { return version_; }
 
@@ -725,6 +779,10 @@ class ChannelImpl final : public TransportChannel {
       throw std::logic_error("request [" + std::to_string(request_id_) + "] of [" + action_ +
                              "] was already answered");
     }
+  }
+  ResponseHeaders takeResponseHeaders() {
+    std::lock_guard<std::mutex> lock(headers_mu_);
+    return std::move(response_headers_);
   }
   void finish(std::shared_ptr<BytesStreamOutput> frame) {
     connection_->releaseInFlight(reserved_);
@@ -737,6 +795,9 @@ class ChannelImpl final : public TransportChannel {
   const TransportVersion version_;
   const size_t reserved_;
   const CompressionScheme compression_;
+  const RequestHeaders request_headers_;
+  std::mutex headers_mu_;
+  ResponseHeaders response_headers_;  // guarded by headers_mu_
   std::atomic<bool> responded_{false};
 };
 
@@ -768,8 +829,9 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
     in_flight_.fetch_sub(size);
     throw;
   }
-  auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id, message->action,
-                                               version(), size, message->compression);
+  auto channel =
+      std::make_shared<ChannelImpl>(shared_from_this(), h.request_id, message->action, version(),
+                                    size, message->compression, message->request_headers);
   TransportService::RawRequestHandler handler = service_->findHandler(message->action);
   if (!handler) {
     channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));
@@ -836,8 +898,34 @@ void TransportService::Impl::stop() {
   connections.clear();
 }
 
+namespace {
+struct EmptyRequest final : Writeable {
+  void writeTo(StreamOutput&) const override {}
+};
+}  // namespace
+
 TransportService::TransportService(TransportOptions options)
-    : impl_(std::make_shared<Impl>(std::move(options))) {}
+    : impl_(std::make_shared<Impl>(std::move(options))) {
+  // ES's TransportService answers its handshake on every node.
+  std::weak_ptr<Impl> weak = impl_;
+  registerRawHandler(std::string(kTransportHandshakeAction),
+                     [weak](StreamInput&) -> RequestContinuation {
+                       return [weak](const std::shared_ptr<TransportChannel>& channel) {
+                         auto impl = weak.lock();
+                         if (!impl) throw std::logic_error("the service is stopped");
+                         const TransportHandshakeResponse response = impl->handshakeResponse();
+                         channel->sendResponse(BodyOf(response));
+                       };
+                     });
+}
+
+TransportHandshakeResponse TransportService::transportHandshake(
+    const std::shared_ptr<Connection>& connection, std::chrono::milliseconds timeout) {
+  return submitRequest(
+             connection, kTransportHandshakeAction, EmptyRequest(),
+             [](StreamInput& in) { return TransportHandshakeResponse::readFrom(in); }, timeout)
+      .get();
+}
 
 TransportService::~TransportService() { stop(); }
 
@@ -853,6 +941,14 @@ uint16_t TransportService::listen(const std::string& host, uint16_t port) {
   acceptor->bind(endpoint);
   acceptor->listen();
   uint16_t bound = acceptor->local_endpoint().port();
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    try {
+      impl_->publish_address =
+          TransportAddress::fromIp(acceptor->local_endpoint().address().to_string(), bound);
+    } catch (const std::invalid_argument&) {
+    }
+  }
   impl_->acceptor = std::move(acceptor);
   impl_->doAccept();
   impl_->log(LogLevel::kDebug, "listening on " + host + ":" + std::to_string(bound));
@@ -924,14 +1020,15 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
 void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connection,
                                       std::string_view action, const Writeable& request,
                                       RawResponseReader reader, FailureCallback on_failure,
-                                      std::chrono::milliseconds timeout) {
+                                      std::chrono::milliseconds timeout,
+                                      const CallContext& context) {
   auto tcp_connection = std::dynamic_pointer_cast<TcpConnection>(connection);
   if (!tcp_connection) throw std::invalid_argument("not a connection of a TransportService");
   const int64_t id = impl_->next_request_id++;
   auto frame = std::make_shared<BytesStreamOutput>();
   try {
     writeRequestFrame(
-        *frame, {id, tcp_connection->version(), false}, action, {}, request,
+        *frame, {id, tcp_connection->version(), false}, action, context.request_headers, request,
         impl_->options.compress ? impl_->options.compression_scheme : CompressionScheme::kNone);
     if (frame->size() > impl_->options.max_frame_size) {
       internal::throwLimitExceeded("request of " + std::to_string(frame->size()) +
@@ -943,7 +1040,7 @@ void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connect
     return;
   }
   tcp_connection->submit(id, std::string(action), std::move(frame), std::move(reader),
-                         std::move(on_failure), timeout);
+                         std::move(on_failure), timeout, context.on_response_headers);
 }
 
 }  // namespace wirestream::transport

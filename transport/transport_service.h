@@ -53,6 +53,8 @@
 #include "stream/transport_version.h"
 #include "stream/writeable.h"
 #include "transport/compression.h"
+#include "transport/frame.h"
+#include "transport/handshake.h"
 #include "transport/transport_errors.h"
 
 namespace wirestream::transport {
@@ -78,6 +80,14 @@ struct TransportOptions {
   CompressionScheme compression_scheme = CompressionScheme::kLz4;
   int io_threads = 1;
   std::chrono::milliseconds connect_timeout{10000};
+  // What internal:transport/handshake answers (ES's TransportService
+  // handshake): the cluster name, this node's id (a random one when empty)
+  // and build hash. An ES node refuses a peer of its own version whose build
+  // hash differs from its own, so a node claiming ES's exact version must
+  // give that build's hash.
+  std::string cluster_name = "elasticsearch";
+  std::string node_id;
+  std::string build_hash = "unknown";
   // Receives every log line; the default prints WARN and INFO to stderr.
   std::function<void(LogLevel, const std::string&)> logger;
 };
@@ -91,7 +101,8 @@ class Connection {
   virtual bool isOpen() const = 0;
   // Closes the connection; pending calls fail with NodeDisconnectedError.
   virtual void close() = 0;
-  // Sends a ping frame (45 53 FF FF FF FF); the peer counts and drops it.
+  // Sends a ping frame (45 53 FF FF FF FF); the peer counts it, and an
+  // accepting side answers with a ping (ES's keep-alive).
   virtual void sendPing() = 0;
   virtual uint64_t bytesSent() const = 0;
   virtual uint64_t bytesReceived() const = 0;
@@ -114,6 +125,12 @@ class TransportChannel {
   virtual void sendException(std::exception_ptr error) = 0;
   void sendError(std::exception_ptr error) { sendException(std::move(error)); }
   virtual const std::string& action() const = 0;
+  // The request's thread-context headers (ES's request headers).
+  virtual const RequestHeaders& requestHeaders() const = 0;
+  // Adds a value to a response header that travels back with the answer
+  // (response or error), as ES's ThreadContext response headers; a repeated
+  // value is kept once. Call before answering.
+  virtual void addResponseHeader(const std::string& key, const std::string& value) = 0;
   virtual int64_t requestId() const = 0;
   virtual TransportVersion version() const = 0;
 };
@@ -128,6 +145,14 @@ class TransportService {
   // to be fully consumed.
   using RawResponseReader = std::function<std::function<void()>(StreamInput&)>;
   using FailureCallback = std::function<void(std::exception_ptr)>;
+  using ResponseHeadersCallback = std::function<void(const ResponseHeaders&)>;
+  // Per call: thread-context request headers to send, and a callback that
+  // receives the answer's response headers (on an I/O thread, before the
+  // response or error callback; not called on timeout or disconnection).
+  struct CallContext {
+    RequestHeaders request_headers;
+    ResponseHeadersCallback on_response_headers;
+  };
 
   explicit TransportService(TransportOptions options = {});
   ~TransportService();
@@ -178,7 +203,8 @@ class TransportService {
   void sendRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
                    const Writeable& request, Reader reader, OnResponse on_response,
                    FailureCallback on_failure,
-                   std::chrono::milliseconds timeout = std::chrono::milliseconds(0)) {
+                   std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
+                   const CallContext& context = {}) {
     using Response = std::invoke_result_t<Reader&, StreamInput&>;
     sendRawRequest(
         connection, action, request,
@@ -186,14 +212,15 @@ class TransportService {
           auto response = std::make_shared<Response>(reader(in));
           return [response, on_response] { on_response(std::move(*response)); };
         },
-        std::move(on_failure), timeout);
+        std::move(on_failure), timeout, context);
   }
 
   // sendRequest with a future.
   template <class Reader>
   auto submitRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
                      const Writeable& request, Reader reader,
-                     std::chrono::milliseconds timeout = std::chrono::milliseconds(0))
+                     std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
+                     const CallContext& context = {})
       -> std::future<std::invoke_result_t<Reader&, StreamInput&>> {
     using Response = std::invoke_result_t<Reader&, StreamInput&>;
     auto promise = std::make_shared<std::promise<Response>>();
@@ -201,13 +228,21 @@ class TransportService {
     sendRequest(
         connection, action, request, std::move(reader),
         [promise](Response&& r) { promise->set_value(std::move(r)); },
-        [promise](std::exception_ptr e) { promise->set_exception(e); }, timeout);
+        [promise](std::exception_ptr e) { promise->set_exception(e); }, timeout, context);
     return future;
   }
 
   void sendRawRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
                       const Writeable& request, RawResponseReader reader,
-                      FailureCallback on_failure, std::chrono::milliseconds timeout);
+                      FailureCallback on_failure, std::chrono::milliseconds timeout,
+                      const CallContext& context = {});
+
+  // ES's second handshake (internal:transport/handshake), which an ES node
+  // sends right after connecting: returns the peer's version, build hash,
+  // DiscoveryNode and cluster name. Every service answers it; blocking, like
+  // connect(). Throws what the call failed with.
+  TransportHandshakeResponse transportHandshake(const std::shared_ptr<Connection>& connection,
+                                                std::chrono::milliseconds timeout);
 
   const TransportOptions& options() const;
   // Closes every connection and stops the I/O threads (the destructor does).

@@ -36,8 +36,7 @@ const std::string kLz4End = kLz4Magic + " 16 00 00 00 00 00 00 00 00 00 00 00 00
 // "hello" does not shrink (a 6-byte LZ4 block), so lz4-java stores it.
 TEST(Lz4Body, SmallBodyIsOneStoredBlockThenTheEndBlock) {
   const std::string expected = "4c 5a 34 00 " + kLz4Magic +
-                               " 16 05 00 00 00 05 00 00 00 00 00 00 00 68 65 6c 6c 6f " +
-                               kLz4End;
+                               " 16 05 00 00 00 05 00 00 00 00 00 00 00 68 65 6c 6c 6f " + kLz4End;
   EXPECT_EQ(toHex(compress(CompressionScheme::kLz4, bytesOf("hello"))), expected);
   CompressionScheme scheme = CompressionScheme::kNone;
   EXPECT_EQ(decompressBody(hexBytes(expected), 1 << 20, &scheme), bytesOf("hello"));
@@ -57,8 +56,7 @@ const std::string kLz4CompressedA64 = "4c 5a 34 00 " + kLz4Magic +
                                       kLz4End;
 
 TEST(Lz4Body, ReadsCompressedBlocks) {
-  EXPECT_EQ(decompressBody(hexBytes(kLz4CompressedA64), 1 << 20),
-            std::vector<uint8_t>(64, 'a'));
+  EXPECT_EQ(decompressBody(hexBytes(kLz4CompressedA64), 1 << 20), std::vector<uint8_t>(64, 'a'));
   // ES never checks a data block's checksum, nor do we.
   std::vector<uint8_t> with_checksum = hexBytes(kLz4CompressedA64);
   with_checksum[4 + 17] = 0x5a;
@@ -150,12 +148,14 @@ TEST(Lz4Body, DamagedHeadersAreCorrupt) {
   const std::string hello_block = " 05 00 00 00 05 00 00 00 00 00 00 00 68 65 6c 6c 6f ";
   for (const std::string& hex : {
            "4c 5a 34 00 " + kLz4Magic + " 36" + hello_block + kLz4End,  // unknown method
-           "4c 5a 34 00 " + kLz4Magic + " 16 05 00 00 00 06 00 00 00 00 00 00 00 68 65 6c 6c 6f "
-               "00 " + kLz4End,                                         // stored, lengths differ
+           "4c 5a 34 00 " + kLz4Magic +
+               " 16 05 00 00 00 06 00 00 00 00 00 00 00 68 65 6c 6c 6f "
+               "00 " +
+               kLz4End,  // stored, lengths differ
            "4c 5a 34 00 " + kLz4Magic + " 20 05 00 00 00 01 04 00 00 00 00 00 00 68 65 6c 6c 6f " +
-               kLz4End,                                                 // above 1 << (10 + 0)
+               kLz4End,  // above 1 << (10 + 0)
            "4c 5a 34 00 " + kLz4Magic + " 26 05 00 00 00 00 00 01 00 00 00 00 00 68 65 6c 6c 6f " +
-               kLz4End,                                                 // 64 KiB from 5 bytes
+               kLz4End,  // 64 KiB from 5 bytes
            "4c 5a 34 00 " + kLz4Magic + " 16 00 00 00 00 00 00 00 00 01 00 00 00",  // end, checksum
        }) {
     const std::vector<uint8_t> bytes = hexBytes(hex);

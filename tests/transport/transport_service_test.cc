@@ -398,6 +398,72 @@ TEST_F(TransportTest, PingsAreCountedAndIgnored) {
   EXPECT_EQ(BytesReference::copyOf(seen_by_peer).toHex(), "45 53 ff ff ff ff");
 }
 
+// ES's TransportKeepAlive: an accepting channel answers a ping with a ping.
+TEST_F(TransportTest, AcceptingSideAnswersAPingWithAPing) {
+  startServer();
+  RawSocket s = testing::handshakenClient(port);
+  s.write(std::vector<uint8_t>(kPingFrame, kPingFrame + 6));
+  DecodedFrame f = s.readFrame();
+  EXPECT_TRUE(f.header.isPing());
+  // Still served after the ping.
+  s.write(testing::requestFrame(2, "echo", Blob({4})));
+  EXPECT_EQ(s.readFrame().header.request_id, 2);
+}
+
+// internal:transport/handshake, as an ES node sends it right after connecting.
+TEST_F(TransportTest, TransportHandshakeDescribesTheNode) {
+  TransportOptions so = serverOptions();
+  so.cluster_name = "logs-cluster";
+  so.node_id = "node-id-1";
+  so.build_hash = "abc123";
+  startServer(so);
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  TransportHandshakeResponse r = client->transportHandshake(conn, 5s);
+  EXPECT_EQ(r.version, TransportVersion::current());
+  EXPECT_EQ(r.build_hash, "abc123");
+  EXPECT_EQ(r.cluster_name, "logs-cluster");
+  EXPECT_EQ(r.node.name, "server");
+  EXPECT_EQ(r.node.id, "node-id-1");
+  EXPECT_EQ(r.node.ephemeral_id.size(), 22u);
+  EXPECT_EQ(r.node.address.toString(), "127.0.0.1:" + std::to_string(port));
+  EXPECT_EQ(r.node.version, TransportVersion::current());
+}
+
+// Thread-context headers: request headers reach the handler, response
+// headers come back to the caller, with responses and with errors.
+TEST_F(TransportTest, ThreadContextHeadersTravelBothWays) {
+  startServer();
+  server->registerAsyncRequestHandler(
+      "headers", readBlob, [](Blob&& b, std::shared_ptr<TransportChannel> ch) {
+        ch->addResponseHeader("Warning", "seen " + ch->requestHeaders().at("trace"));
+        ch->addResponseHeader("Warning", "seen " + ch->requestHeaders().at("trace"));
+        ch->addResponseHeader("Warning", "second");
+        if (b.bytes.empty()) {
+          ch->sendError("illegal_argument_exception", "empty");
+        } else {
+          ch->sendResponse(b);
+        }
+      });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  for (bool fail : {false, true}) {
+    std::promise<ResponseHeaders> headers;
+    TransportService::CallContext context;
+    context.request_headers = {{"trace", "abc"}};
+    context.on_response_headers = [&](const ResponseHeaders& h) { headers.set_value(h); };
+    auto f = client->submitRequest(
+        conn, "headers", fail ? Blob(std::vector<uint8_t>{}) : Blob(std::vector<uint8_t>{1}),
+        readBlob, 5s, context);
+    if (fail) {
+      EXPECT_THROW(f.get(), RemoteIllegalArgumentError);
+    } else {
+      EXPECT_EQ(f.get().bytes, std::vector<uint8_t>{1});
+    }
+    EXPECT_EQ(headers.get_future().get(), (ResponseHeaders{{"Warning", {"seen abc", "second"}}}));
+  }
+}
+
 // ---- garbage and protocol violations: only that connection closes ----
 
 struct GarbageCase {
