@@ -9,7 +9,10 @@
 #include <future>
 
 #include "stream/errors.h"
+#include "tests/stream/test_util.h"
 #include "tests/transport/test_support.h"
+#include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 namespace {
@@ -396,6 +399,64 @@ TEST_F(TransportTest, PingsAreCountedAndIgnored) {
   pinged.set_value();
   peer.join();
   EXPECT_EQ(BytesReference::copyOf(seen_by_peer).toHex(), "45 53 ff ff ff ff");
+}
+
+// The bytes an ES 8.7 node sends, answered with the bytes ES answers with.
+TEST_F(TransportTest, EsNodeBytesAreAnsweredAsEsAnswers) {
+  startServer();
+  RawSocket s = RawSocket::connectTo(port);
+  // ES 8.7's handshake: header at 7.17.0, features array, TaskId 00, 8.7.0.
+  s.write(::wirestream::testing::hexBytes(
+      "45 53 00 00 00 31 00 00 00 00 00 00 00 01 08 00 6d 68 33 00 00 00 1a "
+      "00 00 00 16 69 6e 74 65 72 6e 61 6c 3a 74 63 70 2f 68 61 6e 64 73 68 61 6b 65 "
+      "00 04 d3 c7 ec 03"));
+  DecodedFrame hs = s.readFrame();
+  BytesStreamOutput hs_bytes;
+  uint8_t header[kHeaderSize];
+  encodeHeader(hs.header, header);
+  hs_bytes.writeBytes(header);
+  hs_bytes.writeBytes(hs.content.toVector());
+  // At the request's version (7.17.0), status response | handshake, 8.7.0.
+  EXPECT_EQ(hs_bytes.bytes().toHex(),
+            "45 53 00 00 00 17 00 00 00 00 00 00 00 01 09 00 6d 68 33 00 00 00 02 "
+            "00 00 d3 c7 ec 03");
+
+  // A request for an action nobody handles, at the agreed 8.7.0.
+  s.write(::wirestream::testing::hexBytes(
+      "45 53 00 00 00 16 00 00 00 00 00 00 00 02 00 00 7b 23 d3 00 00 00 04 "
+      "00 00 01 78 00"));
+  DecodedFrame err = s.readFrame();
+  EXPECT_EQ(err.header.status, status::kResponse | status::kError);
+  EXPECT_EQ(err.header.version(), TransportVersion::V_8_7_0);
+  const std::string wrapper = "[server][127.0.0.1:" + std::to_string(port) + "][x]";
+  std::vector<uint8_t> body = {
+      0x00, 0x00, 0x01, 0x00, 0x67, 0x01, static_cast<uint8_t>(wrapper.size())};
+  body.insert(body.end(), wrapper.begin(), wrapper.end());
+  const std::string cause = "No handler for action [x]";
+  for (uint8_t b : {0x01, 0x00, 0x65, 0x01, static_cast<int>(cause.size())}) body.push_back(b);
+  body.insert(body.end(), cause.begin(), cause.end());
+  for (uint8_t b : {0, 0, 0, 0, 0, 1, 1, 0x78, 0, 0, 0, 0}) body.push_back(b);
+  EXPECT_EQ(err.content.toHex(), BytesReference::copyOf(body).toHex());
+}
+
+// A peer older than the minimum compatible version gets ES's refusal: an
+// error response at the request's version, then the connection closes.
+TEST_F(TransportTest, RefusalIsAnEsErrorResponseAtTheRequestVersion) {
+  startServer();
+  RawSocket s = RawSocket::connectTo(port);
+  s.write(testing::handshakeRequest(1, TransportVersion::V_7_10_0));
+  DecodedFrame f = s.readFrame();
+  EXPECT_EQ(f.header.status, status::kResponse | status::kError);
+  EXPECT_EQ(f.header.version(), TransportVersion::V_7_10_0);
+  InboundMessage m = InboundMessage::parse(std::move(f), 1 << 20);
+  BytesReferenceStreamInput in(m.body());
+  in.setTransportVersion(TransportVersion::V_7_10_0);
+  RemoteTransportError e(readException(in));
+  EXPECT_EQ(e.type(), "illegal_state_exception");
+  EXPECT_STREQ(e.what(),
+               "Received message from unsupported version: [7.10.0] minimal compatible version "
+               "is: [7.17.0]");
+  EXPECT_TRUE(s.waitClosed(5s));
 }
 
 // ES's TransportKeepAlive: an accepting channel answers a ping with a ping.
