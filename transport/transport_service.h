@@ -17,21 +17,24 @@
 // connects sends requests and receives responses; the accepting side receives
 // requests and answers them. Either side receiving the other kind of frame
 // closes the connection. connect() performs the handshake: each side sends
-// its TransportVersion and both use the lower one for every later frame.
+// its TransportVersion and both use the lower one for every later frame. The
+// bodies are Elasticsearch's (handshake.h, remote_exception.h,
+// compression.h), so either side may be an ES 8.x node.
 //
 // Handlers and response callbacks run on the service's I/O threads (one
 // connection's frames are handled in order, never concurrently); keep them
 // short or answer later through the TransportChannel from another thread.
-// Every call completes exactly once: a response, a RemoteTransportError (the
-// handler threw; the type and message travelled back in an error frame), a
-// ReceiveTimeoutError, or a NodeDisconnectedError.
+// Every call completes exactly once: a response, a RemoteTransportError or
+// one of its typed subclasses (the handler threw; ES's serialized exception
+// travelled back in an error frame), a ReceiveTimeoutError, or a
+// NodeDisconnectedError.
 //
 // Faults are contained per connection: a frame that is not 'E' 'S', has a bad
 // length or variable-header size, is larger than max_frame_size, or stalls
 // for longer than read_deadline once it began to arrive closes only that
 // connection, with one WARN log line. A request that would take the
-// connection's in-flight bytes past in_flight_budget is answered with a
-// circuit_breaking_exception error and not run.
+// connection's in-flight bytes past in_flight_budget is answered with ES's
+// CircuitBreakingException and not run.
 //
 // Thread-safety: all methods are thread-safe. Lifetime: the destructor closes
 // every connection (failing their pending calls) and joins the I/O threads;
