@@ -200,7 +200,7 @@ void BM_Transport_RawSocket(benchmark::State& state) {
   Payload p;
   p.bytes = &payload;
   BytesStreamOutput out;
-  writeResponseFrame(out, {1, TransportVersion::current(), false}, {}, p, false);
+  writeResponseFrame(out, {1, TransportVersion::current(), false}, {}, p, CompressionScheme::kNone);
   const std::vector<uint8_t> frame = out.bytes().toVector();
   uint16_t port = 0;
   int listener = listenLoopback(&port);

@@ -301,7 +301,8 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1u, 10000000u));
   app.add_option("--zipf", exponent, "Zipf exponent of the keyword field");
   app.add_option("--seed", seed, "Seed of the generated documents");
-  app.add_flag("--compress", compress, "LZ4-compress frames (status bit 0x04)");
+  app.add_flag("--compress", compress,
+               "LZ4-compress request bodies (status bit 0x04); responses follow");
   app.add_flag("--processes", processes, "Run each shard node in a child process");
   app.add_flag("--tls", tls, "Mutual TLS between the nodes, with ephemeral certificates");
   CLI11_PARSE(app, argc, argv);

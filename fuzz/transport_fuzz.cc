@@ -1,5 +1,6 @@
 // Fuzz target: the transport frame decoder (FrameDecoder, wire format §9) and
-// InboundMessage::parse (variable header, LZ4 bodies). Input: one slicing byte,
+// InboundMessage::parse (variable header, parent TaskId, DEFLATE and LZ4
+// bodies), and readException on error bodies. Input: one slicing byte,
 // then the byte stream a connection receives.
 //
 // Differential checks:
@@ -15,10 +16,14 @@
 //     request writer carries request headers only, a response writer
 //     response headers only, so only those are compared). The
 //     frame bytes are canonical, and compared exactly, when the body is not
-//     compressed (LZ4 output is not unique), the status is one the writers
+//     compressed (compressed output is not unique), the status is one the writers
 //     produce, and each header map has at most one entry (ES writes maps in
-//     hash order; we write them sorted).
+//     hash order; we write them sorted);
+//   - error bodies: readException (remote_exception.h) on the body of every
+//     error response; what reads completely is written again at the frame's
+//     version and must read back to the same bytes.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -29,6 +34,7 @@
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
 #include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace {
 
@@ -100,6 +106,41 @@ InboundMessage parseFrame(const std::vector<uint8_t>& frame) {
   return std::move(got[0]);
 }
 
+// The reader takes any bytes; an exception it read whole writes back to bytes
+// that read to the same exception (written again: the same bytes).
+void checkErrorBody(const InboundMessage& m) {
+  std::shared_ptr<const RemoteException> e;
+  try {
+    BytesReferenceStreamInput in(m.body());
+    in.setTransportVersion(m.header.version());
+    e = readException(in);
+  } catch (const StreamError&) {
+    return;
+  }
+  if (!e) return;
+  std::function<bool(const RemoteException&)> whole = [&](const RemoteException& x) {
+    if (x.partial) return false;
+    if (x.cause && !whole(*x.cause)) return false;
+    for (const auto& s : x.suppressed) {
+      if (!whole(*s)) return false;
+    }
+    return true;
+  };
+  if (!whole(*e)) return;
+  auto encode = [&](const RemoteException& x) {
+    BytesStreamOutput out;
+    out.setTransportVersion(m.header.version());
+    writeException(out, &x);
+    return out.bytes().toVector();
+  };
+  const std::vector<uint8_t> once = encode(*e);
+  ByteArrayStreamInput in(once);
+  in.setTransportVersion(m.header.version());
+  auto again = readException(in);
+  FUZZ_CHECK(again && in.available() == 0, "a written exception does not read back");
+  FUZZ_CHECK(encode(*again) == once, "exception bytes unstable: %s", fuzz::hexPrefix(once).c_str());
+}
+
 void checkRoundTrip(const std::vector<uint8_t>& frame) {
   if (frame.size() == kMarkerAndLengthSize) return;  // a ping
   InboundMessage m;
@@ -108,6 +149,7 @@ void checkRoundTrip(const std::vector<uint8_t>& frame) {
   } catch (const StreamError&) {
     return;
   }
+  if (m.header.isResponse() && m.header.isError()) checkErrorBody(m);
   RawBody body;
   body.bytes = m.body().toVector();
   const FrameHeader& h = m.header;
@@ -115,10 +157,10 @@ void checkRoundTrip(const std::vector<uint8_t>& frame) {
   BytesStreamOutput out;
   uint8_t writer_status;
   if (h.isRequest()) {
-    writeRequestFrame(out, ids, m.action, m.request_headers, body, h.isCompressed());
+    writeRequestFrame(out, ids, m.action, m.request_headers, body, m.compression);
     writer_status = 0;
   } else {
-    writeResponseFrame(out, ids, m.response_headers, body, h.isCompressed());
+    writeResponseFrame(out, ids, m.response_headers, body, m.compression);
     writer_status = status::kResponse;
   }
   if (h.isCompressed()) writer_status |= status::kCompressed;

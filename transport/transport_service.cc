@@ -4,13 +4,13 @@
 // parsed by the socket-free units (frame.h, frame_decoder.h,
 // inbound_message.h).
 //
-// Handshake grammar (frames with status 0x08, action "internal:tcp/handshake"):
+// Handshake (frames with status 0x08, action "internal:tcp/handshake", bodies
+// in handshake.h):
 //   request  header version: the sender's minimum compatible version, so that
 //            any compatible peer can read it
-//            body: VInt n, then n bytes holding VInt sender version id (ES
-//            wraps it this way so later versions can append fields)
-//   response header version: the agreed version; body: VInt responder version id
-//   error response (0x01 | 0x02 | 0x08) when the versions are incompatible.
+//   response header version: the request's; body: the responder's version
+//   refusal  an error response (status 0x01 | 0x02, no 0x08) at the request's
+//            version, then the connection closes.
 //
 // Threading: each connection has a strand; its reads, timers, handshake and
 // close run on it. Two things are shared with other threads and locked: the
@@ -39,6 +39,7 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <shared_mutex>
 #include <thread>
 #include <unordered_map>
@@ -52,9 +53,11 @@
 #include "transport/accept_backoff.h"
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
+#include "transport/handshake.h"
 #include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
 #include "transport/net_stream.h"
+#include "transport/remote_exception.h"
 #include "transport/tls.h"
 
 namespace wirestream::transport {
@@ -96,23 +99,6 @@ void safeFail(const TransportService::FailureCallback& on_failure, std::exceptio
   }
 }
 
-struct HandshakeRequestBody final : Writeable {
-  TransportVersion version;
-  explicit HandshakeRequestBody(TransportVersion v) : version(v) {}
-  void writeTo(StreamOutput& out) const override {
-    BytesStreamOutput inner;
-    inner.writeVInt(version.id());
-    std::vector<uint8_t> bytes = inner.bytes().toVector();
-    out.writeByteArray(bytes);
-  }
-};
-
-struct VersionBody final : Writeable {
-  TransportVersion version;
-  explicit VersionBody(TransportVersion v) : version(v) {}
-  void writeTo(StreamOutput& out) const override { out.writeVInt(version.id()); }
-};
-
 }  // namespace
 
 class TcpConnection;
@@ -130,6 +116,8 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
     }
     if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
     if (options.tls) tls_context = tls::makeContext(*options.tls);
+    if (options.node_id.empty()) options.node_id = randomId();
+    ephemeral_id = randomId();
     guard.emplace(io.get_executor());
     for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { io.run(); });
   }
@@ -164,8 +152,39 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   }
   void stop();
 
+  // What internal:transport/handshake answers: this node as ES describes one.
+  TransportHandshakeResponse handshakeResponse() {
+    TransportHandshakeResponse r;
+    r.version = options.version;
+    r.build_hash = options.build_hash;
+    r.cluster_name = options.cluster_name;
+    r.node.name = options.node_name;
+    r.node.id = options.node_id;
+    r.node.ephemeral_id = ephemeral_id;
+    r.node.version = options.version;
+    std::lock_guard<std::mutex> lock(mu);
+    if (publish_address) {
+      r.node.address = *publish_address;
+      r.node.host_name = publish_address->host;
+      r.node.host_address = publish_address->host;
+    }
+    return r;
+  }
+
+  // ES's UUIDs.randomBase64UUID shape: 22 URL-safe base64 characters.
+  static std::string randomId() {
+    static const char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::random_device device;
+    std::string id(22, 'A');
+    for (char& c : id) c = kAlphabet[device() % 64];
+    return id;
+  }
+
   TransportOptions options;
   std::unique_ptr<asio::ssl::context> tls_context;  // set when options.tls is
+  std::string ephemeral_id;
+  std::optional<TransportAddress> publish_address;  // guarded by mu; set by listen()
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
   std::vector<std::thread> threads;
@@ -220,6 +239,25 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     if (direction == Direction::kInbound) {
       decoder_.setAdmission([this](const FrameHeader& h) { return admitFrame(h); });
     }
+    try {
+      local_address_ =
+          TransportAddress::fromIp(local.address().to_string(), local.port()).toString();
+    } catch (const std::invalid_argument&) {
+      local_address_ = endpointText(local);
+    }
+  }
+
+  // An error response as ES's OutboundHandler writes it: at `version`, the
+  // exception wrapped in RemoteTransportException("[node][address][action]").
+  std::shared_ptr<BytesStreamOutput> errorFrame(int64_t request_id, TransportVersion version,
+                                                const std::string& action,
+                                                std::shared_ptr<const RemoteException> cause,
+                                                const ResponseHeaders& headers = {}) {
+    auto frame = std::make_shared<BytesStreamOutput>();
+    const auto wrapped = wrapInRemoteTransport(service_->options.node_name, local_address_, action,
+                                               std::move(cause));
+    writeErrorFrame(*frame, {request_id, version, false}, *wrapped, headers);
+    return frame;
   }
 
   void start() {
@@ -282,11 +320,13 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // completes exactly once.
   void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
               TransportService::RawResponseReader reader,
-              TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout) {
+              TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout,
+              TransportService::ResponseHeadersCallback on_headers = nullptr) {
     {
       std::lock_guard<std::mutex> lock(pending_mu_);
       if (!pending_closed_) {
-        PendingCall call{action, std::move(reader), on_failure, timeout, nullptr};
+        PendingCall call{action,  std::move(reader), on_failure,
+                         timeout, nullptr,           std::move(on_headers)};
         if (timeout.count() > 0) {
           // Created and armed under the lock that every taker of the entry
           // holds, so no taker can destroy it mid-arming.
@@ -324,6 +364,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     TransportService::FailureCallback on_failure;
     std::chrono::milliseconds timeout{0};
     std::unique_ptr<asio::steady_timer> timer;
+    TransportService::ResponseHeadersCallback on_headers;
   };
 
   const TransportOptions& options() const { return service_->options; }
@@ -381,23 +422,20 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     frame_lease_ = budget.tryAcquire(h.frameSize());
     if (frame_lease_) return true;
     ++service_->refused_frames;
-    const size_t would_be = budget.used() + h.frameSize();
-    // Worded as ES's in-flight-requests circuit breaker words it.
-    std::string message =
-        "[in_flight_requests] Data too large, data for [<transport_request>] would be [" +
-        std::to_string(would_be) + "/" + std::to_string(would_be) +
-        "b], which is larger than the limit of [" + std::to_string(budget.limit()) + "/" +
-        std::to_string(budget.limit()) + "b]";
-    service_->logLimited(service_->budget_log, "[" + description_ + "] refusing a frame of " +
-                                                   std::to_string(h.frameSize()) +
-                                                   " bytes (request id [" +
-                                                   std::to_string(h.request_id) + "]): " + message);
+    const int64_t would_be = static_cast<int64_t>(budget.used() + h.frameSize());
+    const int64_t limit = static_cast<int64_t>(budget.limit());
+    // As ES's in-flight-requests breaker words and sends it; the action is
+    // not known yet (the body is never buffered), so the label is ES's generic one.
+    const CircuitBreakingError breaker(
+        inFlightBreakerMessage("<transport_request>", would_be, limit), would_be, limit,
+        CircuitBreakingError::Durability::kTransient);
+    service_->logLimited(service_->budget_log,
+                         "[" + description_ + "] refusing a frame of " +
+                             std::to_string(h.frameSize()) + " bytes (request id [" +
+                             std::to_string(h.request_id) + "]): " + breaker.what());
     if (h.isRequest() && !h.isHandshake() && handshake_done_ &&
         h.version_id == version_id_.load()) {
-      auto out = std::make_shared<BytesStreamOutput>();
-      writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception",
-                      message);
-      enqueue(std::move(out));
+      enqueue(errorFrame(h.request_id, version(), "", breaker.remoteException()));
     }
     return false;
   }
@@ -502,6 +540,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     InboundBudget::Lease lease = std::move(frame_lease_);
     if (h.isPing()) {
       ++pings_received_;
+      // ES's TransportKeepAlive: the accepting side answers a ping with one.
+      if (direction_ == Direction::kInbound) sendPing();
       return;
     }
     if (h.isResponse() && direction_ == Direction::kInbound) {
@@ -519,6 +559,11 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       } else {
         handleResponse(std::move(frame));
       }
+      return;
+    }
+    // A refused handshake is answered with a plain error response.
+    if (!handshake_done_ && h.isResponse() && h.isError()) {
+      handleResponse(std::move(frame));
       return;
     }
     if (!handshake_done_) {
@@ -542,20 +587,18 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     if (handshake_done_) throw ProtocolError("received a second handshake");
     const int64_t id = frame.header.request_id;
     InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+    // Answers and refusals go out at the request's version, which the peer
+    // can read whatever its own version is.
+    const TransportVersion request_version = m.header.version();
     BytesReferenceStreamInput in(m.body());
-    in.setTransportVersion(m.header.version());
-    std::vector<uint8_t> inner_bytes = in.readByteArray();
+    in.setTransportVersion(request_version);
+    const TransportVersion remote = TcpHandshakeRequest::readFrom(in).version;
     if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
-    ByteArrayStreamInput inner(inner_bytes);
-    TransportVersion remote(inner.readVInt());
     const TransportVersion local = options().version;
-    const TransportVersion agreed = std::min(local, remote);
-    auto out = std::make_shared<BytesStreamOutput>();
     if (remote.before(options().minimum_compatible_version)) {
-      std::string message = "incompatible transport version " + remote.toString() +
-                            "; this node (" + local.toString() + ") needs at least " +
-                            options().minimum_compatible_version.toString();
-      writeErrorFrame(*out, {id, agreed, true}, "illegal_state_exception", message);
+      std::string message = unsupportedVersionMessage(remote, options().minimum_compatible_version);
+      auto out = errorFrame(id, request_version, std::string(kHandshakeAction),
+                            exceptionFromTypeAndMessage("illegal_state_exception", message));
       {
         std::lock_guard<std::mutex> lock(write_mu_);
         close_after_flush_ = true;
@@ -564,8 +607,11 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       enqueue(std::move(out));
       return;
     }
-    completeHandshake(agreed);
-    writeResponseFrame(*out, {id, agreed, true}, {}, VersionBody(local), false);
+    completeHandshake(std::min(local, remote));
+    auto out = std::make_shared<BytesStreamOutput>();
+    const TcpHandshakeResponse response{local};
+    writeResponseFrame(*out, {id, request_version, true}, {}, BodyOf(response),
+                       CompressionScheme::kNone);
     enqueue(std::move(out));
   }
 
@@ -583,12 +629,18 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     std::function<void()> complete;
     try {
       InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+      if (call.on_headers) call.on_headers(m.response_headers);
       BytesReferenceStreamInput in(m.body());
       in.setTransportVersion(h.version());
       if (h.isError()) {
-        std::string type = in.readString();
-        std::string message = in.readString();
-        throw RemoteTransportError(std::move(type), std::move(message));
+        // Any registry id reads (an unknown one as a generic remote error);
+        // the connection stays usable whatever the error body holds.
+        std::shared_ptr<const RemoteException> remote = readException(in);
+        if (!remote) {
+          throw TransportError("transport_serialization_exception",
+                               "error response to [" + call.action + "] without an exception");
+        }
+        std::rethrow_exception(remoteErrorFor(std::move(remote)));
       }
       complete = call.reader(in);
       if (in.available() != 0) {
@@ -899,6 +951,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   size_t tls_next_ = 0;                          // the strand's: first page not encrypted
   const Direction direction_;
   std::string description_;
+  std::string local_address_;  // "127.0.0.1:9300", as ES's NetworkAddress formats it
 
   FrameDecoder decoder_;
   std::atomic<int32_t> version_id_;
@@ -943,14 +996,19 @@ namespace {
 // an error so the caller is never left waiting.
 class ChannelImpl final : public TransportChannel {
  public:
+  // `compression`: the request's scheme, which its response uses too (ES).
   ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id, std::string action,
-              TransportVersion version, size_t reserved, InboundBudget::Lease lease)
+              TransportVersion version, size_t reserved, InboundBudget::Lease lease,
+              CompressionScheme compression = CompressionScheme::kNone,
+              RequestHeaders request_headers = {})
       : connection_(std::move(connection)),
         request_id_(request_id),
         action_(std::move(action)),
         version_(version),
         reserved_(reserved),
-        lease_(std::move(lease)) {}
+        lease_(std::move(lease)),
+        compression_(compression),
+        request_headers_(std::move(request_headers)) {}
 
   ~ChannelImpl() override {
     if (responded_.load()) return;
@@ -966,25 +1024,32 @@ class ChannelImpl final : public TransportChannel {
     const TransportOptions& options = connection_->service().options;
     auto frame = std::make_shared<BytesStreamOutput>();
     try {
-      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response, options.compress);
+      writeResponseFrame(*frame, {request_id_, version_, false}, takeResponseHeaders(), response,
+                         compression_);
       if (frame->size() > options.max_frame_size) {
         internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
                                      " bytes exceeds the maximum frame size of " +
                                      std::to_string(options.max_frame_size) + " bytes");
       }
     } catch (...) {
-      std::exception_ptr e = std::current_exception();
-      frame = std::make_shared<BytesStreamOutput>();
-      writeErrorFrame(*frame, {request_id_, version_, false}, errorTypeOf(e), errorMessageOf(e));
+      frame = connection_->errorFrame(request_id_, version_, action_,
+                                      exceptionFromError(std::current_exception()),
+                                      takeResponseHeaders());
     }
     finish(std::move(frame));
   }
 
   void sendError(const std::string& type, const std::string& message) override {
     claim();
-    auto frame = std::make_shared<BytesStreamOutput>();
-    writeErrorFrame(*frame, {request_id_, version_, false}, type, message);
-    finish(std::move(frame));
+    finish(connection_->errorFrame(request_id_, version_, action_,
+                                   exceptionFromTypeAndMessage(type, message),
+                                   takeResponseHeaders()));
+  }
+
+  void sendException(std::exception_ptr error) override {
+    claim();
+    finish(connection_->errorFrame(request_id_, version_, action_, exceptionFromError(error),
+                                   takeResponseHeaders()));
   }
 
   // For the dispatcher: answers with `error` unless a response went out.
@@ -995,10 +1060,17 @@ class ChannelImpl final : public TransportChannel {
           "handler of [" + action_ + "] threw after responding: " + errorMessageOf(error));
       return;
     }
-    sendError(errorTypeOf(error), errorMessageOf(error));
+    sendException(error);
   }
 
   const std::string& action() const override { return action_; }
+  const RequestHeaders& requestHeaders() const override { return request_headers_; }
+  void addResponseHeader(const std::string& key, const std::string& value) override {
+    std::lock_guard<std::mutex> lock(headers_mu_);
+    std::vector<std::string>& values = response_headers_[key];
+    // ES keeps a response header's values as a set.
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
   int64_t requestId() const override { return request_id_; }
   TransportVersion version() const override { return version_; }
 
@@ -1008,6 +1080,10 @@ class ChannelImpl final : public TransportChannel {
       throw std::logic_error("request [" + std::to_string(request_id_) + "] of [" + action_ +
                              "] was already answered");
     }
+  }
+  ResponseHeaders takeResponseHeaders() {
+    std::lock_guard<std::mutex> lock(headers_mu_);
+    return std::move(response_headers_);
   }
   void finish(std::shared_ptr<BytesStreamOutput> frame) {
     connection_->releaseInFlight(reserved_);
@@ -1021,6 +1097,10 @@ class ChannelImpl final : public TransportChannel {
   const TransportVersion version_;
   const size_t reserved_;
   InboundBudget::Lease lease_;  // the node budget of the request, until answered
+  const CompressionScheme compression_;
+  const RequestHeaders request_headers_;
+  std::mutex headers_mu_;
+  ResponseHeaders response_headers_;  // guarded by headers_mu_
   std::atomic<bool> responded_{false};
 };
 
@@ -1033,18 +1113,16 @@ void TcpConnection::handleRequest(DecodedFrame&& frame, InboundBudget::Lease lea
   const size_t before = in_flight_.fetch_add(size);
   if (before + size > budget) {
     in_flight_.fetch_sub(size);
-    // Worded as ES's in-flight-requests circuit breaker words it.
-    std::string message =
-        "[in_flight_requests] Data too large, data for [<transport_request>]"
-        " would be [" +
-        std::to_string(before + size) + "/" + std::to_string(before + size) +
-        "b], which is larger than the limit of [" + std::to_string(budget) + "/" +
-        std::to_string(budget) + "b]";
+    // As ES's in-flight-requests circuit breaker words and sends it.
+    const std::string action = InboundMessage::peekAction(frame);
+    const CircuitBreakingError breaker(
+        inFlightBreakerMessage(action, static_cast<int64_t>(before + size),
+                               static_cast<int64_t>(budget)),
+        static_cast<int64_t>(before + size), static_cast<int64_t>(budget),
+        CircuitBreakingError::Durability::kTransient);
     service_->log(LogLevel::kInfo, "[" + description_ + "] rejecting request id [" +
-                                       std::to_string(h.request_id) + "]: " + message);
-    auto out = std::make_shared<BytesStreamOutput>();
-    writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception", message);
-    enqueue(std::move(out));
+                                       std::to_string(h.request_id) + "]: " + breaker.what());
+    enqueue(errorFrame(h.request_id, version(), action, breaker.remoteException()));
     return;
   }
   std::optional<InboundMessage> message;
@@ -1055,11 +1133,11 @@ void TcpConnection::handleRequest(DecodedFrame&& frame, InboundBudget::Lease lea
     throw;
   }
   auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id, message->action,
-                                               version(), size, std::move(lease));
+                                               version(), size, std::move(lease),
+                                               message->compression, message->request_headers);
   TransportService::RawRequestHandler handler = service_->findHandler(message->action);
   if (!handler) {
-    channel->sendError("action_not_found_transport_exception",
-                       "No handler for action [" + message->action + "]");
+    channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));
     return;
   }
   BytesReferenceStreamInput in(message->body());
@@ -1168,8 +1246,34 @@ void TransportService::Impl::stop() {
   connections.clear();
 }
 
+namespace {
+struct EmptyRequest final : Writeable {
+  void writeTo(StreamOutput&) const override {}
+};
+}  // namespace
+
 TransportService::TransportService(TransportOptions options)
-    : impl_(std::make_shared<Impl>(std::move(options))) {}
+    : impl_(std::make_shared<Impl>(std::move(options))) {
+  // ES's TransportService answers its handshake on every node.
+  std::weak_ptr<Impl> weak = impl_;
+  registerRawHandler(std::string(kTransportHandshakeAction),
+                     [weak](StreamInput&) -> RequestContinuation {
+                       return [weak](const std::shared_ptr<TransportChannel>& channel) {
+                         auto impl = weak.lock();
+                         if (!impl) throw std::logic_error("the service is stopped");
+                         const TransportHandshakeResponse response = impl->handshakeResponse();
+                         channel->sendResponse(BodyOf(response));
+                       };
+                     });
+}
+
+TransportHandshakeResponse TransportService::transportHandshake(
+    const std::shared_ptr<Connection>& connection, std::chrono::milliseconds timeout) {
+  return submitRequest(
+             connection, kTransportHandshakeAction, EmptyRequest(),
+             [](StreamInput& in) { return TransportHandshakeResponse::readFrom(in); }, timeout)
+      .get();
+}
 
 TransportService::~TransportService() { stop(); }
 
@@ -1200,6 +1304,14 @@ uint16_t TransportService::listen(const std::string& host, uint16_t port) {
   acceptor->bind(endpoint);
   acceptor->listen();
   uint16_t bound = acceptor->local_endpoint().port();
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    try {
+      impl_->publish_address =
+          TransportAddress::fromIp(acceptor->local_endpoint().address().to_string(), bound);
+    } catch (const std::invalid_argument&) {
+    }
+  }
   impl_->acceptor = std::move(acceptor);
   asio::post(impl_->accept_strand, [impl = impl_] { impl->doAccept(); });
   impl_->log(LogLevel::kDebug, "listening on " + host + ":" + std::to_string(bound));
@@ -1238,19 +1350,19 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   std::future<void> handshake = done->get_future();
   const int64_t id = impl_->next_request_id++;
   auto frame = std::make_shared<BytesStreamOutput>();
+  const TcpHandshakeRequest request{options.version};
   writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction, {},
-                    HandshakeRequestBody(options.version), false);
+                    BodyOf(request), CompressionScheme::kNone);
   std::weak_ptr<TcpConnection> weak = connection;
   RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
-    TransportVersion remote(in.readVInt());
+    const TransportVersion remote = TcpHandshakeResponse::readFrom(in).version;
     return [weak, done, remote, local = options.version,
             minimum = options.minimum_compatible_version] {
       auto c = weak.lock();
       if (!c) return;
       if (remote.before(minimum)) {
         done->set_exception(std::make_exception_ptr(
-            ConnectTransportError("incompatible transport version " + remote.toString() +
-                                  " of the peer; need " + minimum.toString())));
+            ConnectTransportError(unsupportedVersionMessage(remote, minimum))));
         return;
       }
       c->completeHandshake(std::min(local, remote));
@@ -1276,14 +1388,16 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
 void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connection,
                                       std::string_view action, const Writeable& request,
                                       RawResponseReader reader, FailureCallback on_failure,
-                                      std::chrono::milliseconds timeout) {
+                                      std::chrono::milliseconds timeout,
+                                      const CallContext& context) {
   auto tcp_connection = std::dynamic_pointer_cast<TcpConnection>(connection);
   if (!tcp_connection) throw std::invalid_argument("not a connection of a TransportService");
   const int64_t id = impl_->next_request_id++;
   auto frame = std::make_shared<BytesStreamOutput>();
   try {
-    writeRequestFrame(*frame, {id, tcp_connection->version(), false}, action, {}, request,
-                      impl_->options.compress);
+    writeRequestFrame(
+        *frame, {id, tcp_connection->version(), false}, action, context.request_headers, request,
+        impl_->options.compress ? impl_->options.compression_scheme : CompressionScheme::kNone);
     if (frame->size() > impl_->options.max_frame_size) {
       internal::throwLimitExceeded("request of " + std::to_string(frame->size()) +
                                    " bytes exceeds the maximum frame size of " +
@@ -1294,7 +1408,7 @@ void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connect
     return;
   }
   tcp_connection->submit(id, std::string(action), std::move(frame), std::move(reader),
-                         std::move(on_failure), timeout);
+                         std::move(on_failure), timeout, context.on_response_headers);
 }
 
 }  // namespace wirestream::transport

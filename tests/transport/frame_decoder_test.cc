@@ -10,6 +10,7 @@
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
 #include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 namespace {
@@ -102,19 +103,22 @@ std::vector<uint8_t> mixedStream(uint32_t seed, int count, size_t* frames) {
       case 0:
       case 4:
         writeRequestFrame(out, ids, "action/" + std::to_string(i), {{"h", "v"}}, RawBody(body),
-                          false);
+                          CompressionScheme::kNone);
         break;
       case 1:
-        writeResponseFrame(out, ids, {}, RawBody(body), rng() % 2 == 0);
+        writeResponseFrame(out, ids, {}, RawBody(body),
+                           rng() % 2 == 0 ? CompressionScheme::kLz4 : CompressionScheme::kNone);
         break;
       case 2:
-        writeErrorFrame(out, ids, "illegal_argument_exception", "bad " + std::to_string(i));
+        writeErrorFrame(
+            out, ids,
+            *exceptionFromTypeAndMessage("illegal_argument_exception", "bad " + std::to_string(i)));
         break;
       case 3:
         out.writeBytes(kPingFrame);
         break;
       default:
-        writeRequestFrame(out, ids, "c", {}, RawBody(body), true);
+        writeRequestFrame(out, ids, "c", {}, RawBody(body), CompressionScheme::kLz4);
         break;
     }
     append(stream, out);
@@ -189,7 +193,7 @@ TEST(FrameDecoder, OneByteAtATimeEqualsWholeFrames) {
 TEST(FrameDecoder, StrictPrefixesYieldNoFrameAndStayMidFrame) {
   BytesStreamOutput out;
   writeRequestFrame(out, {5, TransportVersion::V_8_7_0, false}, "act", {}, RawBody({1, 2, 3}),
-                    false);
+                    CompressionScheme::kNone);
   std::vector<uint8_t> frame = out.bytes().toVector();
   for (size_t n = 0; n < frame.size(); ++n) {
     FrameDecoder decoder(1 << 20);
@@ -240,7 +244,8 @@ TEST(FrameDecoder, RejectsEachBadFrameAtTheSameOffsetHoweverSliced) {
   std::vector<uint8_t> tls = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03};
   // A good frame first, so errors happen mid-stream.
   BytesStreamOutput good;
-  writeResponseFrame(good, {1, TransportVersion::V_8_7_0, false}, {}, RawBody({7}), false);
+  writeResponseFrame(good, {1, TransportVersion::V_8_7_0, false}, {}, RawBody({7}),
+                     CompressionScheme::kNone);
   std::vector<uint8_t> prefix = good.bytes().toVector();
   const uint64_t p = prefix.size();
 

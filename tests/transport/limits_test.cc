@@ -307,7 +307,7 @@ TEST_F(LimitsTest, PartialFramesPastTheNodeBudgetAreRefusedOthersServed) {
     DecodedFrame f = refused.back().readFrame(5s);
     EXPECT_EQ(f.header.request_id, 2);
     EXPECT_TRUE(f.header.isError());
-    EXPECT_TRUE(contains(f, "[in_flight_requests] Data too large")) << i;
+    EXPECT_TRUE(contains(f, "[inflight_requests] Data too large")) << i;
   }
   TransportStats stats = server->stats();
   EXPECT_EQ(stats.refused_frames, 4u);

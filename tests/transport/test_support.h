@@ -183,7 +183,7 @@ inline std::vector<uint8_t> handshakeRequest(int64_t id, TransportVersion versio
   body.writeByteArray(inner.bytes().toVector());
   BytesStreamOutput out;
   writeRequestFrame(out, {id, TransportVersion::V_7_10_0, true}, kHandshakeAction, {},
-                    RawBody(body.bytes().toVector()), false);
+                    RawBody(body.bytes().toVector()), CompressionScheme::kNone);
   return bytesOf(out);
 }
 
@@ -203,7 +203,7 @@ inline std::vector<uint8_t> requestFrame(int64_t id, const std::string& action,
                                          const Writeable& body,
                                          TransportVersion v = TransportVersion::current()) {
   BytesStreamOutput out;
-  writeRequestFrame(out, {id, v, false}, action, {}, body, false);
+  writeRequestFrame(out, {id, v, false}, action, {}, body, CompressionScheme::kNone);
   return bytesOf(out);
 }
 
@@ -231,7 +231,8 @@ class RawServer {
     DecodedFrame f = s.readFrame();
     VersionReply body(version);
     BytesStreamOutput out;
-    writeResponseFrame(out, {f.header.request_id, version, true}, {}, body, false);
+    writeResponseFrame(out, {f.header.request_id, version, true}, {}, body,
+                       CompressionScheme::kNone);
     s.write(bytesOf(out));
     return s;
   }
