@@ -69,13 +69,6 @@ void throwNegativeCount(std::string_view what, int64_t v) {
   internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
 }
 
-TooManyBucketsError::TooManyBucketsError(int32_t max_buckets, int64_t count)
-    : LimitExceededError("Trying to create too many buckets. Must be less than or equal to: [" +
-                         std::to_string(max_buckets) + "] but was [" + std::to_string(count) +
-                         "]. This limit can be set by changing the [search.max_buckets] cluster "
-                         "level setting."),
-      max_buckets_(max_buckets) {}
-
 void ReduceContext::consumeBucketsAndMaybeBreak(int64_t n) const {
   if (!final_reduce) return;
   // Saturates: a caller may charge a product of two large counts at once.

@@ -39,18 +39,11 @@
 namespace wirestream::aggregations {
 
 // A final reduce would hold more than ReduceContext::max_buckets buckets:
-// Elasticsearch's TooManyBucketsException (setting search.max_buckets), which
-// crosses the transport as `too_many_buckets_exception` carrying maxBuckets().
-// The message is ES's, word for word. A LimitExceededError, so a coordinator's
-// one `catch (const StreamError&)` for bad shard results covers it too.
-class TooManyBucketsError : public LimitExceededError {
- public:
-  TooManyBucketsError(int32_t max_buckets, int64_t count);
-  int32_t maxBuckets() const { return max_buckets_; }
-
- private:
-  int32_t max_buckets_;
-};
+// Elasticsearch's TooManyBucketsException (stream/errors.h), which crosses the
+// transport as `too_many_buckets_exception` carrying maxBuckets(). A
+// LimitExceededError, so a coordinator's one `catch (const StreamError&)` for bad
+// shard results covers it too.
+using ::wirestream::TooManyBucketsError;
 
 // Partial reduces (on the way, e.g. per node) keep everything a later reduce
 // needs; the final reduce applies size and minDocCount (wire format §8).

@@ -440,6 +440,8 @@ std::shared_ptr<const RemoteException> exceptionFromError(std::exception_ptr err
     std::rethrow_exception(error);
   } catch (const RemoteTransportError& e) {
     return e.remoteException();
+  } catch (const ::wirestream::TooManyBucketsError& e) {  // a reduce in a handler
+    return TooManyBucketsError(e.what(), e.maxBuckets()).remoteException();
   } catch (const TransportError& e) {
     return exceptionFromTypeAndMessage(e.type(), e.what());
   } catch (const EndOfStreamError& e) {

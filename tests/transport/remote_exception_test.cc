@@ -278,6 +278,18 @@ TEST(RemoteException, FromCppErrors) {
       1);
 }
 
+// A reduce in a handler (aggregations' ReduceContext) crosses as ES's
+// too_many_buckets_exception (id 149) with its max_buckets.
+TEST(RemoteException, ReduceBudgetCrossesAsTooManyBuckets) {
+  auto e = exceptionFromError(std::make_exception_ptr(::wirestream::TooManyBucketsError(10, 11)));
+  EXPECT_EQ(e->es_id, 149);
+  EXPECT_EQ(e->type, "too_many_buckets_exception");
+  EXPECT_EQ(e->max_buckets, 10);
+  EXPECT_EQ(e->message,
+            "Trying to create too many buckets. Must be less than or equal to: [10] but was [11]. "
+            "This limit can be set by changing the [search.max_buckets] cluster level setting.");
+}
+
 TEST(RemoteException, InvalidUtf8InMessagesIsReplaced) {
   auto e = exceptionFromTypeAndMessage("illegal_argument_exception", "\xff");
   EXPECT_EQ(toHex(writeAt(16384, [&](StreamOutput& out) { writeException(out, e.get()); })),
