@@ -34,8 +34,19 @@ _STAND_INS = {
 
 # Repository name -> BUILD file under third_party/system/. The libraries need the first
 # group; the CLI, tests and benchmarks the rest (wirestream_dependencies(dev = True)).
-_SYSTEM = ["boost", "nlohmann_json", "lz4"]
-_SYSTEM_DEV = ["cli11", "gtest", "benchmark", "protobuf", "hwy"]
+_SYSTEM = ["boost", "nlohmann_json", "lz4", "zlib", "openssl", "snappy"]
+_SYSTEM_DEV = [
+    "cli11",
+    "gtest",
+    "benchmark",
+    "protobuf",
+    "hwy",
+    "zstd",
+    "flatbuffers",
+    "capnp",
+    "cereal",
+    "msgpack",
+]
 
 def wirestream_dependencies(dev = False):
     existing = native.existing_rules()

@@ -28,7 +28,7 @@ EXTERNAL = {
     "@gtest//:gtest_main": "GTest::gtest_main",
     "@gtest//:gmock": "GTest::gmock",
     "@benchmark//:benchmark": "benchmark::benchmark",
-    "@boost//:boost": "Boost::headers",
+    "@boost//:boost": "Boost::headers;Threads::Threads",
     "@nlohmann_json//:nlohmann_json": "nlohmann_json::nlohmann_json",
     "@cli11//:cli11": "CLI11::CLI11",
     "@lz4//:lz4": "lz4",
@@ -71,8 +71,8 @@ def cmake_name(label):
 
 
 def export_name(rule):
-    base = rule.pkg.split("/")[-1]
-    return base if rule.name == base else "%s_%s" % (base, rule.name)
+    base = rule.pkg.replace("/", "_")
+    return base if rule.name == rule.pkg.split("/")[-1] else "%s_%s" % (base, rule.name)
 
 
 def evaluate(pkg, rules):
