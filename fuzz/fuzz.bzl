@@ -7,6 +7,8 @@ libFuzzer builds themselves are made by tools/fuzz.sh with clang, outside
 Bazel, so that `bazel test //...` needs gcc only.
 """
 
+load("//:copts.bzl", "WS_COPTS")
+
 def fuzz_target(name, deps):
     native.filegroup(
         name = name + "_inputs",
@@ -18,6 +20,7 @@ def fuzz_target(name, deps):
     )
     native.cc_test(
         name = name + "_replay",
+        copts = WS_COPTS,
         size = "small",
         srcs = [name + "_fuzz.cc", "replay_main.cc"],
         args = ["$(locations :%s_inputs)" % name],
