@@ -28,7 +28,8 @@ TEST(CountingAllocator, SeesAlignedAndArrayForms) {
   AllocationScope scope;
   void* p = ::operator new (16384, std::align_val_t{64});
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
-  delete[] new int[10];
+  int* volatile array = new int[10];  // volatile: -O2 may elide an unused new/delete pair
+  delete[] array;
   ::operator delete (p, std::align_val_t{64});
   EXPECT_EQ(scope.allocations(), 2u);
   EXPECT_EQ(scope.peakBytes(), 16384u + 40u);
