@@ -22,10 +22,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
 #include "aggregations/date_format.h"
+#include "aggregations/histogram.h"
 #include "aggregations/json_util.h"
 
 namespace wirestream::aggregations {
@@ -307,6 +309,7 @@ std::unique_ptr<InternalAggregation> DateHistogram::reduce(
   buckets.reserve(merged.size());
   for (auto& [key, m] : merged) {
     if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
+    context.consumeBucketsAndMaybeBreak(1);
     buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
   }
   if (context.final_reduce) {
@@ -376,28 +379,54 @@ void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
     }
   };
 
-  // Count first, so that asking for too many buckets fails before any is built.
-  size_t empty_count = 0;
+  // Count first, against the reduce's bucket budget, so that a request for
+  // too many buckets fails before any is built (and the walk stops there).
+  int64_t empty_count = 0;
   walk(
       [&](int64_t) {
-        if (++empty_count > kMaxEmptyBuckets) {
-          internal::throwLimitExceeded("date_histogram [" + getName() + "] would need more than " +
-                                       std::to_string(kMaxEmptyBuckets) + " empty buckets");
-        }
+        context.consumeBucketsAndMaybeBreak(1);
+        ++empty_count;
       },
       [](size_t) {});
   if (empty_count == 0) return;
 
+  // As histogram: the template reduced once, each copy counted before it is made.
   const InternalAggregations* empty_subs[] = {&e.aggregations};
   InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
+  size_t copy_size = 0;
+  try {
+    copy_size = reduced_empty.encodedSize();
+  } catch (const std::invalid_argument&) {
+    // Built in code and not writable: the bucket count alone measures it.
+  }
+  int64_t per_copy =
+      std::max(reduced_empty.bucketCount(),
+               static_cast<int64_t>(copy_size / Histogram::kEmptyCopyBytesPerBucket));
+  int64_t copies_cost;
+  if (__builtin_mul_overflow(empty_count - 1, per_copy, &copies_cost)) {
+    copies_cost = std::numeric_limits<int64_t>::max();
+  }
+  context.consumeBucketsAndMaybeBreak(copies_cost);
+
   std::vector<Bucket> out;
-  out.reserve(buckets.size() + empty_count);
+  out.reserve(buckets.size() + static_cast<size_t>(empty_count));
+  int64_t emitted = 0;
   walk(
       [&](int64_t key) {
-        out.push_back({key, 0, reduced_empty});
+        if (++emitted == empty_count) {
+          out.push_back({key, 0, std::move(reduced_empty)});
+        } else {
+          out.push_back({key, 0, reduced_empty});
+        }
       },
       [&](size_t i) { out.push_back(std::move(buckets[i])); });
   buckets = std::move(out);
+}
+
+int64_t DateHistogram::bucketCount() const {
+  int64_t n = static_cast<int64_t>(buckets_.size());
+  for (const Bucket& b : buckets_) n += b.aggregations.bucketCount();
+  return n;
 }
 
 void DateHistogram::responseFieldsToJson(json& j) const {

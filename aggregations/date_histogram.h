@@ -12,8 +12,10 @@
 // Wire format §7 (date_histogram). The reduce merges buckets by key; the
 // final reduce drops buckets under minDocCount and, when minDocCount is 0,
 // adds the empty buckets between the keys and out to the extended bounds,
-// stepping with the rounding's next value as ES does (at most
-// kMaxEmptyBuckets, LimitExceededError beyond). Stepping needs the zone's
+// stepping with the rounding's next value as ES does. Every bucket kept or
+// filled in, and every bucket of the sub-aggregations copied into the filled
+// ones, counts against ReduceContext::max_buckets before it is built
+// (TooManyBucketsError beyond), exactly as for Histogram. Stepping needs the zone's
 // offsets: fixed-offset zones (date_format.h) are supported; a final reduce
 // that must add empty buckets in any other zone throws
 // UnsupportedTimeZoneError (a StreamError: the zone came off the wire).
@@ -43,7 +45,6 @@ class UnsupportedTimeZoneError : public StreamError {
 class DateHistogram final : public InternalAggregation {
  public:
   static constexpr std::string_view kType = "date_histogram";
-  static constexpr size_t kMaxEmptyBuckets = 65536;
 
   // Rounding.DateTimeUnit, by wire id.
   enum class Unit : int8_t {
@@ -136,6 +137,7 @@ class DateHistogram final : public InternalAggregation {
   std::unique_ptr<InternalAggregation> clone() const override {
     return std::make_unique<DateHistogram>(*this);
   }
+  int64_t bucketCount() const override;
   void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
