@@ -22,12 +22,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <map>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include "aggregations/date_format.h"
-#include "aggregations/histogram.h"
+#include "aggregations/histogram_reduce.h"
 #include "aggregations/json_util.h"
 
 namespace wirestream::aggregations {
@@ -293,36 +293,13 @@ bool DateHistogram::doEquals(const InternalAggregation& other) const {
 std::unique_ptr<InternalAggregation> DateHistogram::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const DateHistogram*>(aggs[0]);
-  struct Merged {
-    int64_t doc_count = 0;
-    std::vector<const InternalAggregations*> subs;
-  };
-  std::map<int64_t, Merged> merged;
-  for (const DateHistogram* h : downcast<DateHistogram>(aggs)) {
-    for (const Bucket& b : h->buckets_) {
-      Merged& m = merged[b.key];
-      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
-      m.subs.push_back(&b.aggregations);
-    }
-  }
-  std::vector<Bucket> buckets;
-  buckets.reserve(merged.size());
-  for (auto& [key, m] : merged) {
-    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
-    context.consumeBucketsAndMaybeBreak(1);
-    buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
-  }
+  std::vector<Bucket> buckets = histogram_reduce::mergeByKey<DateHistogram>(
+      aggs, first.min_doc_count_, context, std::less<int64_t>());
   if (context.final_reduce) {
     if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
       first.addEmptyBuckets(buckets, context);
     }
-    const BucketOrder& order = first.order_;
-    if (order.kind() == BucketOrder::Kind::kKeyDesc) {
-      std::reverse(buckets.begin(), buckets.end());
-    } else if (order.kind() != BucketOrder::Kind::kKeyAsc) {
-      std::stable_sort(buckets.begin(), buckets.end(),
-                       [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; });
-    }
+    histogram_reduce::orderFinal(buckets, first.order_);
   }
   auto out = std::make_unique<DateHistogram>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -347,87 +324,20 @@ void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
     int64_t n = e.rounding.nextRoundingValue(shifted);
     return __builtin_add_overflow(n, offset_, &result) ? INT64_MAX : result;
   };
-  auto walk = [&](auto&& emit_empty, auto&& emit_existing) {
-    auto fill = [&](int64_t from, int64_t until, bool inclusive) {
-      for (int64_t k = from; inclusive ? k <= until : k < until;) {
-        emit_empty(k);
-        int64_t n = next(k);
-        if (n <= k) break;  // no progress (overflow): stop
-        k = n;
-      }
-    };
-    // ES adds the offset to the bounds (saturating here instead of wrapping).
-    auto shifted = [&](int64_t v) {
-      int64_t r;
-      if (!__builtin_add_overflow(v, offset_, &r)) return r;
-      return offset_ > 0 ? INT64_MAX : INT64_MIN;
-    };
-    const std::optional<Bounds>& bounds = e.bounds;
-    if (buckets.empty()) {
-      if (bounds && bounds->min && bounds->max) {
-        fill(shifted(*bounds->min), shifted(*bounds->max), true);
-      }
-      return;
-    }
-    if (bounds && bounds->min) fill(shifted(*bounds->min), buckets.front().key, false);
-    for (size_t i = 0; i < buckets.size(); ++i) {
-      if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
-      emit_existing(i);
-    }
-    if (bounds && bounds->max && shifted(*bounds->max) > buckets.back().key) {
-      fill(next(buckets.back().key), shifted(*bounds->max), true);
-    }
+  // ES adds the offset to the bounds (saturating here instead of wrapping).
+  auto shifted = [&](int64_t v) {
+    int64_t r;
+    if (!__builtin_add_overflow(v, offset_, &r)) return r;
+    return offset_ > 0 ? INT64_MAX : INT64_MIN;
   };
-
-  // Count first, against the reduce's bucket budget, so that a request for
-  // too many buckets fails before any is built (and the walk stops there).
-  int64_t empty_count = 0;
-  walk(
-      [&](int64_t) {
-        context.consumeBucketsAndMaybeBreak(1);
-        ++empty_count;
-      },
-      [](size_t) {});
-  if (empty_count == 0) return;
-
-  // As histogram: the template reduced once, each copy counted before it is made.
-  const InternalAggregations* empty_subs[] = {&e.aggregations};
-  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
-  size_t copy_size = 0;
-  try {
-    copy_size = reduced_empty.encodedSize();
-  } catch (const std::invalid_argument&) {
-    // Built in code and not writable: the bucket count alone measures it.
-  }
-  int64_t per_copy =
-      std::max(reduced_empty.bucketCount(),
-               static_cast<int64_t>(copy_size / Histogram::kEmptyCopyBytesPerBucket));
-  int64_t copies_cost;
-  if (__builtin_mul_overflow(empty_count - 1, per_copy, &copies_cost)) {
-    copies_cost = std::numeric_limits<int64_t>::max();
-  }
-  context.consumeBucketsAndMaybeBreak(copies_cost);
-
-  std::vector<Bucket> out;
-  out.reserve(buckets.size() + static_cast<size_t>(empty_count));
-  int64_t emitted = 0;
-  walk(
-      [&](int64_t key) {
-        if (++emitted == empty_count) {
-          out.push_back({key, 0, std::move(reduced_empty)});
-        } else {
-          out.push_back({key, 0, reduced_empty});
-        }
-      },
-      [&](size_t i) { out.push_back(std::move(buckets[i])); });
-  buckets = std::move(out);
+  histogram_reduce::FillRange<int64_t> range;
+  if (e.bounds && e.bounds->min) range.min = shifted(*e.bounds->min);
+  if (e.bounds && e.bounds->max) range.max = shifted(*e.bounds->max);
+  if (range.min && range.max) range.when_empty = std::pair(*range.min, *range.max);
+  histogram_reduce::addEmptyBuckets(buckets, e.aggregations, context, range, next);
 }
 
-int64_t DateHistogram::bucketCount() const {
-  int64_t n = static_cast<int64_t>(buckets_.size());
-  for (const Bucket& b : buckets_) n += b.aggregations.bucketCount();
-  return n;
-}
+int64_t DateHistogram::bucketCount() const { return histogram_reduce::bucketCount(buckets_); }
 
 void DateHistogram::responseFieldsToJson(json& j) const {
   json bs = keyed_ ? json::object() : json::array();

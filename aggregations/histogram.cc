@@ -17,9 +17,9 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <stdexcept>
 
+#include "aggregations/histogram_reduce.h"
 #include "aggregations/java_double.h"
 #include "aggregations/json_util.h"
 
@@ -39,6 +39,8 @@ bool operator==(const Histogram::EmptyBucketInfo& a, const Histogram::EmptyBucke
          sameDouble(a.min_bound, b.min_bound) && sameDouble(a.max_bound, b.max_bound) &&
          a.aggregations == b.aggregations;
 }
+
+static_assert(Histogram::kEmptyCopyBytesPerBucket == histogram_reduce::kEmptyCopyBytesPerBucket);
 
 namespace {
 void checkInterval(double interval) {
@@ -143,37 +145,14 @@ bool Histogram::doEquals(const InternalAggregation& other) const {
 std::unique_ptr<InternalAggregation> Histogram::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const Histogram*>(aggs[0]);
-  struct Merged {
-    int64_t doc_count = 0;
-    std::vector<const InternalAggregations*> subs;
-  };
   auto less = [](double a, double b) { return javaDoubleCompare(a, b) < 0; };
-  std::map<double, Merged, decltype(less)> merged(less);
-  for (const Histogram* h : downcast<Histogram>(aggs)) {
-    for (const Bucket& b : h->buckets_) {
-      Merged& m = merged[b.key];
-      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
-      m.subs.push_back(&b.aggregations);
-    }
-  }
-  std::vector<Bucket> buckets;
-  buckets.reserve(merged.size());
-  for (auto& [key, m] : merged) {
-    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
-    context.consumeBucketsAndMaybeBreak(1);
-    buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
-  }
+  std::vector<Bucket> buckets =
+      histogram_reduce::mergeByKey<Histogram>(aggs, first.min_doc_count_, context, less);
   if (context.final_reduce) {
     if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
       first.addEmptyBuckets(buckets, context);
     }
-    const BucketOrder& order = first.order_;
-    if (order.kind() == BucketOrder::Kind::kKeyDesc) {
-      std::reverse(buckets.begin(), buckets.end());
-    } else if (order.kind() != BucketOrder::Kind::kKeyAsc) {
-      std::stable_sort(buckets.begin(), buckets.end(),
-                       [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; });
-    }
+    histogram_reduce::orderFinal(buckets, first.order_);
   }
   auto out = std::make_unique<Histogram>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -185,19 +164,6 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
   return out;
 }
 
-namespace {
-// The wire size of `aggs`, a measure of what a copy of them holds.
-size_t copySize(const InternalAggregations& aggs) {
-  try {
-    return aggs.encodedSize();
-  } catch (const std::invalid_argument&) {
-    // Built in code and not writable (a minDocCount 0 histogram without its
-    // empty bucket info): the bucket count alone measures it.
-    return 0;
-  }
-}
-}  // namespace
-
 // As ES's InternalHistogram.addEmptyBuckets: fill from the min bound to the
 // first key, between keys, and from the last key to the max bound.
 void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const {
@@ -207,76 +173,14 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
     return std::floor((k - e.offset) / e.interval) * e.interval + e.offset;
   };
   auto next = [&](double k) { return round(k + e.interval + e.interval / 2); };
-  // Walks the keys of the result in order: emit_empty(key) for each empty
-  // bucket to add, emit_existing(i) for buckets[i]. Each loop also stops when
-  // the key stops growing (a huge key, a tiny interval).
-  auto walk = [&](auto&& emit_empty, auto&& emit_existing) {
-    auto fill = [&](double from, double until, bool inclusive) {
-      for (double k = from; inclusive ? k <= until : k < until;) {
-        emit_empty(k);
-        double n = next(k);
-        if (!(n > k)) break;
-        k = n;
-      }
-    };
-    if (buckets.empty()) {
-      fill(round(e.min_bound), e.max_bound, true);
-      return;
-    }
-    if (std::isfinite(e.min_bound)) fill(round(e.min_bound), buckets.front().key, false);
-    for (size_t i = 0; i < buckets.size(); ++i) {
-      if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
-      emit_existing(i);
-    }
-    fill(next(buckets.back().key), e.max_bound, true);
-  };
-
-  // Count first, against the reduce's bucket budget, so that a request for
-  // too many buckets fails before any is built (and the walk stops there).
-  int64_t empty_count = 0;
-  walk(
-      [&](double) {
-        context.consumeBucketsAndMaybeBreak(1);
-        ++empty_count;
-      },
-      [](size_t) {});
-  if (empty_count == 0) return;
-
-  // The empty buckets' sub-aggregations, reduced once (which counts their
-  // buckets once); the last empty bucket takes them, every other one a copy.
-  // ES shares one object among them; here each copy is real memory, so each
-  // counts before the copies are made.
-  const InternalAggregations* empty_subs[] = {&e.aggregations};
-  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
-  int64_t per_copy =
-      std::max(reduced_empty.bucketCount(),
-               static_cast<int64_t>(copySize(reduced_empty) / kEmptyCopyBytesPerBucket));
-  int64_t copies_cost;
-  if (__builtin_mul_overflow(empty_count - 1, per_copy, &copies_cost)) {
-    copies_cost = std::numeric_limits<int64_t>::max();
-  }
-  context.consumeBucketsAndMaybeBreak(copies_cost);
-
-  std::vector<Bucket> out;
-  out.reserve(buckets.size() + static_cast<size_t>(empty_count));
-  int64_t emitted = 0;
-  walk(
-      [&](double key) {
-        if (++emitted == empty_count) {
-          out.push_back({key, 0, std::move(reduced_empty)});
-        } else {
-          out.push_back({key, 0, reduced_empty});
-        }
-      },
-      [&](size_t i) { out.push_back(std::move(buckets[i])); });
-  buckets = std::move(out);
+  histogram_reduce::FillRange<double> range;
+  if (std::isfinite(e.min_bound)) range.min = round(e.min_bound);
+  range.max = e.max_bound;
+  range.when_empty = std::pair(round(e.min_bound), e.max_bound);
+  histogram_reduce::addEmptyBuckets(buckets, e.aggregations, context, range, next);
 }
 
-int64_t Histogram::bucketCount() const {
-  int64_t n = static_cast<int64_t>(buckets_.size());
-  for (const Bucket& b : buckets_) n += b.aggregations.bucketCount();
-  return n;
-}
+int64_t Histogram::bucketCount() const { return histogram_reduce::bucketCount(buckets_); }
 
 void Histogram::responseFieldsToJson(json& j) const {
   json bs = keyed_ ? json::object() : json::array();
