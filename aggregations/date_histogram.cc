@@ -27,7 +27,7 @@
 #include <utility>
 
 #include "aggregations/date_format.h"
-#include "aggregations/histogram_reduce.h"
+#include "aggregations/histogram_common.h"
 #include "aggregations/json_util.h"
 
 namespace wirestream::aggregations {
@@ -206,14 +206,8 @@ DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& regi
   offset_ = in.readLong();
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
-  int32_t n = in.readArraySize(8 + 1 + 1);
-  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
-  for (int32_t i = 0; i < n; ++i) {
-    Bucket& b = buckets_.emplace_back();
-    b.key = in.readLong();
-    b.doc_count = readNonNegativeVLong(in, "doc count");
-    b.aggregations = InternalAggregations::readFrom(in, registry);
-  }
+  histogram_common::readBuckets(in, registry, buckets_,
+                                [](StreamInput& in) { return in.readLong(); });
 }
 
 DateHistogram::DateHistogram(const json& j) : InternalAggregation(j) {
@@ -242,15 +236,8 @@ DateHistogram::DateHistogram(const json& j) : InternalAggregation(j) {
   offset_ = ju::getLong(j, "offset");
   format_ = DocValueFormat::fromJson(ju::field(j, "format"));
   keyed_ = ju::getBool(j, "keyed");
-  const json& bs = ju::field(j, "buckets");
-  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
-  for (const json& bj : bs) {
-    Bucket& b = buckets_.emplace_back();
-    b.key = ju::getLong(bj, "key");
-    b.doc_count = ju::getLong(bj, "doc_count");
-    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
-    b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
-  }
+  histogram_common::bucketsFromWireJson(ju::field(j, "buckets"), buckets_,
+                                        [](const json& bj) { return ju::getLong(bj, "key"); });
 }
 
 void DateHistogram::doWriteTo(StreamOutput& out) const {
@@ -275,12 +262,7 @@ void DateHistogram::doWriteTo(StreamOutput& out) const {
   out.writeLong(offset_);
   format_.writeNamed(out);
   out.writeBoolean(keyed_);
-  out.writeArraySize(buckets_.size());
-  for (const Bucket& b : buckets_) {
-    out.writeLong(b.key);
-    out.writeVLong(b.doc_count);
-    b.aggregations.writeTo(out);
-  }
+  histogram_common::writeBuckets(out, buckets_, [](StreamOutput& o, int64_t k) { o.writeLong(k); });
 }
 
 bool DateHistogram::doEquals(const InternalAggregation& other) const {
@@ -293,13 +275,13 @@ bool DateHistogram::doEquals(const InternalAggregation& other) const {
 std::unique_ptr<InternalAggregation> DateHistogram::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const DateHistogram*>(aggs[0]);
-  std::vector<Bucket> buckets = histogram_reduce::mergeByKey<DateHistogram>(
+  std::vector<Bucket> buckets = histogram_common::mergeByKey<DateHistogram>(
       aggs, first.min_doc_count_, context, std::less<int64_t>());
   if (context.final_reduce) {
     if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
       first.addEmptyBuckets(buckets, context);
     }
-    histogram_reduce::orderFinal(buckets, first.order_);
+    histogram_common::orderFinal(buckets, first.order_);
   }
   auto out = std::make_unique<DateHistogram>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -330,32 +312,19 @@ void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
     if (!__builtin_add_overflow(v, offset_, &r)) return r;
     return offset_ > 0 ? INT64_MAX : INT64_MIN;
   };
-  histogram_reduce::FillRange<int64_t> range;
+  histogram_common::FillRange<int64_t> range;
   if (e.bounds && e.bounds->min) range.min = shifted(*e.bounds->min);
   if (e.bounds && e.bounds->max) range.max = shifted(*e.bounds->max);
   if (range.min && range.max) range.when_empty = std::pair(*range.min, *range.max);
-  histogram_reduce::addEmptyBuckets(buckets, e.aggregations, context, range, next);
+  histogram_common::addEmptyBuckets(buckets, e.aggregations, context, range, next);
 }
 
-int64_t DateHistogram::bucketCount() const { return histogram_reduce::bucketCount(buckets_); }
+int64_t DateHistogram::bucketCount() const { return histogram_common::bucketCount(buckets_); }
 
 void DateHistogram::responseFieldsToJson(json& j) const {
-  json bs = keyed_ ? json::object() : json::array();
-  for (const Bucket& b : buckets_) {
-    // As ES's Bucket.toXContent: key_as_string unless raw, key, doc_count.
-    std::string key_as_string = format_.formatLongAsString(b.key);
-    json bj = json::object();
-    if (!format_.isRaw()) bj["key_as_string"] = key_as_string;
-    bj["key"] = b.key;
-    bj["doc_count"] = b.doc_count;
-    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
-    if (keyed_) {
-      bs[key_as_string] = std::move(bj);
-    } else {
-      bs.push_back(std::move(bj));
-    }
-  }
-  j["buckets"] = std::move(bs);
+  j["buckets"] = histogram_common::bucketsToResponseJson(
+      buckets_, keyed_, format_, [&](int64_t k) { return format_.formatLongAsString(k); },
+      [](int64_t k) { return json(k); });
 }
 
 void DateHistogram::wireFieldsToJson(json& j) const {
@@ -383,15 +352,7 @@ void DateHistogram::wireFieldsToJson(json& j) const {
   j["offset"] = offset_;
   j["format"] = format_.toJson();
   j["keyed"] = keyed_;
-  json bs = json::array();
-  for (const Bucket& b : buckets_) {
-    json bj = json::object();
-    bj["key"] = b.key;
-    bj["doc_count"] = b.doc_count;
-    bj["aggregations"] = b.aggregations.toWireJson();
-    bs.push_back(std::move(bj));
-  }
-  j["buckets"] = std::move(bs);
+  j["buckets"] = histogram_common::bucketsToWireJson(buckets_, [](int64_t k) { return json(k); });
 }
 
 }  // namespace wirestream::aggregations

@@ -19,7 +19,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "aggregations/histogram_reduce.h"
+#include "aggregations/histogram_common.h"
 #include "aggregations/java_double.h"
 #include "aggregations/json_util.h"
 
@@ -40,7 +40,7 @@ bool operator==(const Histogram::EmptyBucketInfo& a, const Histogram::EmptyBucke
          a.aggregations == b.aggregations;
 }
 
-static_assert(Histogram::kEmptyCopyBytesPerBucket == histogram_reduce::kEmptyCopyBytesPerBucket);
+static_assert(Histogram::kEmptyCopyBytesPerBucket == histogram_common::kEmptyCopyBytesPerBucket);
 
 namespace {
 void checkInterval(double interval) {
@@ -67,16 +67,8 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
   }
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
-  int32_t n = in.readArraySize(8 + 1 + 1);
-  // Reserve only what the bytes left justify (a bucket object is larger than
-  // its smallest encoding); the vector grows as buckets actually arrive.
-  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
-  for (int32_t i = 0; i < n; ++i) {
-    Bucket& b = buckets_.emplace_back();
-    b.key = in.readDouble();
-    b.doc_count = readNonNegativeVLong(in, "doc count");
-    b.aggregations = InternalAggregations::readFrom(in, registry);
-  }
+  histogram_common::readBuckets(in, registry, buckets_,
+                                [](StreamInput& in) { return in.readDouble(); });
 }
 
 Histogram::Histogram(const json& j) : InternalAggregation(j) {
@@ -99,15 +91,8 @@ Histogram::Histogram(const json& j) : InternalAggregation(j) {
   }
   format_ = DocValueFormat::fromJson(ju::field(j, "format"));
   keyed_ = ju::getBool(j, "keyed");
-  const json& bs = ju::field(j, "buckets");
-  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
-  for (const json& bj : bs) {
-    Bucket& b = buckets_.emplace_back();
-    b.key = ju::getDouble(bj, "key");
-    b.doc_count = ju::getLong(bj, "doc_count");
-    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
-    b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
-  }
+  histogram_common::bucketsFromWireJson(ju::field(j, "buckets"), buckets_,
+                                        [](const json& bj) { return ju::getDouble(bj, "key"); });
 }
 
 void Histogram::doWriteTo(StreamOutput& out) const {
@@ -127,12 +112,8 @@ void Histogram::doWriteTo(StreamOutput& out) const {
   }
   format_.writeNamed(out);
   out.writeBoolean(keyed_);
-  out.writeArraySize(buckets_.size());
-  for (const Bucket& b : buckets_) {
-    out.writeDouble(b.key);
-    out.writeVLong(b.doc_count);
-    b.aggregations.writeTo(out);
-  }
+  histogram_common::writeBuckets(out, buckets_,
+                                 [](StreamOutput& o, double k) { o.writeDouble(k); });
 }
 
 bool Histogram::doEquals(const InternalAggregation& other) const {
@@ -147,12 +128,12 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
   const auto& first = *static_cast<const Histogram*>(aggs[0]);
   auto less = [](double a, double b) { return javaDoubleCompare(a, b) < 0; };
   std::vector<Bucket> buckets =
-      histogram_reduce::mergeByKey<Histogram>(aggs, first.min_doc_count_, context, less);
+      histogram_common::mergeByKey<Histogram>(aggs, first.min_doc_count_, context, less);
   if (context.final_reduce) {
     if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
       first.addEmptyBuckets(buckets, context);
     }
-    histogram_reduce::orderFinal(buckets, first.order_);
+    histogram_common::orderFinal(buckets, first.order_);
   }
   auto out = std::make_unique<Histogram>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -173,33 +154,19 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
     return std::floor((k - e.offset) / e.interval) * e.interval + e.offset;
   };
   auto next = [&](double k) { return round(k + e.interval + e.interval / 2); };
-  histogram_reduce::FillRange<double> range;
+  histogram_common::FillRange<double> range;
   if (std::isfinite(e.min_bound)) range.min = round(e.min_bound);
   range.max = e.max_bound;
   range.when_empty = std::pair(round(e.min_bound), e.max_bound);
-  histogram_reduce::addEmptyBuckets(buckets, e.aggregations, context, range, next);
+  histogram_common::addEmptyBuckets(buckets, e.aggregations, context, range, next);
 }
 
-int64_t Histogram::bucketCount() const { return histogram_reduce::bucketCount(buckets_); }
+int64_t Histogram::bucketCount() const { return histogram_common::bucketCount(buckets_); }
 
 void Histogram::responseFieldsToJson(json& j) const {
-  json bs = keyed_ ? json::object() : json::array();
-  for (const Bucket& b : buckets_) {
-    // As ES's Bucket.toXContent: the formatted key names a keyed bucket and
-    // is key_as_string unless the format is raw.
-    std::string key_as_string = format_.formatDoubleAsString(b.key);
-    json bj = json::object();
-    if (!format_.isRaw()) bj["key_as_string"] = key_as_string;
-    bj["key"] = ju::fromDouble(b.key);
-    bj["doc_count"] = b.doc_count;
-    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
-    if (keyed_) {
-      bs[key_as_string] = std::move(bj);
-    } else {
-      bs.push_back(std::move(bj));
-    }
-  }
-  j["buckets"] = std::move(bs);
+  j["buckets"] = histogram_common::bucketsToResponseJson(
+      buckets_, keyed_, format_, [&](double k) { return format_.formatDoubleAsString(k); },
+      ju::fromDouble);
 }
 
 void Histogram::wireFieldsToJson(json& j) const {
@@ -219,15 +186,7 @@ void Histogram::wireFieldsToJson(json& j) const {
   }
   j["format"] = format_.toJson();
   j["keyed"] = keyed_;
-  json bs = json::array();
-  for (const Bucket& b : buckets_) {
-    json bj = json::object();
-    bj["key"] = ju::fromDouble(b.key);
-    bj["doc_count"] = b.doc_count;
-    bj["aggregations"] = b.aggregations.toWireJson();
-    bs.push_back(std::move(bj));
-  }
-  j["buckets"] = std::move(bs);
+  j["buckets"] = histogram_common::bucketsToWireJson(buckets_, ju::fromDouble);
 }
 
 }  // namespace wirestream::aggregations

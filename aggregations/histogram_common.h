@@ -1,14 +1,15 @@
-// Internal to //aggregations: the reduce that `histogram` and `date_histogram`
-// share (ES's InternalHistogram / InternalDateHistogram), as templates over
-// the bucket type; the key type and the key-stepping function are what
-// differ.
+// Internal to //aggregations: what `histogram` and `date_histogram` share
+// (ES's InternalHistogram / InternalDateHistogram), as templates over the
+// bucket type: the reduce, and the bucket list on the wire and in JSON. The
+// key type, how a key is read, written and printed, and the key-stepping
+// function are what differ.
 //
-//   std::vector<Bucket> buckets = histogram_reduce::mergeByKey<Histogram>(aggs, first.minDocCount(),
-//                                                                        context, less);
+//   std::vector<Bucket> buckets =
+//       histogram_common::mergeByKey<Histogram>(aggs, first.minDocCount(), context, less);
 //   if (context.final_reduce && fill) {
-//     histogram_reduce::addEmptyBuckets(buckets, template_aggs, context, range, next);
+//     histogram_common::addEmptyBuckets(buckets, template_aggs, context, range, next);
 //   }
-//   histogram_reduce::orderFinal(buckets, order);
+//   histogram_common::orderFinal(buckets, order);
 //
 // Every bucket created counts against ReduceContext::max_buckets before it is
 // built (TooManyBucketsError beyond): kept merged buckets, filled-in empty
@@ -27,9 +28,13 @@
 #include <vector>
 
 #include "aggregations/bucket_order.h"
+#include "aggregations/doc_value_format.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json_util.h"
+#include "stream/stream_input.h"
+#include "stream/stream_output.h"
 
-namespace wirestream::aggregations::histogram_reduce {
+namespace wirestream::aggregations::histogram_common {
 
 // A filled-in bucket's copy of the empty bucket's sub-aggregations counts at
 // least one bucket per this many bytes of its encoding, so that a heavy
@@ -158,9 +163,9 @@ void addEmptyBuckets(std::vector<Bucket>& buckets, const InternalAggregations& e
   // counts before the copies are made.
   const InternalAggregations* empty_subs[] = {&empty_template};
   InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
-  int64_t per_copy = std::max(reduced_empty.bucketCount(),
-                              static_cast<int64_t>(detail::copySize(reduced_empty) /
-                                                   kEmptyCopyBytesPerBucket));
+  int64_t per_copy =
+      std::max(reduced_empty.bucketCount(),
+               static_cast<int64_t>(detail::copySize(reduced_empty) / kEmptyCopyBytesPerBucket));
   int64_t copies_cost;
   if (__builtin_mul_overflow(empty_count - 1, per_copy, &copies_cost)) {
     copies_cost = std::numeric_limits<int64_t>::max();
@@ -182,4 +187,84 @@ void addEmptyBuckets(std::vector<Bucket>& buckets, const InternalAggregations& e
   buckets = std::move(out);
 }
 
-}  // namespace wirestream::aggregations::histogram_reduce
+// The bucket list on the wire: VInt count, count x (key, VLong doc_count,
+// InternalAggregations); a negative doc count is CorruptStreamError.
+template <class Bucket, class ReadKey>
+void readBuckets(StreamInput& in, const NamedWriteableRegistry& registry,
+                 std::vector<Bucket>& buckets, ReadKey read_key) {
+  int32_t n = in.readArraySize(8 + 1 + 1);
+  // Reserve only what the bytes left justify (a bucket object is larger than
+  // its smallest encoding); the vector grows as buckets actually arrive.
+  buckets.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
+  for (int32_t i = 0; i < n; ++i) {
+    Bucket& b = buckets.emplace_back();
+    b.key = read_key(in);
+    b.doc_count = readNonNegativeVLong(in, "doc count");
+    b.aggregations = InternalAggregations::readFrom(in, registry);
+  }
+}
+
+template <class Bucket, class WriteKey>
+void writeBuckets(StreamOutput& out, const std::vector<Bucket>& buckets, WriteKey write_key) {
+  out.writeArraySize(buckets.size());
+  for (const Bucket& b : buckets) {
+    write_key(out, b.key);
+    out.writeVLong(b.doc_count);
+    b.aggregations.writeTo(out);
+  }
+}
+
+// The lossless JSON of the bucket list: [{key, doc_count, aggregations}].
+template <class Bucket, class KeyFromJson>
+void bucketsFromWireJson(const nlohmann::ordered_json& bs, std::vector<Bucket>& buckets,
+                         KeyFromJson key_from_json) {
+  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
+  for (const nlohmann::ordered_json& bj : bs) {
+    Bucket& b = buckets.emplace_back();
+    b.key = key_from_json(bj);
+    b.doc_count = json_util::getLong(bj, "doc_count");
+    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
+    b.aggregations = InternalAggregations::fromWireJson(json_util::field(bj, "aggregations"));
+  }
+}
+
+template <class Bucket, class KeyToJson>
+nlohmann::ordered_json bucketsToWireJson(const std::vector<Bucket>& buckets,
+                                         KeyToJson key_to_json) {
+  nlohmann::ordered_json bs = nlohmann::ordered_json::array();
+  for (const Bucket& b : buckets) {
+    nlohmann::ordered_json bj = nlohmann::ordered_json::object();
+    bj["key"] = key_to_json(b.key);
+    bj["doc_count"] = b.doc_count;
+    bj["aggregations"] = b.aggregations.toWireJson();
+    bs.push_back(std::move(bj));
+  }
+  return bs;
+}
+
+// As ES's Bucket.toXContent: key_as_string unless the format is raw, key,
+// doc_count, the sub-aggregations by name; the formatted key names a keyed
+// bucket.
+template <class Bucket, class KeyAsString, class KeyToJson>
+nlohmann::ordered_json bucketsToResponseJson(const std::vector<Bucket>& buckets, bool keyed,
+                                             const DocValueFormat& format,
+                                             KeyAsString key_as_string, KeyToJson key_to_json) {
+  using json = nlohmann::ordered_json;
+  json bs = keyed ? json::object() : json::array();
+  for (const Bucket& b : buckets) {
+    std::string text = key_as_string(b.key);
+    json bj = json::object();
+    if (!format.isRaw()) bj["key_as_string"] = text;
+    bj["key"] = key_to_json(b.key);
+    bj["doc_count"] = b.doc_count;
+    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
+    if (keyed) {
+      bs[text] = std::move(bj);
+    } else {
+      bs.push_back(std::move(bj));
+    }
+  }
+  return bs;
+}
+
+}  // namespace wirestream::aggregations::histogram_common
