@@ -212,12 +212,7 @@ DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& regi
 
 DateHistogram::DateHistogram(const json& j) : InternalAggregation(j) {
   order_ = BucketOrder::fromJson(ju::field(j, "order"));
-  min_doc_count_ = ju::getLong(j, "min_doc_count");
-  if (min_doc_count_ < 0) internal::throwCorrupt("negative min doc count");
-  const json& ej = ju::field(j, "empty_bucket_info");
-  if (ej.is_null() != (min_doc_count_ != 0)) {
-    internal::throwCorrupt("empty_bucket_info must be present exactly when min_doc_count is 0");
-  }
+  const json& ej = histogram_common::minDocCountFromJson(j, min_doc_count_);
   if (!ej.is_null()) {
     EmptyBucketInfo e;
     e.rounding = roundingFromJson(ju::field(ej, "rounding"));

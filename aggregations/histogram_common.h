@@ -214,6 +214,19 @@ void writeBuckets(StreamOutput& out, const std::vector<Bucket>& buckets, WriteKe
   }
 }
 
+// Reads "min_doc_count" of the lossless JSON into `min_doc_count` and returns
+// "empty_bucket_info", which must be non-null exactly when it is 0.
+inline const nlohmann::ordered_json& minDocCountFromJson(const nlohmann::ordered_json& j,
+                                                         int64_t& min_doc_count) {
+  min_doc_count = json_util::getLong(j, "min_doc_count");
+  if (min_doc_count < 0) internal::throwCorrupt("negative min doc count");
+  const nlohmann::ordered_json& ej = json_util::field(j, "empty_bucket_info");
+  if (ej.is_null() != (min_doc_count != 0)) {
+    internal::throwCorrupt("empty_bucket_info must be present exactly when min_doc_count is 0");
+  }
+  return ej;
+}
+
 // The lossless JSON of the bucket list: [{key, doc_count, aggregations}].
 template <class Bucket, class KeyFromJson>
 void bucketsFromWireJson(const nlohmann::ordered_json& bs, std::vector<Bucket>& buckets,
