@@ -29,6 +29,7 @@
 #include "aggregations/date_format.h"
 #include "aggregations/histogram_common.h"
 #include "aggregations/json_util.h"
+#include "aggregations/time_zone.h"
 
 namespace wirestream::aggregations {
 
@@ -158,13 +159,140 @@ int64_t nextUnitStart(DateHistogram::Unit unit, int64_t local) {
   }
 }
 
+// Rounding in a region zone, as ES's java.time roundings (Rounding.java:
+// JavaTimeToMidnightRounding, JavaTimeNotToMidnightRounding,
+// TimeIntervalRounding.JavaTimeRounding), over the zone's transitions.
+class RegionRounding {
+ public:
+  explicit RegionRounding(const time_zone::ZoneRules& z) : z_(z) {}
+
+  // TimeUnitRounding.nextRoundingValue.
+  int64_t nextUnit(DateHistogram::Unit unit, int64_t utc) const {
+    using U = DateHistogram::Unit;
+    if (unit == U::kHourOfDay || unit == U::kMinutesOfHour || unit == U::kSecondOfMinute) {
+      int64_t unit_ms = unit == U::kHourOfDay ? 3600000 : unit == U::kMinutesOfHour ? 60000 : 1000;
+      int64_t once = roundNotToMidnight(unit_ms, utc + unit_ms);
+      return utc < once ? once : roundNotToMidnight(unit_ms, utc + 2 * unit_ms);
+    }
+    // The next local midnight that starts a unit, at its first instant.
+    return firstTimeOnDay(nextUnitStart(unit, local(utc)));
+  }
+
+  // TimeIntervalRounding's JavaTimeRounding.nextRoundingValue: the smallest
+  // rounded value above round(utc), found with round() as a black box.
+  int64_t nextInterval(int64_t interval, int64_t utc) const {
+    int64_t prev = roundInterval(interval, utc);
+    int64_t increment = interval;
+    int64_t from = prev;
+    for (int iterations = 1; iterations < 100; ++iterations) {
+      from += increment;
+      int64_t rounded = roundInterval(interval, from);
+      if (rounded <= prev) {
+        if (increment < 0) increment = -increment / 2;
+        continue;
+      }
+      if (roundInterval(interval, rounded - 1) > prev) {
+        if (increment > 0) increment = -increment / 2;
+        continue;
+      }
+      return rounded;
+    }
+    return roundInterval(interval, from);
+  }
+
+ private:
+  int64_t offsetMs(int64_t utc) const { return int64_t{z_.offsetAt(floorDiv(utc, 1000))} * 1000; }
+  int64_t local(int64_t utc) const { return utc + offsetMs(utc); }
+  std::vector<int32_t> validOffsets(int64_t local_ms) const {
+    return z_.validOffsets(floorDiv(local_ms, 1000));
+  }
+  // The instant of a local time in a gap: the transition's.
+  int64_t gapStart(int64_t local_ms) const {
+    std::optional<int64_t> t = z_.gapTransition(floorDiv(local_ms, 1000));
+    return t ? *t * 1000 : local_ms - offsetMs(local_ms);
+  }
+
+  // The first instant of a local day: midnight at its first valid offset,
+  // or, when midnight falls in a gap, the transition that skips it.
+  int64_t firstTimeOnDay(int64_t local_midnight) const {
+    std::vector<int32_t> offsets = validOffsets(local_midnight);
+    if (!offsets.empty()) return local_midnight - int64_t{offsets.front()} * 1000;
+    return gapStart(local_midnight);
+  }
+
+  // The local truncation of `instant` as an instant no later than it (the
+  // latest offset that allows that), or nullopt when the truncated local
+  // time does not exist.
+  std::optional<int64_t> truncateAsLocal(int64_t unit_ms, int64_t instant) const {
+    int64_t truncated = floorDiv(local(instant), unit_ms) * unit_ms;
+    std::vector<int32_t> offsets = validOffsets(truncated);
+    for (size_t i = offsets.size(); i-- > 0;) {
+      int64_t result = truncated - int64_t{offsets[i]} * 1000;
+      if (result <= instant) return result;
+    }
+    return std::nullopt;
+  }
+
+  // Rounds down to the hour, minute or second; a truncation that would cross
+  // the previous transition rounds from just before that transition instead.
+  int64_t roundNotToMidnight(int64_t unit_ms, int64_t utc) const {
+    int64_t instant = utc;
+    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+      std::optional<int64_t> truncated = truncateAsLocal(unit_ms, instant);
+      std::optional<int64_t> previous = z_.previousTransition(instant);
+      if (!previous) return truncated.value_or(instant);
+      if (truncated && *previous * 1000 <= *truncated) return *truncated;
+      instant = *previous * 1000 - 1;
+    }
+    throwTooManyTransitions(utc);
+  }
+
+  int64_t roundInterval(int64_t interval, int64_t original) const {
+    int64_t utc = original;
+    for (int attempt = 0; attempt < kMaxAttempts;) {
+      int64_t rounded = floorDiv(local(utc), interval) * interval;
+      std::vector<int32_t> offsets = validOffsets(rounded);
+      if (offsets.empty()) return gapStart(rounded);
+      // The latest rounded instant no later than utc, unless that rounds back
+      // across a transition: then round from just before the transition.
+      std::optional<int64_t> previous = z_.previousTransition(utc + 1);
+      bool retry = false;
+      for (size_t i = offsets.size(); i-- > 0;) {
+        int64_t instant = rounded - int64_t{offsets[i]} * 1000;
+        if (previous && instant < *previous * 1000) {
+          ++attempt;
+          utc = *previous * 1000 - 1;
+          retry = true;
+          break;
+        }
+        if (instant <= utc) return instant;
+      }
+      if (!retry) return rounded - int64_t{offsets.front()} * 1000;
+    }
+    throwTooManyTransitions(original);
+  }
+
+  [[noreturn]] static void throwTooManyTransitions(int64_t utc) {
+    internal::throwLimitExceeded("failed to round [" + std::to_string(utc) +
+                                 "] down: transitioned backwards through too many daylight "
+                                 "savings time transitions");
+  }
+
+  static constexpr int kMaxAttempts = 5000;
+  const time_zone::ZoneRules& z_;
+};
+
 }  // namespace
 
 int64_t DateHistogram::Rounding::nextRoundingValue(int64_t utc_millis) const {
   auto zone_offset = date_format::fixedOffsetSeconds(zone_id);
+  std::shared_ptr<const time_zone::ZoneRules> region;
   if (!zone_offset) {
-    throw UnsupportedTimeZoneError(
-        "date_histogram empty buckets need a fixed-offset time zone, not [" + zone_id + "]");
+    region = time_zone::load(zone_id);
+    if (!region) {
+      throw UnsupportedTimeZoneError("date_histogram time zone [" + zone_id +
+                                     "] is neither a fixed offset nor in the tz database");
+    }
   }
   // Far outside any date (2^61 ms is 73 million years) there is no next
   // value: INT64_MAX ends every walk without overflowing.
@@ -175,7 +303,11 @@ int64_t DateHistogram::Rounding::nextRoundingValue(int64_t utc_millis) const {
     return INT64_MAX;
   }
   int64_t next;
-  if (unit) {
+  if (region) {
+    if (!unit && interval > kLimit) return INT64_MAX;
+    RegionRounding r(*region);
+    next = unit ? r.nextUnit(*unit, t) : r.nextInterval(interval, t);
+  } else if (unit) {
     int64_t off = int64_t{*zone_offset} * 1000;
     next = nextUnitStart(*unit, t + off) - off;
   } else if (__builtin_add_overflow(t, interval, &next)) {

@@ -15,10 +15,12 @@
 // stepping with the rounding's next value as ES does. Every bucket kept or
 // filled in, and every bucket of the sub-aggregations copied into the filled
 // ones, counts against ReduceContext::max_buckets before it is built
-// (TooManyBucketsError beyond), exactly as for Histogram. Stepping needs the zone's
-// offsets: fixed-offset zones (date_format.h) are supported; a final reduce
-// that must add empty buckets in any other zone throws
-// UnsupportedTimeZoneError (a StreamError: the zone came off the wire).
+// (TooManyBucketsError beyond), exactly as for Histogram. Stepping needs the
+// zone's offsets: fixed-offset zones (date_format.h) and region zones from
+// the system tz database (time_zone.h, stepped as ES's java.time roundings,
+// DST transitions included); a zone that is neither throws
+// UnsupportedTimeZoneError, a malformed tz file TimeZoneDataError (both
+// StreamErrors: the zone came off the wire).
 // Response JSON: key_as_string (unless the format is raw), key, doc_count.
 // Value type with deep-copy semantics; not thread-safe.
 #pragma once
@@ -35,8 +37,8 @@
 
 namespace wirestream::aggregations {
 
-// A rounding in a time zone whose offsets we do not have (a region such as
-// "Europe/Berlin": that needs the tz database).
+// A rounding in a time zone whose offsets we do not have: neither a fixed
+// offset nor a zone of the system tz database.
 class UnsupportedTimeZoneError : public StreamError {
  public:
   using StreamError::StreamError;
@@ -72,7 +74,7 @@ class DateHistogram final : public InternalAggregation {
     }
     // The start of the bucket after the one that starts at `utc_millis`
     // (Rounding.nextRoundingValue); UnsupportedTimeZoneError when the zone is
-    // not a fixed offset.
+    // unknown, time_zone::TimeZoneDataError when its tz file is malformed.
     int64_t nextRoundingValue(int64_t utc_millis) const;
     friend bool operator==(const Rounding&, const Rounding&) = default;
   };
