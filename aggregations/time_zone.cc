@@ -376,12 +376,16 @@ std::shared_ptr<const ZoneRules> load(std::string_view zone_id) {
     if (auto it = cache.find(zone_id); it != cache.end()) return it->second;
   }
   std::string path = "/usr/share/zoneinfo/" + std::string(zone_id);
-  std::ifstream f(path, std::ios::binary);
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) return nullptr;
-  std::vector<uint8_t> bytes(kMaxFileBytes + 1);
+  std::streamoff size = f.tellg();
+  if (size <= 0) return nullptr;  // a directory, an unreadable or empty file
+  // Only what the file holds (one byte past the limit is enough to refuse it).
+  std::vector<uint8_t> bytes(std::min<size_t>(static_cast<size_t>(size), kMaxFileBytes + 1));
+  f.seekg(0);
   f.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   bytes.resize(static_cast<size_t>(f.gcount()));
-  if (bytes.empty()) return nullptr;  // a directory, an unreadable file
+  if (bytes.empty()) return nullptr;
   auto rules = std::make_shared<const ZoneRules>(ZoneRules::parse(bytes, zone_id));
   std::lock_guard lock(mu);
   if (cache.size() < kMaxCachedZones) cache.emplace(std::string(zone_id), rules);

@@ -144,8 +144,8 @@ TEST(TimeZoneFile, MalformedFilesAreTypedErrors) {
     b[at] = value;
     return b;
   };
-  EXPECT_THROW(ZoneRules::parse(broken(0, 'X'), "x"), TimeZoneDataError);  // magic
-  EXPECT_THROW(ZoneRules::parse(broken(4, '9'), "x"), TimeZoneDataError);  // version
+  EXPECT_THROW(ZoneRules::parse(broken(0, 'X'), "x"), TimeZoneDataError);    // magic
+  EXPECT_THROW(ZoneRules::parse(broken(4, '9'), "x"), TimeZoneDataError);    // version
   EXPECT_THROW(ZoneRules::parse(broken(32, 0x7f), "x"), TimeZoneDataError);  // timecnt
   std::vector<uint8_t> bad_footer = good;
   bad_footer[bad_footer.size() - 3] = '!';  // "...,M10.5.0/!\n"
@@ -157,6 +157,20 @@ TEST(TimeZoneFile, MalformedFilesAreTypedErrors) {
   } catch (const TimeZoneDataError& e) {
     EXPECT_EQ(std::string(e.what()), "time zone file [Some/Zone]: no TZif magic");
   }
+}
+
+TEST(TimeZoneFile, IdsAreCheckedBeforeOpening) {
+  EXPECT_EQ(time_zone::load("Mars/Olympus"), nullptr);  // no such file
+  EXPECT_EQ(time_zone::load("Europe"), nullptr);        // a directory
+  EXPECT_EQ(time_zone::load("../../../etc/passwd"), nullptr);
+  EXPECT_EQ(time_zone::load("/etc/passwd"), nullptr);
+  EXPECT_EQ(time_zone::load("Europe/"), nullptr);
+  EXPECT_EQ(time_zone::load(""), nullptr);
+  EXPECT_EQ(time_zone::load(std::string(65, 'A')), nullptr);
+  // A file that is not TZif is a typed error, not a zone.
+  EXPECT_THROW(time_zone::load("leapseconds"), TimeZoneDataError);
+  EXPECT_NE(time_zone::load("America/Argentina/Buenos_Aires"), nullptr);
+  EXPECT_EQ(time_zone::load("Europe/Berlin"), time_zone::load("Europe/Berlin"));  // cached
 }
 
 // A version 2 file assembled from RFC 8536's layout: no transitions, one

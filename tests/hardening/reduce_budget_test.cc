@@ -129,12 +129,13 @@ struct DateBucket {
 // `min_doc_count`; when it is 0, a day rounding in UTC whose empty buckets
 // carry `empty_subs` and extended bounds [lo, hi] (ms).
 Bytes dateHistogram(const std::string& name, int64_t min_doc_count, int64_t lo, int64_t hi,
-                    const Bytes& empty_subs, const std::vector<DateBucket>& buckets = {}) {
+                    const Bytes& empty_subs, const std::vector<DateBucket>& buckets = {},
+                    const std::string& zone = "Z", uint8_t unit = kDayOfMonth) {
   Wire w;
   w.str("date_histogram").str(name).byte(kNullMetadata);
   w.byte(kOrderKeyAsc).vlong(min_doc_count);
   if (min_doc_count == 0) {
-    w.byte(kTimeUnitRounding).byte(kDayOfMonth).str("Z");  // rounding
+    w.byte(kTimeUnitRounding).byte(unit).str(zone);  // rounding
     w.raw(empty_subs);
     w.boolean(true);                                // extended bounds
     w.boolean(true).lng(lo).boolean(true).lng(hi);  // optional long min, max
@@ -351,6 +352,23 @@ TEST(ReduceBudget, DateHistogramNestedFillBombFailsFastInSmallMemory) {
   Outcome h = reduceMeasured(huge, ReduceContext::kDefaultMaxBuckets);
   EXPECT_EQ(h.error, esMessage(65536, 65537));
   EXPECT_LE(h.peak, kSlack);
+}
+
+// In a region zone (stepped through the tz database) the budget holds the
+// same way: hours in Europe/Berlin over 2^50 ms fail after 65,537, quickly.
+TEST(ReduceBudget, DateHistogramInRegionZoneFailsFast) {
+  constexpr uint8_t kHourOfDay = 6;
+  Bytes hours =
+      list({dateHistogram("h", 0, 0, int64_t{1} << 50, list({}), {}, "Europe/Berlin", kHourOfDay)});
+  Outcome o = reduceMeasured(hours, ReduceContext::kDefaultMaxBuckets);
+  EXPECT_EQ(o.error, esMessage(65536, 65537));
+  EXPECT_LE(o.peak, kSlack);
+  // 2021-03-28 in Berlin has 23 hours: 23 buckets from local midnight to 23:00.
+  Bytes day = list({dateHistogram("h", 0, 1616886000000, 1616886000000 + 22 * 3600000, list({}), {},
+                                  "Europe/Berlin", kHourOfDay)});
+  Outcome d = reduceMeasured(day, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_TRUE(d.ok) << d.error;
+  EXPECT_EQ(d.counted, 23);
 }
 
 // Mixed nesting: a date_histogram inside a histogram's empty buckets and
