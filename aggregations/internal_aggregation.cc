@@ -3,6 +3,7 @@
 //   aggregation  := string name, generic metadata (map | FF), body of the type
 #include "aggregations/internal_aggregation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -64,19 +65,9 @@ int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
   return sum;
 }
 
-int64_t readNonNegativeVLong(StreamInput& in, std::string_view what) {
-  int64_t v = in.readVLong();
-  if (v < 0)
-    internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
-  return v;
+void throwNegativeCount(std::string_view what, int64_t v) {
+  internal::throwCorrupt("negative " + std::string(what) + " [" + std::to_string(v) + "]");
 }
-
-TooManyBucketsError::TooManyBucketsError(int32_t max_buckets, int64_t count)
-    : LimitExceededError("Trying to create too many buckets. Must be less than or equal to: [" +
-                         std::to_string(max_buckets) + "] but was [" + std::to_string(count) +
-                         "]. This limit can be set by changing the [search.max_buckets] cluster "
-                         "level setting."),
-      max_buckets_(max_buckets) {}
 
 void ReduceContext::consumeBucketsAndMaybeBreak(int64_t n) const {
   if (!final_reduce) return;
@@ -157,18 +148,29 @@ void InternalAggregations::writeEach(StreamOutput& out) const {
   }
 }
 
-InternalAggregations InternalAggregations::readFrom(StreamInput& in,
+InternalAggregations InternalAggregations::readList(StreamInput& in,
                                                     const NamedWriteableRegistry& registry) {
   // Each aggregation takes at least a type, a name and a metadata byte.
   int32_t n = in.readArraySize(3);
   std::vector<Ptr> aggs;
+  if (n == 0) return InternalAggregations();
   aggs.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Ptr)));
   // A response keys its aggregations by name, so a name may appear once per
-  // list; a repeat would make reduce merge unrelated results.
+  // list; a repeat would make reduce merge unrelated results. Lists are
+  // mostly one or a few aggregations: those are searched, not hashed (a hash
+  // set's setup cost more than the rest of reading an empty bucket).
+  constexpr int32_t kHashAbove = 8;
   std::unordered_set<std::string_view> names;
   for (int32_t i = 0; i < n; ++i) {
     Ptr agg = in.readNamedWriteable<InternalAggregation>(registry);
-    if (!names.insert(agg->getName()).second) {
+    bool repeated;
+    if (n <= kHashAbove) {
+      repeated = std::any_of(aggs.begin(), aggs.end(),
+                             [&agg](const Ptr& a) { return a->getName() == agg->getName(); });
+    } else {
+      repeated = !names.insert(agg->getName()).second;
+    }
+    if (repeated) {
       internal::throwCorrupt("duplicate aggregation name [" + agg->getName() + "] in a list of " +
                              std::to_string(n));
     }

@@ -39,18 +39,11 @@
 namespace wirestream::aggregations {
 
 // A final reduce would hold more than ReduceContext::max_buckets buckets:
-// Elasticsearch's TooManyBucketsException (setting search.max_buckets), which
-// crosses the transport as `too_many_buckets_exception` carrying maxBuckets().
-// The message is ES's, word for word. A LimitExceededError, so a coordinator's
-// one `catch (const StreamError&)` for bad shard results covers it too.
-class TooManyBucketsError : public LimitExceededError {
- public:
-  TooManyBucketsError(int32_t max_buckets, int64_t count);
-  int32_t maxBuckets() const { return max_buckets_; }
-
- private:
-  int32_t max_buckets_;
-};
+// Elasticsearch's TooManyBucketsException (stream/errors.h), which crosses the
+// transport as `too_many_buckets_exception` carrying maxBuckets(). A
+// LimitExceededError, so a coordinator's one `catch (const StreamError&)` for bad
+// shard results covers it too.
+using ::wirestream::TooManyBucketsError;
 
 // Partial reduces (on the way, e.g. per node) keep everything a later reduce
 // needs; the final reduce applies size and minDocCount (wire format §8).
@@ -204,9 +197,18 @@ DowncastView<T> downcast(std::span<const InternalAggregation* const> aggs) {
 // results can make the sum overflow a long: LimitExceededError naming `what`.
 int64_t checkedAdd(int64_t a, int64_t b, std::string_view what);
 
-// readVLong for counts: a negative value (a 10-byte VLong) is
 // CorruptStreamError "negative <what> [v]".
-int64_t readNonNegativeVLong(StreamInput& in, std::string_view what);
+[[noreturn]] void throwNegativeCount(std::string_view what, int64_t v);
+
+// readVLong for counts: a negative value (a 10-byte VLong) is
+// CorruptStreamError "negative <what> [v]". Inline: it runs once a bucket.
+template <typename In>  // StreamInput or StreamInput::Cursor
+int64_t readNonNegativeVLong(In& in, std::string_view what) {
+  int64_t v = in.readVLong();
+  if (v < 0) [[unlikely]]
+    throwNegativeCount(what, v);
+  return v;
+}
 
 class InternalAggregations {
  public:
@@ -238,8 +240,12 @@ class InternalAggregations {
   // Each aggregation through registry's readers (category InternalAggregation):
   // unknown type names are CorruptStreamError "Unknown NamedWriteable
   // [InternalAggregation][name]"; nesting deeper than in.maxNestingDepth() is
-  // LimitExceededError.
-  static InternalAggregations readFrom(StreamInput& in, const NamedWriteableRegistry& registry);
+  // LimitExceededError. The empty list every leaf bucket carries (one 00
+  // byte) is read inline.
+  static InternalAggregations readFrom(StreamInput& in, const NamedWriteableRegistry& registry) {
+    if (in.readByteIf(0)) return InternalAggregations();
+    return readList(in, registry);
+  }
 
   // Groups the aggregations of every list by name (first-seen order) and
   // reduces each group. Aggregations of one name that cannot be reduced together
@@ -271,6 +277,8 @@ class InternalAggregations {
  private:
   // The type name and body of each aggregation (the count is written).
   void writeEach(StreamOutput& out) const;
+  // readFrom from the count on.
+  static InternalAggregations readList(StreamInput& in, const NamedWriteableRegistry& registry);
 
   std::vector<Ptr> aggs_;
 };

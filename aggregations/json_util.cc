@@ -15,11 +15,6 @@ json fromDouble(double v) {
   return v;
 }
 
-json fromDoubleOrNull(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  return v;
-}
-
 const json& field(const json& j, std::string_view key) {
   if (!j.is_object())
     internal::throwCorrupt("expected a JSON object holding [" + std::string(key) + "]");

@@ -14,9 +14,9 @@ namespace wirestream::aggregations::json_util {
 using json = nlohmann::ordered_json;
 
 // A finite double as a number; NaN, Infinity, -Infinity as those strings.
+// Both JSON forms use it: ES's responses go through Jackson, whose default
+// QUOTE_NON_NUMERIC_NUMBERS writes non-finite doubles as these strings.
 json fromDouble(double v);
-// A finite double as a number, anything else as null (the ES response shape).
-json fromDoubleOrNull(double v);
 
 // The member `key` of object `j`; CorruptStreamError when absent.
 const json& field(const json& j, std::string_view key);

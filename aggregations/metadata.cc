@@ -286,9 +286,9 @@ json genericToPlainJson(const GenericValue& v) {
     case Kind::kDate:
       return v.asLong();
     case Kind::kFloat:
-      return ju::fromDoubleOrNull(v.asFloat());
+      return ju::fromDouble(v.asFloat());
     case Kind::kDouble:
-      return ju::fromDoubleOrNull(v.asDouble());
+      return ju::fromDouble(v.asDouble());
     case Kind::kByte:
       return v.asByte();
     case Kind::kShort:

@@ -58,10 +58,12 @@ double SingleDoubleMetric<Traits>::sortValue(std::string_view metric) const {
 
 template <class Traits>
 void SingleDoubleMetric<Traits>::responseFieldsToJson(json& j) const {
-  // An empty max/min is ±inf and renders null, as ES does; value_as_string
-  // unless the format is raw (sum: always, min/max: when there is a value).
-  j["value"] = ju::fromDoubleOrNull(value_);
+  // As ES's doXContentBody: an empty max/min is ±inf and renders null; any
+  // other value goes through Jackson, which quotes NaN and infinities. So
+  // value_as_string unless the format is raw (sum: always, min/max: when
+  // there is a value).
   bool has_value = Traits::kType == "sum" || !std::isinf(value_);
+  j["value"] = has_value ? ju::fromDouble(value_) : json(nullptr);
   if (has_value && !format_.isRaw()) j["value_as_string"] = format_.formatDoubleAsString(value_);
 }
 
@@ -125,7 +127,8 @@ double Avg::sortValue(std::string_view metric) const {
 }
 
 void Avg::responseFieldsToJson(json& j) const {
-  j["value"] = ju::fromDoubleOrNull(value());
+  // As ES: null with no values, else sum / count (non-finite quoted).
+  j["value"] = count_ != 0 ? ju::fromDouble(value()) : json(nullptr);
   if (count_ != 0 && !format_.isRaw()) j["value_as_string"] = format_.formatDoubleAsString(value());
 }
 
@@ -245,13 +248,14 @@ double Stats::sortValue(std::string_view metric) const {
 }
 
 void Stats::responseFieldsToJson(json& j) const {
-  // As ES: with no values, min/max/avg are null and sum is 0.
+  // As ES: with no values, min/max/avg are null and sum is 0.0; otherwise
+  // each as it is (non-finite quoted, as Jackson writes them).
   bool empty = count_ == 0;
   j["count"] = count_;
-  j["min"] = empty ? json(nullptr) : ju::fromDoubleOrNull(min_);
-  j["max"] = empty ? json(nullptr) : ju::fromDoubleOrNull(max_);
-  j["avg"] = empty ? json(nullptr) : ju::fromDoubleOrNull(avg());
-  j["sum"] = ju::fromDoubleOrNull(sum_);
+  j["min"] = empty ? json(nullptr) : ju::fromDouble(min_);
+  j["max"] = empty ? json(nullptr) : ju::fromDouble(max_);
+  j["avg"] = empty ? json(nullptr) : ju::fromDouble(avg());
+  j["sum"] = empty ? json(0.0) : ju::fromDouble(sum_);
   if (!empty && !format_.isRaw()) {
     j["min_as_string"] = format_.formatDoubleAsString(min_);
     j["max_as_string"] = format_.formatDoubleAsString(max_);

@@ -42,13 +42,6 @@ int32_t readSize(StreamInput& in, std::string_view what) {
 
 // ---- keys ----
 
-StringKey::Type StringKey::read(StreamInput& in) {
-  int32_t n = in.readArraySize(1);  // checked against the bytes left first
-  std::string s(static_cast<size_t>(n), '\0');
-  in.readBytes({reinterpret_cast<uint8_t*>(s.data()), s.size()});
-  return s;
-}
-
 double StringKey::asDouble(const Type&) { return std::numeric_limits<double>::quiet_NaN(); }
 
 namespace {
@@ -146,12 +139,20 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
   // Reserve only what the bytes left justify (a bucket object is larger than
   // its smallest encoding); the vector grows as buckets actually arrive.
   buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
+  // The buckets through a cursor that keeps the read position in a register;
+  // a non-empty sub-aggregation list is read from the stream itself.
+  StreamInput::Cursor c(in);
   for (int32_t i = 0; i < n; ++i) {
     Bucket& b = buckets_.emplace_back();
-    b.doc_count = readNonNegativeVLong(in, "doc count");
-    if (show_term_doc_count_error_) b.doc_count_error = in.readLong();
-    b.aggregations = InternalAggregations::readFrom(in, registry);
-    b.key = Key::read(in);
+    b.doc_count = c.readVLong();
+    if (b.doc_count < 0) [[unlikely]]
+      throwNegativeCount("doc count", b.doc_count);
+    if (show_term_doc_count_error_) b.doc_count_error = c.readLong();
+    if (!c.readByteIf(0)) {
+      c.withStream(
+          [&](StreamInput& s) { b.aggregations = InternalAggregations::readFrom(s, registry); });
+    }
+    Key::read(c, b.key);
   }
 }
 
@@ -203,17 +204,20 @@ void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
   writeSize(out, shard_size_);
   out.writeBoolean(show_term_doc_count_error_);
   out.writeVLong(other_doc_count_);
-  out.writeArraySize(buckets_.size());
+  // The buckets through a cursor that keeps the write position in a
+  // register; a non-empty sub-aggregation list is written by the stream.
+  StreamOutput::Cursor c(out);
+  c.writeArraySize(buckets_.size());
   for (const Bucket& b : buckets_) {
-    out.writeVLong(b.doc_count);
-    if (show_term_doc_count_error_) out.writeLong(b.doc_count_error);
+    c.writeVLong(b.doc_count);
+    if (show_term_doc_count_error_) c.writeLong(b.doc_count_error);
     // Most leaf buckets have no sub-aggregations: one inline byte.
     if (b.aggregations.empty()) {
-      out.writeByte(0);
+      c.writeByte(0);
     } else {
-      b.aggregations.writeTo(out);
+      c.withStream([&b](StreamOutput& s) { b.aggregations.writeTo(s); });
     }
-    Key::write(out, b.key);
+    Key::write(c, b.key);
   }
 }
 

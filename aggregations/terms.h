@@ -38,12 +38,25 @@ struct StringKey {
   static constexpr std::string_view kType = "sterms";
   static constexpr size_t kMinWireBytes = 1;
   // writeBytesRef, spelled with the inline writers: this runs once a bucket.
-  static void write(StreamOutput& out, const Type& k) {
+  template <typename Out>  // StreamOutput or StreamOutput::Cursor
+  static void write(Out& out, const Type& k) {
     assert(k.size() <= static_cast<size_t>(std::numeric_limits<int32_t>::max()));
     out.writeVInt(static_cast<int32_t>(k.size()));
     out.writeBytes({reinterpret_cast<const uint8_t*>(k.data()), k.size()});
   }
-  static Type read(StreamInput& in);
+  // readBytesRef into `k`: a size checked against the bytes left, then the
+  // bytes. Inline, with its errors thrown out of line: this too runs once a
+  // bucket; reading in place spares moving a short key's inline bytes.
+  template <typename In>  // StreamInput or StreamInput::Cursor
+  static void read(In& in, Type& k) {
+    auto n = static_cast<size_t>(in.readArraySize(1));
+    if (const uint8_t* bytes = in.readInChunk(n)) {
+      k.assign(reinterpret_cast<const char*>(bytes), n);
+    } else {
+      k.resize(n);
+      in.readBytes({reinterpret_cast<uint8_t*>(k.data()), n});
+    }
+  }
   // Unsigned byte order, as ES's BytesRef.compareTo.
   static int compare(const Type& a, const Type& b) {
     int c = a.compare(b);
@@ -57,8 +70,14 @@ struct LongKey {
   using Type = int64_t;
   static constexpr std::string_view kType = "lterms";
   static constexpr size_t kMinWireBytes = 8;
-  static void write(StreamOutput& out, Type k) { out.writeLong(k); }
-  static Type read(StreamInput& in) { return in.readLong(); }
+  template <typename Out>
+  static void write(Out& out, Type k) {
+    out.writeLong(k);
+  }
+  template <typename In>
+  static void read(In& in, Type& k) {
+    k = in.readLong();
+  }
   static int compare(Type a, Type b) { return a < b ? -1 : (a == b ? 0 : 1); }
   static bool equal(Type a, Type b) { return a == b; }
   static double asDouble(Type k) { return static_cast<double>(k); }
@@ -68,8 +87,14 @@ struct DoubleKey {
   using Type = double;
   static constexpr std::string_view kType = "dterms";
   static constexpr size_t kMinWireBytes = 8;
-  static void write(StreamOutput& out, Type k) { out.writeDouble(k); }
-  static Type read(StreamInput& in) { return in.readDouble(); }
+  template <typename Out>
+  static void write(Out& out, Type k) {
+    out.writeDouble(k);
+  }
+  template <typename In>
+  static void read(In& in, Type& k) {
+    k = in.readDouble();
+  }
   static int compare(Type a, Type b) { return javaDoubleCompare(a, b); }
   static bool equal(Type a, Type b) { return compare(a, b) == 0; }
   static double asDouble(Type k) { return k; }

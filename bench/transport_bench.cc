@@ -15,8 +15,10 @@
 //     send() of the identical, pre-serialized frame from one contiguous
 //     buffer; the client recv()s it into a buffer. No serialization, no
 //     framing: the bound the transport is measured against.
+//   BM_Transport_Tls: BM_Transport_Service over mutual TLS (TLS 1.3,
+//     AES-128-GCM, an ephemeral CA's P-256 certificates).
 // Ratio = Service bytes/s / RawSocket bytes/s at the same inflight
-// (target >= 0.8, for the pipelined stream).
+// (target >= 0.8, for the pipelined stream); Tls / Service target >= 0.6.
 #include <arpa/inet.h>
 #include <benchmark/benchmark.h>
 #include <netinet/in.h>
@@ -28,11 +30,13 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "stream/bytes_stream_output.h"
 #include "transport/frame.h"
+#include "transport/testing/certgen.h"
 #include "transport/transport_service.h"
 
 namespace wirestream::transport {
@@ -59,13 +63,14 @@ std::vector<uint8_t> payloadOf(size_t n) {
 // range(0): response bytes; range(1): requests in flight (1 = one round trip
 // at a time, latency-bound; more = a pipelined stream, throughput-bound);
 // range(2): whether the reader copies the payload out (see `reader`).
-void BM_Transport_Service(benchmark::State& state) {
+void runService(benchmark::State& state, const std::optional<TlsOptions>& tls) {
   const size_t size = static_cast<size_t>(state.range(0));
   const int window = static_cast<int>(state.range(1));
   const bool copy_out = state.range(2) != 0;
   const std::vector<uint8_t> payload = payloadOf(size);
   TransportOptions options;
   options.logger = [](LogLevel, const std::string&) {};
+  options.tls = tls;
   TransportService server(options);
   server.registerRequestHandler(
       "bench/payload", [](StreamInput& in) { return in.readVInt(); },
@@ -127,14 +132,32 @@ void BM_Transport_Service(benchmark::State& state) {
   if (short_response) state.SkipWithError("a response was short or failed");
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
 }
-BENCHMARK(BM_Transport_Service)
-    ->ArgNames({"bytes", "inflight", "copy"})
-    ->Args({1 << 20, 1, 1})
-    ->Args({1 << 20, 8, 1})
-    ->Args({1 << 20, 1, 0})
-    ->Args({1 << 20, 8, 0})
-    ->UseRealTime()
-    ->MinTime(1.0);
+
+void BM_Transport_Service(benchmark::State& state) { runService(state, std::nullopt); }
+// 1 MiB responses, 1 or 8 in flight, copied out or consumed in place.
+void serviceArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"bytes", "inflight", "copy"})
+      ->Args({1 << 20, 1, 1})
+      ->Args({1 << 20, 8, 1})
+      ->Args({1 << 20, 1, 0})
+      ->Args({1 << 20, 8, 0})
+      ->UseRealTime()
+      ->MinTime(1.0);
+}
+BENCHMARK(BM_Transport_Service)->Apply(serviceArgs);
+
+void BM_Transport_Tls(benchmark::State& state) {
+  // One node certificate serves both ends; made once, removed at exit.
+  static testing::TempDir dir("wirestream-bench");
+  static testing::CertAuthority ca(dir.path(), "ca");
+  static const testing::IssuedFiles node = ca.issue("node", {});
+  TlsOptions tls;
+  tls.certificate = node.certificate;
+  tls.key = node.key;
+  tls.certificate_authorities = ca.certificateFile();
+  runService(state, tls);
+}
+BENCHMARK(BM_Transport_Tls)->Apply(serviceArgs);
 
 int listenLoopback(uint16_t* port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -177,7 +200,7 @@ void BM_Transport_RawSocket(benchmark::State& state) {
   Payload p;
   p.bytes = &payload;
   BytesStreamOutput out;
-  writeResponseFrame(out, {1, TransportVersion::current(), false}, {}, p, false);
+  writeResponseFrame(out, {1, TransportVersion::current(), false}, {}, p, CompressionScheme::kNone);
   const std::vector<uint8_t> frame = out.bytes().toVector();
   uint16_t port = 0;
   int listener = listenLoopback(&port);

@@ -14,14 +14,26 @@
 //                                   (encodeVInt) into a scratch buffer, then
 //                                   writeBytes: unrolling without the inline
 //                                   direct-to-page path
+//   BM_WriteVInt_WirestreamCursor_<Case>  writeVInt through a
+//                                   StreamOutput::Cursor over the same output:
+//                                   what aggregations' inner loops use
+//   BM_WriteVInt_ProtobufArray_<Case>  CodedOutputStream::WriteVarint32ToArray,
+//                                   the pointer-passing form protobuf's
+//                                   generated code uses, into a flat buffer
+//                                   (no bounds check at all: a lower bound)
 //   BM_ReadVInt_{Wirestream,Protobuf}_<Case>  readVInt from a
 //                                   ByteArrayStreamInput / ReadVarint32 from a
 //                                   CodedInputStream over the same bytes
+//   BM_ReadVInt_WirestreamCursor_<Case>  readVInt through a
+//                                   StreamInput::Cursor
+//   BM_ReadVInt_ProtobufArray_<Case>  VarintParse, the pointer-passing parse of
+//                                   protobuf's generated code
 //
 // Cases: OneByte (values < 128), Mixed (width 1..5 drawn uniformly, then a
 // value uniform within that width), FiveByte (values >= 2^28 as uint32, so
-// half are negative int32s). kValues values per iteration, drawn once from
-// kSeed outside the timed loop; every implementation gets the same values and
+// half are negative int32s), Geometric (geometric counts of mean 100, the
+// realistic shape of doc counts and sizes: mostly 1 and 2 bytes). kValues values per iteration,
+// drawn once from kSeed outside the timed loop; every implementation gets the same values and
 // (checked at setup) produces the same bytes. The output is reused with
 // reset(): its pages go back to the recycler and come again, so the write
 // loops measure encoding and page crossings, not page allocation. (Not
@@ -36,6 +48,7 @@
 #include <benchmark/benchmark.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/parse_context.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -69,15 +82,31 @@ uint32_t drawOfWidth(std::mt19937& rng, int width) {
   return static_cast<uint32_t>(std::uniform_int_distribution<uint64_t>(lo, hi)(rng));
 }
 
+// The values' reference encoding: Elasticsearch's writeVInt, the
+// byte-at-a-time loop.
+std::vector<uint8_t> referenceEncoding(const std::vector<uint32_t>& values) {
+  std::vector<uint8_t> out;
+  for (uint32_t v : values) {
+    while ((v & ~0x7Fu) != 0) {
+      out.push_back(static_cast<uint8_t>((v & 0x7F) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<uint8_t>(v));
+  }
+  return out;
+}
+
+// min_width 0: geometric values of mean 100.
 Workload makeWorkload(const std::string& name, int min_width, int max_width) {
   Workload w{name, {}, {}};
   std::mt19937 rng(kSeed);
   std::uniform_int_distribution<int> width(min_width, max_width);
+  std::geometric_distribution<uint32_t> geometric(1.0 / 101);
   w.values.reserve(kValues);
-  for (size_t i = 0; i < kValues; ++i) w.values.push_back(drawOfWidth(rng, width(rng)));
-  BytesStreamOutput out;
-  for (uint32_t v : w.values) out.writeVInt(static_cast<int32_t>(v));
-  w.encoded = out.bytes().toVector();
+  for (size_t i = 0; i < kValues; ++i) {
+    w.values.push_back(min_width == 0 ? geometric(rng) : drawOfWidth(rng, width(rng)));
+  }
+  w.encoded = referenceEncoding(w.values);
   return w;
 }
 
@@ -85,7 +114,8 @@ const std::vector<Workload>& workloads() {
   static const std::vector<Workload>* all = [] {
     std::fprintf(stderr, "varint_bench: %zu values per case, seed 0x%x\n", kValues, kSeed);
     return new std::vector<Workload>{makeWorkload("OneByte", 1, 1), makeWorkload("Mixed", 1, 5),
-                                     makeWorkload("FiveByte", 5, 5)};
+                                     makeWorkload("FiveByte", 5, 5),
+                                     makeWorkload("Geometric", 0, 0)};
   }();
   return *all;
 }
@@ -101,6 +131,14 @@ void checkOutput(benchmark::State& state, const Workload& w, std::span<const uin
       !std::equal(written.begin(), written.end(), w.encoded.begin())) {
     state.SkipWithError("output differs from the reference encoding");
   }
+}
+
+// Runs one pass over the values out of line, so that callgrind can count the
+// instructions of exactly the loop (--toggle-collect='*valueLoop*'); one
+// call per iteration costs nothing next to 64 Ki values.
+template <typename F>
+[[gnu::noinline]] auto valueLoop(F&& loop) {
+  return loop();
 }
 
 // ---- the write ablations ----
@@ -131,7 +169,9 @@ void writeIntoBytesStream(benchmark::State& state, const Workload& w, WriteFn wr
   BytesStreamOutput out;
   for (auto _ : state) {
     out.reset();
-    for (uint32_t v : w.values) write(out, v);
+    valueLoop([&] {
+      for (uint32_t v : w.values) write(out, v);
+    });
     benchmark::ClobberMemory();
   }
   checkOutput(state, w, out.bytes().toVector());
@@ -153,26 +193,64 @@ void BM_WriteVInt_Unrolled(benchmark::State& state, const Workload& w) {
                        [](BytesStreamOutput& out, uint32_t v) { writeVIntUnrolled(out, v); });
 }
 
+// Page-aligned, like the recycler's pages are cache-line aligned: with
+// wherever the heap put a vector, protobuf's OneByte time moved between
+// ~33 and ~75 us from one process to the next.
+struct AlignedBuffer {
+  static constexpr std::align_val_t kPage{4096};
+  explicit AlignedBuffer(size_t n) : data(static_cast<uint8_t*>(::operator new[](n, kPage))) {}
+  ~AlignedBuffer() { ::operator delete[](data, kPage); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  uint8_t* data;
+};
+
 void BM_WriteVInt_Protobuf(benchmark::State& state, const Workload& w) {
   namespace io = google::protobuf::io;
-  // Page-aligned, like the recycler's pages are cache-line aligned: with
-  // wherever the heap put a vector, protobuf's OneByte time moved between
-  // ~33 and ~75 us from one process to the next.
-  constexpr std::align_val_t kPage{4096};
-  auto release = [kPage](uint8_t* p) { ::operator delete[](p, kPage); };
-  std::unique_ptr<uint8_t[], decltype(release)> storage(
-      static_cast<uint8_t*>(::operator new[](w.encoded.size(), kPage)), release);
-  std::span<uint8_t> buffer(storage.get(), w.encoded.size());
+  AlignedBuffer storage(w.encoded.size());
+  std::span<uint8_t> buffer(storage.data, w.encoded.size());
   size_t written = 0;
   for (auto _ : state) {
     io::ArrayOutputStream array(buffer.data(), static_cast<int>(buffer.size()));
     io::CodedOutputStream coded(&array);
-    for (uint32_t v : w.values) coded.WriteVarint32(v);
+    valueLoop([&] {
+      for (uint32_t v : w.values) coded.WriteVarint32(v);
+    });
     coded.Trim();
     written = static_cast<size_t>(coded.ByteCount());
     benchmark::ClobberMemory();
   }
   checkOutput(state, w, {buffer.data(), written});
+  setThroughput(state, w);
+}
+
+void BM_WriteVInt_WirestreamCursor(benchmark::State& state, const Workload& w) {
+  BytesStreamOutput out;
+  for (auto _ : state) {
+    out.reset();
+    valueLoop([&] {
+      StreamOutput::Cursor c(out);
+      for (uint32_t v : w.values) c.writeVInt(static_cast<int32_t>(v));
+    });
+    benchmark::ClobberMemory();
+  }
+  checkOutput(state, w, out.bytes().toVector());
+  setThroughput(state, w);
+}
+
+void BM_WriteVInt_ProtobufArray(benchmark::State& state, const Workload& w) {
+  using google::protobuf::io::CodedOutputStream;
+  AlignedBuffer buffer(w.encoded.size());
+  uint8_t* end = buffer.data;
+  for (auto _ : state) {
+    end = valueLoop([&] {
+      uint8_t* p = buffer.data;
+      for (uint32_t v : w.values) p = CodedOutputStream::WriteVarint32ToArray(v, p);
+      return p;
+    });
+    benchmark::ClobberMemory();
+  }
+  checkOutput(state, w, {buffer.data, static_cast<size_t>(end - buffer.data)});
   setThroughput(state, w);
 }
 
@@ -182,7 +260,9 @@ void BM_ReadVInt_Wirestream(benchmark::State& state, const Workload& w) {
   uint32_t sum = 0;
   for (auto _ : state) {
     ByteArrayStreamInput in(w.encoded);
-    for (size_t i = 0; i < w.values.size(); ++i) sum += static_cast<uint32_t>(in.readVInt());
+    valueLoop([&] {
+      for (size_t i = 0; i < w.values.size(); ++i) sum += static_cast<uint32_t>(in.readVInt());
+    });
     benchmark::DoNotOptimize(sum);
   }
   setThroughput(state, w);
@@ -193,13 +273,54 @@ void BM_ReadVInt_Protobuf(benchmark::State& state, const Workload& w) {
   uint32_t sum = 0;
   for (auto _ : state) {
     io::CodedInputStream in(w.encoded.data(), static_cast<int>(w.encoded.size()));
-    for (size_t i = 0; i < w.values.size(); ++i) {
-      uint32_t v;
-      if (!in.ReadVarint32(&v)) [[unlikely]] {
-        state.SkipWithError("protobuf could not read the reference encoding");
-        break;
+    bool ok = valueLoop([&] {
+      for (size_t i = 0; i < w.values.size(); ++i) {
+        uint32_t v;
+        if (!in.ReadVarint32(&v)) [[unlikely]]
+          return false;
+        sum += v;
       }
-      sum += v;
+      return true;
+    });
+    if (!ok) {
+      state.SkipWithError("protobuf could not read the reference encoding");
+      break;
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  setThroughput(state, w);
+}
+
+void BM_ReadVInt_WirestreamCursor(benchmark::State& state, const Workload& w) {
+  uint32_t sum = 0;
+  for (auto _ : state) {
+    ByteArrayStreamInput in(w.encoded);
+    valueLoop([&] {
+      StreamInput::Cursor c(in);
+      for (size_t i = 0; i < w.values.size(); ++i) sum += static_cast<uint32_t>(c.readVInt());
+    });
+    benchmark::DoNotOptimize(sum);
+  }
+  setThroughput(state, w);
+}
+
+void BM_ReadVInt_ProtobufArray(benchmark::State& state, const Workload& w) {
+  uint32_t sum = 0;
+  for (auto _ : state) {
+    bool ok = valueLoop([&] {
+      const char* p = reinterpret_cast<const char*>(w.encoded.data());
+      for (size_t i = 0; i < w.values.size(); ++i) {
+        uint32_t v;
+        p = google::protobuf::internal::VarintParse(p, &v);
+        if (p == nullptr) [[unlikely]]
+          return false;
+        sum += v;
+      }
+      return true;
+    });
+    if (!ok) {
+      state.SkipWithError("protobuf could not parse the reference encoding");
+      break;
     }
     benchmark::DoNotOptimize(sum);
   }
@@ -230,10 +351,14 @@ void registerAll() {
       {"BM_WriteVInt_Unrolled_", BM_WriteVInt_Unrolled},
       {"BM_ReadVInt_Wirestream_", BM_ReadVInt_Wirestream},
       {"BM_ReadVInt_Protobuf_", BM_ReadVInt_Protobuf},
+      {"BM_WriteVInt_WirestreamCursor_", BM_WriteVInt_WirestreamCursor},
+      {"BM_WriteVInt_ProtobufArray_", BM_WriteVInt_ProtobufArray},
+      {"BM_ReadVInt_WirestreamCursor_", BM_ReadVInt_WirestreamCursor},
+      {"BM_ReadVInt_ProtobufArray_", BM_ReadVInt_ProtobufArray},
   };
   for (const auto& [prefix, fn] : suites) {
-    for (size_t i = 0; i < 3; ++i) {
-      static const char* kCases[] = {"OneByte", "Mixed", "FiveByte"};
+    for (size_t i = 0; i < 4; ++i) {
+      static const char* kCases[] = {"OneByte", "Mixed", "FiveByte", "Geometric"};
       benchmark::RegisterBenchmark((std::string(prefix) + kCases[i]).c_str(),
                                    [fn = fn, i](benchmark::State& state) {
                                      const Workload& w = workloads()[i];

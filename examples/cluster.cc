@@ -18,7 +18,9 @@
 //
 // Shards are threads of this process with their own TransportService (own
 // I/O thread, own loopback port), or with --processes child processes of
-// their own; either way nothing but frames passes between them.
+// their own; either way nothing but frames passes between them. With --tls
+// every connection is mutual TLS: an ephemeral CA and one certificate per
+// node are made in a temporary directory, removed at exit.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +33,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_set>
@@ -43,6 +46,7 @@
 #include "aggregations/terms.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
+#include "transport/testing/certgen.h"
 #include "transport/transport_service.h"
 
 namespace wirestream::examples {
@@ -287,6 +291,7 @@ int run(int argc, char** argv) {
   uint32_t seed = 42;
   bool compress = false;
   bool processes = false;
+  bool tls = false;
   CLI::App app{"wirestream cluster example: shard nodes and a coordinator on loopback"};
   app.add_option("--shards", shards, "Shard nodes")->check(CLI::Range(1, 64));
   app.add_option("--docs", docs, "Documents over all shards")
@@ -296,8 +301,10 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(1u, 10000000u));
   app.add_option("--zipf", exponent, "Zipf exponent of the keyword field");
   app.add_option("--seed", seed, "Seed of the generated documents");
-  app.add_flag("--compress", compress, "LZ4-compress frames (status bit 0x04)");
+  app.add_flag("--compress", compress,
+               "LZ4-compress request bodies (status bit 0x04); responses follow");
   app.add_flag("--processes", processes, "Run each shard node in a child process");
+  app.add_flag("--tls", tls, "Mutual TLS between the nodes, with ephemeral certificates");
   CLI11_PARSE(app, argc, argv);
 
   auto t = Clock::now();
@@ -307,10 +314,30 @@ int run(int argc, char** argv) {
   // Shard nodes: each its own TransportService on an ephemeral loopback port,
   // in this process or (--processes) in a child process of its own.
   t = Clock::now();
+  // --tls: the cluster's CA and every node's certificate, made before any
+  // child process forks (each inherits the files).
+  std::optional<transport::testing::TempDir> cert_dir;
+  std::optional<transport::testing::CertAuthority> ca;
+  auto tlsFor = [&](const std::string& node_name) -> std::optional<transport::TlsOptions> {
+    if (!tls) return std::nullopt;
+    transport::testing::IssuedFiles files = ca->issue(node_name, {});
+    transport::TlsOptions o;
+    o.certificate = files.certificate;
+    o.key = files.key;
+    o.certificate_authorities = ca->certificateFile();
+    return o;
+  };
+  if (tls) {
+    cert_dir.emplace("wirestream-cluster");
+    ca.emplace(cert_dir->path(), "cluster-ca");
+  }
+  std::vector<std::optional<transport::TlsOptions>> shard_tls;
+  for (int i = 0; i < shards; ++i) shard_tls.push_back(tlsFor("shard-" + std::to_string(i)));
   TransportOptions node_options;
   node_options.compress = compress;
   auto startNode = [&](int i) {
     node_options.node_name = "shard-" + std::to_string(i);
+    node_options.tls = shard_tls[static_cast<size_t>(i)];
     auto node = std::make_unique<TransportService>(node_options);
     const Shard* shard = &data[static_cast<size_t>(i)];
     node->registerRequestHandler(
@@ -333,6 +360,7 @@ int run(int argc, char** argv) {
   TransportOptions coordinator_options;
   coordinator_options.node_name = "coordinator";
   coordinator_options.compress = compress;
+  coordinator_options.tls = tlsFor("coordinator");
   TransportService coordinator(coordinator_options);
   std::vector<std::shared_ptr<transport::Connection>> connections;
   for (uint16_t port : ports) connections.push_back(coordinator.connect("127.0.0.1", port));
@@ -460,6 +488,7 @@ int run(int argc, char** argv) {
   check["wire"] = {{"bytes_sent_to_shards", sent},
                    {"bytes_received_from_shards", received},
                    {"compressed", compress},
+                   {"mutual_tls", tls},
                    {"shard_nodes_are", processes ? "processes" : "threads"},
                    {"transport_version", connections[0]->version().toString()}};
   check["phases_ms"] = {{"generate_documents", generate_ms},

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs //examples:cluster small, plain and compressed; it exits non-zero when
-# a bound of the response does not hold.
+# Runs //examples:cluster small: plain, compressed, and over mutual TLS; it
+# exits non-zero when a bound of the response does not hold.
 set -euo pipefail
 bin="examples/cluster"
 out=$("$bin" --shards 3 --docs 20000 --size 5 --terms 2000)
@@ -8,4 +8,7 @@ grep -q '"all_hold": true' <<<"$out"
 grep -q '"sum_other_doc_count"' <<<"$out"
 out=$("$bin" --shards 2 --docs 5000 --size 3 --terms 500 --compress --processes)
 grep -q '"all_hold": true' <<<"$out"
+out=$("$bin" --shards 2 --docs 5000 --size 3 --terms 500 --tls --processes)
+grep -q '"all_hold": true' <<<"$out"
+grep -q '"mutual_tls": true' <<<"$out"
 echo "cluster example: bounds hold"

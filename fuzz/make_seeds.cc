@@ -26,6 +26,8 @@
 #include "tests/aggregations/agg_test_util.h"
 #include "tools/wire_json.h"
 #include "transport/frame.h"
+#include "transport/handshake.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::fuzz {
 namespace {
@@ -440,29 +442,50 @@ std::vector<Seed> transportSeeds() {
   std::vector<std::pair<std::string, Bytes>> frames = {
       {"request", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {7, TransportVersion::current(), false}, "indices:data/read", {},
-                               small, false);
+                               small, tr::CompressionScheme::kNone);
        })},
       {"request-headers", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {8, TransportVersion::V_7_10_0, false}, "a", req_headers, small,
-                               false);
+                               tr::CompressionScheme::kNone);
        })},
       {"response", frame([&](BytesStreamOutput& o) {
          tr::writeResponseFrame(o, {9, TransportVersion::current(), false}, resp_headers, small,
-                                false);
+                                tr::CompressionScheme::kNone);
        })},
       {"error", frame([&](BytesStreamOutput& o) {
-         tr::writeErrorFrame(o, {10, TransportVersion::current(), false}, "illegal_argument",
-                             "bad");
+         tr::writeErrorFrame(o, {10, TransportVersion::current(), false},
+                             *tr::wrapInRemoteTransport("n", "127.0.0.1:9300", "a",
+                                                        tr::exceptionFromTypeAndMessage(
+                                                            "illegal_argument_exception", "bad")));
+       })},
+      {"error-breaker-7.17", frame([&](BytesStreamOutput& o) {
+         const tr::CircuitBreakingError breaker(tr::inFlightBreakerMessage("a", 2048, 1024), 2048,
+                                                1024,
+                                                tr::CircuitBreakingError::Durability::kTransient);
+         tr::writeErrorFrame(
+             o, {14, TransportVersion::fromRelease(7, 17, 0), false},
+             *tr::wrapInRemoteTransport("n", "127.0.0.1:9300", "a", breaker.remoteException()));
        })},
       {"handshake", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {11, TransportVersion::current(), true}, tr::kHandshakeAction, {},
-                               small, false);
+                               small, tr::CompressionScheme::kNone);
        })},
       {"compressed-request", frame([&](BytesStreamOutput& o) {
-         tr::writeRequestFrame(o, {12, TransportVersion::current(), false}, "b", {}, big, true);
+         tr::writeRequestFrame(o, {12, TransportVersion::current(), false}, "b", {}, big,
+                               tr::CompressionScheme::kLz4);
+       })},
+      {"compressed-deflate-request", frame([&](BytesStreamOutput& o) {
+         tr::writeRequestFrame(o, {15, TransportVersion::current(), false}, "c", {}, big,
+                               tr::CompressionScheme::kDeflate);
+       })},
+      {"handshake-es-8.7", frame([&](BytesStreamOutput& o) {
+         const tr::TcpHandshakeRequest request{TransportVersion::V_8_7_0};
+         tr::writeRequestFrame(o, {16, tr::kV7_17_0, true}, tr::kHandshakeAction, {},
+                               tr::BodyOf(request), tr::CompressionScheme::kNone);
        })},
       {"compressed-response", frame([&](BytesStreamOutput& o) {
-         tr::writeResponseFrame(o, {13, TransportVersion::current(), false}, {}, big, true);
+         tr::writeResponseFrame(o, {13, TransportVersion::current(), false}, {}, big,
+                                tr::CompressionScheme::kLz4);
        })},
       {"ping", Bytes(std::begin(tr::kPingFrame), std::end(tr::kPingFrame))},
   };

@@ -35,6 +35,20 @@ class LimitExceededError : public StreamError {
   using StreamError::StreamError;
 };
 
+// Elasticsearch's TooManyBucketsException (setting search.max_buckets): a final reduce
+// would create more than max_buckets buckets (aggregations' ReduceContext throws it). The
+// message is ES's, word for word; the transport sends it as ES's
+// `too_many_buckets_exception` carrying maxBuckets(). It lives here, at the bottom of the
+// error hierarchy, so the transport knows it without depending on the aggregations.
+class TooManyBucketsError : public LimitExceededError {
+ public:
+  TooManyBucketsError(int32_t max_buckets, int64_t count);
+  int32_t maxBuckets() const { return max_buckets_; }
+
+ private:
+  int32_t max_buckets_;
+};
+
 namespace internal {
 
 // Out-of-line, cold throw helpers keep the throw sequence off the hot paths.

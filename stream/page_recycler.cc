@@ -1,5 +1,9 @@
 #include "stream/page_recycler.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <new>
 #include <stdexcept>
 
@@ -44,6 +48,7 @@ uint8_t* PageRecycler::obtain() {
 }
 
 void PageRecycler::release(uint8_t* page) {
+  bool trim = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     --outstanding_;
@@ -51,8 +56,33 @@ void PageRecycler::release(uint8_t* page) {
       pool_.push_back(page);
       return;
     }
+    ++freed_;
+    freed_since_trim_ += page_size_;
+    // Trimming makes the next allocations fault their pages in again, so it
+    // waits until a burst is over (what is out fits in the pool again) and
+    // runs at most once a second.
+    if (freed_since_trim_ >= kTrimBytes && outstanding_ <= max_pooled_) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_trim_ >= std::chrono::seconds(1)) {
+        freed_since_trim_ = 0;
+        last_trim_ = now;
+        trim = true;
+      }
+    }
   }
   ::operator delete(page, kPageAlign);
+#if defined(__GLIBC__)
+  // Returns the free parts of every arena (not only the heap's top) with
+  // madvise; costs a walk of the allocator's free lists.
+  if (trim) malloc_trim(0);
+#else
+  (void)trim;
+#endif
+}
+
+uint64_t PageRecycler::freedPages() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return freed_;
 }
 
 size_t PageRecycler::pooledPages() const {

@@ -5,11 +5,17 @@
 //
 // A BytesStreamOutput takes its pages from a recycler and gives every one back
 // on reset() or destruction, so a reused output serializes with no heap
-// allocation once warm. Released pages are kept up to `budget_bytes`; pages
-// beyond the budget are freed. The recycler must outlive every output that
-// uses it. Thread-safe: outputs on many threads may share one recycler.
+// allocation once warm. Released pages are kept up to `budget_bytes` (the
+// retained cap); pages beyond it are freed. When a burst is over (once
+// kTrimBytes were freed and the pages out fit in the pool again; at most once
+// a second) the allocator is asked to hand its free memory back to the system:
+// glibc keeps freed 16 KiB blocks in its heap otherwise, so a burst of
+// received frames would leave the process's RSS at its peak. The recycler
+// must outlive every output that uses it. Thread-safe: outputs on many
+// threads may share one recycler.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -21,6 +27,8 @@ class PageRecycler {
  public:
   static constexpr size_t kPageSize = 16 * 1024;
   static constexpr size_t kDefaultBudgetBytes = 64 * 1024 * 1024;
+  // Bytes freed past the retained cap between two returns to the system.
+  static constexpr size_t kTrimBytes = 16 * 1024 * 1024;
 
   explicit PageRecycler(size_t page_size = kPageSize, size_t budget_bytes = kDefaultBudgetBytes);
   ~PageRecycler();
@@ -40,6 +48,11 @@ class PageRecycler {
   // Pages kept for reuse, and pages handed out and not yet released.
   size_t pooledPages() const;
   size_t outstandingPages() const;
+  // Bytes of the pooled pages; never more than retainedCapBytes().
+  size_t retainedBytes() const { return pooledPages() * page_size_; }
+  size_t retainedCapBytes() const { return max_pooled_ * page_size_; }
+  // Pages freed because the pool was full, since construction.
+  uint64_t freedPages() const;
 
  private:
   const size_t page_size_;
@@ -47,6 +60,9 @@ class PageRecycler {
   mutable std::mutex mu_;
   std::vector<uint8_t*> pool_;
   size_t outstanding_ = 0;
+  uint64_t freed_ = 0;
+  size_t freed_since_trim_ = 0;
+  std::chrono::steady_clock::time_point last_trim_{};
 };
 
 }  // namespace wirestream

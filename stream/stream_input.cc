@@ -164,8 +164,7 @@ std::optional<double> StreamInput::readOptionalDouble() {
 
 // ---- sizes, strings, arrays ----
 
-int32_t StreamInput::readArraySize(size_t min_bytes_each) {
-  int32_t size = readVInt();
+int32_t StreamInput::checkArraySize(int32_t size, size_t min_bytes_each) {
   if (size < 0) {
     internal::throwCorrupt("array size must be positive but was: " + std::to_string(size));
   }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
@@ -171,7 +172,23 @@ class StreamInput {
   // A VInt size for `min_bytes_each`-byte elements, validated before the
   // caller allocates: negative -> CorruptStreamError, above maxArraySize() ->
   // LimitExceededError, more than the bytes left can hold -> EndOfStreamError.
-  int32_t readArraySize(size_t min_bytes_each = 1);
+  // Inline while the elements would fit in the current chunk.
+  int32_t readArraySize(size_t min_bytes_each = 1) {
+    int32_t size = readVInt();
+    if (arraySizeFitsChunk(size, min_bytes_each, pos_, end_)) [[likely]]
+      return size;
+    return checkArraySize(size, min_bytes_each);
+  }
+
+  // The next n bytes, consumed, when the current chunk holds them all;
+  // otherwise nullptr, and nothing is consumed (read them with readBytes).
+  const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
+
+  // Consumes the next byte if it is `expected` and in the current chunk;
+  // otherwise consumes nothing and returns false (also at a chunk's end:
+  // callers then read the value the general way). For the empty list most
+  // leaf buckets carry (one 00 byte).
+  bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
 
   std::vector<std::string> readStringArray();
   // Decoded with the SIMD batch kernels (//simd) inside each chunk; a value
@@ -378,6 +395,116 @@ class StreamInput {
 
   // ---- end of structured values ----
 
+  // A scoped direct-read cursor over the current chunk, for inner loops that
+  // read many small values: it keeps the read position in a local (a
+  // register) rather than in the StreamInput, where every read stores it
+  // back. Same values and the same errors as the readers of the same names;
+  // reads that cross chunks go through StreamInput's paths.
+  //
+  //   {
+  //     StreamInput::Cursor c(in);
+  //     for (int32_t i = 0; i < n; ++i) counts.push_back(c.readVLong());
+  //   }  // the position goes back to `in` here (also when a read throws)
+  //
+  // While a Cursor is live, read only through it (withStream() lends the
+  // StreamInput for a nested read and resumes after it). One per input.
+  class Cursor {
+   public:
+    explicit Cursor(StreamInput& in) : in_(in), pos_(in.pos_), end_(in.end_) {}
+    ~Cursor() {
+      if (pos_ != nullptr) in_.pos_ = pos_;
+    }
+    Cursor(const Cursor&) = delete;
+    Cursor& operator=(const Cursor&) = delete;
+
+    uint8_t readByte() {
+      if (pos_ == end_) [[unlikely]]
+        return slow([](StreamInput& in) { return in.readByteSlow(); });
+      return *pos_++;
+    }
+    // As StreamInput::readInChunk and readByteIf.
+    const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
+    bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
+
+    void readBytes(std::span<uint8_t> out) {
+      if (static_cast<size_t>(end_ - pos_) >= out.size()) [[likely]] {
+        if (!out.empty()) std::memcpy(out.data(), pos_, out.size());
+        pos_ += out.size();
+      } else {
+        slow([out](StreamInput& in) { in.readBytesSlow(out.data(), out.size()); });
+      }
+    }
+
+    int64_t readLong() {
+      if (end_ - pos_ >= 8) [[likely]] {
+        auto v = static_cast<int64_t>(loadBig64(pos_));
+        pos_ += 8;
+        return v;
+      }
+      return static_cast<int64_t>(slow([](StreamInput& in) { return in.readFixedSlow(8); }));
+    }
+    double readDouble() { return std::bit_cast<double>(static_cast<uint64_t>(readLong())); }
+
+    int32_t readVInt() {
+      if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
+        auto r = decodeVInt(pos_, end_);
+        pos_ = r.next;
+        return r.value;
+      }
+      return slow([](StreamInput& in) { return in.readVIntSlow(); });
+    }
+
+    int64_t readVLong() {
+      if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
+        auto r = internal::decodeVLongUnchecked(pos_, false);
+        pos_ = r.next;
+        return static_cast<int64_t>(r.value);
+      }
+      return static_cast<int64_t>(slow([](StreamInput& in) { return in.readVarint64Slow(false); }));
+    }
+
+    // As StreamInput::readArraySize.
+    int32_t readArraySize(size_t min_bytes_each = 1) {
+      int32_t size = readVInt();
+      if (in_.arraySizeFitsChunk(size, min_bytes_each, pos_, end_)) [[likely]]
+        return size;
+      return slow([size, min_bytes_each](StreamInput& in) {
+        return in.checkArraySize(size, min_bytes_each);
+      });
+    }
+
+    // Hands the StreamInput to read(in) for what the cursor does not read
+    // itself (a nested aggregation, a string), then resumes after it.
+    template <typename F>
+    std::invoke_result_t<F&, StreamInput&> withStream(F&& read) {
+      return slow(read);
+    }
+
+   private:
+    // The position goes back to the input around the out-of-line call and
+    // is reloaded after it. While lent, pos_ is null, so that a call that
+    // throws leaves the input's own position (the destructor keeps it).
+    template <typename F>
+    std::invoke_result_t<F&, StreamInput&> slow(F&& f) {
+      in_.pos_ = pos_;
+      pos_ = nullptr;
+      if constexpr (std::is_void_v<std::invoke_result_t<F&, StreamInput&>>) {
+        f(in_);
+        pos_ = in_.pos_;
+        end_ = in_.end_;
+      } else {
+        auto r = f(in_);
+        pos_ = in_.pos_;
+        end_ = in_.end_;
+        return r;
+      }
+    }
+
+    StreamInput& in_;
+    const uint8_t* pos_;
+    const uint8_t* end_;
+  };
+
  protected:
   // The chunk the inline reads consume. A subclass sets it in nextChunk().
   const uint8_t* pos_ = nullptr;
@@ -400,6 +527,29 @@ class StreamInput {
   template <typename T>
   std::vector<T> readSplit(void (*decode)(const uint8_t*, size_t, T*));
   void ensureAvailable(size_t n);
+  // readInChunk / readByteIf over [pos, end), for the stream and its Cursor.
+  static const uint8_t* takeInChunk(const uint8_t*& pos, const uint8_t* end, size_t n) {
+    if (static_cast<size_t>(end - pos) < n) return nullptr;
+    const uint8_t* p = pos;
+    pos += n;
+    return p;
+  }
+  static bool takeByteIf(const uint8_t*& pos, const uint8_t* end, uint8_t expected) {
+    if (pos != end && *pos == expected) [[likely]] {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  // readArraySize's checks: a size within maxArraySize() whose elements fit
+  // in [pos, end) passes inline; checkArraySize() makes the full checks
+  // (throwing as readArraySize documents) and returns `size`.
+  bool arraySizeFitsChunk(int32_t size, size_t min_bytes_each, const uint8_t* pos,
+                          const uint8_t* end) const {
+    return size >= 0 && size <= max_array_size_ &&
+           static_cast<size_t>(size) * min_bytes_each <= static_cast<size_t>(end - pos);
+  }
+  int32_t checkArraySize(int32_t size, size_t min_bytes_each);
 
   void enterNesting() {
     if (nesting_depth_ >= max_nesting_depth_) [[unlikely]]

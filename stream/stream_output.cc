@@ -75,8 +75,7 @@ void StreamOutput::writeFloat(float v) {
 }
 
 void StreamOutput::writeDouble(double v) {
-  uint64_t bits = std::isnan(v) ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
-  writeLong(static_cast<int64_t>(bits));
+  writeLong(static_cast<int64_t>(canonicalDoubleBits(v)));
 }
 
 void StreamOutput::writeOptionalVInt(std::optional<int32_t> v) {

@@ -15,6 +15,7 @@
 // Not thread-safe: one writer at a time.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -105,13 +106,8 @@ class StreamOutput {
   // (see nextBuffer()).
   void writeVInt(int32_t v) {
     uint32_t u = static_cast<uint32_t>(v);
-    if (u < 0x80 && pos_ != end_) [[likely]] {
-      *pos_++ = static_cast<uint8_t>(u);
-    } else if (end_ - pos_ >= kVIntPaddedStoreBytes) [[likely]] {
-      pos_ = u >= (1u << 28) ? encodeVInt(pos_, u) : encodeVIntPadded(pos_, u);
-    } else {
+    if (!tryWriteVInt(pos_, end_, u)) [[unlikely]]
       writeVIntSlow(u);
-    }
   }
 
   // A negative value is a caller error (std::invalid_argument), as in ES.
@@ -137,6 +133,9 @@ class StreamOutput {
   // NaN is canonicalised to the quiet NaN (0x7fc00000 / 0x7ff8000000000000).
   void writeFloat(float v);
   void writeDouble(double v);
+  static uint64_t canonicalDoubleBits(double v) {
+    return v != v ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
+  }
 
   void writeBoolean(bool v) { writeByte(v ? 1 : 0); }
   void writeOptionalBoolean(std::optional<bool> v) { writeByte(v.has_value() ? (*v ? 1 : 0) : 2); }
@@ -286,6 +285,117 @@ class StreamOutput {
 
   // ---- end of structured values ----
 
+  // A scoped direct-write cursor over the current buffer, for inner loops
+  // that write many small values. It keeps the write position in a local,
+  // which the compiler holds in a register: StreamOutput's own writers store
+  // pos_ back to the object after every value, because a byte store may
+  // alias it (protobuf's generated code passes `ptr` through its
+  // EpsCopyOutputStream for the same reason). Same bytes as the writers of
+  // the same names; the page-crossing paths are StreamOutput's.
+  //
+  //   {
+  //     StreamOutput::Cursor c(out);
+  //     for (const Bucket& b : buckets) {
+  //       c.writeVLong(b.doc_count);
+  //       c.writeVInt(static_cast<int32_t>(b.key.size()));
+  //       c.writeBytes(keyBytes(b));
+  //     }
+  //   }  // the position goes back to `out` here
+  //
+  // While a Cursor is live, write only through it (withStream() lends the
+  // StreamOutput for a nested write and resumes after it). One per output.
+  class Cursor {
+   public:
+    explicit Cursor(StreamOutput& out) : out_(out), pos_(out.pos_), end_(out.end_) {}
+    ~Cursor() {
+      if (pos_ != nullptr) out_.pos_ = pos_;
+    }
+    Cursor(const Cursor&) = delete;
+    Cursor& operator=(const Cursor&) = delete;
+
+    void writeByte(uint8_t b) {
+      if (pos_ == end_) [[unlikely]]
+        slow([](StreamOutput& out) { out.nextBuffer(); });
+      *pos_++ = b;
+    }
+    void writeBoolean(bool v) { writeByte(v ? 1 : 0); }
+
+    void writeBytes(std::span<const uint8_t> bytes) {
+      if (static_cast<size_t>(end_ - pos_) >= bytes.size()) [[likely]] {
+        copyBytes(pos_, bytes.data(), bytes.size());
+        pos_ += bytes.size();
+      } else {
+        slow([bytes](StreamOutput& out) { out.writeBytesSlow(bytes.data(), bytes.size()); });
+      }
+    }
+
+    void writeLong(int64_t v) {
+      if (end_ - pos_ >= 8) [[likely]] {
+        storeBig64(pos_, static_cast<uint64_t>(v));
+        pos_ += 8;
+      } else {
+        slow([v](StreamOutput& out) { out.writeFixedSlow(static_cast<uint64_t>(v), 8); });
+      }
+    }
+    void writeDouble(double v) { writeLong(static_cast<int64_t>(canonicalDoubleBits(v))); }
+
+    // As StreamOutput::writeVInt.
+    void writeVInt(int32_t v) {
+      uint32_t u = static_cast<uint32_t>(v);
+      if (!tryWriteVInt(pos_, end_, u)) [[unlikely]]
+        slow([u](StreamOutput& out) { out.writeVIntSlow(u); });
+    }
+
+    // A negative value is a caller error (std::invalid_argument), as in ES.
+    void writeVLong(int64_t v) {
+      if (v < 0) [[unlikely]]
+        throwNegativeVLong(v);
+      writeVLongNoCheck(v);
+    }
+    void writeVLongNoCheck(int64_t v) {
+      uint64_t u = static_cast<uint64_t>(v);
+      if (u < 0x80 && pos_ != end_) [[likely]] {
+        *pos_++ = static_cast<uint8_t>(u);
+      } else if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
+        pos_ = encodeVarint64(pos_, u);
+      } else {
+        slow([u](StreamOutput& out) { out.writeVarint64Slow(u); });
+      }
+    }
+    void writeZLong(int64_t v) { writeVLongNoCheck(static_cast<int64_t>(zigZagEncode(v))); }
+
+    void writeArraySize(size_t size) {
+      if (size > static_cast<size_t>(INT32_MAX)) [[unlikely]]
+        throwArraySizeTooLarge(size);
+      writeVInt(static_cast<int32_t>(size));
+    }
+
+    // Hands the StreamOutput to write(out) for what the cursor does not
+    // write itself (a nested aggregation, a string), then resumes after it.
+    template <typename F>
+    void withStream(F&& write) {
+      slow(write);
+    }
+
+   private:
+    // The position goes back to the stream around the out-of-line call and
+    // is reloaded after it; the cursor's own address never escapes, so its
+    // fields stay in registers on the inline paths. While lent, pos_ is
+    // null, so that a call that throws leaves the stream's own position.
+    template <typename F>
+    void slow(F&& f) {
+      out_.pos_ = pos_;
+      pos_ = nullptr;
+      f(out_);
+      pos_ = out_.pos_;
+      end_ = out_.end_;
+    }
+
+    StreamOutput& out_;
+    uint8_t* pos_;
+    uint8_t* end_;
+  };
+
  protected:
   // The buffer the inline writes fill. A subclass sets it in nextBuffer().
   // Inline writes may store up to 8 bytes at pos_ when end_ - pos_ >= 8,
@@ -304,6 +414,20 @@ class StreamOutput {
   virtual void ensureCapacity(size_t n) {}
 
  private:
+  // writeVInt's inline part over [pos, end), for the stream and its Cursor:
+  // false, with nothing written, when the value may not fit.
+  static bool tryWriteVInt(uint8_t*& pos, uint8_t* end, uint32_t u) {
+    if (u < 0x80 && pos != end) [[likely]] {
+      *pos++ = static_cast<uint8_t>(u);
+      return true;
+    }
+    if (end - pos >= kVIntPaddedStoreBytes) [[likely]] {
+      pos = u >= (1u << 28) ? encodeVInt(pos, u) : encodeVIntPadded(pos, u);
+      return true;
+    }
+    return false;
+  }
+
   [[noreturn]] static void throwNegativeVLong(int64_t v);
   [[noreturn]] static void throwArraySizeTooLarge(size_t size);
 

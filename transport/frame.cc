@@ -8,18 +8,26 @@
 //   variable header:
 //     VInt n, n x (String key, String value)               request headers
 //     VInt n, n x (String key, VInt m, m x String)         response headers
+//     (read as ES reads them: a repeated key keeps the last value, a
+//     response header's values are a set)
 //     requests only:
 //       version < 8.0.0: VInt 0                            ES's "features" array, empty
 //       String action
-//   body                         the Writeable; with 0x04: "LZ4\0" + LZ4 frame of it
-//   error body:                  String type, String message
+//   body                         requests: TaskId (parent task, 00 = none), then the
+//                                Writeable; responses: the Writeable; with 0x04:
+//                                that compressed, "DFL\0" or "LZ4\0" first
+//                                (compression.cc)
+//   error body:                  writeException(RemoteTransportException(cause))
+//                                (remote_exception.cc)
 #include "transport/frame.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "stream/byte_order.h"
-#include "stream/string_codec.h"
 #include "transport/compression.h"
+#include "transport/handshake.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 
@@ -54,10 +62,27 @@ void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers
 
 void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
                        ResponseHeaders& response_headers) {
-  auto string = [](StreamInput& i) { return i.readString(); };
-  request_headers = in.readMap<RequestHeaders>(string, string);
-  response_headers =
-      in.readMap<ResponseHeaders>(string, [](StreamInput& i) { return i.readStringArray(); });
+  // As ES's readHeadersFromStream: HashMap.put keeps a repeated key's last
+  // value; a response header's values form a set (first occurrence kept).
+  request_headers.clear();
+  response_headers.clear();
+  const int32_t requests = in.readArraySize(2);
+  for (int32_t i = 0; i < requests; ++i) {
+    std::string key = in.readString();
+    request_headers[std::move(key)] = in.readString();
+  }
+  const int32_t responses = in.readArraySize(2);
+  for (int32_t i = 0; i < responses; ++i) {
+    std::string key = in.readString();
+    std::vector<std::string> values;
+    const int32_t n = in.readArraySize(1);
+    for (int32_t j = 0; j < n; ++j) {
+      std::string v = in.readString();
+      if (std::find(values.begin(), values.end(), v) == values.end())
+        values.push_back(std::move(v));
+    }
+    response_headers[std::move(key)] = std::move(values);
+  }
 }
 
 namespace {
@@ -68,13 +93,13 @@ const ResponseHeaders kNoResponseHeaders;
 // The shared tail of every writer: body (maybe compressed) after the variable
 // header, then the fixed header at offset 0.
 size_t finishFrame(BytesStreamOutput& out, const FrameIds& ids, uint8_t status,
-                   size_t variable_start, const Writeable& body, bool compress) {
+                   size_t variable_start, const Writeable& body, CompressionScheme compression) {
   const size_t variable_size = out.size() - variable_start;
-  if (compress) {
+  if (compression != CompressionScheme::kNone) {
     BytesStreamOutput plain;
     plain.setTransportVersion(ids.version);
     body.writeTo(plain);
-    compressLz4(plain.bytes(), out);
+    compressBody(compression, plain.bytes(), out);
     status |= status::kCompressed;
   } else {
     body.writeTo(out);
@@ -104,60 +129,51 @@ uint8_t baseStatus(const FrameIds& ids) { return ids.handshake ? status::kHandsh
 
 }  // namespace
 
-size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
-                         const RequestHeaders& headers, const Writeable& body, bool compress) {
-  startFrame(out, ids);
-  writeThreadContext(out, headers, kNoResponseHeaders);
-  if (ids.version.before(TransportVersion::V_8_0_0)) out.writeVInt(0);
-  out.writeString(action);
-  return finishFrame(out, ids, baseStatus(ids), kHeaderSize, body, compress);
-}
-
-size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
-                          const ResponseHeaders& headers, const Writeable& body, bool compress) {
-  startFrame(out, ids);
-  writeThreadContext(out, kNoRequestHeaders, headers);
-  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, kHeaderSize, body, compress);
-}
-
 namespace {
-
-// Exception messages may quote bytes from hostile input; an error must still
-// be sendable, so invalid UTF-8 is replaced rather than refused.
-std::string sendableText(std::string_view text) {
-  try {
-    measureUtf8(text);
-    return std::string(text);
-  } catch (const std::invalid_argument&) {
-    std::string out(text);
-    for (char& c : out) {
-      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
-    }
-    return out;
-  }
-}
-
-struct ErrorBody final : Writeable {
-  std::string_view type;
-  std::string_view message;
+// ES's TransportRequest.writeTo: the parent TaskId, then the request's fields.
+struct RequestBody final : Writeable {
+  const Writeable& body;
+  explicit RequestBody(const Writeable& b) : body(b) {}
   void writeTo(StreamOutput& out) const override {
-    out.writeString(type);
-    out.writeString(message);
+    TaskId().writeTo(out);
+    body.writeTo(out);
   }
 };
 }  // namespace
 
-size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view type,
-                       std::string_view message) {
+size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
+                         const RequestHeaders& headers, const Writeable& body,
+                         CompressionScheme compression) {
   startFrame(out, ids);
-  writeThreadContext(out, kNoRequestHeaders, kNoResponseHeaders);
-  const std::string safe_type = sendableText(type);
-  const std::string safe_message = sendableText(message);
-  ErrorBody body;
-  body.type = safe_type;
-  body.message = safe_message;
-  return finishFrame(out, ids, baseStatus(ids) | status::kResponse | status::kError, kHeaderSize,
-                     body, false);
+  writeThreadContext(out, headers, kNoResponseHeaders);
+  if (ids.version.before(TransportVersion::V_8_0_0)) out.writeVInt(0);
+  out.writeString(action);
+  return finishFrame(out, ids, baseStatus(ids), kHeaderSize, RequestBody(body), compression);
+}
+
+size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
+                          const ResponseHeaders& headers, const Writeable& body,
+                          CompressionScheme compression) {
+  startFrame(out, ids);
+  writeThreadContext(out, kNoRequestHeaders, headers);
+  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, kHeaderSize, body, compression);
+}
+
+namespace {
+struct ExceptionBody final : Writeable {
+  const RemoteException& exception;
+  explicit ExceptionBody(const RemoteException& e) : exception(e) {}
+  void writeTo(StreamOutput& out) const override { writeException(out, &exception); }
+};
+}  // namespace
+
+size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
+                       const RemoteException& exception, const ResponseHeaders& headers) {
+  startFrame(out, ids);
+  writeThreadContext(out, kNoRequestHeaders, headers);
+  // ES never marks an error response as a handshake, nor compresses it.
+  return finishFrame(out, ids, status::kResponse | status::kError, kHeaderSize,
+                     ExceptionBody(exception), CompressionScheme::kNone);
 }
 
 }  // namespace wirestream::transport

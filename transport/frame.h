@@ -3,7 +3,7 @@
 //
 //   BytesStreamOutput out;
 //   writeRequestFrame(out, {.request_id = 7, .version = v}, "indices:data/read",
-//                     /*headers=*/{}, request, /*compress=*/false);
+//                     /*headers=*/{}, request, CompressionScheme::kNone);
 //   BytesReference bytes = out.bytes();        // keep it alive while writing
 //   writev(fd, bytes.pieces());                // gather write, no flattening
 //
@@ -27,6 +27,8 @@
 #include "stream/stream_input.h"
 #include "stream/transport_version.h"
 #include "stream/writeable.h"
+#include "transport/compression.h"
+#include "transport/transport_errors.h"
 
 namespace wirestream::transport {
 
@@ -92,22 +94,29 @@ struct FrameIds {
 };
 
 // The headers maps (StreamOutput::writeMap: VInt size, then key/value
-// pairs). A repeated key on read is CorruptStreamError.
+// pairs). On read a repeated key keeps its last value and a response header's
+// repeated values collapse into one, as ES's ThreadContext reads them.
 void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers,
                         const ResponseHeaders& response_headers);
 void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
                        ResponseHeaders& response_headers);
 
 // Writes a whole frame into `out` (which must be empty). The body is written
-// at ids.version; with `compress` it is LZ4-compressed (compression.h) and
-// the status carries kCompressed. Returns the frame size.
+// at ids.version; a request body is preceded by the empty parent TaskId (00),
+// as ES's TransportRequest writes it; with a `compression` scheme other than
+// kNone the body (TaskId included) is compressed in it (compression.h) and the
+// status carries kCompressed. Returns the frame size.
 size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
-                         const RequestHeaders& headers, const Writeable& body, bool compress);
+                         const RequestHeaders& headers, const Writeable& body,
+                         CompressionScheme compression);
 size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
-                          const ResponseHeaders& headers, const Writeable& body, bool compress);
-// An error response: status kResponse | kError, body writeString(type),
-// writeString(message).
-size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view type,
-                       std::string_view message);
+                          const ResponseHeaders& headers, const Writeable& body,
+                          CompressionScheme compression);
+// An error response: status kResponse | kError (never kHandshake nor
+// kCompressed, as ES writes it), body writeException(exception)
+// (remote_exception.h); ES sends RemoteTransportException("[node][address]
+// [action]") around the handler's exception (wrapInRemoteTransport).
+size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
+                       const RemoteException& exception, const ResponseHeaders& headers = {});
 
 }  // namespace wirestream::transport

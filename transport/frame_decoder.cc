@@ -104,6 +104,17 @@ void FrameDecoder::checkFixedHeader() {
     fail(std::current_exception());
   }
   content_need_ = current_.contentSize();
+  bool admit = true;
+  try {
+    if (admission_) admit = admission_(current_);
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  if (!admit) {
+    skipping_ = true;
+    skipped_ = 0;
+    return;
+  }
   content_ = std::make_shared<BytesStreamOutput>(*recycler_);
 }
 
@@ -152,14 +163,18 @@ void FrameDecoder::feed(std::span<const uint8_t> bytes,
       on_frame(std::move(frame));
       continue;
     }
-    size_t missing = content_need_ - content_->size();
-    size_t n = std::min(missing, bytes.size() - at);
+    const size_t have = skipping_ ? skipped_ : content_->size();
+    size_t n = std::min(content_need_ - have, bytes.size() - at);
     if (n > 0) {
-      content_->writeBytes(bytes.subspan(at, n));
+      if (skipping_) {
+        skipped_ += n;
+      } else {
+        content_->writeBytes(bytes.subspan(at, n));
+      }
       at += n;
       position_ += n;
     }
-    if (content_->size() < content_need_) return;
+    if (have + n < content_need_) return;
     emitFrame(on_frame);
   }
 }
@@ -167,9 +182,15 @@ void FrameDecoder::feed(std::span<const uint8_t> bytes,
 void FrameDecoder::emitFrame(const std::function<void(DecodedFrame&&)>& on_frame) {
   DecodedFrame frame;
   frame.header = current_;
-  const BytesReference pages = content_->bytes();
-  frame.content = BytesReference(pages.pieces(), std::move(content_));
-  content_.reset();
+  if (skipping_) {
+    frame.refused = true;
+    skipping_ = false;
+    skipped_ = 0;
+  } else {
+    const BytesReference pages = content_->bytes();
+    frame.content = BytesReference(pages.pieces(), std::move(content_));
+    content_.reset();
+  }
   header_have_ = 0;
   current_ = FrameHeader{};
   on_frame(std::move(frame));

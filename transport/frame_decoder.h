@@ -18,6 +18,12 @@
 //     CorruptStreamError.
 // After an error the decoder is failed: every later feed() rethrows it.
 //
+// Admission: an optional hook sees each non-ping frame's fixed header as soon
+// as it is in and valid, before any content byte is stored. A frame it
+// refuses is still read (so the stream stays in step) but its content is
+// dropped as it arrives, and it is delivered in order with `refused` set and
+// no content: a refused frame costs no memory however large it claims to be.
+//
 // Memory: a frame's bytes go into 16 KiB pages from a PageRecycler as they
 // arrive, never sized from the length the header claims, never reallocated
 // or copied again, and given back to the recycler when the last reference to
@@ -44,12 +50,21 @@ struct DecodedFrame {
   // The bytes after the 23-byte header (variable header, then body), in
   // recycled pages that this reference keeps alive; empty for a ping.
   BytesReference content;
+  // The admission hook refused the frame: its content was read and dropped.
+  bool refused = false;
 };
 
 class FrameDecoder {
  public:
+  // Returns whether to keep the content of the frame with this header. It
+  // may send, log or count; if it throws, the decoder fails with that error.
+  using Admission = std::function<bool(const FrameHeader&)>;
+
   explicit FrameDecoder(size_t max_frame_size,
                         PageRecycler& recycler = PageRecycler::defaultRecycler());
+
+  // Installs the admission hook (none: every frame is kept).
+  void setAdmission(Admission admission) { admission_ = std::move(admission); }
 
   // Consumes every byte of `bytes`, calling `on_frame` for each complete frame
   // (pings included) in order. Throws as described above; frames completed
@@ -71,7 +86,8 @@ class FrameDecoder {
   // Some bytes of a frame have arrived, but not all of it.
   bool midFrame() const { return header_have_ > 0; }
   // Bytes of the current, incomplete frame received so far.
-  size_t bufferedBytes() const { return header_have_ + (content_ ? content_->size() : 0); }
+  // (A refused frame's dropped content counts as received.)
+  size_t bufferedBytes() const { return header_have_ + (content_ ? content_->size() : skipped_); }
   // Size of the frame in progress, once its length is known (else 0).
   size_t expectedFrameSize() const;
   // Total bytes consumed, i.e. the stream offset of the next byte.
@@ -94,6 +110,10 @@ class FrameDecoder {
   FrameHeader current_;
   std::shared_ptr<BytesStreamOutput> content_;
   size_t content_need_ = 0;
+  Admission admission_;
+  // The current frame was refused: content bytes dropped so far.
+  bool skipping_ = false;
+  size_t skipped_ = 0;
   uint64_t position_ = 0;
   std::exception_ptr error_;
 };

@@ -10,6 +10,22 @@
 
 namespace wirestream::transport {
 
+std::string InboundMessage::peekAction(const DecodedFrame& frame) {
+  const size_t variable_size = static_cast<size_t>(frame.header.variable_header_size);
+  if (!frame.header.isRequest() || variable_size > frame.content.length()) return "";
+  try {
+    BytesReferenceStreamInput in(frame.content.slice(0, variable_size));
+    in.setTransportVersion(frame.header.version());
+    RequestHeaders request_headers;
+    ResponseHeaders response_headers;
+    readThreadContext(in, request_headers, response_headers);
+    if (frame.header.version().before(TransportVersion::V_8_0_0)) in.readStringArray();
+    return in.readString();
+  } catch (const StreamError&) {
+    return "";
+  }
+}
+
 InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size) {
   InboundMessage m;
   m.header = frame.header;
@@ -35,11 +51,19 @@ InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size)
   BytesReference body = content.slice(variable_size, content.length() - variable_size);
   if (m.header.isCompressed()) {
     const std::vector<uint8_t> packed = body.toVector();
-    auto plain = std::make_shared<std::vector<uint8_t>>(decompressLz4(packed, max_body_size));
+    auto plain = std::make_shared<std::vector<uint8_t>>(
+        decompressBody(packed, max_body_size, &m.compression));
     BytesReference::Piece piece(plain->data(), plain->size());
     m.body_ = BytesReference(piece, std::move(plain));
   } else {
     m.body_ = std::move(body);
+  }
+  if (m.header.isRequest()) {
+    BytesReferenceStreamInput body_in(m.body_);
+    body_in.setTransportVersion(m.header.version());
+    m.parent_task = TaskId::readFrom(body_in);
+    const size_t prefix = m.body_.length() - body_in.available();
+    m.body_ = m.body_.slice(prefix, m.body_.length() - prefix);
   }
   return m;
 }

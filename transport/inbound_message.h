@@ -15,8 +15,10 @@
 #include <string>
 
 #include "stream/bytes_reference.h"
+#include "transport/compression.h"
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
+#include "transport/handshake.h"
 
 namespace wirestream::transport {
 
@@ -26,13 +28,25 @@ class InboundMessage {
   // at the frame's version. Untrusted input: a variable header that does not
   // parse or is not consumed exactly -> CorruptStreamError / EndOfStreamError;
   // a compressed body that does not inflate within `max_body_size` bytes ->
-  // CorruptStreamError / LimitExceededError.
+  // CorruptStreamError / LimitExceededError; a request body that does not
+  // start with a TaskId -> EndOfStreamError / CorruptStreamError.
   static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
+
+  // The action of a request frame from its variable header alone, without
+  // touching the body (for a rejection before the body is looked at); "" if
+  // the variable header does not parse.
+  static std::string peekAction(const DecodedFrame& frame);
 
   FrameHeader header;
   RequestHeaders request_headers;
   ResponseHeaders response_headers;
   std::string action;  // requests only
+  TaskId parent_task;  // requests only: read from the body's start
+  // The scheme a compressed body used (kNone when not compressed); ES answers
+  // a request in the scheme it came in.
+  CompressionScheme compression = CompressionScheme::kNone;
+
+  // The body after the parent TaskId (requests) / the whole body (responses).
 
   const BytesReference& body() const { return body_; }
 

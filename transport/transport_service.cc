@@ -4,13 +4,13 @@
 // parsed by the socket-free units (frame.h, frame_decoder.h,
 // inbound_message.h).
 //
-// Handshake grammar (frames with status 0x08, action "internal:tcp/handshake"):
+// Handshake (frames with status 0x08, action "internal:tcp/handshake", bodies
+// in handshake.h):
 //   request  header version: the sender's minimum compatible version, so that
 //            any compatible peer can read it
-//            body: VInt n, then n bytes holding VInt sender version id (ES
-//            wraps it this way so later versions can append fields)
-//   response header version: the agreed version; body: VInt responder version id
-//   error response (0x01 | 0x02 | 0x08) when the versions are incompatible.
+//   response header version: the request's; body: the responder's version
+//   refusal  an error response (status 0x01 | 0x02, no 0x08) at the request's
+//            version, then the connection closes.
 //
 // Threading: each connection has a strand; its reads, timers, handshake and
 // close run on it. Two things are shared with other threads and locked: the
@@ -19,8 +19,13 @@
 // an idle connection sends right away with a non-blocking sendmsg; the strand
 // takes over only when the kernel's buffer is full). Closing the socket takes
 // fd_mu_ exclusively so no sendmsg can run on a closed (reused) fd number.
+// A TLS connection (options.tls) handshakes first, on the strand, and then
+// reads and writes only on the strand: an SSL object takes one operation at
+// a time, so enqueueing posts the writer there (readTls, writeTls).
 #include "transport/transport_service.h"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -29,10 +34,12 @@
 #include <cstring>
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <deque>
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <shared_mutex>
 #include <thread>
 #include <unordered_map>
@@ -42,9 +49,16 @@
 
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
+#include "stream/page_recycler.h"
+#include "transport/accept_backoff.h"
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
+#include "transport/handshake.h"
+#include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
+#include "transport/net_stream.h"
+#include "transport/remote_exception.h"
+#include "transport/tls.h"
 
 namespace wirestream::transport {
 
@@ -70,6 +84,8 @@ constexpr size_t kMaxFramesPerWrite = 64;
 constexpr size_t kMaxBytesPerWrite = 8 * 1024 * 1024;
 // iovecs a sendmsg takes (Linux's IOV_MAX).
 constexpr size_t kMaxIovPerCall = 1024;
+// TLS records collected before they are sent in one write.
+constexpr size_t kTlsFlushBytes = 256 * 1024;
 
 std::string endpointText(const tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
@@ -82,23 +98,6 @@ void safeFail(const TransportService::FailureCallback& on_failure, std::exceptio
     // A failing failure callback must not take the I/O thread down.
   }
 }
-
-struct HandshakeRequestBody final : Writeable {
-  TransportVersion version;
-  explicit HandshakeRequestBody(TransportVersion v) : version(v) {}
-  void writeTo(StreamOutput& out) const override {
-    BytesStreamOutput inner;
-    inner.writeVInt(version.id());
-    std::vector<uint8_t> bytes = inner.bytes().toVector();
-    out.writeByteArray(bytes);
-  }
-};
-
-struct VersionBody final : Writeable {
-  TransportVersion version;
-  explicit VersionBody(TransportVersion v) : version(v) {}
-  void writeTo(StreamOutput& out) const override { out.writeVInt(version.id()); }
-};
 
 }  // namespace
 
@@ -116,6 +115,9 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
       };
     }
     if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
+    if (options.tls) tls_context = tls::makeContext(*options.tls);
+    if (options.node_id.empty()) options.node_id = randomId();
+    ephemeral_id = randomId();
     guard.emplace(io.get_executor());
     for (int i = 0; i < options.io_threads; ++i) threads.emplace_back([this] { io.run(); });
   }
@@ -128,9 +130,20 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   void doAccept();
-  void removeConnection(const std::shared_ptr<TcpConnection>& c) {
-    std::lock_guard<std::mutex> lock(mu);
-    connections.erase(c);
+  void onAccepted(tcp::socket socket);
+  void onAcceptError(const error_code& ec);
+  void removeConnection(const std::shared_ptr<TcpConnection>& c);
+  // WARN if `limiter` allows one now (appending to `line` the count it
+  // suppressed), else DEBUG.
+  static LogLevel limitedLevel(LogRateLimiter& limiter, std::string& line) {
+    std::optional<uint64_t> suppressed = limiter.admit();
+    if (!suppressed) return LogLevel::kDebug;
+    line += suppressedSuffix(*suppressed);
+    return LogLevel::kWarn;
+  }
+  void logLimited(LogRateLimiter& limiter, std::string line) const {
+    const LogLevel level = limitedLevel(limiter, line);
+    log(level, line);
   }
   RawRequestHandler findHandler(const std::string& action) const {
     std::shared_lock<std::shared_mutex> lock(handlers_mu);
@@ -139,7 +152,39 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   }
   void stop();
 
+  // What internal:transport/handshake answers: this node as ES describes one.
+  TransportHandshakeResponse handshakeResponse() {
+    TransportHandshakeResponse r;
+    r.version = options.version;
+    r.build_hash = options.build_hash;
+    r.cluster_name = options.cluster_name;
+    r.node.name = options.node_name;
+    r.node.id = options.node_id;
+    r.node.ephemeral_id = ephemeral_id;
+    r.node.version = options.version;
+    std::lock_guard<std::mutex> lock(mu);
+    if (publish_address) {
+      r.node.address = *publish_address;
+      r.node.host_name = publish_address->host;
+      r.node.host_address = publish_address->host;
+    }
+    return r;
+  }
+
+  // ES's UUIDs.randomBase64UUID shape: 22 URL-safe base64 characters.
+  static std::string randomId() {
+    static const char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::random_device device;
+    std::string id(22, 'A');
+    for (char& c : id) c = kAlphabet[device() % 64];
+    return id;
+  }
+
   TransportOptions options;
+  std::unique_ptr<asio::ssl::context> tls_context;  // set when options.tls is
+  std::string ephemeral_id;
+  std::optional<TransportAddress> publish_address;  // guarded by mu; set by listen()
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> guard;
   std::vector<std::thread> threads;
@@ -150,6 +195,22 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   mutable std::shared_mutex handlers_mu;
   std::unordered_map<std::string, RawRequestHandler> handlers;
   std::atomic<int64_t> next_request_id{1};
+
+  // The node-wide limits (see TransportOptions). The acceptor, its retry
+  // timer and the backoff live on accept_strand.
+  asio::strand<asio::io_context::executor_type> accept_strand{asio::make_strand(io)};
+  asio::steady_timer accept_timer{accept_strand};
+  AcceptBackoff accept_backoff;
+  size_t inbound_connections = 0;  // guarded by mu
+  InboundBudget inbound_budget{options.node_inbound_budget};
+  LogRateLimiter accept_log{std::chrono::seconds(1)};
+  LogRateLimiter reject_log{std::chrono::seconds(1)};
+  LogRateLimiter handshake_log{std::chrono::seconds(1)};
+  LogRateLimiter budget_log{std::chrono::seconds(1)};
+  std::atomic<uint64_t> accept_failures{0};
+  std::atomic<uint64_t> rejected_connections{0};
+  std::atomic<uint64_t> handshake_timeouts{0};
+  std::atomic<uint64_t> refused_frames{0};
 };
 
 class TcpConnection final : public Connection, public std::enable_shared_from_this<TcpConnection> {
@@ -159,22 +220,66 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   TcpConnection(std::shared_ptr<TransportService::Impl> service, tcp::socket socket,
                 Direction direction)
       : service_(std::move(service)),
-        socket_(std::move(socket)),
+        stream_(std::move(socket), service_->tls_context.get()),
+        socket_(stream_.socket()),
         strand_(asio::make_strand(service_->io)),
         deadline_(strand_),
+        handshake_timer_(strand_),
         direction_(direction),
-        decoder_(service_->options.max_frame_size),
+        decoder_(service_->options.max_frame_size, service_->options.recycler
+                                                       ? *service_->options.recycler
+                                                       : PageRecycler::defaultRecycler()),
         version_id_(service_->options.version.id()),
-        read_buffer_(kReadBufferSize) {
+        read_buffer_(new uint8_t[kReadBufferSize]) {
     error_code ec;
     tcp::endpoint local = socket_.local_endpoint(ec);
     tcp::endpoint remote = socket_.remote_endpoint(ec);
     description_ = (direction == Direction::kInbound ? "inbound " : "outbound ") +
                    endpointText(local) + " -> " + endpointText(remote);
+    if (direction == Direction::kInbound) {
+      decoder_.setAdmission([this](const FrameHeader& h) { return admitFrame(h); });
+    }
+    try {
+      local_address_ =
+          TransportAddress::fromIp(local.address().to_string(), local.port()).toString();
+    } catch (const std::invalid_argument&) {
+      local_address_ = endpointText(local);
+    }
+  }
+
+  // An error response as ES's OutboundHandler writes it: at `version`, the
+  // exception wrapped in RemoteTransportException("[node][address][action]").
+  std::shared_ptr<BytesStreamOutput> errorFrame(int64_t request_id, TransportVersion version,
+                                                const std::string& action,
+                                                std::shared_ptr<const RemoteException> cause,
+                                                const ResponseHeaders& headers = {}) {
+    auto frame = std::make_shared<BytesStreamOutput>();
+    const auto wrapped = wrapInRemoteTransport(service_->options.node_name, local_address_, action,
+                                               std::move(cause));
+    writeErrorFrame(*frame, {request_id, version, false}, *wrapped, headers);
+    return frame;
   }
 
   void start() {
-    asio::dispatch(strand_, [self = shared_from_this()] { self->doRead(); });
+    asio::dispatch(strand_, [self = shared_from_this()] {
+      self->armHandshakeTimer();  // inbound: TLS and transport handshakes within it
+      if (self->stream_.isTls()) {
+        self->startTls();
+      } else {
+        self->doRead();
+      }
+    });
+  }
+
+  // The host an outbound TLS connection verifies the peer's certificate
+  // against (kFull); set before start().
+  void setTlsPeerHost(std::string host) { tls_peer_host_ = std::move(host); }
+
+  // OpenSSL's reason if the TLS handshake failed or the peer refused it
+  // before the transport handshake completed; "" otherwise.
+  std::string tlsFailure() {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    return tls_failure_;
   }
 
   TransportVersion version() const override { return TransportVersion(version_id_.load()); }
@@ -215,11 +320,13 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // completes exactly once.
   void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
               TransportService::RawResponseReader reader,
-              TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout) {
+              TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout,
+              TransportService::ResponseHeadersCallback on_headers = nullptr) {
     {
       std::lock_guard<std::mutex> lock(pending_mu_);
       if (!pending_closed_) {
-        PendingCall call{action, std::move(reader), on_failure, timeout, nullptr};
+        PendingCall call{action,  std::move(reader), on_failure,
+                         timeout, nullptr,           std::move(on_headers)};
         if (timeout.count() > 0) {
           // Created and armed under the lock that every taker of the entry
           // holds, so no taker can destroy it mid-arming.
@@ -247,6 +354,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   void completeHandshake(TransportVersion agreed) {
     version_id_.store(agreed.id());
     handshake_done_ = true;
+    handshake_timer_.cancel();
   }
 
  private:
@@ -256,6 +364,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     TransportService::FailureCallback on_failure;
     std::chrono::milliseconds timeout{0};
     std::unique_ptr<asio::steady_timer> timer;
+    TransportService::ResponseHeadersCallback on_headers;
   };
 
   const TransportOptions& options() const { return service_->options; }
@@ -284,23 +393,74 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                  "] timed out after [" + std::to_string(call.timeout.count()) + "ms]")));
   }
 
+  void armHandshakeTimer() {
+    const std::chrono::milliseconds timeout = options().handshake_timeout;
+    if (direction_ != Direction::kInbound || timeout.count() <= 0) return;
+    handshake_timer_.expires_after(timeout);
+    handshake_timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) self->onHandshakeTimeout();
+    });
+  }
+
+  void onHandshakeTimeout() {
+    if (closed_ || handshake_done_) return;
+    ++service_->handshake_timeouts;
+    std::string reason = "handshake not completed within " +
+                         std::to_string(options().handshake_timeout.count()) + "ms (received " +
+                         std::to_string(bytes_received_.load()) + " bytes)";
+    const LogLevel level = service_->limitedLevel(service_->handshake_log, reason);
+    closeNow(reason, level);
+  }
+
+  // The decoder's admission hook: reserves the frame's declared size against
+  // the node's inbound budget before any of its content is stored. A refused
+  // request is answered now; its content is then dropped as it arrives.
+  bool admitFrame(const FrameHeader& h) {
+    if (closed_) return false;
+    InboundBudget& budget = service_->inbound_budget;
+    frame_lease_ = budget.tryAcquire(h.frameSize());
+    if (frame_lease_) return true;
+    ++service_->refused_frames;
+    const int64_t would_be = static_cast<int64_t>(budget.used() + h.frameSize());
+    const int64_t limit = static_cast<int64_t>(budget.limit());
+    // As ES's in-flight-requests breaker words and sends it; the action is
+    // not known yet (the body is never buffered), so the label is ES's generic one.
+    const CircuitBreakingError breaker(
+        inFlightBreakerMessage("<transport_request>", would_be, limit), would_be, limit,
+        CircuitBreakingError::Durability::kTransient);
+    service_->logLimited(service_->budget_log,
+                         "[" + description_ + "] refusing a frame of " +
+                             std::to_string(h.frameSize()) + " bytes (request id [" +
+                             std::to_string(h.request_id) + "]): " + breaker.what());
+    if (h.isRequest() && !h.isHandshake() && handshake_done_ &&
+        h.version_id == version_id_.load()) {
+      enqueue(errorFrame(h.request_id, version(), "", breaker.remoteException()));
+    }
+    return false;
+  }
+
   void doRead() {
     if (closed_) return;
+    if (stream_.isTls()) {
+      readTls();
+      return;
+    }
     // The rest of a large frame goes straight into its pages: one copy (the
     // kernel's) instead of two.
     if (decoder_.contentRemaining() >= kDirectReadThreshold) {
       std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
       direct_buffers_.clear();
       for (std::span<uint8_t> s : space) direct_buffers_.emplace_back(s.data(), s.size());
-      socket_.async_read_some(
+      stream_.asyncReadSome(
           direct_buffers_,
           asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
             self->onRead(ec, n, true);
           }));
       return;
     }
-    socket_.async_read_some(
-        asio::buffer(read_buffer_),
+    stream_.asyncReadSome(
+        asio::buffer(read_buffer_.get(), kReadBufferSize),
         asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
           self->onRead(ec, n, false);
         }));
@@ -308,6 +468,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void onRead(const error_code& ec, size_t n, bool direct) {
     if (closed_) return;
+    if (ec && tls::isTlsError(ec) && ec != asio::ssl::error::stream_truncated) {
+      // Garbage, a forged record, a renegotiation attempt, or (TLS 1.3) the
+      // peer refusing our certificate after our side of the handshake.
+      failTls("TLS read failed", ec);
+      return;
+    }
     if (ec) {
       std::string reason = ec == asio::error::eof ? "the peer closed the connection"
                                                   : "read failed: " + ec.message();
@@ -327,7 +493,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       if (direct) {
         decoder_.commitContent(n, on_frame);
       } else {
-        decoder_.feed({read_buffer_.data(), n}, on_frame);
+        decoder_.feed({read_buffer_.get(), n}, on_frame);
       }
     } catch (const std::exception& e) {
       closeNow(e.what(), LogLevel::kWarn);
@@ -369,8 +535,13 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void handleFrame(DecodedFrame&& frame) {
     const FrameHeader& h = frame.header;
+    // Held until the frame is answered (a request hands it to its channel)
+    // or dropped.
+    InboundBudget::Lease lease = std::move(frame_lease_);
     if (h.isPing()) {
       ++pings_received_;
+      // ES's TransportKeepAlive: the accepting side answers a ping with one.
+      if (direction_ == Direction::kInbound) sendPing();
       return;
     }
     if (h.isResponse() && direction_ == Direction::kInbound) {
@@ -382,11 +553,17 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                           "]) on an outbound connection");
     }
     if (h.isHandshake()) {
+      if (frame.refused) throw ProtocolError("handshake refused: the node inbound budget is full");
       if (h.isRequest()) {
         handleHandshakeRequest(std::move(frame));
       } else {
         handleResponse(std::move(frame));
       }
+      return;
+    }
+    // A refused handshake is answered with a plain error response.
+    if (!handshake_done_ && h.isResponse() && h.isError()) {
+      handleResponse(std::move(frame));
       return;
     }
     if (!handshake_done_) {
@@ -398,8 +575,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
                           " differs from the version agreed in the handshake, " +
                           version().toString());
     }
+    if (frame.refused) return;  // answered when its header arrived
     if (h.isRequest()) {
-      handleRequest(std::move(frame));
+      handleRequest(std::move(frame), std::move(lease));
     } else {
       handleResponse(std::move(frame));
     }
@@ -409,20 +587,18 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     if (handshake_done_) throw ProtocolError("received a second handshake");
     const int64_t id = frame.header.request_id;
     InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+    // Answers and refusals go out at the request's version, which the peer
+    // can read whatever its own version is.
+    const TransportVersion request_version = m.header.version();
     BytesReferenceStreamInput in(m.body());
-    in.setTransportVersion(m.header.version());
-    std::vector<uint8_t> inner_bytes = in.readByteArray();
+    in.setTransportVersion(request_version);
+    const TransportVersion remote = TcpHandshakeRequest::readFrom(in).version;
     if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
-    ByteArrayStreamInput inner(inner_bytes);
-    TransportVersion remote(inner.readVInt());
     const TransportVersion local = options().version;
-    const TransportVersion agreed = std::min(local, remote);
-    auto out = std::make_shared<BytesStreamOutput>();
     if (remote.before(options().minimum_compatible_version)) {
-      std::string message = "incompatible transport version " + remote.toString() +
-                            "; this node (" + local.toString() + ") needs at least " +
-                            options().minimum_compatible_version.toString();
-      writeErrorFrame(*out, {id, agreed, true}, "illegal_state_exception", message);
+      std::string message = unsupportedVersionMessage(remote, options().minimum_compatible_version);
+      auto out = errorFrame(id, request_version, std::string(kHandshakeAction),
+                            exceptionFromTypeAndMessage("illegal_state_exception", message));
       {
         std::lock_guard<std::mutex> lock(write_mu_);
         close_after_flush_ = true;
@@ -431,12 +607,15 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       enqueue(std::move(out));
       return;
     }
-    completeHandshake(agreed);
-    writeResponseFrame(*out, {id, agreed, true}, {}, VersionBody(local), false);
+    completeHandshake(std::min(local, remote));
+    auto out = std::make_shared<BytesStreamOutput>();
+    const TcpHandshakeResponse response{local};
+    writeResponseFrame(*out, {id, request_version, true}, {}, BodyOf(response),
+                       CompressionScheme::kNone);
     enqueue(std::move(out));
   }
 
-  void handleRequest(DecodedFrame&& frame);
+  void handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease);
   void handleResponse(DecodedFrame&& frame) {
     const FrameHeader h = frame.header;
     std::optional<PendingCall> taken = takePending(h.request_id);
@@ -450,12 +629,18 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     std::function<void()> complete;
     try {
       InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+      if (call.on_headers) call.on_headers(m.response_headers);
       BytesReferenceStreamInput in(m.body());
       in.setTransportVersion(h.version());
       if (h.isError()) {
-        std::string type = in.readString();
-        std::string message = in.readString();
-        throw RemoteTransportError(std::move(type), std::move(message));
+        // Any registry id reads (an unknown one as a generic remote error);
+        // the connection stays usable whatever the error body holds.
+        std::shared_ptr<const RemoteException> remote = readException(in);
+        if (!remote) {
+          throw TransportError("transport_serialization_exception",
+                               "error response to [" + call.action + "] without an exception");
+        }
+        std::rethrow_exception(remoteErrorFor(std::move(remote)));
       }
       complete = call.reader(in);
       if (in.available() != 0) {
@@ -484,6 +669,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // rest continues on the strand once the socket is writable. Only the
   // writer (writer_active_) touches writing_frames_ and iov_.
   void drainWrites() {
+    if (stream_.isTls()) {
+      // An SSL object takes one operation at a time: TLS writes run on the
+      // strand, in order (writeTls).
+      asio::post(strand_, [self = shared_from_this()] { self->writeTls(); });
+      return;
+    }
     while (true) {
       if (iov_next_ == iov_.size()) {
         writing_frames_.clear();
@@ -499,19 +690,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
           }
           return;
         }
-        size_t bytes = 0;
-        while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
-               bytes < kMaxBytesPerWrite) {
-          std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
-          write_queue_.pop_front();
-          // The frame's own pages, no flattening copy.
-          const BytesReference bytes_ref = frame->bytes();
-          for (BytesReference::Piece piece : bytes_ref.pieces()) {
-            iov_.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
-          }
-          bytes += frame->size();
-          writing_frames_.push_back(std::move(frame));
-        }
+        takeWriteBatch([this](const uint8_t* data, size_t size) {
+          iov_.push_back({const_cast<uint8_t*>(data), size});
+        });
       }
       ssize_t n;
       {
@@ -551,6 +732,164 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     }
   }
 
+  // Moves one write's worth of queued frames into writing_frames_, handing
+  // each page to add_piece (the frame's own pages, no flattening copy).
+  // write_mu_ held, queue not empty.
+  template <class AddPiece>
+  void takeWriteBatch(AddPiece add_piece) {
+    size_t bytes = 0;
+    while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
+           bytes < kMaxBytesPerWrite) {
+      std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
+      write_queue_.pop_front();
+      const BytesReference bytes_ref = frame->bytes();
+      for (BytesReference::Piece piece : bytes_ref.pieces()) add_piece(piece.data(), piece.size());
+      bytes += frame->size();
+      writing_frames_.push_back(std::move(frame));
+    }
+  }
+
+  // TLS reads, on the strand: decrypts every record already received in
+  // one loop, feeding onRead as the socket path does, then waits for more
+  // bytes. onRead's doRead() during the loop just lets the loop go on.
+  void readTls() {
+    if (tls_reading_) return;
+    tls_reading_ = true;
+    SSL* ssl = stream_.tls().native_handle();
+    while (!closed_) {
+      error_code ec;
+      size_t n;
+      const bool direct = decoder_.contentRemaining() >= kDirectReadThreshold;
+      if (direct) {
+        // Straight into the frame's pages (the first that has room).
+        std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
+        n = tls::read(ssl, space.front().data(), space.front().size(), ec);
+      } else {
+        n = tls::read(ssl, read_buffer_.get(), kReadBufferSize, ec);
+      }
+      if (ec == asio::error::would_block) break;
+      onRead(ec, n, direct);
+    }
+    tls_reading_ = false;
+    if (closed_) return;
+    writeTls();  // sends what reading produced, if anything
+    stream_.tlsSocket().asyncFill(
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t) {
+          if (self->closed_) return;
+          if (ec) {
+            self->onRead(ec, 0, false);
+            return;
+          }
+          self->readTls();
+        }));
+  }
+
+  // The TLS writer, on the strand: encrypts queued frames page by page into
+  // the socket's buffer until about kTlsFlushBytes of records collected and
+  // sends them in one non-blocking send; when the socket is full it goes on
+  // once it is writable. Also sends what reading produced (TLS 1.3 key
+  // updates). Waits for the TLS handshake (startTls resumes it).
+  void writeTls() {
+    if (closed_ || !tls_ready_ || tls_writing_) return;
+    BufferedSocket& socket = stream_.tlsSocket();
+    while (true) {
+      error_code ec;
+      if (socket.unsent() > 0 && !socket.trySend(ec)) {
+        if (ec) {
+          closeNow("write failed: " + ec.message(), LogLevel::kWarn);
+          return;
+        }
+        tls_writing_ = true;
+        socket.asyncWaitWritable(
+            asio::bind_executor(strand_, [self = shared_from_this()](const error_code& wait_ec) {
+              self->tls_writing_ = false;
+              if (self->closed_) return;
+              if (wait_ec) {
+                self->closeNow("write failed: " + wait_ec.message(), LogLevel::kWarn);
+                return;
+              }
+              self->writeTls();
+            }));
+        return;
+      }
+      if (tls_next_ == tls_buffers_.size()) {
+        writing_frames_.clear();
+        tls_buffers_.clear();
+        tls_next_ = 0;
+        std::unique_lock<std::mutex> lock(write_mu_);
+        if (write_queue_.empty()) {
+          writer_active_ = false;
+          if (close_after_flush_) {
+            std::string reason = flush_close_reason_;
+            lock.unlock();
+            closeNow(reason, LogLevel::kWarn);
+          }
+          return;
+        }
+        takeWriteBatch(
+            [this](const uint8_t* data, size_t size) { tls_buffers_.emplace_back(data, size); });
+      }
+      while (tls_next_ < tls_buffers_.size() && socket.unsent() < kTlsFlushBytes) {
+        const asio::const_buffer& page = tls_buffers_[tls_next_];
+        const size_t n = tls::write(stream_.tls().native_handle(), page.data(), page.size(), ec);
+        if (ec) {
+          failTls("TLS write failed", ec);
+          return;
+        }
+        bytes_sent_ += n;
+        ++tls_next_;
+      }
+    }
+  }
+
+  // TLS handshake first, bounded by a deadline on the accepting side (the
+  // connecting side's is connect_timeout, on its handshake call).
+  void startTls() {
+    SSL* ssl = stream_.tls().native_handle();
+    const TlsOptions& tls_options = *options().tls;
+    const bool outbound = direction_ == Direction::kOutbound;
+    try {
+      if (outbound) {
+        tls::configureClient(ssl, tls_options, tls_peer_host_);
+      } else {
+        tls::configureServer(ssl, tls_options);
+      }
+    } catch (const std::exception& e) {
+      closeNow(e.what(), LogLevel::kWarn);
+      return;
+    }
+    // Inbound, the TLS handshake counts against handshake_timeout (armHandshakeTimer).
+    stream_.tls().async_handshake(
+        outbound ? asio::ssl::stream_base::client : asio::ssl::stream_base::server,
+        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec) {
+          if (self->closed_) return;
+          if (ec) {
+            // A record header that is not TLS: most likely a plaintext peer.
+            const bool plaintext = ec.category() == asio::error::get_ssl_category() &&
+                                   ERR_GET_REASON(ec.value()) == SSL_R_WRONG_VERSION_NUMBER;
+            self->failTls(
+                plaintext ? "TLS handshake failed (a plaintext peer?)" : "TLS handshake failed",
+                ec);
+            return;
+          }
+          tls::attachBufferedSocket(self->stream_.tls().native_handle(), self->stream_.tlsSocket());
+          self->tls_ready_ = true;
+          self->doRead();
+          self->writeTls();
+        }));
+  }
+
+  // Closes with one WARN naming the peer and OpenSSL's reason; before the
+  // transport handshake the reason is kept for connect() to throw.
+  void failTls(const std::string& what, const error_code& ec) {
+    const std::string reason = tls::failureReason(ec, stream_.tls().native_handle());
+    if (!handshake_done_) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      tls_failure_ = reason;
+    }
+    closeNow(what + ": " + reason, LogLevel::kWarn);
+  }
+
   void waitWritable() {
     if (closed_) return;
     socket_.async_wait(
@@ -570,6 +909,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     service_->log(level, "closing connection [" + description_ + "]: " + reason);
     deadline_armed_ = false;
     deadline_.cancel();
+    handshake_timer_.cancel();
+    frame_lease_.reset();
     {
       std::unique_lock<std::shared_mutex> fd_lock(fd_mu_);
       error_code ignored;
@@ -597,22 +938,37 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
   std::shared_ptr<TransportService::Impl> service_;
-  tcp::socket socket_;
+  NetStream stream_;
+  tcp::socket& socket_;  // stream_'s TCP socket
   asio::strand<asio::io_context::executor_type> strand_;
   asio::steady_timer deadline_;
+  asio::steady_timer handshake_timer_;
+  std::string tls_peer_host_;
+  bool tls_ready_ = false;                       // the strand's
+  bool tls_writing_ = false;                     // the strand's: a flush is under way
+  bool tls_reading_ = false;                     // the strand's: readTls is looping
+  std::vector<asio::const_buffer> tls_buffers_;  // the strand's: the batch's pages
+  size_t tls_next_ = 0;                          // the strand's: first page not encrypted
   const Direction direction_;
   std::string description_;
+  std::string local_address_;  // "127.0.0.1:9300", as ES's NetworkAddress formats it
 
   FrameDecoder decoder_;
   std::atomic<int32_t> version_id_;
   bool handshake_done_ = false;
-  std::vector<uint8_t> read_buffer_;
+  // The node budget held for the frame being received (strand only).
+  InboundBudget::Lease frame_lease_;
+  // Not zero-filled: its pages become resident only as reads fill them, so an
+  // idle connection does not cost kReadBufferSize of RSS (a zeroed buffer made
+  // 10,000 idle connections hold 2.5 GiB).
+  std::unique_ptr<uint8_t[]> read_buffer_;
   std::vector<asio::mutable_buffer> direct_buffers_;
 
   std::mutex pending_mu_;
   std::unordered_map<int64_t, PendingCall> pending_;  // guarded by pending_mu_
   bool pending_closed_ = false;                       // guarded by pending_mu_
   std::string close_reason_;                          // guarded by pending_mu_
+  std::string tls_failure_;                           // guarded by pending_mu_
 
   std::mutex write_mu_;
   std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;      // guarded by write_mu_
@@ -640,13 +996,19 @@ namespace {
 // an error so the caller is never left waiting.
 class ChannelImpl final : public TransportChannel {
  public:
+  // `compression`: the request's scheme, which its response uses too (ES).
   ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id, std::string action,
-              TransportVersion version, size_t reserved)
+              TransportVersion version, size_t reserved, InboundBudget::Lease lease,
+              CompressionScheme compression = CompressionScheme::kNone,
+              RequestHeaders request_headers = {})
       : connection_(std::move(connection)),
         request_id_(request_id),
         action_(std::move(action)),
         version_(version),
-        reserved_(reserved) {}
+        reserved_(reserved),
+        lease_(std::move(lease)),
+        compression_(compression),
+        request_headers_(std::move(request_headers)) {}
 
   ~ChannelImpl() override {
     if (responded_.load()) return;
@@ -662,25 +1024,32 @@ class ChannelImpl final : public TransportChannel {
     const TransportOptions& options = connection_->service().options;
     auto frame = std::make_shared<BytesStreamOutput>();
     try {
-      writeResponseFrame(*frame, {request_id_, version_, false}, {}, response, options.compress);
+      writeResponseFrame(*frame, {request_id_, version_, false}, takeResponseHeaders(), response,
+                         compression_);
       if (frame->size() > options.max_frame_size) {
         internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
                                      " bytes exceeds the maximum frame size of " +
                                      std::to_string(options.max_frame_size) + " bytes");
       }
     } catch (...) {
-      std::exception_ptr e = std::current_exception();
-      frame = std::make_shared<BytesStreamOutput>();
-      writeErrorFrame(*frame, {request_id_, version_, false}, errorTypeOf(e), errorMessageOf(e));
+      frame = connection_->errorFrame(request_id_, version_, action_,
+                                      exceptionFromError(std::current_exception()),
+                                      takeResponseHeaders());
     }
     finish(std::move(frame));
   }
 
   void sendError(const std::string& type, const std::string& message) override {
     claim();
-    auto frame = std::make_shared<BytesStreamOutput>();
-    writeErrorFrame(*frame, {request_id_, version_, false}, type, message);
-    finish(std::move(frame));
+    finish(connection_->errorFrame(request_id_, version_, action_,
+                                   exceptionFromTypeAndMessage(type, message),
+                                   takeResponseHeaders()));
+  }
+
+  void sendException(std::exception_ptr error) override {
+    claim();
+    finish(connection_->errorFrame(request_id_, version_, action_, exceptionFromError(error),
+                                   takeResponseHeaders()));
   }
 
   // For the dispatcher: answers with `error` unless a response went out.
@@ -691,10 +1060,17 @@ class ChannelImpl final : public TransportChannel {
           "handler of [" + action_ + "] threw after responding: " + errorMessageOf(error));
       return;
     }
-    sendError(errorTypeOf(error), errorMessageOf(error));
+    sendException(error);
   }
 
   const std::string& action() const override { return action_; }
+  const RequestHeaders& requestHeaders() const override { return request_headers_; }
+  void addResponseHeader(const std::string& key, const std::string& value) override {
+    std::lock_guard<std::mutex> lock(headers_mu_);
+    std::vector<std::string>& values = response_headers_[key];
+    // ES keeps a response header's values as a set.
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
   int64_t requestId() const override { return request_id_; }
   TransportVersion version() const override { return version_; }
 
@@ -705,8 +1081,13 @@ class ChannelImpl final : public TransportChannel {
                              "] was already answered");
     }
   }
+  ResponseHeaders takeResponseHeaders() {
+    std::lock_guard<std::mutex> lock(headers_mu_);
+    return std::move(response_headers_);
+  }
   void finish(std::shared_ptr<BytesStreamOutput> frame) {
     connection_->releaseInFlight(reserved_);
+    lease_.reset();
     connection_->enqueue(std::move(frame));
   }
 
@@ -715,30 +1096,33 @@ class ChannelImpl final : public TransportChannel {
   const std::string action_;
   const TransportVersion version_;
   const size_t reserved_;
+  InboundBudget::Lease lease_;  // the node budget of the request, until answered
+  const CompressionScheme compression_;
+  const RequestHeaders request_headers_;
+  std::mutex headers_mu_;
+  ResponseHeaders response_headers_;  // guarded by headers_mu_
   std::atomic<bool> responded_{false};
 };
 
 }  // namespace
 
-void TcpConnection::handleRequest(DecodedFrame&& frame) {
+void TcpConnection::handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease) {
   const FrameHeader h = frame.header;
   const size_t size = h.frameSize();
   const size_t budget = options().in_flight_budget;
   const size_t before = in_flight_.fetch_add(size);
   if (before + size > budget) {
     in_flight_.fetch_sub(size);
-    // Worded as ES's in-flight-requests circuit breaker words it.
-    std::string message =
-        "[in_flight_requests] Data too large, data for [<transport_request>]"
-        " would be [" +
-        std::to_string(before + size) + "/" + std::to_string(before + size) +
-        "b], which is larger than the limit of [" + std::to_string(budget) + "/" +
-        std::to_string(budget) + "b]";
+    // As ES's in-flight-requests circuit breaker words and sends it.
+    const std::string action = InboundMessage::peekAction(frame);
+    const CircuitBreakingError breaker(
+        inFlightBreakerMessage(action, static_cast<int64_t>(before + size),
+                               static_cast<int64_t>(budget)),
+        static_cast<int64_t>(before + size), static_cast<int64_t>(budget),
+        CircuitBreakingError::Durability::kTransient);
     service_->log(LogLevel::kInfo, "[" + description_ + "] rejecting request id [" +
-                                       std::to_string(h.request_id) + "]: " + message);
-    auto out = std::make_shared<BytesStreamOutput>();
-    writeErrorFrame(*out, {h.request_id, version(), false}, "circuit_breaking_exception", message);
-    enqueue(std::move(out));
+                                       std::to_string(h.request_id) + "]: " + breaker.what());
+    enqueue(errorFrame(h.request_id, version(), action, breaker.remoteException()));
     return;
   }
   std::optional<InboundMessage> message;
@@ -749,11 +1133,11 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
     throw;
   }
   auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id, message->action,
-                                               version(), size);
+                                               version(), size, std::move(lease),
+                                               message->compression, message->request_headers);
   TransportService::RawRequestHandler handler = service_->findHandler(message->action);
   if (!handler) {
-    channel->sendError("action_not_found_transport_exception",
-                       "No handler for action [" + message->action + "]");
+    channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));
     return;
   }
   BytesReferenceStreamInput in(message->body());
@@ -772,27 +1156,71 @@ void TcpConnection::handleRequest(DecodedFrame&& frame) {
   }
 }
 
+// The accept loop runs on accept_strand: one accept outstanding at a time.
 void TransportService::Impl::doAccept() {
-  acceptor->async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+  acceptor->async_accept(io, [self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !self->acceptor->is_open()) return;
     if (ec) {
-      if (ec != asio::error::operation_aborted) {
-        self->log(LogLevel::kWarn, "accept failed: " + ec.message());
-        if (self->acceptor->is_open()) self->doAccept();
-      }
+      self->onAcceptError(ec);
       return;
     }
-    error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);
-    auto connection = std::make_shared<TcpConnection>(self, std::move(socket),
-                                                      TcpConnection::Direction::kInbound);
-    {
-      std::lock_guard<std::mutex> lock(self->mu);
-      if (self->stopped) return;
-      self->connections.insert(connection);
-    }
-    connection->start();
+    self->accept_backoff.reset();
+    self->onAccepted(std::move(socket));
     self->doAccept();
   });
+}
+
+// Out of descriptors (EMFILE, ENFILE) or kernel memory (ENOBUFS, ENOMEM) the
+// pending connection stays queued and an immediate retry fails again: wait,
+// longer each time, so closing connections can free what is missing.
+void TransportService::Impl::onAcceptError(const error_code& ec) {
+  ++accept_failures;
+  const std::chrono::milliseconds delay = accept_backoff.nextDelay();
+  logLimited(accept_log, "accept failed: " + ec.message() + "; retrying in " +
+                             std::to_string(delay.count()) + "ms");
+  accept_timer.expires_after(delay);
+  accept_timer.async_wait([self = shared_from_this()](const error_code& ec) {
+    if (!ec && self->acceptor->is_open()) self->doAccept();
+  });
+}
+
+void TransportService::Impl::onAccepted(tcp::socket socket) {
+  size_t open;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopped) return;
+    open = inbound_connections;
+  }
+  error_code ignored;
+  // Only this strand adds inbound connections, so the count can only fall
+  // between this check and the insert below.
+  if (open >= options.max_inbound_connections) {
+    ++rejected_connections;
+    const tcp::endpoint remote = socket.remote_endpoint(ignored);
+    socket.close(ignored);
+    logLimited(reject_log, "closing inbound connection from " + endpointText(remote) + ": " +
+                               std::to_string(open) +
+                               " inbound connections are open, the maximum "
+                               "(max_inbound_connections)");
+    return;
+  }
+  socket.set_option(tcp::no_delay(true), ignored);
+  auto connection = std::make_shared<TcpConnection>(shared_from_this(), std::move(socket),
+                                                    TcpConnection::Direction::kInbound);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopped) return;
+    connections.insert(connection);
+    ++inbound_connections;
+  }
+  connection->start();
+}
+
+void TransportService::Impl::removeConnection(const std::shared_ptr<TcpConnection>& c) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (connections.erase(c) != 0 && c->direction() == TcpConnection::Direction::kInbound) {
+    --inbound_connections;
+  }
 }
 
 void TransportService::Impl::stop() {
@@ -804,9 +1232,10 @@ void TransportService::Impl::stop() {
     open.assign(connections.begin(), connections.end());
   }
   if (acceptor) {
-    asio::post(io, [this] {
+    asio::post(accept_strand, [this] {
       error_code ignored;
       acceptor->close(ignored);
+      accept_timer.cancel();
     });
   }
   for (auto& c : open) c->closeAsync("the node is shutting down", LogLevel::kDebug);
@@ -817,8 +1246,34 @@ void TransportService::Impl::stop() {
   connections.clear();
 }
 
+namespace {
+struct EmptyRequest final : Writeable {
+  void writeTo(StreamOutput&) const override {}
+};
+}  // namespace
+
 TransportService::TransportService(TransportOptions options)
-    : impl_(std::make_shared<Impl>(std::move(options))) {}
+    : impl_(std::make_shared<Impl>(std::move(options))) {
+  // ES's TransportService answers its handshake on every node.
+  std::weak_ptr<Impl> weak = impl_;
+  registerRawHandler(std::string(kTransportHandshakeAction),
+                     [weak](StreamInput&) -> RequestContinuation {
+                       return [weak](const std::shared_ptr<TransportChannel>& channel) {
+                         auto impl = weak.lock();
+                         if (!impl) throw std::logic_error("the service is stopped");
+                         const TransportHandshakeResponse response = impl->handshakeResponse();
+                         channel->sendResponse(BodyOf(response));
+                       };
+                     });
+}
+
+TransportHandshakeResponse TransportService::transportHandshake(
+    const std::shared_ptr<Connection>& connection, std::chrono::milliseconds timeout) {
+  return submitRequest(
+             connection, kTransportHandshakeAction, EmptyRequest(),
+             [](StreamInput& in) { return TransportHandshakeResponse::readFrom(in); }, timeout)
+      .get();
+}
 
 TransportService::~TransportService() { stop(); }
 
@@ -826,16 +1281,39 @@ void TransportService::stop() { impl_->stop(); }
 
 const TransportOptions& TransportService::options() const { return impl_->options; }
 
+TransportStats TransportService::stats() const {
+  TransportStats stats;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    stats.inbound_connections = impl_->inbound_connections;
+  }
+  stats.inbound_bytes = impl_->inbound_budget.used();
+  stats.accept_failures = impl_->accept_failures.load();
+  stats.rejected_connections = impl_->rejected_connections.load();
+  stats.handshake_timeouts = impl_->handshake_timeouts.load();
+  stats.refused_frames = impl_->refused_frames.load();
+  return stats;
+}
+
 uint16_t TransportService::listen(const std::string& host, uint16_t port) {
+  if (impl_->options.tls) tls::checkCanAccept(*impl_->options.tls);
   tcp::endpoint endpoint(asio::ip::make_address(host), port);
-  auto acceptor = std::make_unique<tcp::acceptor>(impl_->io);
+  auto acceptor = std::make_unique<tcp::acceptor>(impl_->accept_strand);
   acceptor->open(endpoint.protocol());
   acceptor->set_option(tcp::acceptor::reuse_address(true));
   acceptor->bind(endpoint);
   acceptor->listen();
   uint16_t bound = acceptor->local_endpoint().port();
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    try {
+      impl_->publish_address =
+          TransportAddress::fromIp(acceptor->local_endpoint().address().to_string(), bound);
+    } catch (const std::invalid_argument&) {
+    }
+  }
   impl_->acceptor = std::move(acceptor);
-  impl_->doAccept();
+  asio::post(impl_->accept_strand, [impl = impl_] { impl->doAccept(); });
   impl_->log(LogLevel::kDebug, "listening on " + host + ":" + std::to_string(bound));
   return bound;
 }
@@ -859,6 +1337,7 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   socket.set_option(tcp::no_delay(true), ec);
   auto connection = std::make_shared<TcpConnection>(impl_, std::move(socket),
                                                     TcpConnection::Direction::kOutbound);
+  connection->setTlsPeerHost(host);
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stopped) throw ConnectTransportError("[" + target + "] the service is stopped");
@@ -871,19 +1350,19 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   std::future<void> handshake = done->get_future();
   const int64_t id = impl_->next_request_id++;
   auto frame = std::make_shared<BytesStreamOutput>();
+  const TcpHandshakeRequest request{options.version};
   writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction, {},
-                    HandshakeRequestBody(options.version), false);
+                    BodyOf(request), CompressionScheme::kNone);
   std::weak_ptr<TcpConnection> weak = connection;
   RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
-    TransportVersion remote(in.readVInt());
+    const TransportVersion remote = TcpHandshakeResponse::readFrom(in).version;
     return [weak, done, remote, local = options.version,
             minimum = options.minimum_compatible_version] {
       auto c = weak.lock();
       if (!c) return;
       if (remote.before(minimum)) {
         done->set_exception(std::make_exception_ptr(
-            ConnectTransportError("incompatible transport version " + remote.toString() +
-                                  " of the peer; need " + minimum.toString())));
+            ConnectTransportError(unsupportedVersionMessage(remote, minimum))));
         return;
       }
       c->completeHandshake(std::min(local, remote));
@@ -897,6 +1376,10 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
     handshake.get();
   } catch (const std::exception& e) {
     connection->close();
+    std::string tls_reason = connection->tlsFailure();
+    if (!tls_reason.empty()) {
+      throw TlsHandshakeError("[" + target + "] TLS handshake failed: " + tls_reason, tls_reason);
+    }
     throw ConnectTransportError("[" + target + "] handshake failed: " + e.what());
   }
   return connection;
@@ -905,14 +1388,16 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
 void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connection,
                                       std::string_view action, const Writeable& request,
                                       RawResponseReader reader, FailureCallback on_failure,
-                                      std::chrono::milliseconds timeout) {
+                                      std::chrono::milliseconds timeout,
+                                      const CallContext& context) {
   auto tcp_connection = std::dynamic_pointer_cast<TcpConnection>(connection);
   if (!tcp_connection) throw std::invalid_argument("not a connection of a TransportService");
   const int64_t id = impl_->next_request_id++;
   auto frame = std::make_shared<BytesStreamOutput>();
   try {
-    writeRequestFrame(*frame, {id, tcp_connection->version(), false}, action, {}, request,
-                      impl_->options.compress);
+    writeRequestFrame(
+        *frame, {id, tcp_connection->version(), false}, action, context.request_headers, request,
+        impl_->options.compress ? impl_->options.compression_scheme : CompressionScheme::kNone);
     if (frame->size() > impl_->options.max_frame_size) {
       internal::throwLimitExceeded("request of " + std::to_string(frame->size()) +
                                    " bytes exceeds the maximum frame size of " +
@@ -923,7 +1408,7 @@ void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connect
     return;
   }
   tcp_connection->submit(id, std::string(action), std::move(frame), std::move(reader),
-                         std::move(on_failure), timeout);
+                         std::move(on_failure), timeout, context.on_response_headers);
 }
 
 }  // namespace wirestream::transport

@@ -17,21 +17,40 @@
 // connects sends requests and receives responses; the accepting side receives
 // requests and answers them. Either side receiving the other kind of frame
 // closes the connection. connect() performs the handshake: each side sends
-// its TransportVersion and both use the lower one for every later frame.
+// its TransportVersion and both use the lower one for every later frame. The
+// bodies are Elasticsearch's (handshake.h, remote_exception.h,
+// compression.h), so either side may be an ES 8.x node.
 //
 // Handlers and response callbacks run on the service's I/O threads (one
 // connection's frames are handled in order, never concurrently); keep them
 // short or answer later through the TransportChannel from another thread.
-// Every call completes exactly once: a response, a RemoteTransportError (the
-// handler threw; the type and message travelled back in an error frame), a
-// ReceiveTimeoutError, or a NodeDisconnectedError.
+// Every call completes exactly once: a response, a RemoteTransportError or
+// one of its typed subclasses (the handler threw; ES's serialized exception
+// travelled back in an error frame), a ReceiveTimeoutError, or a
+// NodeDisconnectedError.
 //
 // Faults are contained per connection: a frame that is not 'E' 'S', has a bad
 // length or variable-header size, is larger than max_frame_size, or stalls
 // for longer than read_deadline once it began to arrive closes only that
 // connection, with one WARN log line. A request that would take the
-// connection's in-flight bytes past in_flight_budget is answered with a
-// circuit_breaking_exception error and not run.
+// connection's in-flight bytes past in_flight_budget is answered with ES's
+// CircuitBreakingException and not run.
+//
+// Node-wide limits keep a hostile or broken peer from exhausting the node:
+// a failing accept (out of file descriptors, ...) backs off from 10 ms to 1 s
+// and logs at most one WARN a second; an inbound connection past
+// max_inbound_connections is closed at once; one that has not completed the
+// handshake within handshake_timeout is closed; and a frame whose declared
+// size would take the bytes held for inbound frames, across all connections,
+// past node_inbound_budget is refused as soon as its header is in (a request
+// is answered with circuit_breaking_exception, its body dropped unbuffered as
+// it arrives). The WARN lines of these refusals are rate-limited to one a
+// second each (the rest go to DEBUG, counted in the next WARN).
+//
+// With TransportOptions::tls every connection is mutual TLS (tls_options.h,
+// docs/transport.md "Security"): a peer whose certificate does not verify is
+// refused during the TLS handshake, with one WARN line, and only that
+// connection is affected.
 //
 // Thread-safety: all methods are thread-safe. Lifetime: the destructor closes
 // every connection (failing their pending calls) and joins the I/O threads;
@@ -45,6 +64,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -52,7 +72,15 @@
 #include "stream/stream_input.h"
 #include "stream/transport_version.h"
 #include "stream/writeable.h"
+#include "transport/compression.h"
+#include "transport/frame.h"
+#include "transport/handshake.h"
+#include "transport/tls_options.h"
 #include "transport/transport_errors.h"
+
+namespace wirestream {
+class PageRecycler;
+}
 
 namespace wirestream::transport {
 
@@ -62,19 +90,59 @@ struct TransportOptions {
   std::string node_name = "node";
   // The version this node speaks; the handshake agrees on the lower of two.
   TransportVersion version = TransportVersion::current();
-  // Oldest version a peer may have.
-  TransportVersion minimum_compatible_version = TransportVersion::V_7_10_0;
+  // Oldest version a peer may have; the handshake request travels at it.
+  // 7.17.0 is ES 8's.
+  TransportVersion minimum_compatible_version = TransportVersion::fromRelease(7, 17, 0);
   size_t max_frame_size = 100 * 1024 * 1024;
   // Time a frame may take to arrive completely once its first byte arrived.
   std::chrono::milliseconds read_deadline{30000};
   // Per inbound connection: request bytes accepted and not yet answered.
   size_t in_flight_budget = 512 * 1024 * 1024;
-  // LZ4-compress request and response bodies this node sends (status 0x04).
+  // Node-wide, over every inbound connection: bytes of frames partially
+  // received or received and not yet answered, each counted at its declared
+  // size from the moment its header is in.
+  size_t node_inbound_budget = size_t{1} << 30;
+  // Inbound connections open at once; a connection past it is closed at once.
+  size_t max_inbound_connections = 10000;
+  // Time an inbound connection has to complete the TLS (if any) and transport
+  // handshakes; zero: no limit.
+  std::chrono::milliseconds handshake_timeout{10000};
+  // Pages received frames are stored in; null: PageRecycler::defaultRecycler().
+  // It must outlive the service. Its retained cap bounds the free pages kept
+  // after a burst; the rest go back to the system.
+  PageRecycler* recycler = nullptr;
+  // Compress the bodies of requests this node sends (status 0x04), in
+  // compression_scheme (LZ4 by default, as ES 8). Responses use the scheme
+  // their request came in, compressed or not, as ES answers.
   bool compress = false;
+  CompressionScheme compression_scheme = CompressionScheme::kLz4;
   int io_threads = 1;
   std::chrono::milliseconds connect_timeout{10000};
+  // What internal:transport/handshake answers (ES's TransportService
+  // handshake): the cluster name, this node's id (a random one when empty)
+  // and build hash. An ES node refuses a peer of its own version whose build
+  // hash differs from its own, so a node claiming ES's exact version must
+  // give that build's hash.
+  std::string cluster_name = "elasticsearch";
+  std::string node_id;
+  std::string build_hash = "unknown";
   // Receives every log line; the default prints WARN and INFO to stderr.
   std::function<void(LogLevel, const std::string&)> logger;
+  // Mutual TLS on every connection of this node; unset = plaintext.
+  std::optional<TlsOptions> tls;
+};
+
+// Counters of the node-wide limits, for monitoring and tests.
+struct TransportStats {
+  size_t inbound_connections = 0;
+  // Bytes held against node_inbound_budget.
+  size_t inbound_bytes = 0;
+  uint64_t accept_failures = 0;
+  // Connections closed at once: max_inbound_connections was reached.
+  uint64_t rejected_connections = 0;
+  uint64_t handshake_timeouts = 0;
+  // Frames refused because of node_inbound_budget.
+  uint64_t refused_frames = 0;
 };
 
 // One TCP connection to or from another node.
@@ -86,8 +154,10 @@ class Connection {
   virtual bool isOpen() const = 0;
   // Closes the connection; pending calls fail with NodeDisconnectedError.
   virtual void close() = 0;
-  // Sends a ping frame (45 53 FF FF FF FF); the peer counts and drops it.
+  // Sends a ping frame (45 53 FF FF FF FF); the peer counts it, and an
+  // accepting side answers with a ping (ES's keep-alive).
   virtual void sendPing() = 0;
+  // Frame bytes; under TLS the plaintext, not the records on the wire.
   virtual uint64_t bytesSent() const = 0;
   virtual uint64_t bytesReceived() const = 0;
   virtual uint64_t pingsReceived() const = 0;
@@ -100,9 +170,21 @@ class TransportChannel {
  public:
   virtual ~TransportChannel() = default;
   virtual void sendResponse(const Writeable& response) = 0;
+  // Answers with an error: ES's RemoteTransportException("[node][address]
+  // [action]") around an exception of this type and message.
   virtual void sendError(const std::string& type, const std::string& message) = 0;
-  void sendError(std::exception_ptr error) { sendError(errorTypeOf(error), errorMessageOf(error)); }
+  // The same around `error` as ES would serialize it (remote_exception.h):
+  // typed errors (CircuitBreakingError, ...) keep their fields, a
+  // RemoteTransportError its whole cause chain.
+  virtual void sendException(std::exception_ptr error) = 0;
+  void sendError(std::exception_ptr error) { sendException(std::move(error)); }
   virtual const std::string& action() const = 0;
+  // The request's thread-context headers (ES's request headers).
+  virtual const RequestHeaders& requestHeaders() const = 0;
+  // Adds a value to a response header that travels back with the answer
+  // (response or error), as ES's ThreadContext response headers; a repeated
+  // value is kept once. Call before answering.
+  virtual void addResponseHeader(const std::string& key, const std::string& value) = 0;
   virtual int64_t requestId() const = 0;
   virtual TransportVersion version() const = 0;
 };
@@ -117,18 +199,30 @@ class TransportService {
   // to be fully consumed.
   using RawResponseReader = std::function<std::function<void()>(StreamInput&)>;
   using FailureCallback = std::function<void(std::exception_ptr)>;
+  using ResponseHeadersCallback = std::function<void(const ResponseHeaders&)>;
+  // Per call: thread-context request headers to send, and a callback that
+  // receives the answer's response headers (on an I/O thread, before the
+  // response or error callback; not called on timeout or disconnection).
+  struct CallContext {
+    RequestHeaders request_headers;
+    ResponseHeadersCallback on_response_headers;
+  };
 
+  // TlsConfigError if options.tls names a file that cannot be used.
   explicit TransportService(TransportOptions options = {});
   ~TransportService();
   TransportService(const TransportService&) = delete;
   TransportService& operator=(const TransportService&) = delete;
 
   // Starts accepting connections; returns the bound port (port 0: ephemeral).
+  // TlsConfigError if options.tls has no certificate to present.
   uint16_t listen(const std::string& host = "127.0.0.1", uint16_t port = 0);
 
   // Connects and handshakes, blocking the caller (so never call it from a
   // handler or callback on an I/O thread); ConnectTransportError on failure
-  // or after options.connect_timeout.
+  // or after options.connect_timeout (which the TLS handshake counts
+  // against); TlsHandshakeError, one of them, when TLS refused the peer or
+  // the peer refused us.
   std::shared_ptr<Connection> connect(const std::string& host, uint16_t port);
 
   // Handler that answers synchronously: handler(const Request&) returns a
@@ -167,7 +261,8 @@ class TransportService {
   void sendRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
                    const Writeable& request, Reader reader, OnResponse on_response,
                    FailureCallback on_failure,
-                   std::chrono::milliseconds timeout = std::chrono::milliseconds(0)) {
+                   std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
+                   const CallContext& context = {}) {
     using Response = std::invoke_result_t<Reader&, StreamInput&>;
     sendRawRequest(
         connection, action, request,
@@ -175,14 +270,15 @@ class TransportService {
           auto response = std::make_shared<Response>(reader(in));
           return [response, on_response] { on_response(std::move(*response)); };
         },
-        std::move(on_failure), timeout);
+        std::move(on_failure), timeout, context);
   }
 
   // sendRequest with a future.
   template <class Reader>
   auto submitRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
                      const Writeable& request, Reader reader,
-                     std::chrono::milliseconds timeout = std::chrono::milliseconds(0))
+                     std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
+                     const CallContext& context = {})
       -> std::future<std::invoke_result_t<Reader&, StreamInput&>> {
     using Response = std::invoke_result_t<Reader&, StreamInput&>;
     auto promise = std::make_shared<std::promise<Response>>();
@@ -190,15 +286,24 @@ class TransportService {
     sendRequest(
         connection, action, request, std::move(reader),
         [promise](Response&& r) { promise->set_value(std::move(r)); },
-        [promise](std::exception_ptr e) { promise->set_exception(e); }, timeout);
+        [promise](std::exception_ptr e) { promise->set_exception(e); }, timeout, context);
     return future;
   }
 
   void sendRawRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
                       const Writeable& request, RawResponseReader reader,
-                      FailureCallback on_failure, std::chrono::milliseconds timeout);
+                      FailureCallback on_failure, std::chrono::milliseconds timeout,
+                      const CallContext& context = {});
+
+  // ES's second handshake (internal:transport/handshake), which an ES node
+  // sends right after connecting: returns the peer's version, build hash,
+  // DiscoveryNode and cluster name. Every service answers it; blocking, like
+  // connect(). Throws what the call failed with.
+  TransportHandshakeResponse transportHandshake(const std::shared_ptr<Connection>& connection,
+                                                std::chrono::milliseconds timeout);
 
   const TransportOptions& options() const;
+  TransportStats stats() const;
   // Closes every connection and stops the I/O threads (the destructor does).
   void stop();
 

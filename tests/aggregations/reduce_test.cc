@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "agg_test_util.h"
 
@@ -277,6 +278,50 @@ TEST(MetricsReduce, AsElasticsearch) {
       shards(list(std::make_unique<Stats>("s", GenericValue(), 0, INFINITY, -INFINITY, 0.0)));
   EXPECT_EQ(finalReduce(none).toResponseJson().dump(),
             R"({"s":{"count":0,"min":null,"max":null,"avg":null,"sum":0.0}})");
+}
+
+// Non-finite doubles in the response, as ES renders them: each doXContentBody
+// passes the double to XContentBuilder, whose Jackson generator keeps the
+// default QUOTE_NON_NUMERIC_NUMBERS and so writes "NaN", "Infinity",
+// "-Infinity" as strings. Only the explicit cases are null: Max/Min when the
+// value is infinite (`Double.isInfinite(max) == false ? max : null`), Avg with
+// count 0, Stats' min/max/avg with count 0 (and sum 0.0 there).
+TEST(ResponseJson, NonFiniteAsElasticsearch) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto body = [](const InternalAggregation& a) { return a.toResponseJson().dump(); };
+  EXPECT_EQ(body(Max("m", GenericValue(), nan)), R"({"value":"NaN"})");
+  EXPECT_EQ(body(Max("m", GenericValue(), inf)), R"({"value":null})");
+  EXPECT_EQ(body(Min("m", GenericValue(), -inf)), R"({"value":null})");
+  EXPECT_EQ(body(Sum("s", GenericValue(), inf)), R"({"value":"Infinity"})");
+  EXPECT_EQ(body(Sum("s", GenericValue(), nan)), R"({"value":"NaN"})");
+  EXPECT_EQ(body(Avg("a", GenericValue(), -inf, 2)), R"({"value":"-Infinity"})");
+  EXPECT_EQ(body(Avg("a", GenericValue(), 0.0, 0)), R"({"value":null})");
+  EXPECT_EQ(body(Stats("s", GenericValue(), 2, -inf, nan, inf)),
+            R"({"count":2,"min":"-Infinity","max":"NaN","avg":"Infinity","sum":"Infinity"})");
+  EXPECT_EQ(body(Stats("s", GenericValue(), 0, inf, -inf, nan)),
+            R"({"count":0,"min":null,"max":null,"avg":null,"sum":0.0})");
+  // Metadata goes through builder.map: Double and Float values alike.
+  GenericValue meta = GenericValue::ofMap(
+      {{GenericValue("d"), GenericValue::ofDouble(nan)},
+       {GenericValue("f"), GenericValue::ofFloat(-std::numeric_limits<float>::infinity())}});
+  EXPECT_EQ(body(Sum("s", meta, 1.0)), R"({"meta":{"d":"NaN","f":"-Infinity"},"value":1.0})");
+
+  // Histogram and DoubleTerms keys: builder.field(KEY, double).
+  auto aggs = InternalAggregations::fromWireJson(json::parse(
+      R"([{"type":"histogram","name":"h","metadata":null,"order":{"_key":"asc"},)"
+      R"("min_doc_count":1,"empty_bucket_info":null,"format":"raw","keyed":false,"buckets":[)"
+      R"({"key":"-Infinity","doc_count":1,"aggregations":[]},)"
+      R"({"key":"NaN","doc_count":2,"aggregations":[]}]},)"
+      R"({"type":"dterms","name":"d","metadata":null,"reduce_order":{"_key":"asc"},)"
+      R"("order":{"_count":"desc"},"required_size":2,"min_doc_count":1,"doc_count_error":null,)"
+      R"("format":"raw","shard_size":2,"show_term_doc_count_error":false,"other_doc_count":0,)"
+      R"("buckets":[{"doc_count":3,"aggregations":[],"key":"Infinity"},)"
+      R"({"doc_count":1,"aggregations":[],"key":"NaN"}]}])"));
+  EXPECT_EQ(aggs.toResponseJson().dump(),
+            R"({"h":{"buckets":[{"key":"-Infinity","doc_count":1},{"key":"NaN","doc_count":2}]},)"
+            R"("d":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[)"
+            R"({"key":"Infinity","doc_count":3},{"key":"NaN","doc_count":1}]}})");
 }
 
 // Ten shards of 0.1: a naive sum gives 0.9999999999999999, ES's Kahan sum 1.0.

@@ -97,15 +97,14 @@ struct HistogramBucket {
   Bytes subs = list({});
 };
 
-// A `histogram` element with minDocCount 0 and the bounds [lo, hi] (none
-// when NaN), whose empty buckets carry `empty_subs`.
+// A `histogram` element with minDocCount 0 and the bounds [lo, hi] (absent
+// when NaN: ES writes +inf / -inf for no bound), whose empty buckets carry `empty_subs`.
 Bytes histogram(const std::string& name, double lo, double hi, const Bytes& empty_subs,
                 const std::vector<HistogramBucket>& buckets = {}, double interval = 1) {
   Wire w;
   w.str("histogram").str(name).byte(kNullMetadata);
   w.byte(kOrderKeyAsc).vlong(0);  // order, minDocCount 0: the empty bucket info follows
   w.dbl(interval).dbl(0);         // interval, offset
-  // The bounds are plain doubles, "none" being +inf (min) and -inf (max).
   w.dbl(lo == lo ? lo : std::numeric_limits<double>::infinity());
   w.dbl(hi == hi ? hi : -std::numeric_limits<double>::infinity());
   w.raw(empty_subs);

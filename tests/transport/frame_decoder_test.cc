@@ -10,6 +10,7 @@
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
 #include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 namespace {
@@ -102,19 +103,22 @@ std::vector<uint8_t> mixedStream(uint32_t seed, int count, size_t* frames) {
       case 0:
       case 4:
         writeRequestFrame(out, ids, "action/" + std::to_string(i), {{"h", "v"}}, RawBody(body),
-                          false);
+                          CompressionScheme::kNone);
         break;
       case 1:
-        writeResponseFrame(out, ids, {}, RawBody(body), rng() % 2 == 0);
+        writeResponseFrame(out, ids, {}, RawBody(body),
+                           rng() % 2 == 0 ? CompressionScheme::kLz4 : CompressionScheme::kNone);
         break;
       case 2:
-        writeErrorFrame(out, ids, "illegal_argument_exception", "bad " + std::to_string(i));
+        writeErrorFrame(
+            out, ids,
+            *exceptionFromTypeAndMessage("illegal_argument_exception", "bad " + std::to_string(i)));
         break;
       case 3:
         out.writeBytes(kPingFrame);
         break;
       default:
-        writeRequestFrame(out, ids, "c", {}, RawBody(body), true);
+        writeRequestFrame(out, ids, "c", {}, RawBody(body), CompressionScheme::kLz4);
         break;
     }
     append(stream, out);
@@ -189,7 +193,7 @@ TEST(FrameDecoder, OneByteAtATimeEqualsWholeFrames) {
 TEST(FrameDecoder, StrictPrefixesYieldNoFrameAndStayMidFrame) {
   BytesStreamOutput out;
   writeRequestFrame(out, {5, TransportVersion::V_8_7_0, false}, "act", {}, RawBody({1, 2, 3}),
-                    false);
+                    CompressionScheme::kNone);
   std::vector<uint8_t> frame = out.bytes().toVector();
   for (size_t n = 0; n < frame.size(); ++n) {
     FrameDecoder decoder(1 << 20);
@@ -240,7 +244,8 @@ TEST(FrameDecoder, RejectsEachBadFrameAtTheSameOffsetHoweverSliced) {
   std::vector<uint8_t> tls = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03};
   // A good frame first, so errors happen mid-stream.
   BytesStreamOutput good;
-  writeResponseFrame(good, {1, TransportVersion::V_8_7_0, false}, {}, RawBody({7}), false);
+  writeResponseFrame(good, {1, TransportVersion::V_8_7_0, false}, {}, RawBody({7}),
+                     CompressionScheme::kNone);
   std::vector<uint8_t> prefix = good.bytes().toVector();
   const uint64_t p = prefix.size();
 
@@ -359,6 +364,100 @@ TEST(FrameDecoder, ExceptionFromSinkLeavesDecoderAtNextFrame) {
   EXPECT_EQ(decoder.position(), 6u);
   decoder.feed({s.data() + 6, 6}, [&](DecodedFrame&&) { ++seen; });
   EXPECT_EQ(seen, 2);
+}
+
+// Admission: a refused frame is read in step but its content is never stored;
+// it is delivered in order, marked refused, however the bytes are sliced.
+struct Admitted {
+  std::vector<Seen> frames;
+  std::vector<bool> refused;
+  size_t asked = 0;
+};
+
+Admitted runAdmitting(const std::vector<uint8_t>& stream, const std::vector<size_t>& slices,
+                      PageRecycler& recycler) {
+  FrameDecoder decoder(8 << 20, recycler);
+  Admitted out;
+  decoder.setAdmission([&](const FrameHeader& h) {
+    ++out.asked;
+    EXPECT_EQ(decoder.bufferedBytes(), kHeaderSize);
+    return h.contentSize() <= 1000;  // refuse the larger frames
+  });
+  auto sink = [&](DecodedFrame&& f) {
+    out.frames.push_back({f.header, std::move(f.content)});
+    out.refused.push_back(f.refused);
+    if (f.refused) {
+      EXPECT_EQ(out.frames.back().content.length(), 0u);
+    }
+  };
+  size_t at = 0;
+  for (size_t n : slices) {
+    n = std::min(n, stream.size() - at);
+    decoder.feed({stream.data() + at, n}, sink);
+    at += n;
+    // A refused frame in progress holds no page.
+    if (decoder.midFrame() && decoder.expectedFrameSize() > kHeaderSize + 1000 &&
+        decoder.bufferedBytes() >= kHeaderSize) {
+      EXPECT_EQ(decoder.contentRemaining(), 0u);
+    }
+    if (at == stream.size()) break;
+  }
+  EXPECT_FALSE(decoder.midFrame());
+  return out;
+}
+
+TEST(FrameDecoder, RefusedFramesAreDroppedUnbufferedAndDeliveredInOrder) {
+  size_t expected_frames = 0;
+  std::vector<uint8_t> stream = mixedStream(42, 200, &expected_frames);
+  Outcome plain = run(stream, whole(stream));
+  ASSERT_EQ(plain.frames.size(), expected_frames);
+  size_t non_pings = 0, large = 0;
+  for (const Seen& f : plain.frames) {
+    non_pings += !f.header.isPing();
+    large += !f.header.isPing() && f.header.contentSize() > 1000;
+  }
+  ASSERT_GT(large, 10u);  // the stream exercises refusals
+  PageRecycler recycler(PageRecycler::kPageSize);
+  std::vector<std::vector<size_t>> slicings = {whole(stream), bytewise(stream)};
+  for (uint32_t seed = 1; seed <= 5; ++seed) slicings.push_back(randomSlices(stream, seed));
+  for (const auto& slices : slicings) {
+    Admitted a = runAdmitting(stream, slices, recycler);
+    EXPECT_EQ(a.asked, non_pings);
+    ASSERT_EQ(a.frames.size(), plain.frames.size());
+    for (size_t i = 0; i < a.frames.size(); ++i) {
+      const Seen& want = plain.frames[i];
+      const bool refuse = !want.header.isPing() && want.header.contentSize() > 1000;
+      EXPECT_EQ(a.refused[i], refuse) << i;
+      if (refuse) {
+        EXPECT_EQ(a.frames[i].header.request_id, want.header.request_id) << i;
+        EXPECT_EQ(a.frames[i].header.length, want.header.length) << i;
+      } else {
+        EXPECT_TRUE(a.frames[i] == want) << i;
+      }
+    }
+  }
+  EXPECT_EQ(recycler.outstandingPages(), 0u);
+}
+
+TEST(FrameDecoder, RefusedFrameTakesNoPagesWhateverItClaims) {
+  PageRecycler recycler(PageRecycler::kPageSize);
+  FrameDecoder decoder(1u << 30, recycler);
+  decoder.setAdmission([](const FrameHeader&) { return false; });
+  std::vector<uint8_t> f = header((1 << 30) - 6, 0, 300000);
+  decoder.feed(f, [](DecodedFrame&&) { FAIL(); });
+  EXPECT_EQ(recycler.outstandingPages(), 0u);
+  EXPECT_EQ(decoder.bufferedBytes(), f.size());
+  EXPECT_TRUE(decoder.contentSpace(1 << 20).empty());  // no direct receive either
+}
+
+TEST(FrameDecoder, AdmissionThatThrowsFailsTheDecoder) {
+  FrameDecoder decoder(1 << 20);
+  decoder.setAdmission([](const FrameHeader&) -> bool { throw CorruptStreamError("no"); });
+  std::vector<uint8_t> f = header(17 + 10, 0, 10);
+  EXPECT_THROW(decoder.feed(f, [](DecodedFrame&&) { FAIL(); }), CorruptStreamError);
+  EXPECT_TRUE(decoder.failed());
+  EXPECT_EQ(decoder.position(), kHeaderSize);
+  EXPECT_THROW(decoder.feed(f, [](DecodedFrame&&) {}), CorruptStreamError);
 }
 
 }  // namespace

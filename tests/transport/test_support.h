@@ -42,6 +42,15 @@ struct RawBody final : Writeable {
   void writeTo(StreamOutput& out) const override { out.writeBytes(bytes); }
 };
 
+inline Blob readBlob(StreamInput& in) { return Blob(in); }
+
+// n bytes of a pattern that differs with `seed`.
+inline std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + i * 31);
+  return v;
+}
+
 class LogCapture {
  public:
   std::function<void(LogLevel, const std::string&)> logger() {
@@ -174,7 +183,7 @@ inline std::vector<uint8_t> handshakeRequest(int64_t id, TransportVersion versio
   body.writeByteArray(inner.bytes().toVector());
   BytesStreamOutput out;
   writeRequestFrame(out, {id, TransportVersion::V_7_10_0, true}, kHandshakeAction, {},
-                    RawBody(body.bytes().toVector()), false);
+                    RawBody(body.bytes().toVector()), CompressionScheme::kNone);
   return bytesOf(out);
 }
 
@@ -194,7 +203,7 @@ inline std::vector<uint8_t> requestFrame(int64_t id, const std::string& action,
                                          const Writeable& body,
                                          TransportVersion v = TransportVersion::current()) {
   BytesStreamOutput out;
-  writeRequestFrame(out, {id, v, false}, action, {}, body, false);
+  writeRequestFrame(out, {id, v, false}, action, {}, body, CompressionScheme::kNone);
   return bytesOf(out);
 }
 
@@ -222,7 +231,8 @@ class RawServer {
     DecodedFrame f = s.readFrame();
     VersionReply body(version);
     BytesStreamOutput out;
-    writeResponseFrame(out, {f.header.request_id, version, true}, {}, body, false);
+    writeResponseFrame(out, {f.header.request_id, version, true}, {}, body,
+                       CompressionScheme::kNone);
     s.write(bytesOf(out));
     return s;
   }

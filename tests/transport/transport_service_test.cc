@@ -9,7 +9,10 @@
 #include <future>
 
 #include "stream/errors.h"
+#include "tests/stream/test_util.h"
 #include "tests/transport/test_support.h"
+#include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 namespace {
@@ -17,17 +20,11 @@ namespace {
 using namespace std::chrono_literals;
 using testing::Blob;
 using testing::LogCapture;
+using testing::pattern;
 using testing::RawBody;
 using testing::RawServer;
 using testing::RawSocket;
-
-Blob readBlob(StreamInput& in) { return Blob(in); }
-
-std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
-  std::vector<uint8_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + i * 31);
-  return v;
-}
+using testing::readBlob;
 
 class TransportTest : public ::testing::Test {
  protected:
@@ -151,7 +148,8 @@ TEST_F(TransportTest, IncompatibleVersionIsRefused) {
     client->connect("127.0.0.1", port);
     FAIL() << "connected";
   } catch (const ConnectTransportError& e) {
-    EXPECT_NE(std::string(e.what()).find("incompatible transport version 7.10.0"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "unsupported version: [7.10.0] minimal compatible version is: [8.0.0]"),
               std::string::npos)
         << e.what();
   }
@@ -188,6 +186,39 @@ TEST_F(TransportTest, HandlerErrorsTravelBackWithTypeAndMessage) {
   // The connection survives handler errors.
   EXPECT_EQ(client->submitRequest(conn, "echo", Blob({5}), readBlob, 5s).get().bytes,
             std::vector<uint8_t>{5});
+}
+
+// Typed errors keep their ES fields across the wire, and the caller sees the
+// node, address and action the RemoteTransportException names.
+TEST_F(TransportTest, TypedErrorsTravelWithTheirFields) {
+  startServer();
+  server->registerRequestHandler("buckets", readBlob, [](const Blob&) -> Blob {
+    throw TooManyBucketsError("Trying to create too many buckets", 65536);
+  });
+  server->registerRequestHandler("breaker", readBlob, [](const Blob&) -> Blob {
+    throw CircuitBreakingError("too much", 10, 5, CircuitBreakingError::Durability::kPermanent);
+  });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  try {
+    client->submitRequest(conn, "buckets", Blob({1}), readBlob, 5s).get();
+    FAIL();
+  } catch (const TooManyBucketsError& e) {
+    EXPECT_EQ(e.maxBuckets(), 65536);
+    EXPECT_STREQ(e.what(), "Trying to create too many buckets");
+    EXPECT_EQ(e.wrapperMessage().rfind("[server][127.0.0.1:", 0), 0u) << e.wrapperMessage();
+    EXPECT_NE(e.wrapperMessage().find("][buckets]"), std::string::npos);
+  }
+  try {
+    client->submitRequest(conn, "breaker", Blob({1}), readBlob, 5s).get();
+    FAIL();
+  } catch (const CircuitBreakingError& e) {
+    EXPECT_EQ(e.bytesWanted(), 10);
+    EXPECT_EQ(e.bytesLimit(), 5);
+    EXPECT_EQ(e.durability(), CircuitBreakingError::Durability::kPermanent);
+  }
+  EXPECT_THROW(client->submitRequest(conn, "missing", Blob({1}), readBlob, 5s).get(),
+               ActionNotFoundError);
 }
 
 TEST_F(TransportTest, TimeoutFailsTheCallAndTheLateResponseIsDropped) {
@@ -291,10 +322,14 @@ TEST_F(TransportTest, OverBudgetRequestGetsAnErrorReply) {
     try {
       f.get();
       FAIL();
-    } catch (const RemoteTransportError& e) {
+    } catch (const CircuitBreakingError& e) {
       EXPECT_EQ(e.type(), "circuit_breaking_exception");
-      EXPECT_NE(std::string(e.what()).find("[in_flight_requests] Data too large"),
-                std::string::npos);
+      // ES's wording: the breaker, the action, sizes with human-readable units.
+      EXPECT_NE(std::string(e.what()).find("[inflight_requests] Data too large, data for ["),
+                std::string::npos)
+          << e.what();
+      EXPECT_GT(e.bytesWanted(), e.bytesLimit());
+      EXPECT_EQ(e.durability(), CircuitBreakingError::Durability::kTransient);
     }
   };
   // Alone larger than the budget.
@@ -360,6 +395,130 @@ TEST_F(TransportTest, PingsAreCountedAndIgnored) {
   EXPECT_EQ(BytesReference::copyOf(seen_by_peer).toHex(), "45 53 ff ff ff ff");
 }
 
+// The bytes an ES 8.7 node sends, answered with the bytes ES answers with.
+TEST_F(TransportTest, EsNodeBytesAreAnsweredAsEsAnswers) {
+  startServer();
+  RawSocket s = RawSocket::connectTo(port);
+  // ES 8.7's handshake: header at 7.17.0, features array, TaskId 00, 8.7.0.
+  s.write(::wirestream::testing::hexBytes(
+      "45 53 00 00 00 31 00 00 00 00 00 00 00 01 08 00 6d 68 33 00 00 00 1a "
+      "00 00 00 16 69 6e 74 65 72 6e 61 6c 3a 74 63 70 2f 68 61 6e 64 73 68 61 6b 65 "
+      "00 04 d3 c7 ec 03"));
+  DecodedFrame hs = s.readFrame();
+  BytesStreamOutput hs_bytes;
+  uint8_t header[kHeaderSize];
+  encodeHeader(hs.header, header);
+  hs_bytes.writeBytes(header);
+  hs_bytes.writeBytes(hs.content.toVector());
+  // At the request's version (7.17.0), status response | handshake, 8.7.0.
+  EXPECT_EQ(hs_bytes.bytes().toHex(),
+            "45 53 00 00 00 17 00 00 00 00 00 00 00 01 09 00 6d 68 33 00 00 00 02 "
+            "00 00 d3 c7 ec 03");
+
+  // A request for an action nobody handles, at the agreed 8.7.0.
+  s.write(::wirestream::testing::hexBytes(
+      "45 53 00 00 00 16 00 00 00 00 00 00 00 02 00 00 7b 23 d3 00 00 00 04 "
+      "00 00 01 78 00"));
+  DecodedFrame err = s.readFrame();
+  EXPECT_EQ(err.header.status, status::kResponse | status::kError);
+  EXPECT_EQ(err.header.version(), TransportVersion::V_8_7_0);
+  const std::string wrapper = "[server][127.0.0.1:" + std::to_string(port) + "][x]";
+  std::vector<uint8_t> body = {
+      0x00, 0x00, 0x01, 0x00, 0x67, 0x01, static_cast<uint8_t>(wrapper.size())};
+  body.insert(body.end(), wrapper.begin(), wrapper.end());
+  const std::string cause = "No handler for action [x]";
+  for (uint8_t b : {0x01, 0x00, 0x65, 0x01, static_cast<int>(cause.size())}) body.push_back(b);
+  body.insert(body.end(), cause.begin(), cause.end());
+  for (uint8_t b : {0, 0, 0, 0, 0, 1, 1, 0x78, 0, 0, 0, 0}) body.push_back(b);
+  EXPECT_EQ(err.content.toHex(), BytesReference::copyOf(body).toHex());
+}
+
+// A peer older than the minimum compatible version gets ES's refusal: an
+// error response at the request's version, then the connection closes.
+TEST_F(TransportTest, RefusalIsAnEsErrorResponseAtTheRequestVersion) {
+  startServer();
+  RawSocket s = RawSocket::connectTo(port);
+  s.write(testing::handshakeRequest(1, TransportVersion::V_7_10_0));
+  DecodedFrame f = s.readFrame();
+  EXPECT_EQ(f.header.status, status::kResponse | status::kError);
+  EXPECT_EQ(f.header.version(), TransportVersion::V_7_10_0);
+  InboundMessage m = InboundMessage::parse(std::move(f), 1 << 20);
+  BytesReferenceStreamInput in(m.body());
+  in.setTransportVersion(TransportVersion::V_7_10_0);
+  RemoteTransportError e(readException(in));
+  EXPECT_EQ(e.type(), "illegal_state_exception");
+  EXPECT_STREQ(e.what(),
+               "Received message from unsupported version: [7.10.0] minimal compatible version "
+               "is: [7.17.0]");
+  EXPECT_TRUE(s.waitClosed(5s));
+}
+
+// ES's TransportKeepAlive: an accepting channel answers a ping with a ping.
+TEST_F(TransportTest, AcceptingSideAnswersAPingWithAPing) {
+  startServer();
+  RawSocket s = testing::handshakenClient(port);
+  s.write(std::vector<uint8_t>(kPingFrame, kPingFrame + 6));
+  DecodedFrame f = s.readFrame();
+  EXPECT_TRUE(f.header.isPing());
+  // Still served after the ping.
+  s.write(testing::requestFrame(2, "echo", Blob({4})));
+  EXPECT_EQ(s.readFrame().header.request_id, 2);
+}
+
+// internal:transport/handshake, as an ES node sends it right after connecting.
+TEST_F(TransportTest, TransportHandshakeDescribesTheNode) {
+  TransportOptions so = serverOptions();
+  so.cluster_name = "logs-cluster";
+  so.node_id = "node-id-1";
+  so.build_hash = "abc123";
+  startServer(so);
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  TransportHandshakeResponse r = client->transportHandshake(conn, 5s);
+  EXPECT_EQ(r.version, TransportVersion::current());
+  EXPECT_EQ(r.build_hash, "abc123");
+  EXPECT_EQ(r.cluster_name, "logs-cluster");
+  EXPECT_EQ(r.node.name, "server");
+  EXPECT_EQ(r.node.id, "node-id-1");
+  EXPECT_EQ(r.node.ephemeral_id.size(), 22u);
+  EXPECT_EQ(r.node.address.toString(), "127.0.0.1:" + std::to_string(port));
+  EXPECT_EQ(r.node.version, TransportVersion::current());
+}
+
+// Thread-context headers: request headers reach the handler, response
+// headers come back to the caller, with responses and with errors.
+TEST_F(TransportTest, ThreadContextHeadersTravelBothWays) {
+  startServer();
+  server->registerAsyncRequestHandler(
+      "headers", readBlob, [](Blob&& b, std::shared_ptr<TransportChannel> ch) {
+        ch->addResponseHeader("Warning", "seen " + ch->requestHeaders().at("trace"));
+        ch->addResponseHeader("Warning", "seen " + ch->requestHeaders().at("trace"));
+        ch->addResponseHeader("Warning", "second");
+        if (b.bytes.empty()) {
+          ch->sendError("illegal_argument_exception", "empty");
+        } else {
+          ch->sendResponse(b);
+        }
+      });
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  for (bool fail : {false, true}) {
+    std::promise<ResponseHeaders> headers;
+    TransportService::CallContext context;
+    context.request_headers = {{"trace", "abc"}};
+    context.on_response_headers = [&](const ResponseHeaders& h) { headers.set_value(h); };
+    auto f = client->submitRequest(
+        conn, "headers", fail ? Blob(std::vector<uint8_t>{}) : Blob(std::vector<uint8_t>{1}),
+        readBlob, 5s, context);
+    if (fail) {
+      EXPECT_THROW(f.get(), RemoteIllegalArgumentError);
+    } else {
+      EXPECT_EQ(f.get().bytes, std::vector<uint8_t>{1});
+    }
+    EXPECT_EQ(headers.get_future().get(), (ResponseHeaders{{"Warning", {"seen abc", "second"}}}));
+  }
+}
+
 // ---- garbage and protocol violations: only that connection closes ----
 
 struct GarbageCase {
@@ -423,7 +582,8 @@ TEST_F(TransportTest, ChannelDirectionIsEnforced) {
   // A response sent to the accepting side.
   RawSocket s = testing::handshakenClient(port);
   BytesStreamOutput out;
-  writeResponseFrame(out, {2, TransportVersion::current(), false}, {}, Blob({1}), false);
+  writeResponseFrame(out, {2, TransportVersion::current(), false}, {}, Blob({1}),
+                     CompressionScheme::kNone);
   s.write(testing::bytesOf(out));
   EXPECT_TRUE(s.waitClosed(5s));
   EXPECT_NE(server_log.waitFor({"WARN", "received a response (request id [2]) on an inbound"}), "");
@@ -475,7 +635,7 @@ TEST_F(TransportTest, PeerResetMidResponseFailsEachPendingCallExactlyOnce) {
     for (int i = 0; i < 3; ++i) p.readFrame();
     BytesStreamOutput out;
     writeResponseFrame(out, {2, TransportVersion::current(), false}, {}, Blob(pattern(50000, 1)),
-                       false);
+                       CompressionScheme::kNone);
     std::vector<uint8_t> bytes = testing::bytesOf(out);
     p.write(bytes.data(), bytes.size() / 2);
     std::this_thread::sleep_for(50ms);

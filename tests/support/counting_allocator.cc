@@ -1,34 +1,34 @@
-#include "bench/alloc_counter.h"
+// Every block carries a 16-byte header just before the pointer handed out:
+// the offset back to what malloc returned (16, or the alignment for the
+// over-aligned forms PageRecycler uses) and the size asked for.
+#include "tests/support/counting_allocator.h"
 
 #include <atomic>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
-namespace wirestream::bench {
+namespace wirestream::testing {
+
 namespace {
 
+std::atomic<size_t> g_live{0};
+std::atomic<size_t> g_peak{0};
+std::atomic<size_t> g_total{0};
 std::atomic<uint64_t> g_allocations{0};
-std::atomic<uint64_t> g_live_bytes{0};
-std::atomic<uint64_t> g_peak_bytes{0};
 
-// Every block carries a 16-byte header just before the pointer handed out:
-// the offset back to what malloc returned, and the size asked for. Bytes are
-// counted as asked, not as malloc rounded them, so the figures do not move
-// with the heap's state.
 struct Header {
-  uint64_t offset;
-  uint64_t size;
+  size_t offset;
+  size_t size;
 };
 static_assert(sizeof(Header) == 16);
 
-void noteAlloc(uint64_t size) {
+void noteAlloc(size_t size) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
-  uint64_t live = g_live_bytes.fetch_add(size, std::memory_order_relaxed) + size;
-  uint64_t peak = g_peak_bytes.load(std::memory_order_relaxed);
-  while (live > peak &&
-         !g_peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  g_total.fetch_add(size, std::memory_order_relaxed);
+  size_t live = g_live.fetch_add(size, std::memory_order_relaxed) + size;
+  size_t peak = g_peak.load(std::memory_order_relaxed);
+  while (live > peak && !g_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
   }
 }
 
@@ -63,31 +63,50 @@ void countedFree(void* p) {
   if (p == nullptr) return;
   Header h;
   std::memcpy(&h, static_cast<char*>(p) - sizeof(Header), sizeof h);
-  g_live_bytes.fetch_sub(h.size, std::memory_order_relaxed);
+  g_live.fetch_sub(h.size, std::memory_order_relaxed);
   std::free(static_cast<char*>(p) - h.offset);
 }
 
 }  // namespace
 
-uint64_t AllocCounter::allocations() { return g_allocations.load(std::memory_order_relaxed); }
-
-uint64_t AllocCounter::liveBytes() { return g_live_bytes.load(std::memory_order_relaxed); }
-
-AllocCounter::Scope::Scope() : allocations_at_start_(allocations()), live_at_start_(liveBytes()) {
-  g_peak_bytes.store(live_at_start_, std::memory_order_relaxed);
+AllocationCounters allocationCounters() {
+  return {g_live.load(std::memory_order_relaxed), g_peak.load(std::memory_order_relaxed),
+          g_total.load(std::memory_order_relaxed), g_allocations.load(std::memory_order_relaxed)};
 }
 
-AllocCounter::Stats AllocCounter::Scope::stats() const {
-  uint64_t peak = g_peak_bytes.load(std::memory_order_relaxed);
-  return {allocations() - allocations_at_start_, peak > live_at_start_ ? peak - live_at_start_ : 0};
+AllocationScope::AllocationScope()
+    : start_live_(g_live.load(std::memory_order_relaxed)),
+      start_total_(g_total.load(std::memory_order_relaxed)),
+      start_allocations_(g_allocations.load(std::memory_order_relaxed)),
+      saved_peak_(g_peak.load(std::memory_order_relaxed)) {
+  g_peak.store(start_live_, std::memory_order_relaxed);
 }
 
-}  // namespace wirestream::bench
+AllocationScope::~AllocationScope() {
+  if (saved_peak_ > g_peak.load(std::memory_order_relaxed)) {
+    g_peak.store(saved_peak_, std::memory_order_relaxed);
+  }
+}
+
+size_t AllocationScope::peakBytes() const {
+  size_t peak = g_peak.load(std::memory_order_relaxed);
+  return peak > start_live_ ? peak - start_live_ : 0;
+}
+
+size_t AllocationScope::totalBytes() const {
+  return g_total.load(std::memory_order_relaxed) - start_total_;
+}
+
+uint64_t AllocationScope::allocations() const {
+  return g_allocations.load(std::memory_order_relaxed) - start_allocations_;
+}
+
+}  // namespace wirestream::testing
 
 // ---- the replacements (every form, so no allocation escapes the count) ----
 
-using wirestream::bench::countedAlloc;
-using wirestream::bench::countedFree;
+using wirestream::testing::countedAlloc;
+using wirestream::testing::countedFree;
 constexpr size_t kDefaultAlign = alignof(std::max_align_t);
 
 void* operator new(size_t n) { return countedAlloc(n, kDefaultAlign, false); }

@@ -1,0 +1,23 @@
+#include "transport/accept_backoff.h"
+
+namespace wirestream::transport {
+
+std::optional<uint64_t> LogRateLimiter::admit(Clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (last_ && now - *last_ < interval_) {
+    ++suppressed_;
+    return std::nullopt;
+  }
+  last_ = now;
+  uint64_t suppressed = suppressed_;
+  suppressed_ = 0;
+  return suppressed;
+}
+
+std::string suppressedSuffix(uint64_t suppressed) {
+  if (suppressed == 0) return "";
+  return " (" + std::to_string(suppressed) + " similar line" + (suppressed == 1 ? "" : "s") +
+         " suppressed)";
+}
+
+}  // namespace wirestream::transport

@@ -1,0 +1,69 @@
+// AcceptBackoff and LogRateLimiter: what keeps an accept loop that fails (the
+// process is out of file descriptors, the kernel out of buffers) from
+// spinning and from flooding the log.
+//
+//   AcceptBackoff backoff;                      // 10 ms, doubling, at most 1 s
+//   on error:   timer.expires_after(backoff.nextDelay());  // then accept again
+//   on success: backoff.reset();
+//
+//   LogRateLimiter limiter(std::chrono::seconds(1));
+//   if (auto suppressed = limiter.admit(now)) log(line + suppressedSuffix(*suppressed));
+//
+// An accept that fails with EMFILE leaves the connection in the listen
+// backlog, so the socket stays readable and an immediate retry fails again at
+// once; waiting lets other connections close and free descriptors.
+//
+// Thread-safety: AcceptBackoff is not thread-safe (one accept loop, one
+// backoff). LogRateLimiter is thread-safe.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace wirestream::transport {
+
+class AcceptBackoff {
+ public:
+  static constexpr std::chrono::milliseconds kInitialDelay{10};
+  static constexpr std::chrono::milliseconds kMaxDelay{1000};
+
+  // The delay before the next attempt after one more failure: kInitialDelay
+  // after the first, doubling after each further one, at most kMaxDelay.
+  std::chrono::milliseconds nextDelay() {
+    std::chrono::milliseconds delay = next_;
+    next_ = std::min(next_ * 2, kMaxDelay);
+    return delay;
+  }
+  // After a successful accept: the next failure waits kInitialDelay again.
+  void reset() { next_ = kInitialDelay; }
+
+ private:
+  std::chrono::milliseconds next_ = kInitialDelay;
+};
+
+class LogRateLimiter {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit LogRateLimiter(Clock::duration interval) : interval_(interval) {}
+
+  // A line may be logged at `now` if none was in the last interval: returns
+  // how many were suppressed since the last logged one (and counts them from
+  // zero again); std::nullopt if this one is suppressed (and counted).
+  std::optional<uint64_t> admit(Clock::time_point now = Clock::now());
+
+ private:
+  const Clock::duration interval_;
+  std::mutex mu_;
+  std::optional<Clock::time_point> last_;  // guarded by mu_
+  uint64_t suppressed_ = 0;                // guarded by mu_
+};
+
+// "" for 0, else " (N similar lines suppressed)", to append to a logged line.
+std::string suppressedSuffix(uint64_t suppressed);
+
+}  // namespace wirestream::transport
