@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "aggregations/time_zone.h"
+
 namespace wirestream::aggregations::date_format {
 
 CivilDate civilFromDays(int64_t z) {
@@ -490,13 +492,26 @@ std::optional<int32_t> fixedOffsetSeconds(std::string_view id) {
   return parseOffset(id);
 }
 
+std::optional<int32_t> offsetAt(std::string_view zone_id, int64_t epoch_seconds) {
+  if (auto fixed = fixedOffsetSeconds(zone_id)) return fixed;
+  std::shared_ptr<const time_zone::ZoneRules> rules = time_zone::load(zone_id);
+  if (!rules) return std::nullopt;
+  return rules->offsetAt(epoch_seconds);
+}
+
 bool isSupportedPattern(std::string_view pattern) { return compile(pattern).has_value(); }
 
 std::optional<std::string> format(std::string_view pattern, std::string_view zone_id,
                                   int64_t epoch_seconds, int32_t nanos) {
   auto fields = compile(pattern);
-  auto offset = fixedOffsetSeconds(zone_id);
-  if (!fields || !offset) return std::nullopt;
+  if (!fields) return std::nullopt;
+  std::optional<int32_t> offset;
+  try {
+    offset = offsetAt(zone_id, epoch_seconds);
+  } catch (const time_zone::TimeZoneDataError&) {
+    return std::nullopt;  // a broken system file: print the raw value, as for an unknown zone
+  }
+  if (!offset) return std::nullopt;
   Local t{};
   int64_t local = epoch_seconds + *offset;
   int64_t days = floorDiv(local, 86400);

@@ -16,10 +16,12 @@
 //   - java.time patterns built from the letters y u M L d D H h k K m s S a E
 //     Z X x V (VV) and 'quoted' literals (Locale.ROOT names: "Jan", "Monday").
 // Zones: fixed offsets ("Z", "+01:00", "-0530", "+1"), "UTC", "GMT", "UT",
-// those prefixes with an offset ("UTC+01:00"), "Etc/UTC", "Etc/GMT".
-// Anything else (a region such as "Europe/Berlin", an unknown letter) is not
-// rendered: format() returns nullopt and callers print the raw value.
-// Stateless; thread-safe.
+// those prefixes with an offset ("UTC+01:00"), "Etc/UTC", "Etc/GMT", and
+// region zones ("Europe/Berlin") from the system tz database (time_zone.h).
+// Anything else (a zone with no tz file, a malformed tz file, an unknown
+// letter) is not rendered: format() returns nullopt and callers print the
+// raw value.
+// Thread-safe (region zones come from time_zone::load's cache).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,11 @@ namespace wirestream::aggregations::date_format {
 // The fixed offset of a zone id in seconds east of UTC, or nullopt when the
 // id is not one of the fixed zones above.
 std::optional<int32_t> fixedOffsetSeconds(std::string_view zone_id);
+
+// The offset of `zone_id` at an instant: fixed zones as above, region zones
+// from the tz database; nullopt when the zone is unknown. Throws
+// time_zone::TimeZoneDataError when the zone's tz file is malformed.
+std::optional<int32_t> offsetAt(std::string_view zone_id, int64_t epoch_seconds);
 
 // Whether format() can print `pattern` (in a supported zone).
 bool isSupportedPattern(std::string_view pattern);

@@ -22,11 +22,14 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include "aggregations/date_format.h"
+#include "aggregations/histogram_common.h"
 #include "aggregations/json_util.h"
+#include "aggregations/time_zone.h"
 
 namespace wirestream::aggregations {
 
@@ -156,13 +159,140 @@ int64_t nextUnitStart(DateHistogram::Unit unit, int64_t local) {
   }
 }
 
+// Rounding in a region zone, as ES's java.time roundings (Rounding.java:
+// JavaTimeToMidnightRounding, JavaTimeNotToMidnightRounding,
+// TimeIntervalRounding.JavaTimeRounding), over the zone's transitions.
+class RegionRounding {
+ public:
+  explicit RegionRounding(const time_zone::ZoneRules& z) : z_(z) {}
+
+  // TimeUnitRounding.nextRoundingValue.
+  int64_t nextUnit(DateHistogram::Unit unit, int64_t utc) const {
+    using U = DateHistogram::Unit;
+    if (unit == U::kHourOfDay || unit == U::kMinutesOfHour || unit == U::kSecondOfMinute) {
+      int64_t unit_ms = unit == U::kHourOfDay ? 3600000 : unit == U::kMinutesOfHour ? 60000 : 1000;
+      int64_t once = roundNotToMidnight(unit_ms, utc + unit_ms);
+      return utc < once ? once : roundNotToMidnight(unit_ms, utc + 2 * unit_ms);
+    }
+    // The next local midnight that starts a unit, at its first instant.
+    return firstTimeOnDay(nextUnitStart(unit, local(utc)));
+  }
+
+  // TimeIntervalRounding's JavaTimeRounding.nextRoundingValue: the smallest
+  // rounded value above round(utc), found with round() as a black box.
+  int64_t nextInterval(int64_t interval, int64_t utc) const {
+    int64_t prev = roundInterval(interval, utc);
+    int64_t increment = interval;
+    int64_t from = prev;
+    for (int iterations = 1; iterations < 100; ++iterations) {
+      from += increment;
+      int64_t rounded = roundInterval(interval, from);
+      if (rounded <= prev) {
+        if (increment < 0) increment = -increment / 2;
+        continue;
+      }
+      if (roundInterval(interval, rounded - 1) > prev) {
+        if (increment > 0) increment = -increment / 2;
+        continue;
+      }
+      return rounded;
+    }
+    return roundInterval(interval, from);
+  }
+
+ private:
+  int64_t offsetMs(int64_t utc) const { return int64_t{z_.offsetAt(floorDiv(utc, 1000))} * 1000; }
+  int64_t local(int64_t utc) const { return utc + offsetMs(utc); }
+  std::vector<int32_t> validOffsets(int64_t local_ms) const {
+    return z_.validOffsets(floorDiv(local_ms, 1000));
+  }
+  // The instant of a local time in a gap: the transition's.
+  int64_t gapStart(int64_t local_ms) const {
+    std::optional<int64_t> t = z_.gapTransition(floorDiv(local_ms, 1000));
+    return t ? *t * 1000 : local_ms - offsetMs(local_ms);
+  }
+
+  // The first instant of a local day: midnight at its first valid offset,
+  // or, when midnight falls in a gap, the transition that skips it.
+  int64_t firstTimeOnDay(int64_t local_midnight) const {
+    std::vector<int32_t> offsets = validOffsets(local_midnight);
+    if (!offsets.empty()) return local_midnight - int64_t{offsets.front()} * 1000;
+    return gapStart(local_midnight);
+  }
+
+  // The local truncation of `instant` as an instant no later than it (the
+  // latest offset that allows that), or nullopt when the truncated local
+  // time does not exist.
+  std::optional<int64_t> truncateAsLocal(int64_t unit_ms, int64_t instant) const {
+    int64_t truncated = floorDiv(local(instant), unit_ms) * unit_ms;
+    std::vector<int32_t> offsets = validOffsets(truncated);
+    for (size_t i = offsets.size(); i-- > 0;) {
+      int64_t result = truncated - int64_t{offsets[i]} * 1000;
+      if (result <= instant) return result;
+    }
+    return std::nullopt;
+  }
+
+  // Rounds down to the hour, minute or second; a truncation that would cross
+  // the previous transition rounds from just before that transition instead.
+  int64_t roundNotToMidnight(int64_t unit_ms, int64_t utc) const {
+    int64_t instant = utc;
+    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+      std::optional<int64_t> truncated = truncateAsLocal(unit_ms, instant);
+      std::optional<int64_t> previous = z_.previousTransition(instant);
+      if (!previous) return truncated.value_or(instant);
+      if (truncated && *previous * 1000 <= *truncated) return *truncated;
+      instant = *previous * 1000 - 1;
+    }
+    throwTooManyTransitions(utc);
+  }
+
+  int64_t roundInterval(int64_t interval, int64_t original) const {
+    int64_t utc = original;
+    for (int attempt = 0; attempt < kMaxAttempts;) {
+      int64_t rounded = floorDiv(local(utc), interval) * interval;
+      std::vector<int32_t> offsets = validOffsets(rounded);
+      if (offsets.empty()) return gapStart(rounded);
+      // The latest rounded instant no later than utc, unless that rounds back
+      // across a transition: then round from just before the transition.
+      std::optional<int64_t> previous = z_.previousTransition(utc + 1);
+      bool retry = false;
+      for (size_t i = offsets.size(); i-- > 0;) {
+        int64_t instant = rounded - int64_t{offsets[i]} * 1000;
+        if (previous && instant < *previous * 1000) {
+          ++attempt;
+          utc = *previous * 1000 - 1;
+          retry = true;
+          break;
+        }
+        if (instant <= utc) return instant;
+      }
+      if (!retry) return rounded - int64_t{offsets.front()} * 1000;
+    }
+    throwTooManyTransitions(original);
+  }
+
+  [[noreturn]] static void throwTooManyTransitions(int64_t utc) {
+    internal::throwLimitExceeded("failed to round [" + std::to_string(utc) +
+                                 "] down: transitioned backwards through too many daylight "
+                                 "savings time transitions");
+  }
+
+  static constexpr int kMaxAttempts = 5000;
+  const time_zone::ZoneRules& z_;
+};
+
 }  // namespace
 
 int64_t DateHistogram::Rounding::nextRoundingValue(int64_t utc_millis) const {
   auto zone_offset = date_format::fixedOffsetSeconds(zone_id);
+  std::shared_ptr<const time_zone::ZoneRules> region;
   if (!zone_offset) {
-    throw UnsupportedTimeZoneError(
-        "date_histogram empty buckets need a fixed-offset time zone, not [" + zone_id + "]");
+    region = time_zone::load(zone_id);
+    if (!region) {
+      throw UnsupportedTimeZoneError("date_histogram time zone [" + zone_id +
+                                     "] is neither a fixed offset nor in the tz database");
+    }
   }
   // Far outside any date (2^61 ms is 73 million years) there is no next
   // value: INT64_MAX ends every walk without overflowing.
@@ -173,7 +303,11 @@ int64_t DateHistogram::Rounding::nextRoundingValue(int64_t utc_millis) const {
     return INT64_MAX;
   }
   int64_t next;
-  if (unit) {
+  if (region) {
+    if (!unit && interval > kLimit) return INT64_MAX;
+    RegionRounding r(*region);
+    next = unit ? r.nextUnit(*unit, t) : r.nextInterval(interval, t);
+  } else if (unit) {
     int64_t off = int64_t{*zone_offset} * 1000;
     next = nextUnitStart(*unit, t + off) - off;
   } else if (__builtin_add_overflow(t, interval, &next)) {
@@ -204,24 +338,13 @@ DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& regi
   offset_ = in.readLong();
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
-  int32_t n = in.readArraySize(8 + 1 + 1);
-  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
-  for (int32_t i = 0; i < n; ++i) {
-    Bucket& b = buckets_.emplace_back();
-    b.key = in.readLong();
-    b.doc_count = readNonNegativeVLong(in, "doc count");
-    b.aggregations = InternalAggregations::readFrom(in, registry);
-  }
+  histogram_common::readBuckets(in, registry, buckets_,
+                                [](StreamInput& in) { return in.readLong(); });
 }
 
 DateHistogram::DateHistogram(const json& j) : InternalAggregation(j) {
   order_ = BucketOrder::fromJson(ju::field(j, "order"));
-  min_doc_count_ = ju::getLong(j, "min_doc_count");
-  if (min_doc_count_ < 0) internal::throwCorrupt("negative min doc count");
-  const json& ej = ju::field(j, "empty_bucket_info");
-  if (ej.is_null() != (min_doc_count_ != 0)) {
-    internal::throwCorrupt("empty_bucket_info must be present exactly when min_doc_count is 0");
-  }
+  const json& ej = histogram_common::minDocCountFromJson(j, min_doc_count_);
   if (!ej.is_null()) {
     EmptyBucketInfo e;
     e.rounding = roundingFromJson(ju::field(ej, "rounding"));
@@ -240,15 +363,8 @@ DateHistogram::DateHistogram(const json& j) : InternalAggregation(j) {
   offset_ = ju::getLong(j, "offset");
   format_ = DocValueFormat::fromJson(ju::field(j, "format"));
   keyed_ = ju::getBool(j, "keyed");
-  const json& bs = ju::field(j, "buckets");
-  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
-  for (const json& bj : bs) {
-    Bucket& b = buckets_.emplace_back();
-    b.key = ju::getLong(bj, "key");
-    b.doc_count = ju::getLong(bj, "doc_count");
-    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
-    b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
-  }
+  histogram_common::bucketsFromWireJson(ju::field(j, "buckets"), buckets_,
+                                        [](const json& bj) { return ju::getLong(bj, "key"); });
 }
 
 void DateHistogram::doWriteTo(StreamOutput& out) const {
@@ -273,12 +389,7 @@ void DateHistogram::doWriteTo(StreamOutput& out) const {
   out.writeLong(offset_);
   format_.writeNamed(out);
   out.writeBoolean(keyed_);
-  out.writeArraySize(buckets_.size());
-  for (const Bucket& b : buckets_) {
-    out.writeLong(b.key);
-    out.writeVLong(b.doc_count);
-    b.aggregations.writeTo(out);
-  }
+  histogram_common::writeBuckets(out, buckets_, [](StreamOutput& o, int64_t k) { o.writeLong(k); });
 }
 
 bool DateHistogram::doEquals(const InternalAggregation& other) const {
@@ -291,35 +402,13 @@ bool DateHistogram::doEquals(const InternalAggregation& other) const {
 std::unique_ptr<InternalAggregation> DateHistogram::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const DateHistogram*>(aggs[0]);
-  struct Merged {
-    int64_t doc_count = 0;
-    std::vector<const InternalAggregations*> subs;
-  };
-  std::map<int64_t, Merged> merged;
-  for (const DateHistogram* h : downcast<DateHistogram>(aggs)) {
-    for (const Bucket& b : h->buckets_) {
-      Merged& m = merged[b.key];
-      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
-      m.subs.push_back(&b.aggregations);
-    }
-  }
-  std::vector<Bucket> buckets;
-  buckets.reserve(merged.size());
-  for (auto& [key, m] : merged) {
-    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
-    buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
-  }
+  std::vector<Bucket> buckets = histogram_common::mergeByKey<DateHistogram>(
+      aggs, first.min_doc_count_, context, std::less<int64_t>());
   if (context.final_reduce) {
     if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
       first.addEmptyBuckets(buckets, context);
     }
-    const BucketOrder& order = first.order_;
-    if (order.kind() == BucketOrder::Kind::kKeyDesc) {
-      std::reverse(buckets.begin(), buckets.end());
-    } else if (order.kind() != BucketOrder::Kind::kKeyAsc) {
-      std::stable_sort(buckets.begin(), buckets.end(),
-                       [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; });
-    }
+    histogram_common::orderFinal(buckets, first.order_);
   }
   auto out = std::make_unique<DateHistogram>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -344,79 +433,25 @@ void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
     int64_t n = e.rounding.nextRoundingValue(shifted);
     return __builtin_add_overflow(n, offset_, &result) ? INT64_MAX : result;
   };
-  auto walk = [&](auto&& emit_empty, auto&& emit_existing) {
-    auto fill = [&](int64_t from, int64_t until, bool inclusive) {
-      for (int64_t k = from; inclusive ? k <= until : k < until;) {
-        emit_empty(k);
-        int64_t n = next(k);
-        if (n <= k) break;  // no progress (overflow): stop
-        k = n;
-      }
-    };
-    // ES adds the offset to the bounds (saturating here instead of wrapping).
-    auto shifted = [&](int64_t v) {
-      int64_t r;
-      if (!__builtin_add_overflow(v, offset_, &r)) return r;
-      return offset_ > 0 ? INT64_MAX : INT64_MIN;
-    };
-    const std::optional<Bounds>& bounds = e.bounds;
-    if (buckets.empty()) {
-      if (bounds && bounds->min && bounds->max) {
-        fill(shifted(*bounds->min), shifted(*bounds->max), true);
-      }
-      return;
-    }
-    if (bounds && bounds->min) fill(shifted(*bounds->min), buckets.front().key, false);
-    for (size_t i = 0; i < buckets.size(); ++i) {
-      if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
-      emit_existing(i);
-    }
-    if (bounds && bounds->max && shifted(*bounds->max) > buckets.back().key) {
-      fill(next(buckets.back().key), shifted(*bounds->max), true);
-    }
+  // ES adds the offset to the bounds (saturating here instead of wrapping).
+  auto shifted = [&](int64_t v) {
+    int64_t r;
+    if (!__builtin_add_overflow(v, offset_, &r)) return r;
+    return offset_ > 0 ? INT64_MAX : INT64_MIN;
   };
-
-  // Count first, so that asking for too many buckets fails before any is built.
-  size_t empty_count = 0;
-  walk(
-      [&](int64_t) {
-        if (++empty_count > kMaxEmptyBuckets) {
-          internal::throwLimitExceeded("date_histogram [" + getName() + "] would need more than " +
-                                       std::to_string(kMaxEmptyBuckets) + " empty buckets");
-        }
-      },
-      [](size_t) {});
-  if (empty_count == 0) return;
-
-  const InternalAggregations* empty_subs[] = {&e.aggregations};
-  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
-  std::vector<Bucket> out;
-  out.reserve(buckets.size() + empty_count);
-  walk(
-      [&](int64_t key) {
-        out.push_back({key, 0, reduced_empty});
-      },
-      [&](size_t i) { out.push_back(std::move(buckets[i])); });
-  buckets = std::move(out);
+  histogram_common::FillRange<int64_t> range;
+  if (e.bounds && e.bounds->min) range.min = shifted(*e.bounds->min);
+  if (e.bounds && e.bounds->max) range.max = shifted(*e.bounds->max);
+  if (range.min && range.max) range.when_empty = std::pair(*range.min, *range.max);
+  histogram_common::addEmptyBuckets(buckets, e.aggregations, context, range, next);
 }
 
+int64_t DateHistogram::bucketCount() const { return histogram_common::bucketCount(buckets_); }
+
 void DateHistogram::responseFieldsToJson(json& j) const {
-  json bs = keyed_ ? json::object() : json::array();
-  for (const Bucket& b : buckets_) {
-    // As ES's Bucket.toXContent: key_as_string unless raw, key, doc_count.
-    std::string key_as_string = format_.formatLongAsString(b.key);
-    json bj = json::object();
-    if (!format_.isRaw()) bj["key_as_string"] = key_as_string;
-    bj["key"] = b.key;
-    bj["doc_count"] = b.doc_count;
-    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
-    if (keyed_) {
-      bs[key_as_string] = std::move(bj);
-    } else {
-      bs.push_back(std::move(bj));
-    }
-  }
-  j["buckets"] = std::move(bs);
+  j["buckets"] = histogram_common::bucketsToResponseJson(
+      buckets_, keyed_, format_, [&](int64_t k) { return format_.formatLongAsString(k); },
+      [](int64_t k) { return json(k); });
 }
 
 void DateHistogram::wireFieldsToJson(json& j) const {
@@ -444,15 +479,7 @@ void DateHistogram::wireFieldsToJson(json& j) const {
   j["offset"] = offset_;
   j["format"] = format_.toJson();
   j["keyed"] = keyed_;
-  json bs = json::array();
-  for (const Bucket& b : buckets_) {
-    json bj = json::object();
-    bj["key"] = b.key;
-    bj["doc_count"] = b.doc_count;
-    bj["aggregations"] = b.aggregations.toWireJson();
-    bs.push_back(std::move(bj));
-  }
-  j["buckets"] = std::move(bs);
+  j["buckets"] = histogram_common::bucketsToWireJson(buckets_, [](int64_t k) { return json(k); });
 }
 
 }  // namespace wirestream::aggregations

@@ -12,11 +12,15 @@
 // Wire format §7 (date_histogram). The reduce merges buckets by key; the
 // final reduce drops buckets under minDocCount and, when minDocCount is 0,
 // adds the empty buckets between the keys and out to the extended bounds,
-// stepping with the rounding's next value as ES does (at most
-// kMaxEmptyBuckets, LimitExceededError beyond). Stepping needs the zone's
-// offsets: fixed-offset zones (date_format.h) are supported; a final reduce
-// that must add empty buckets in any other zone throws
-// UnsupportedTimeZoneError (a StreamError: the zone came off the wire).
+// stepping with the rounding's next value as ES does. Every bucket kept or
+// filled in, and every bucket of the sub-aggregations copied into the filled
+// ones, counts against ReduceContext::max_buckets before it is built
+// (TooManyBucketsError beyond), exactly as for Histogram. Stepping needs the
+// zone's offsets: fixed-offset zones (date_format.h) and region zones from
+// the system tz database (time_zone.h, stepped as ES's java.time roundings,
+// DST transitions included); a zone that is neither throws
+// UnsupportedTimeZoneError, a malformed tz file TimeZoneDataError (both
+// StreamErrors: the zone came off the wire).
 // Response JSON: key_as_string (unless the format is raw), key, doc_count.
 // Value type with deep-copy semantics; not thread-safe.
 #pragma once
@@ -33,8 +37,8 @@
 
 namespace wirestream::aggregations {
 
-// A rounding in a time zone whose offsets we do not have (a region such as
-// "Europe/Berlin": that needs the tz database).
+// A rounding in a time zone whose offsets we do not have: neither a fixed
+// offset nor a zone of the system tz database.
 class UnsupportedTimeZoneError : public StreamError {
  public:
   using StreamError::StreamError;
@@ -43,7 +47,6 @@ class UnsupportedTimeZoneError : public StreamError {
 class DateHistogram final : public InternalAggregation {
  public:
   static constexpr std::string_view kType = "date_histogram";
-  static constexpr size_t kMaxEmptyBuckets = 65536;
 
   // Rounding.DateTimeUnit, by wire id.
   enum class Unit : int8_t {
@@ -71,7 +74,7 @@ class DateHistogram final : public InternalAggregation {
     }
     // The start of the bucket after the one that starts at `utc_millis`
     // (Rounding.nextRoundingValue); UnsupportedTimeZoneError when the zone is
-    // not a fixed offset.
+    // unknown, time_zone::TimeZoneDataError when its tz file is malformed.
     int64_t nextRoundingValue(int64_t utc_millis) const;
     friend bool operator==(const Rounding&, const Rounding&) = default;
   };
@@ -136,6 +139,7 @@ class DateHistogram final : public InternalAggregation {
   std::unique_ptr<InternalAggregation> clone() const override {
     return std::make_unique<DateHistogram>(*this);
   }
+  int64_t bucketCount() const override;
   void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:

@@ -17,9 +17,9 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <stdexcept>
 
+#include "aggregations/histogram_common.h"
 #include "aggregations/java_double.h"
 #include "aggregations/json_util.h"
 
@@ -39,6 +39,8 @@ bool operator==(const Histogram::EmptyBucketInfo& a, const Histogram::EmptyBucke
          sameDouble(a.min_bound, b.min_bound) && sameDouble(a.max_bound, b.max_bound) &&
          a.aggregations == b.aggregations;
 }
+
+static_assert(Histogram::kEmptyCopyBytesPerBucket == histogram_common::kEmptyCopyBytesPerBucket);
 
 namespace {
 void checkInterval(double interval) {
@@ -65,26 +67,13 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
   }
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
-  int32_t n = in.readArraySize(8 + 1 + 1);
-  // Reserve only what the bytes left justify (a bucket object is larger than
-  // its smallest encoding); the vector grows as buckets actually arrive.
-  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
-  for (int32_t i = 0; i < n; ++i) {
-    Bucket& b = buckets_.emplace_back();
-    b.key = in.readDouble();
-    b.doc_count = readNonNegativeVLong(in, "doc count");
-    b.aggregations = InternalAggregations::readFrom(in, registry);
-  }
+  histogram_common::readBuckets(in, registry, buckets_,
+                                [](StreamInput& in) { return in.readDouble(); });
 }
 
 Histogram::Histogram(const json& j) : InternalAggregation(j) {
   order_ = BucketOrder::fromJson(ju::field(j, "order"));
-  min_doc_count_ = ju::getLong(j, "min_doc_count");
-  if (min_doc_count_ < 0) internal::throwCorrupt("negative min doc count");
-  const json& ej = ju::field(j, "empty_bucket_info");
-  if (ej.is_null() != (min_doc_count_ != 0)) {
-    internal::throwCorrupt("empty_bucket_info must be present exactly when min_doc_count is 0");
-  }
+  const json& ej = histogram_common::minDocCountFromJson(j, min_doc_count_);
   if (!ej.is_null()) {
     EmptyBucketInfo e;
     e.interval = ju::getDouble(ej, "interval");
@@ -97,15 +86,8 @@ Histogram::Histogram(const json& j) : InternalAggregation(j) {
   }
   format_ = DocValueFormat::fromJson(ju::field(j, "format"));
   keyed_ = ju::getBool(j, "keyed");
-  const json& bs = ju::field(j, "buckets");
-  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
-  for (const json& bj : bs) {
-    Bucket& b = buckets_.emplace_back();
-    b.key = ju::getDouble(bj, "key");
-    b.doc_count = ju::getLong(bj, "doc_count");
-    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
-    b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
-  }
+  histogram_common::bucketsFromWireJson(ju::field(j, "buckets"), buckets_,
+                                        [](const json& bj) { return ju::getDouble(bj, "key"); });
 }
 
 void Histogram::doWriteTo(StreamOutput& out) const {
@@ -125,12 +107,8 @@ void Histogram::doWriteTo(StreamOutput& out) const {
   }
   format_.writeNamed(out);
   out.writeBoolean(keyed_);
-  out.writeArraySize(buckets_.size());
-  for (const Bucket& b : buckets_) {
-    out.writeDouble(b.key);
-    out.writeVLong(b.doc_count);
-    b.aggregations.writeTo(out);
-  }
+  histogram_common::writeBuckets(out, buckets_,
+                                 [](StreamOutput& o, double k) { o.writeDouble(k); });
 }
 
 bool Histogram::doEquals(const InternalAggregation& other) const {
@@ -143,37 +121,14 @@ bool Histogram::doEquals(const InternalAggregation& other) const {
 std::unique_ptr<InternalAggregation> Histogram::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const Histogram*>(aggs[0]);
-  struct Merged {
-    int64_t doc_count = 0;
-    std::vector<const InternalAggregations*> subs;
-  };
   auto less = [](double a, double b) { return javaDoubleCompare(a, b) < 0; };
-  std::map<double, Merged, decltype(less)> merged(less);
-  for (const Histogram* h : downcast<Histogram>(aggs)) {
-    for (const Bucket& b : h->buckets_) {
-      Merged& m = merged[b.key];
-      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
-      m.subs.push_back(&b.aggregations);
-    }
-  }
-  std::vector<Bucket> buckets;
-  buckets.reserve(merged.size());
-  for (auto& [key, m] : merged) {
-    if (context.final_reduce && m.doc_count < first.min_doc_count_) continue;
-    context.consumeBucketsAndMaybeBreak(1);
-    buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
-  }
+  std::vector<Bucket> buckets =
+      histogram_common::mergeByKey<Histogram>(aggs, first.min_doc_count_, context, less);
   if (context.final_reduce) {
     if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
       first.addEmptyBuckets(buckets, context);
     }
-    const BucketOrder& order = first.order_;
-    if (order.kind() == BucketOrder::Kind::kKeyDesc) {
-      std::reverse(buckets.begin(), buckets.end());
-    } else if (order.kind() != BucketOrder::Kind::kKeyAsc) {
-      std::stable_sort(buckets.begin(), buckets.end(),
-                       [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; });
-    }
+    histogram_common::orderFinal(buckets, first.order_);
   }
   auto out = std::make_unique<Histogram>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -185,19 +140,6 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
   return out;
 }
 
-namespace {
-// The wire size of `aggs`, a measure of what a copy of them holds.
-size_t copySize(const InternalAggregations& aggs) {
-  try {
-    return aggs.encodedSize();
-  } catch (const std::invalid_argument&) {
-    // Built in code and not writable (a minDocCount 0 histogram without its
-    // empty bucket info): the bucket count alone measures it.
-    return 0;
-  }
-}
-}  // namespace
-
 // As ES's InternalHistogram.addEmptyBuckets: fill from the min bound to the
 // first key, between keys, and from the last key to the max bound.
 void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const {
@@ -207,95 +149,19 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
     return std::floor((k - e.offset) / e.interval) * e.interval + e.offset;
   };
   auto next = [&](double k) { return round(k + e.interval + e.interval / 2); };
-  // Walks the keys of the result in order: emit_empty(key) for each empty
-  // bucket to add, emit_existing(i) for buckets[i]. Each loop also stops when
-  // the key stops growing (a huge key, a tiny interval).
-  auto walk = [&](auto&& emit_empty, auto&& emit_existing) {
-    auto fill = [&](double from, double until, bool inclusive) {
-      for (double k = from; inclusive ? k <= until : k < until;) {
-        emit_empty(k);
-        double n = next(k);
-        if (!(n > k)) break;
-        k = n;
-      }
-    };
-    if (buckets.empty()) {
-      fill(round(e.min_bound), e.max_bound, true);
-      return;
-    }
-    if (std::isfinite(e.min_bound)) fill(round(e.min_bound), buckets.front().key, false);
-    for (size_t i = 0; i < buckets.size(); ++i) {
-      if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
-      emit_existing(i);
-    }
-    fill(next(buckets.back().key), e.max_bound, true);
-  };
-
-  // Count first, against the reduce's bucket budget, so that a request for
-  // too many buckets fails before any is built (and the walk stops there).
-  int64_t empty_count = 0;
-  walk(
-      [&](double) {
-        context.consumeBucketsAndMaybeBreak(1);
-        ++empty_count;
-      },
-      [](size_t) {});
-  if (empty_count == 0) return;
-
-  // The empty buckets' sub-aggregations, reduced once (which counts their
-  // buckets once); the last empty bucket takes them, every other one a copy.
-  // ES shares one object among them; here each copy is real memory, so each
-  // counts before the copies are made.
-  const InternalAggregations* empty_subs[] = {&e.aggregations};
-  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
-  int64_t per_copy =
-      std::max(reduced_empty.bucketCount(),
-               static_cast<int64_t>(copySize(reduced_empty) / kEmptyCopyBytesPerBucket));
-  int64_t copies_cost;
-  if (__builtin_mul_overflow(empty_count - 1, per_copy, &copies_cost)) {
-    copies_cost = std::numeric_limits<int64_t>::max();
-  }
-  context.consumeBucketsAndMaybeBreak(copies_cost);
-
-  std::vector<Bucket> out;
-  out.reserve(buckets.size() + static_cast<size_t>(empty_count));
-  int64_t emitted = 0;
-  walk(
-      [&](double key) {
-        if (++emitted == empty_count) {
-          out.push_back({key, 0, std::move(reduced_empty)});
-        } else {
-          out.push_back({key, 0, reduced_empty});
-        }
-      },
-      [&](size_t i) { out.push_back(std::move(buckets[i])); });
-  buckets = std::move(out);
+  histogram_common::FillRange<double> range;
+  if (std::isfinite(e.min_bound)) range.min = round(e.min_bound);
+  range.max = e.max_bound;
+  range.when_empty = std::pair(round(e.min_bound), e.max_bound);
+  histogram_common::addEmptyBuckets(buckets, e.aggregations, context, range, next);
 }
 
-int64_t Histogram::bucketCount() const {
-  int64_t n = static_cast<int64_t>(buckets_.size());
-  for (const Bucket& b : buckets_) n += b.aggregations.bucketCount();
-  return n;
-}
+int64_t Histogram::bucketCount() const { return histogram_common::bucketCount(buckets_); }
 
 void Histogram::responseFieldsToJson(json& j) const {
-  json bs = keyed_ ? json::object() : json::array();
-  for (const Bucket& b : buckets_) {
-    // As ES's Bucket.toXContent: the formatted key names a keyed bucket and
-    // is key_as_string unless the format is raw.
-    std::string key_as_string = format_.formatDoubleAsString(b.key);
-    json bj = json::object();
-    if (!format_.isRaw()) bj["key_as_string"] = key_as_string;
-    bj["key"] = ju::fromDouble(b.key);
-    bj["doc_count"] = b.doc_count;
-    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
-    if (keyed_) {
-      bs[key_as_string] = std::move(bj);
-    } else {
-      bs.push_back(std::move(bj));
-    }
-  }
-  j["buckets"] = std::move(bs);
+  j["buckets"] = histogram_common::bucketsToResponseJson(
+      buckets_, keyed_, format_, [&](double k) { return format_.formatDoubleAsString(k); },
+      ju::fromDouble);
 }
 
 void Histogram::wireFieldsToJson(json& j) const {
@@ -315,15 +181,7 @@ void Histogram::wireFieldsToJson(json& j) const {
   }
   j["format"] = format_.toJson();
   j["keyed"] = keyed_;
-  json bs = json::array();
-  for (const Bucket& b : buckets_) {
-    json bj = json::object();
-    bj["key"] = ju::fromDouble(b.key);
-    bj["doc_count"] = b.doc_count;
-    bj["aggregations"] = b.aggregations.toWireJson();
-    bs.push_back(std::move(bj));
-  }
-  j["buckets"] = std::move(bs);
+  j["buckets"] = histogram_common::bucketsToWireJson(buckets_, ju::fromDouble);
 }
 
 }  // namespace wirestream::aggregations

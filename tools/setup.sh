@@ -27,6 +27,7 @@ PACKAGES=(
   libcapnp-dev capnproto
   libcereal-dev
   libmsgpack-cxx-dev
+  tzdata                # region time zones (TZif files) for date_histogram and date formats
 )
 
 missing=()

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
 #include "aggregations/terms.h"
 #include "stream/errors.h"
@@ -279,8 +280,19 @@ void writeFields(PrettyWriter& w, const json& fields, const Streamed& streamed, 
 // header parts (metadata, a histogram's empty bucket info) moved out
 // meanwhile. A histogram's empty bucket sub-aggregations are streamed too.
 template <class T>
+struct EmptyInfoOf {
+  using type = int;  // terms: none
+};
+template <class T>
+requires requires { typename T::EmptyBucketInfo; }
+struct EmptyInfoOf<T> {
+  using type = typename T::EmptyBucketInfo;
+};
+
+template <class T>
 void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
-  constexpr bool kHistogram = std::is_same_v<T, aggregations::Histogram>;
+  constexpr bool kHistogram =
+      std::is_same_v<T, aggregations::Histogram> || std::is_same_v<T, aggregations::DateHistogram>;
   auto buckets = std::move(agg.buckets());
   agg.buckets().clear();
   InternalAggregations empty_subs;
@@ -303,7 +315,7 @@ void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
   restore_empty_subs();
   aggregations::Metadata metadata = agg.getMetadata();
   agg.setMetadata(aggregations::Metadata());
-  std::optional<aggregations::Histogram::EmptyBucketInfo> empty_info;
+  std::optional<typename EmptyInfoOf<T>::type> empty_info;
   if constexpr (kHistogram) {
     empty_info = std::move(agg.emptyBucketInfo());
     agg.setEmptyBucketInfo(std::nullopt);
@@ -363,6 +375,7 @@ void writeAggregation(PrettyWriter& w, InternalAggregation& a, size_t batch) {
   if (auto* t = dynamic_cast<aggregations::LongTerms*>(&a)) return writeBucketed(w, *t, batch);
   if (auto* t = dynamic_cast<aggregations::DoubleTerms*>(&a)) return writeBucketed(w, *t, batch);
   if (auto* h = dynamic_cast<aggregations::Histogram*>(&a)) return writeBucketed(w, *h, batch);
+  if (auto* h = dynamic_cast<aggregations::DateHistogram*>(&a)) return writeBucketed(w, *h, batch);
   // A metric, or a type written whole.
   w.value(a.toWireJson());
 }

@@ -53,8 +53,9 @@ inline constexpr size_t kBucketBatch = 256;
 
 // Writes aggs as toWireJson().dump(2) would, without building that document:
 // an aggregation with at most `bucket_batch` buckets (at every depth) is
-// rendered whole; a larger bucketed one (terms, histogram) field by field,
-// its buckets `bucket_batch` at a time and their sub-aggregations in turn.
+// rendered whole; a larger bucketed one (terms, histogram, date_histogram)
+// field by field, its buckets `bucket_batch` at a time and their
+// sub-aggregations in turn.
 // `aggs` is modified while it is written (buckets are moved in and out) and is
 // as it was when this returns normally. Throws what `out` throws.
 void writeWireJson(std::ostream& out, aggregations::InternalAggregations& aggs,

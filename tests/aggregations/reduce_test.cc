@@ -522,8 +522,8 @@ TEST(DateHistogramReduce, CalendarMonthsAndIntervals) {
   EXPECT_EQ(hours.nextRoundingValue(kJan1 + 600000), kJan1 + 600000 + 3 * 3600000);
 }
 
-TEST(DateHistogramReduce, RegionZonesAreATypedError) {
-  auto day = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kDayOfMonth, "Europe/Berlin");
+TEST(DateHistogramReduce, UnknownZonesAreATypedError) {
+  auto day = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kDayOfMonth, "Mars/Olympus");
   EXPECT_THROW(reduceBoth(dayHistogram({{kJan1, 1}, {kJan1 + 2 * kDayMs, 1}}, std::nullopt, day),
                           dayHistogram({}, std::nullopt, day)),
                UnsupportedTimeZoneError);
@@ -532,6 +532,27 @@ TEST(DateHistogramReduce, RegionZonesAreATypedError) {
   EXPECT_THROW(reduceBoth(dayHistogram({{0, 1}, {int64_t{1} << 40, 1}}, std::nullopt, ms),
                           dayHistogram({}, std::nullopt, ms)),
                LimitExceededError);
+}
+
+// Days in Europe/Berlin around the 2021 transitions (last Sunday of March and
+// October at 01:00Z, EU rule): 23- and 25-hour buckets keyed by local
+// midnight, rendered with the zone's offset at each key.
+TEST(DateHistogramReduce, RegionZoneDaysAcrossDst) {
+  auto day = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kDayOfMonth, "Europe/Berlin");
+  constexpr int64_t kMar27 = 1616799600000;  // 2021-03-27T00:00+01:00
+  constexpr int64_t kMar30 = 1617055200000;  // 2021-03-30T00:00+02:00
+  auto h = dayHistogram({{kMar27, 1}, {kMar30, 2}}, std::nullopt, day);
+  h->setFormat(DocValueFormat::dateTime("strict_date_optional_time", "Europe/Berlin"));
+  InternalAggregations r = reduceBoth(std::move(h), dayHistogram({}, std::nullopt, day));
+  EXPECT_EQ(keysOf(r), (std::vector<int64_t>{kMar27, 1616886000000, 1616968800000, kMar30}));
+  const json buckets = r.toResponseJson()["d"]["buckets"];
+  EXPECT_EQ(buckets[1]["key_as_string"], "2021-03-28T00:00:00.000+01:00");
+  EXPECT_EQ(buckets[2]["key_as_string"], "2021-03-29T00:00:00.000+02:00");
+  // Extended bounds over the October transition: 2021-10-30 to 2021-11-01.
+  DateHistogram::Bounds bounds{1635544800000, 1635721200000, std::nullopt, std::nullopt};
+  InternalAggregations oct =
+      reduceBoth(dayHistogram({}, bounds, day), dayHistogram({}, bounds, day));
+  EXPECT_EQ(keysOf(oct), (std::vector<int64_t>{1635544800000, 1635631200000, 1635721200000}));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
@@ -55,6 +56,10 @@ class Wire {
   }
   Wire& vlong(int64_t v) {
     out_.writeVLong(v);
+    return *this;
+  }
+  Wire& lng(int64_t v) {
+    out_.writeLong(v);
     return *this;
   }
   Wire& dbl(double v) {
@@ -106,6 +111,38 @@ Bytes histogram(const std::string& name, double lo, double hi, const Bytes& empt
   w.str("raw").boolean(false);  // format, keyed
   w.vint(static_cast<int32_t>(buckets.size()));
   for (const HistogramBucket& b : buckets) w.dbl(b.key).vlong(1).raw(b.subs);
+  return w.bytes();
+}
+
+constexpr int64_t kDay = 86400000;
+constexpr uint8_t kTimeUnitRounding = 1;
+constexpr uint8_t kDayOfMonth = 5;
+
+struct DateBucket {
+  int64_t key;
+  int64_t doc_count = 1;
+  Bytes subs = list({});
+};
+
+// A `date_histogram` element (InternalDateHistogram) with minDocCount
+// `min_doc_count`; when it is 0, a day rounding in UTC whose empty buckets
+// carry `empty_subs` and extended bounds [lo, hi] (ms).
+Bytes dateHistogram(const std::string& name, int64_t min_doc_count, int64_t lo, int64_t hi,
+                    const Bytes& empty_subs, const std::vector<DateBucket>& buckets = {},
+                    const std::string& zone = "Z", uint8_t unit = kDayOfMonth) {
+  Wire w;
+  w.str("date_histogram").str(name).byte(kNullMetadata);
+  w.byte(kOrderKeyAsc).vlong(min_doc_count);
+  if (min_doc_count == 0) {
+    w.byte(kTimeUnitRounding).byte(unit).str(zone);  // rounding
+    w.raw(empty_subs);
+    w.boolean(true);                                // extended bounds
+    w.boolean(true).lng(lo).boolean(true).lng(hi);  // optional long min, max
+    w.boolean(false).boolean(false);                // no min/max as string
+  }
+  w.lng(0).str("raw").boolean(false);  // offset, format, keyed
+  w.vint(static_cast<int32_t>(buckets.size()));
+  for (const DateBucket& b : buckets) w.lng(b.key).vlong(b.doc_count).raw(b.subs);
   return w.bytes();
 }
 
@@ -297,6 +334,109 @@ TEST(ReduceBudget, HeavyTemplateCopiesCount) {
   Outcome o = reduceMeasured(input, ReduceContext::kDefaultMaxBuckets);
   ASSERT_FALSE(o.ok);  // 10,000 copies of 64 KiB: ~2.5 million bucket units
   expectBounded(o, input.size(), ReduceContext::kDefaultMaxBuckets);
+}
+
+// The nested fill bomb as date_histograms: 65,536 days, each to hold a copy of
+// 65,536 days. 65,536 outer buckets fit; the template's first does not.
+TEST(ReduceBudget, DateHistogramNestedFillBombFailsFastInSmallMemory) {
+  Bytes inner = dateHistogram("i", 0, 0, 65535 * kDay, list({}));
+  Bytes input = list({dateHistogram("o", 0, 0, 65535 * kDay, list({inner}))});
+  EXPECT_LE(input.size(), 160u);
+  Outcome o = reduceMeasured(input, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_FALSE(o.ok);
+  EXPECT_EQ(o.error, esMessage(65536, 65537));
+  EXPECT_LE(o.peak, kSlack);  // counted before anything was built
+  // A range of 2^60 ms (36 million years of days) is refused as early.
+  Bytes huge = list({dateHistogram("h", 0, 0, int64_t{1} << 60, list({}))});
+  Outcome h = reduceMeasured(huge, ReduceContext::kDefaultMaxBuckets);
+  EXPECT_EQ(h.error, esMessage(65536, 65537));
+  EXPECT_LE(h.peak, kSlack);
+}
+
+// In a region zone (stepped through the tz database) the budget holds the
+// same way: hours in Europe/Berlin over 2^50 ms fail after 65,537, quickly.
+TEST(ReduceBudget, DateHistogramInRegionZoneFailsFast) {
+  constexpr uint8_t kHourOfDay = 6;
+  Bytes hours =
+      list({dateHistogram("h", 0, 0, int64_t{1} << 50, list({}), {}, "Europe/Berlin", kHourOfDay)});
+  Outcome o = reduceMeasured(hours, ReduceContext::kDefaultMaxBuckets);
+  EXPECT_EQ(o.error, esMessage(65536, 65537));
+  EXPECT_LE(o.peak, kSlack);
+  // 2021-03-28 in Berlin has 23 hours: 23 buckets from local midnight to 23:00.
+  Bytes day = list({dateHistogram("h", 0, 1616886000000, 1616886000000 + 22 * 3600000, list({}), {},
+                                  "Europe/Berlin", kHourOfDay)});
+  Outcome d = reduceMeasured(day, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_TRUE(d.ok) << d.error;
+  EXPECT_EQ(d.counted, 23);
+}
+
+// Mixed nesting: a date_histogram inside a histogram's empty buckets and
+// inside every bucket of a terms result; each fill counts per copy.
+TEST(ReduceBudget, DateHistogramInsideOtherAggregationsCounts) {
+  Bytes days = dateHistogram("d", 0, 0, 599 * kDay, list({}));
+  Bytes in_histogram = list({histogram("o", 0, 99, list({days}))});
+  Outcome o = reduceMeasured(in_histogram, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.buckets, 100 + 100 * 600);
+  EXPECT_EQ(o.counted, o.buckets);
+  expectBounded(o, in_histogram.size(), ReduceContext::kDefaultMaxBuckets);
+  for (int32_t max : {60099, 1000, 0}) {
+    Outcome small = reduceMeasured(in_histogram, max);
+    EXPECT_FALSE(small.ok) << max;
+    EXPECT_EQ(small.error_max, max);
+    expectBounded(small, in_histogram.size(), max);
+  }
+  // 2,000 terms x a date_histogram of 65,536 days.
+  Bytes wide = list({dateHistogram("d", 0, 0, 65535 * kDay, list({}))});
+  Bytes in_terms = list({sterms("t", 2000, 2000, wide)});
+  Outcome t = reduceMeasured(in_terms, ReduceContext::kDefaultMaxBuckets);
+  EXPECT_FALSE(t.ok);
+  expectBounded(t, in_terms.size(), ReduceContext::kDefaultMaxBuckets);
+  // Date histograms nested 40 deep through their empty bucket info.
+  Bytes deep = list({});
+  for (int depth = 0; depth < 40; ++depth) deep = list({dateHistogram("d", 0, 0, kDay, deep)});
+  Outcome d = reduceMeasured(deep, ReduceContext::kDefaultMaxBuckets);
+  EXPECT_FALSE(d.ok);
+  expectBounded(d, deep.size(), ReduceContext::kDefaultMaxBuckets);
+}
+
+// Kept buckets count too, and the limit is inclusive: days 0 and 65,535 with
+// the gap filled are 65,536 buckets; one day more is one too many.
+TEST(ReduceBudget, DateHistogramLimitIsInclusive) {
+  Bytes fits = list({dateHistogram("d", 0, 0, 0, list({}), {{0}, {65535 * kDay}})});
+  Outcome o = reduceMeasured(fits, ReduceContext::kDefaultMaxBuckets);
+  ASSERT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.counted, 65536);
+  EXPECT_EQ(o.buckets, 65536);
+  Bytes over = list({dateHistogram("d", 0, 0, 0, list({}), {{0}, {65536 * kDay}})});
+  EXPECT_EQ(reduceMeasured(over, ReduceContext::kDefaultMaxBuckets).error, esMessage(65536, 65537));
+  // minDocCount 1: only the kept buckets count.
+  std::vector<DateBucket> three = {{0}, {kDay}, {5 * kDay}};
+  Bytes kept = list({dateHistogram("d", 1, 0, 0, list({}), three)});
+  Outcome k = reduceMeasured(kept, 3);
+  ASSERT_TRUE(k.ok) << k.error;
+  EXPECT_EQ(k.counted, 3);
+  EXPECT_EQ(reduceMeasured(kept, 2).error, esMessage(2, 3));
+}
+
+// A normal reduce is unchanged by the budget: two shards merge by key, the
+// gaps and the bounds are filled with days, and nothing is counted twice.
+TEST(ReduceBudget, DateHistogramNormalReduceUnchanged) {
+  Bytes a = list({dateHistogram("d", 0, -kDay, 4 * kDay, list({}), {{0, 2}, {2 * kDay, 1}})});
+  Bytes b = list({dateHistogram("d", 0, -kDay, 4 * kDay, list({}), {{2 * kDay, 3}})});
+  InternalAggregations sa = decode(a), sb = decode(b);
+  const InternalAggregations* lists[] = {&sa, &sb};
+  ReduceContext context = ReduceContext::finalReduce();
+  InternalAggregations r = InternalAggregations::reduce(lists, context);
+  const auto& h = static_cast<const DateHistogram&>(r[0]);
+  std::vector<std::pair<int64_t, int64_t>> got;
+  for (const DateHistogram::Bucket& bucket : h.buckets())
+    got.emplace_back(bucket.key, bucket.doc_count);
+  std::vector<std::pair<int64_t, int64_t>> want = {{-kDay, 0},    {0, 2},        {kDay, 0},
+                                                   {2 * kDay, 4}, {3 * kDay, 0}, {4 * kDay, 0}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(context.bucketCount(), 6);
+  EXPECT_EQ(r.bucketCount(), 6);
 }
 
 // Partial reduces create no more buckets than they are given and count none.

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
 #include "aggregations/metrics.h"
 #include "aggregations/terms.h"
@@ -66,6 +67,33 @@ TEST(WireJsonWriter, LargeNestedResultIsStreamed) {
   const InternalAggregations copy = aggs;
   EXPECT_EQ(streamed(aggs, kBucketBatch), dump2(aggs));
   EXPECT_EQ(aggs, copy);
+}
+
+// A date_histogram is streamed as a histogram is: 3,000 buckets with
+// sub-aggregations and an empty-bucket template, at several batch sizes.
+TEST(WireJsonWriter, DateHistogramIsStreamed) {
+  auto h = std::make_unique<aggregations::DateHistogram>("d", aggregations::Metadata());
+  h->setMinDocCount(0);
+  aggregations::DateHistogram::EmptyBucketInfo e;
+  e.rounding = aggregations::DateHistogram::Rounding::timeUnit(
+      aggregations::DateHistogram::Unit::kDayOfMonth, "Z");
+  e.aggregations.add(std::make_unique<aggregations::Max>("m", aggregations::Metadata(), 1.5));
+  e.bounds = aggregations::DateHistogram::Bounds{0, 86400000, std::nullopt, "now"};
+  h->setEmptyBucketInfo(std::move(e));
+  h->setOffset(3600000);
+  for (int64_t k = 0; k < 3000; ++k) {
+    aggregations::DateHistogram::Bucket b{k * 86400000, k + 1, {}};
+    b.aggregations.add(std::make_unique<aggregations::Max>("m", aggregations::Metadata(), 2.5));
+    h->buckets().push_back(std::move(b));
+  }
+  InternalAggregations aggs;
+  aggs.add(std::move(h));
+  const InternalAggregations copy = aggs;
+  std::string want = dump2(aggs);
+  for (size_t batch : {size_t{1}, size_t{7}, kBucketBatch}) {
+    EXPECT_EQ(streamed(aggs, batch), want) << "batch " << batch;
+    EXPECT_EQ(aggs, copy) << "batch " << batch << ": not restored";
+  }
 }
 
 TEST(WireJsonParser, BuildsWhatJsonParseBuilds) {
