@@ -48,8 +48,8 @@ ws_cc_library(aggregations
     EXPORT aggregations
     DIR aggregations
     NAME aggregations
-    SRCS aggregations/bucket_order.cc aggregations/cardinality.cc aggregations/date_format.cc aggregations/date_histogram.cc aggregations/doc_value_format.cc aggregations/histogram.cc aggregations/hyperloglog_plus_plus.cc aggregations/internal_aggregation.cc aggregations/json_util.cc aggregations/metadata.cc aggregations/metrics.cc aggregations/registry.cc aggregations/terms.cc
-    HDRS aggregations/bucket_order.h aggregations/cardinality.h aggregations/compensated_sum.h aggregations/date_format.h aggregations/date_histogram.h aggregations/doc_value_format.h aggregations/histogram.h aggregations/hyperloglog_plus_plus.h aggregations/internal_aggregation.h aggregations/java_double.h aggregations/json_util.h aggregations/metadata.h aggregations/metrics.h aggregations/registry.h aggregations/terms.h
+    SRCS aggregations/bucket_order.cc aggregations/cardinality.cc aggregations/date_format.cc aggregations/date_histogram.cc aggregations/doc_value_format.cc aggregations/histogram.cc aggregations/histogram_common.h aggregations/hyperloglog_plus_plus.cc aggregations/internal_aggregation.cc aggregations/json_util.cc aggregations/metadata.cc aggregations/metrics.cc aggregations/registry.cc aggregations/terms.cc aggregations/time_zone.cc
+    HDRS aggregations/bucket_order.h aggregations/cardinality.h aggregations/compensated_sum.h aggregations/date_format.h aggregations/date_histogram.h aggregations/doc_value_format.h aggregations/histogram.h aggregations/hyperloglog_plus_plus.h aggregations/internal_aggregation.h aggregations/java_double.h aggregations/json_util.h aggregations/metadata.h aggregations/metrics.h aggregations/registry.h aggregations/terms.h aggregations/time_zone.h
     DEPS stream nlohmann_json::nlohmann_json)
 ws_cc_library(codecs_tsm
     EXPORT codecs_tsm
@@ -632,6 +632,12 @@ ws_cc_test(tests_aggregations_doc_value_format_test
     NAME doc_value_format_test
     SRCS tests/aggregations/doc_value_format_test.cc
     DEPS tests_aggregations_agg_test_util GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_aggregations_time_zone_test
+    DIR tests/aggregations
+    NAME time_zone_test
+    SRCS tests/aggregations/time_zone_test.cc
+    DEPS aggregations GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_stream_test_util
     DIR tests/stream

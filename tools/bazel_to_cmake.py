@@ -106,9 +106,18 @@ def evaluate(pkg, rules):
     env.update(glob=glob, native=native, package=lambda **kw: None,
                exports_files=lambda *a, **kw: None, select=lambda d: d["//conditions:default"])
 
+    def bzl_load(into, path, *symbols):  # a .bzl's own loads
+        p = path.lstrip("/").replace(":", "/").lstrip("/")
+        sub_env = {"native": native, "glob": glob}
+        with open(os.path.join(ROOT, p)) as f:
+            exec(compile(f.read(), p, "exec"), sub_env)
+        for s in symbols:
+            into[s] = sub_env[s]
+
     def load(path, *symbols):
         p = path.lstrip("/").replace(":", "/").lstrip("/")
         bzl_env = {"native": native, "glob": glob}
+        bzl_env["load"] = lambda path, *symbols: bzl_load(bzl_env, path, *symbols)
         with open(os.path.join(ROOT, p)) as f:
             exec(compile(f.read(), p, "exec"), bzl_env)
         for s in symbols:
