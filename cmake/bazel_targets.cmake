@@ -142,7 +142,7 @@ ws_sh_test(examples_data_test
     DIR examples
     NAME data_test
     SRCS examples/data_test.sh
-    DATA examples/data/README.md examples/data/response.json examples/data/shard0.bin examples/data/shard0.json examples/data/shard1.bin examples/data/shard2.bin examples/data/src/shard0.json examples/data/src/shard1.json examples/data/src/shard2.json "$<TARGET_FILE:tools_wirestream>"
+    DATA examples/examples/data "$<TARGET_FILE:tools_wirestream>"
     ARGS tools/wirestream examples/data/shard0.bin
     SIZE small)
 ws_cc_library(fuzz_fuzz_check
@@ -155,53 +155,9 @@ ws_cc_library(fuzz_program
     SRCS fuzz/core_ops.cc fuzz/program.cc fuzz/structured_ops.cc
     HDRS fuzz/program.h
     DEPS fuzz_fuzz_check stream)
-set(WS_FG_fuzz_stream_input_inputs
-    fuzz/corpus/stream_input/all-ops.bin
-    fuzz/corpus/stream_input/readBoolean-0.bin
-    fuzz/corpus/stream_input/readByte-0.bin
-    fuzz/corpus/stream_input/readByte-1.bin
-    fuzz/corpus/stream_input/readByteArray-0.bin
-    fuzz/corpus/stream_input/readDouble-0.bin
-    fuzz/corpus/stream_input/readDouble-1.bin
-    fuzz/corpus/stream_input/readDoubleArray-0.bin
-    fuzz/corpus/stream_input/readFloat-0.bin
-    fuzz/corpus/stream_input/readFloatArray-0.bin
-    fuzz/corpus/stream_input/readInt-0.bin
-    fuzz/corpus/stream_input/readInt-1.bin
-    fuzz/corpus/stream_input/readIntArray-0.bin
-    fuzz/corpus/stream_input/readLong-0.bin
-    fuzz/corpus/stream_input/readLongArray-0.bin
-    fuzz/corpus/stream_input/readOptionalBoolean-0.bin
-    fuzz/corpus/stream_input/readOptionalBoolean-1.bin
-    fuzz/corpus/stream_input/readOptionalDouble-0.bin
-    fuzz/corpus/stream_input/readOptionalFloat-0.bin
-    fuzz/corpus/stream_input/readOptionalInt-0.bin
-    fuzz/corpus/stream_input/readOptionalLong-0.bin
-    fuzz/corpus/stream_input/readOptionalString-0.bin
-    fuzz/corpus/stream_input/readOptionalString-1.bin
-    fuzz/corpus/stream_input/readOptionalVInt-0.bin
-    fuzz/corpus/stream_input/readOptionalVInt-1.bin
-    fuzz/corpus/stream_input/readOptionalVLong-0.bin
-    fuzz/corpus/stream_input/readShort-0.bin
-    fuzz/corpus/stream_input/readString-0.bin
-    fuzz/corpus/stream_input/readString-1.bin
-    fuzz/corpus/stream_input/readString-2.bin
-    fuzz/corpus/stream_input/readString-3.bin
-    fuzz/corpus/stream_input/readString-4.bin
-    fuzz/corpus/stream_input/readString-5.bin
-    fuzz/corpus/stream_input/readString-6.bin
-    fuzz/corpus/stream_input/readStringArray-0.bin
-    fuzz/corpus/stream_input/readVInt-0.bin
-    fuzz/corpus/stream_input/readVInt-1.bin
-    fuzz/corpus/stream_input/readVInt-2.bin
-    fuzz/corpus/stream_input/readVInt-3.bin
-    fuzz/corpus/stream_input/readVIntArray-0.bin
-    fuzz/corpus/stream_input/readVLong-0.bin
-    fuzz/corpus/stream_input/readVLong-1.bin
-    fuzz/corpus/stream_input/readVLong-2.bin
-    fuzz/corpus/stream_input/readVLongArray-0.bin
-    fuzz/corpus/stream_input/readZLong-0.bin
-    fuzz/corpus/stream_input/readZLong-1.bin
+file(GLOB_RECURSE WS_FG_fuzz_stream_input_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/stream_input/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/stream_input/*
 )
 ws_cc_test(fuzz_stream_input_replay
     DIR fuzz
@@ -211,99 +167,9 @@ ws_cc_test(fuzz_stream_input_replay
     DATA @fuzz_stream_input_inputs
     ARGS @fuzz_stream_input_inputs
     SIZE small)
-set(WS_FG_fuzz_paged_input_inputs
-    fuzz/corpus/paged_input/all-ops-00.bin
-    fuzz/corpus/paged_input/all-ops-93.bin
-    fuzz/corpus/paged_input/readBoolean-0-00.bin
-    fuzz/corpus/paged_input/readBoolean-0-93.bin
-    fuzz/corpus/paged_input/readByte-0-00.bin
-    fuzz/corpus/paged_input/readByte-0-93.bin
-    fuzz/corpus/paged_input/readByte-1-00.bin
-    fuzz/corpus/paged_input/readByte-1-93.bin
-    fuzz/corpus/paged_input/readByteArray-0-00.bin
-    fuzz/corpus/paged_input/readByteArray-0-93.bin
-    fuzz/corpus/paged_input/readDouble-0-00.bin
-    fuzz/corpus/paged_input/readDouble-0-93.bin
-    fuzz/corpus/paged_input/readDouble-1-00.bin
-    fuzz/corpus/paged_input/readDouble-1-93.bin
-    fuzz/corpus/paged_input/readDoubleArray-0-00.bin
-    fuzz/corpus/paged_input/readDoubleArray-0-93.bin
-    fuzz/corpus/paged_input/readFloat-0-00.bin
-    fuzz/corpus/paged_input/readFloat-0-93.bin
-    fuzz/corpus/paged_input/readFloatArray-0-00.bin
-    fuzz/corpus/paged_input/readFloatArray-0-93.bin
-    fuzz/corpus/paged_input/readInt-0-00.bin
-    fuzz/corpus/paged_input/readInt-0-93.bin
-    fuzz/corpus/paged_input/readInt-1-00.bin
-    fuzz/corpus/paged_input/readInt-1-93.bin
-    fuzz/corpus/paged_input/readIntArray-0-00.bin
-    fuzz/corpus/paged_input/readIntArray-0-93.bin
-    fuzz/corpus/paged_input/readLong-0-00.bin
-    fuzz/corpus/paged_input/readLong-0-93.bin
-    fuzz/corpus/paged_input/readLongArray-0-00.bin
-    fuzz/corpus/paged_input/readLongArray-0-93.bin
-    fuzz/corpus/paged_input/readOptionalBoolean-0-00.bin
-    fuzz/corpus/paged_input/readOptionalBoolean-0-93.bin
-    fuzz/corpus/paged_input/readOptionalBoolean-1-00.bin
-    fuzz/corpus/paged_input/readOptionalBoolean-1-93.bin
-    fuzz/corpus/paged_input/readOptionalDouble-0-00.bin
-    fuzz/corpus/paged_input/readOptionalDouble-0-93.bin
-    fuzz/corpus/paged_input/readOptionalFloat-0-00.bin
-    fuzz/corpus/paged_input/readOptionalFloat-0-93.bin
-    fuzz/corpus/paged_input/readOptionalInt-0-00.bin
-    fuzz/corpus/paged_input/readOptionalInt-0-93.bin
-    fuzz/corpus/paged_input/readOptionalLong-0-00.bin
-    fuzz/corpus/paged_input/readOptionalLong-0-93.bin
-    fuzz/corpus/paged_input/readOptionalString-0-00.bin
-    fuzz/corpus/paged_input/readOptionalString-0-93.bin
-    fuzz/corpus/paged_input/readOptionalString-1-00.bin
-    fuzz/corpus/paged_input/readOptionalString-1-93.bin
-    fuzz/corpus/paged_input/readOptionalVInt-0-00.bin
-    fuzz/corpus/paged_input/readOptionalVInt-0-93.bin
-    fuzz/corpus/paged_input/readOptionalVInt-1-00.bin
-    fuzz/corpus/paged_input/readOptionalVInt-1-93.bin
-    fuzz/corpus/paged_input/readOptionalVLong-0-00.bin
-    fuzz/corpus/paged_input/readOptionalVLong-0-93.bin
-    fuzz/corpus/paged_input/readShort-0-00.bin
-    fuzz/corpus/paged_input/readShort-0-93.bin
-    fuzz/corpus/paged_input/readString-0-00.bin
-    fuzz/corpus/paged_input/readString-0-93.bin
-    fuzz/corpus/paged_input/readString-1-00.bin
-    fuzz/corpus/paged_input/readString-1-93.bin
-    fuzz/corpus/paged_input/readString-2-00.bin
-    fuzz/corpus/paged_input/readString-2-93.bin
-    fuzz/corpus/paged_input/readString-3-00.bin
-    fuzz/corpus/paged_input/readString-3-93.bin
-    fuzz/corpus/paged_input/readString-4-00.bin
-    fuzz/corpus/paged_input/readString-4-93.bin
-    fuzz/corpus/paged_input/readString-5-00.bin
-    fuzz/corpus/paged_input/readString-5-93.bin
-    fuzz/corpus/paged_input/readString-6-00.bin
-    fuzz/corpus/paged_input/readString-6-93.bin
-    fuzz/corpus/paged_input/readStringArray-0-00.bin
-    fuzz/corpus/paged_input/readStringArray-0-93.bin
-    fuzz/corpus/paged_input/readVInt-0-00.bin
-    fuzz/corpus/paged_input/readVInt-0-93.bin
-    fuzz/corpus/paged_input/readVInt-1-00.bin
-    fuzz/corpus/paged_input/readVInt-1-93.bin
-    fuzz/corpus/paged_input/readVInt-2-00.bin
-    fuzz/corpus/paged_input/readVInt-2-93.bin
-    fuzz/corpus/paged_input/readVInt-3-00.bin
-    fuzz/corpus/paged_input/readVInt-3-93.bin
-    fuzz/corpus/paged_input/readVIntArray-0-00.bin
-    fuzz/corpus/paged_input/readVIntArray-0-93.bin
-    fuzz/corpus/paged_input/readVLong-0-00.bin
-    fuzz/corpus/paged_input/readVLong-0-93.bin
-    fuzz/corpus/paged_input/readVLong-1-00.bin
-    fuzz/corpus/paged_input/readVLong-1-93.bin
-    fuzz/corpus/paged_input/readVLong-2-00.bin
-    fuzz/corpus/paged_input/readVLong-2-93.bin
-    fuzz/corpus/paged_input/readVLongArray-0-00.bin
-    fuzz/corpus/paged_input/readVLongArray-0-93.bin
-    fuzz/corpus/paged_input/readZLong-0-00.bin
-    fuzz/corpus/paged_input/readZLong-0-93.bin
-    fuzz/corpus/paged_input/readZLong-1-00.bin
-    fuzz/corpus/paged_input/readZLong-1-93.bin
+file(GLOB_RECURSE WS_FG_fuzz_paged_input_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/paged_input/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/paged_input/*
 )
 ws_cc_test(fuzz_paged_input_replay
     DIR fuzz
@@ -313,49 +179,9 @@ ws_cc_test(fuzz_paged_input_replay
     DATA @fuzz_paged_input_inputs
     ARGS @fuzz_paged_input_inputs
     SIZE small)
-set(WS_FG_fuzz_structured_inputs
-    fuzz/corpus/structured/all-ops-v7_10.bin
-    fuzz/corpus/structured/all-ops-v8_7.bin
-    fuzz/corpus/structured/readBytesReference-1-v7_10.bin
-    fuzz/corpus/structured/readBytesReference-1-v8_7.bin
-    fuzz/corpus/structured/readCollectionOfGenericValues-9-v7_10.bin
-    fuzz/corpus/structured/readCollectionOfGenericValues-9-v8_7.bin
-    fuzz/corpus/structured/readCollectionOfStrings-8-v7_10.bin
-    fuzz/corpus/structured/readCollectionOfStrings-8-v8_7.bin
-    fuzz/corpus/structured/readEnum-12-v7_10.bin
-    fuzz/corpus/structured/readEnum-12-v8_7.bin
-    fuzz/corpus/structured/readEnumSet-14-v7_10.bin
-    fuzz/corpus/structured/readEnumSet-14-v8_7.bin
-    fuzz/corpus/structured/readGenericValue-0-v7_10.bin
-    fuzz/corpus/structured/readGenericValue-0-v8_7.bin
-    fuzz/corpus/structured/readInstant-6-v7_10.bin
-    fuzz/corpus/structured/readInstant-6-v8_7.bin
-    fuzz/corpus/structured/readMapOfStringToGenericValue-10-v7_10.bin
-    fuzz/corpus/structured/readMapOfStringToGenericValue-10-v8_7.bin
-    fuzz/corpus/structured/readMapOfVLongToStrings-11-v7_10.bin
-    fuzz/corpus/structured/readMapOfVLongToStrings-11-v8_7.bin
-    fuzz/corpus/structured/readNamedWriteable-16-v7_10.bin
-    fuzz/corpus/structured/readNamedWriteable-16-v8_7.bin
-    fuzz/corpus/structured/readNamedWriteable-17-v7_10.bin
-    fuzz/corpus/structured/readNamedWriteable-17-v8_7.bin
-    fuzz/corpus/structured/readNamedWriteableCollection-19-v7_10.bin
-    fuzz/corpus/structured/readNamedWriteableCollection-19-v8_7.bin
-    fuzz/corpus/structured/readOptionalBytesReference-2-v7_10.bin
-    fuzz/corpus/structured/readOptionalBytesReference-2-v8_7.bin
-    fuzz/corpus/structured/readOptionalBytesReference-3-v7_10.bin
-    fuzz/corpus/structured/readOptionalBytesReference-3-v8_7.bin
-    fuzz/corpus/structured/readOptionalEnum-13-v7_10.bin
-    fuzz/corpus/structured/readOptionalEnum-13-v8_7.bin
-    fuzz/corpus/structured/readOptionalInstant-7-v7_10.bin
-    fuzz/corpus/structured/readOptionalInstant-7-v8_7.bin
-    fuzz/corpus/structured/readOptionalNamedWriteable-18-v7_10.bin
-    fuzz/corpus/structured/readOptionalNamedWriteable-18-v8_7.bin
-    fuzz/corpus/structured/readOptionalTimeValue-5-v7_10.bin
-    fuzz/corpus/structured/readOptionalTimeValue-5-v8_7.bin
-    fuzz/corpus/structured/readOptionalWriteable-15-v7_10.bin
-    fuzz/corpus/structured/readOptionalWriteable-15-v8_7.bin
-    fuzz/corpus/structured/readTimeValue-4-v7_10.bin
-    fuzz/corpus/structured/readTimeValue-4-v8_7.bin
+file(GLOB_RECURSE WS_FG_fuzz_structured_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/structured/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/structured/*
 )
 ws_cc_test(fuzz_structured_replay
     DIR fuzz
@@ -365,69 +191,9 @@ ws_cc_test(fuzz_structured_replay
     DATA @fuzz_structured_inputs
     ARGS @fuzz_structured_inputs
     SIZE small)
-set(WS_FG_fuzz_generic_value_inputs
-    fuzz/corpus/generic_value/big_integer-v7_10.bin
-    fuzz/corpus/generic_value/big_integer-v8_7.bin
-    fuzz/corpus/generic_value/boolean-v7_10.bin
-    fuzz/corpus/generic_value/boolean-v8_7.bin
-    fuzz/corpus/generic_value/byte-v7_10.bin
-    fuzz/corpus/generic_value/byte-v8_7.bin
-    fuzz/corpus/generic_value/byte_array-v7_10.bin
-    fuzz/corpus/generic_value/byte_array-v8_7.bin
-    fuzz/corpus/generic_value/bytes_ref-v7_10.bin
-    fuzz/corpus/generic_value/bytes_ref-v8_7.bin
-    fuzz/corpus/generic_value/bytes_reference-v7_10.bin
-    fuzz/corpus/generic_value/bytes_reference-v8_7.bin
-    fuzz/corpus/generic_value/date-v7_10.bin
-    fuzz/corpus/generic_value/date-v8_7.bin
-    fuzz/corpus/generic_value/deep-v7_10.bin
-    fuzz/corpus/generic_value/deep-v8_7.bin
-    fuzz/corpus/generic_value/double-v7_10.bin
-    fuzz/corpus/generic_value/double-v8_7.bin
-    fuzz/corpus/generic_value/double_array-v7_10.bin
-    fuzz/corpus/generic_value/double_array-v8_7.bin
-    fuzz/corpus/generic_value/float-v7_10.bin
-    fuzz/corpus/generic_value/float-v8_7.bin
-    fuzz/corpus/generic_value/float_array-v7_10.bin
-    fuzz/corpus/generic_value/float_array-v8_7.bin
-    fuzz/corpus/generic_value/geo_point-v7_10.bin
-    fuzz/corpus/generic_value/geo_point-v8_7.bin
-    fuzz/corpus/generic_value/int-v7_10.bin
-    fuzz/corpus/generic_value/int-v8_7.bin
-    fuzz/corpus/generic_value/int_array-v7_10.bin
-    fuzz/corpus/generic_value/int_array-v8_7.bin
-    fuzz/corpus/generic_value/joda_date_time-v7_10.bin
-    fuzz/corpus/generic_value/joda_date_time-v8_7.bin
-    fuzz/corpus/generic_value/list-v7_10.bin
-    fuzz/corpus/generic_value/list-v8_7.bin
-    fuzz/corpus/generic_value/long-v7_10.bin
-    fuzz/corpus/generic_value/long-v8_7.bin
-    fuzz/corpus/generic_value/long_array-v7_10.bin
-    fuzz/corpus/generic_value/long_array-v8_7.bin
-    fuzz/corpus/generic_value/map-v7_10.bin
-    fuzz/corpus/generic_value/map-v8_7.bin
-    fuzz/corpus/generic_value/null-v7_10.bin
-    fuzz/corpus/generic_value/null-v8_7.bin
-    fuzz/corpus/generic_value/object_array-v7_10.bin
-    fuzz/corpus/generic_value/object_array-v8_7.bin
-    fuzz/corpus/generic_value/offset_time-v7_10.bin
-    fuzz/corpus/generic_value/offset_time-v8_7.bin
-    fuzz/corpus/generic_value/ordered_map-v7_10.bin
-    fuzz/corpus/generic_value/ordered_map-v8_7.bin
-    fuzz/corpus/generic_value/ordered_set-v7_10.bin
-    fuzz/corpus/generic_value/ordered_set-v8_7.bin
-    fuzz/corpus/generic_value/set-v7_10.bin
-    fuzz/corpus/generic_value/set-v8_7.bin
-    fuzz/corpus/generic_value/short-v7_10.bin
-    fuzz/corpus/generic_value/short-v8_7.bin
-    fuzz/corpus/generic_value/string-v7_10.bin
-    fuzz/corpus/generic_value/string-v8_7.bin
-    fuzz/corpus/generic_value/text-v7_10.bin
-    fuzz/corpus/generic_value/text-v8_7.bin
-    fuzz/corpus/generic_value/zoned_date_time-v7_10.bin
-    fuzz/corpus/generic_value/zoned_date_time-v8_7.bin
-    fuzz/corpus/generic_value/zoned_date_time_offset-v7_10.bin
-    fuzz/corpus/generic_value/zoned_date_time_offset-v8_7.bin
+file(GLOB_RECURSE WS_FG_fuzz_generic_value_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/generic_value/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/generic_value/*
 )
 ws_cc_test(fuzz_generic_value_replay
     DIR fuzz
@@ -437,49 +203,9 @@ ws_cc_test(fuzz_generic_value_replay
     DATA @fuzz_generic_value_inputs
     ARGS @fuzz_generic_value_inputs
     SIZE small)
-set(WS_FG_fuzz_aggregations_inputs
-    fuzz/corpus/aggregations/avg-v7_10.bin
-    fuzz/corpus/aggregations/avg-v7_17.bin
-    fuzz/corpus/aggregations/avg-v8_7.bin
-    fuzz/corpus/aggregations/cardinality-v7_10.bin
-    fuzz/corpus/aggregations/cardinality-v7_17.bin
-    fuzz/corpus/aggregations/cardinality-v8_7.bin
-    fuzz/corpus/aggregations/date_histogram-v7_10.bin
-    fuzz/corpus/aggregations/date_histogram-v7_17.bin
-    fuzz/corpus/aggregations/date_histogram-v8_7.bin
-    fuzz/corpus/aggregations/dterms-v7_10.bin
-    fuzz/corpus/aggregations/dterms-v7_17.bin
-    fuzz/corpus/aggregations/dterms-v8_7.bin
-    fuzz/corpus/aggregations/histogram-v7_10.bin
-    fuzz/corpus/aggregations/histogram-v7_17.bin
-    fuzz/corpus/aggregations/histogram-v8_7.bin
-    fuzz/corpus/aggregations/lterms-v7_10.bin
-    fuzz/corpus/aggregations/lterms-v8_7.bin
-    fuzz/corpus/aggregations/max-v7_10.bin
-    fuzz/corpus/aggregations/max-v7_17.bin
-    fuzz/corpus/aggregations/max-v8_7.bin
-    fuzz/corpus/aggregations/min-v7_10.bin
-    fuzz/corpus/aggregations/min-v7_17.bin
-    fuzz/corpus/aggregations/min-v8_7.bin
-    fuzz/corpus/aggregations/mixed-v7_10.bin
-    fuzz/corpus/aggregations/mixed-v7_17.bin
-    fuzz/corpus/aggregations/mixed-v8_7.bin
-    fuzz/corpus/aggregations/stats-v7_10.bin
-    fuzz/corpus/aggregations/stats-v7_17.bin
-    fuzz/corpus/aggregations/stats-v8_7.bin
-    fuzz/corpus/aggregations/sterms-v7_10.bin
-    fuzz/corpus/aggregations/sterms-v7_17.bin
-    fuzz/corpus/aggregations/sterms-v8_7.bin
-    fuzz/corpus/aggregations/sum-v7_10.bin
-    fuzz/corpus/aggregations/sum-v7_17.bin
-    fuzz/corpus/aggregations/sum-v8_7.bin
-    fuzz/corpus/aggregations/value_count-v7_10.bin
-    fuzz/corpus/aggregations/value_count-v7_17.bin
-    fuzz/corpus/aggregations/value_count-v8_7.bin
-    fuzz/regressions/aggregations/bucket-sub-aggregations-of-different-types
-    fuzz/regressions/aggregations/duplicate-name-of-another-type
-    fuzz/regressions/aggregations/reduce-doc-count-sum-overflows-int64
-    fuzz/regressions/aggregations/response-json-sterms-key-not-utf8
+file(GLOB_RECURSE WS_FG_fuzz_aggregations_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/aggregations/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/aggregations/*
 )
 ws_cc_test(fuzz_aggregations_replay
     DIR fuzz
@@ -489,20 +215,9 @@ ws_cc_test(fuzz_aggregations_replay
     DATA @fuzz_aggregations_inputs
     ARGS @fuzz_aggregations_inputs
     SIZE small)
-set(WS_FG_fuzz_transport_inputs
-    fuzz/corpus/transport/compressed-deflate-request.bin
-    fuzz/corpus/transport/compressed-request.bin
-    fuzz/corpus/transport/compressed-response.bin
-    fuzz/corpus/transport/error-breaker-7.17.bin
-    fuzz/corpus/transport/error.bin
-    fuzz/corpus/transport/handshake-es-8.7.bin
-    fuzz/corpus/transport/handshake.bin
-    fuzz/corpus/transport/ping.bin
-    fuzz/corpus/transport/request-headers.bin
-    fuzz/corpus/transport/request.bin
-    fuzz/corpus/transport/response.bin
-    fuzz/corpus/transport/stream-of-all.bin
-    fuzz/regressions/transport/request-with-response-headers-harness
+file(GLOB_RECURSE WS_FG_fuzz_transport_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/transport/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/transport/*
 )
 ws_cc_test(fuzz_transport_replay
     DIR fuzz
@@ -512,29 +227,9 @@ ws_cc_test(fuzz_transport_replay
     DATA @fuzz_transport_inputs
     ARGS @fuzz_transport_inputs
     SIZE small)
-set(WS_FG_fuzz_tsm_inputs
-    fuzz/corpus/tsm/boolean.bin
-    fuzz/corpus/tsm/float-empty.bin
-    fuzz/corpus/tsm/float.bin
-    fuzz/corpus/tsm/integer-one.bin
-    fuzz/corpus/tsm/integer-rle.bin
-    fuzz/corpus/tsm/integer-runs.bin
-    fuzz/corpus/tsm/integer-seconds.bin
-    fuzz/corpus/tsm/integer-simple8b.bin
-    fuzz/corpus/tsm/integer-uncompressed.bin
-    fuzz/corpus/tsm/string.bin
-    fuzz/corpus/tsm/timestamp-one.bin
-    fuzz/corpus/tsm/timestamp-rle.bin
-    fuzz/corpus/tsm/timestamp-runs.bin
-    fuzz/corpus/tsm/timestamp-seconds.bin
-    fuzz/corpus/tsm/timestamp-simple8b.bin
-    fuzz/corpus/tsm/timestamp-uncompressed.bin
-    fuzz/corpus/tsm/unsigned-one.bin
-    fuzz/corpus/tsm/unsigned-rle.bin
-    fuzz/corpus/tsm/unsigned-runs.bin
-    fuzz/corpus/tsm/unsigned-seconds.bin
-    fuzz/corpus/tsm/unsigned-simple8b.bin
-    fuzz/corpus/tsm/unsigned-uncompressed.bin
+file(GLOB_RECURSE WS_FG_fuzz_tsm_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/tsm/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/tsm/*
 )
 ws_cc_test(fuzz_tsm_replay
     DIR fuzz
@@ -544,22 +239,9 @@ ws_cc_test(fuzz_tsm_replay
     DATA @fuzz_tsm_inputs
     ARGS @fuzz_tsm_inputs
     SIZE small)
-set(WS_FG_fuzz_wire_json_inputs
-    fuzz/corpus/wire_json/avg.bin
-    fuzz/corpus/wire_json/cardinality.bin
-    fuzz/corpus/wire_json/deep.bin
-    fuzz/corpus/wire_json/dterms.bin
-    fuzz/corpus/wire_json/duplicate-key.bin
-    fuzz/corpus/wire_json/histogram.bin
-    fuzz/corpus/wire_json/lterms.bin
-    fuzz/corpus/wire_json/malformed.bin
-    fuzz/corpus/wire_json/max.bin
-    fuzz/corpus/wire_json/min.bin
-    fuzz/corpus/wire_json/stats.bin
-    fuzz/corpus/wire_json/sterms.bin
-    fuzz/corpus/wire_json/sum.bin
-    fuzz/corpus/wire_json/value_count.bin
-    fuzz/corpus/wire_json/wide.bin
+file(GLOB_RECURSE WS_FG_fuzz_wire_json_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/wire_json/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/wire_json/*
 )
 ws_cc_library(tools_wire_json
     DIR tools

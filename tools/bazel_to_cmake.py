@@ -40,6 +40,11 @@ EXTERNAL = {
 }
 
 
+class GlobList(list):
+    """glob() of whole folders: CMake globs them itself (GLOB_RECURSE at configure time), so
+    adding a file to a fuzz corpus does not make the generated file stale."""
+
+
 class Rule:
     def __init__(self, kind, pkg, kw):
         self.kind, self.pkg, self.kw = kind, pkg, kw
@@ -79,6 +84,8 @@ def evaluate(pkg, rules):
     pkg_dir = os.path.join(ROOT, pkg)
 
     def glob(include, exclude=(), **_):
+        if not exclude and all(p.endswith("/**") for p in include):
+            return GlobList(os.path.join(pkg, p[:-3]) for p in include)  # whole folders
         found = set()
         for pattern in include:
             for f in globmod.glob(os.path.join(pkg_dir, pattern), recursive=True):
@@ -208,8 +215,13 @@ def generate():
     for r in rules:
         k = r.kw
         if r.kind == "filegroup":  # a list that DATA and ARGS name as @<name>
-            lines.append("set(WS_FG_%s" % cmake_name(r.label))
-            lines += ["    %s" % os.path.join(r.pkg, s) for s in k["srcs"]]
+            if isinstance(k["srcs"], GlobList):
+                lines.append("file(GLOB_RECURSE WS_FG_%s LIST_DIRECTORIES false RELATIVE "
+                             "${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS" % cmake_name(r.label))
+                lines += ["    ${PROJECT_SOURCE_DIR}/%s/*" % d for d in k["srcs"]]
+            else:
+                lines.append("set(WS_FG_%s" % cmake_name(r.label))
+                lines += ["    %s" % os.path.join(r.pkg, s) for s in k["srcs"]]
             lines.append(")")
             continue
         if r.kind in ("config_setting", "test_suite"):
