@@ -88,7 +88,11 @@ size=$(stat -c %s "$T/large.bin")
 rss_kib=$(tail -n 1 "$T/rss")
 bound_kib=$(((64 << 10) + 16 * size / 1024))
 echo "decode of $size bytes: peak RSS $rss_kib KiB (bound $bound_kib KiB)"
-[ "$rss_kib" -le "$bound_kib" ] || fail "decode peak RSS $rss_kib KiB > $bound_kib KiB"
+# The bounds are the contract of a normal build: under a sanitizer (CI's --config=asan,
+# tsan) shadow memory and the quarantine add to RSS, so only the output is checked there.
+sanitized=false
+if ldd "$W" 2>/dev/null | grep -qE 'lib(a|t|ub)san'; then sanitized=true; fi
+$sanitized || [ "$rss_kib" -le "$bound_kib" ] || fail "decode peak RSS $rss_kib KiB > $bound_kib KiB"
 python3 -c "import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))" \
   "$T/large.json" "$T/large.out" || fail "decode of large.bin differs from large.json"
 
@@ -99,7 +103,8 @@ rc=$?
 [ "$rc" -eq 1 ] || fail "reduce of the bomb: exit $rc"
 grep -qF "cannot reduce: Trying to create too many buckets. Must be less than or equal to: [65536] but was [65537]. This limit can be set by changing the [search.max_buckets] cluster level setting." \
   "$T/err" || fail "reduce of the bomb: $(cat "$T/err")"
-[ "$(tail -n 1 "$T/rss")" -le 65536 ] || fail "reduce of the bomb took $(tail -n 1 "$T/rss") KiB"
+$sanitized || [ "$(tail -n 1 "$T/rss")" -le 65536 ] ||
+  fail "reduce of the bomb took $(tail -n 1 "$T/rss") KiB"
 expect_status 1 "but was [11]" "$W" reduce --max-buckets 10 "$T/small_fills.bin"
 timeout 60 "$W" reduce --max-buckets 110 "$T/small_fills.bin" >"$T/out" ||
   fail "10 x 10 fills in 110 buckets"
