@@ -28,6 +28,7 @@ PACKAGES=(
   libcereal-dev
   libmsgpack-cxx-dev
   tzdata                # region time zones (TZif files) for date_histogram and date formats
+  cmake pkg-config      # the CMake build and its consumers (tools/check_cmake.sh)
 )
 
 missing=()
