@@ -272,8 +272,13 @@ std::string formatDecimalLong(const DecimalPattern& d, int64_t v) {
 
 std::pair<int64_t, int32_t> splitEpoch(int64_t v, DocValueFormat::Resolution r) {
   int64_t unit = r == DocValueFormat::Resolution::kMilliseconds ? 1000 : 1000000000;
-  int64_t sec = v / unit - ((v % unit != 0) && (v < 0));
-  int64_t rem = v - sec * unit;
+  // Floor division without sec * unit, which overflows near INT64_MIN.
+  int64_t rem = v % unit;
+  int64_t sec = v / unit;
+  if (rem < 0) {
+    rem += unit;
+    --sec;
+  }
   auto nanos =
       static_cast<int32_t>(r == DocValueFormat::Resolution::kMilliseconds ? rem * 1000000 : rem);
   return {sec, nanos};

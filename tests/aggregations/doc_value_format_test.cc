@@ -55,6 +55,10 @@ TEST(DocValueFormatRender, NamedAndJavaPatterns) {
   F nanos = F::dateTime("strict_date_optional_time_nanos", "Z", F::Resolution::kNanoseconds);
   EXPECT_EQ(nanos.formatLongAsString(1420070400123456789), "2015-01-01T00:00:00.123456789Z");
   EXPECT_EQ(nanos.formatLongAsString(1420070400120000000), "2015-01-01T00:00:00.120Z");
+  // Long.MIN_VALUE nanoseconds is ES's DateUtils.MIN_NANOSECOND_INSTANT (splitting it
+  // into seconds once overflowed: found by wire_test's random damage under UBSan).
+  EXPECT_EQ(nanos.formatLongAsString(INT64_MIN), "1677-09-21T00:12:43.145224192Z");
+  EXPECT_EQ(nanos.formatLongAsString(INT64_MAX), "2262-04-11T23:47:16.854775807Z");
   // A double key is cast to long first, as ES's format(double).
   EXPECT_EQ(F::dateTime("yyyy", "Z").formatDoubleAsString(1420070400000.9), "2015");
 }
