@@ -142,7 +142,7 @@ ws_sh_test(examples_data_test
     DIR examples
     NAME data_test
     SRCS examples/data_test.sh
-    DATA examples/examples/data "$<TARGET_FILE:tools_wirestream>"
+    DATA examples/data/README.md examples/data/response.json examples/data/shard0.bin examples/data/shard0.json examples/data/shard1.bin examples/data/shard2.bin examples/data/src/shard0.json examples/data/src/shard1.json examples/data/src/shard2.json "$<TARGET_FILE:tools_wirestream>"
     ARGS tools/wirestream examples/data/shard0.bin
     SIZE small)
 ws_cc_library(fuzz_fuzz_check

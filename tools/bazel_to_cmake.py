@@ -41,8 +41,11 @@ EXTERNAL = {
 
 
 class GlobList(list):
-    """glob() of whole folders: CMake globs them itself (GLOB_RECURSE at configure time), so
-    adding a file to a fuzz corpus does not make the generated file stale."""
+    """glob()'s files; `folders` when it took whole folders, which a filegroup hands to CMake
+    to glob itself (GLOB_RECURSE at configure time), so that adding a file to a fuzz corpus
+    does not make the generated file stale."""
+
+    folders = None
 
 
 class Rule:
@@ -84,8 +87,6 @@ def evaluate(pkg, rules):
     pkg_dir = os.path.join(ROOT, pkg)
 
     def glob(include, exclude=(), **_):
-        if not exclude and all(p.endswith("/**") for p in include):
-            return GlobList(os.path.join(pkg, p[:-3]) for p in include)  # whole folders
         found = set()
         for pattern in include:
             for f in globmod.glob(os.path.join(pkg_dir, pattern), recursive=True):
@@ -94,7 +95,10 @@ def evaluate(pkg, rules):
         for pattern in exclude:
             for f in globmod.glob(os.path.join(pkg_dir, pattern), recursive=True):
                 found.discard(os.path.relpath(f, pkg_dir))
-        return sorted(found)
+        result = GlobList(sorted(found))
+        if not exclude and all(p.endswith("/**") for p in include):
+            result.folders = [os.path.join(pkg, p[:-3]) for p in include]  # whole folders
+        return result
 
     def rule(kind):
         return lambda **kw: rules.append(Rule(kind, pkg, kw))
@@ -215,10 +219,10 @@ def generate():
     for r in rules:
         k = r.kw
         if r.kind == "filegroup":  # a list that DATA and ARGS name as @<name>
-            if isinstance(k["srcs"], GlobList):
+            if getattr(k["srcs"], "folders", None):
                 lines.append("file(GLOB_RECURSE WS_FG_%s LIST_DIRECTORIES false RELATIVE "
                              "${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS" % cmake_name(r.label))
-                lines += ["    ${PROJECT_SOURCE_DIR}/%s/*" % d for d in k["srcs"]]
+                lines += ["    ${PROJECT_SOURCE_DIR}/%s/*" % d for d in k["srcs"].folders]
             else:
                 lines.append("set(WS_FG_%s" % cmake_name(r.label))
                 lines += ["    %s" % os.path.join(r.pkg, s) for s in k["srcs"]]
