@@ -8,7 +8,7 @@
 //
 // Wire format §7 (Histogram). The reduce merges buckets by key; the final
 // reduce drops buckets under minDocCount and, when minDocCount is 0, fills the
-// gaps (and the optional bounds) with empty buckets, as ES does. Every bucket
+// gaps (and out to the bounds, ±∞ meaning none) with empty buckets, as ES does. Every bucket
 // kept or filled in, and every bucket of the sub-aggregations copied into the
 // filled ones, counts against ReduceContext::max_buckets before it is built
 // (TooManyBucketsError beyond). Value type with deep-copy semantics; not

@@ -117,24 +117,18 @@ def evaluate(pkg, rules):
     env.update(glob=glob, native=native, package=lambda **kw: None,
                exports_files=lambda *a, **kw: None, select=lambda d: d["//conditions:default"])
 
-    def bzl_load(into, path, *symbols):  # a .bzl's own loads
-        p = path.lstrip("/").replace(":", "/").lstrip("/")
-        sub_env = {"native": native, "glob": glob}
-        with open(os.path.join(ROOT, p)) as f:
-            exec(compile(f.read(), p, "exec"), sub_env)
-        for s in symbols:
-            into[s] = sub_env[s]
-
-    def load(path, *symbols):
+    def load(into, path, *symbols):
+        """load() into `into` (the BUILD file's names, or a .bzl's own): runs the .bzl with
+        the same stand-ins, its own loads included."""
         p = path.lstrip("/").replace(":", "/").lstrip("/")
         bzl_env = {"native": native, "glob": glob}
-        bzl_env["load"] = lambda path, *symbols: bzl_load(bzl_env, path, *symbols)
+        bzl_env["load"] = lambda path, *symbols: load(bzl_env, path, *symbols)
         with open(os.path.join(ROOT, p)) as f:
             exec(compile(f.read(), p, "exec"), bzl_env)
         for s in symbols:
-            env[s] = bzl_env[s]
+            into[s] = bzl_env[s]
 
-    env["load"] = load
+    env["load"] = lambda path, *symbols: load(env, path, *symbols)
     with open(os.path.join(pkg_dir, "BUILD.bazel")) as f:
         exec(compile(f.read(), os.path.join(pkg, "BUILD.bazel"), "exec"), env)
 
