@@ -3,7 +3,7 @@
 # deps.bzl, with no .bazelrc of its own (CI runs this).
 set -euo pipefail
 cd "$(dirname "$0")/../examples/bazel_consumer"
-bazel build //:app
+bazel build --spawn_strategy=processwrapper-sandbox //:app
 bazel-bin/app
 bazel shutdown
 echo "check_bazel_consumer: the outside workspace builds and runs"
