@@ -330,6 +330,11 @@ class StreamOutput {
     }
     void writeVLongNoCheck(int64_t v) { pos_ = encodeVarint64(pos_, static_cast<uint64_t>(v)); }
     void writeZLong(int64_t v) { writeVLongNoCheck(static_cast<int64_t>(zigZagEncode(v))); }
+    // Counts fully against the run's max_bytes.
+    void writeBytes(std::span<const uint8_t> bytes) {
+      copyBytes(pos_, bytes.data(), bytes.size());
+      pos_ += bytes.size();
+    }
 
    private:
     friend class Cursor;
@@ -427,6 +432,22 @@ class StreamOutput {
     template <typename F>
     void withStream(F&& write) {
       slow(write);
+    }
+
+    // write(w) once, where write writes at most `max_bytes` bytes: with `w`
+    // a Reserved writer (no bounds checks) when they surely fit in the
+    // buffer, else with `w` this Cursor. As writeEach, for one value of a
+    // size known only at the time (a bucket with its key).
+    template <typename F>
+    void writeWithin(size_t max_bytes, F&& write) {
+      if (static_cast<size_t>(end_ - pos_) >= max_bytes + kReservedSlop) [[likely]] {
+        Reserved w(pos_);
+        write(w);
+        assert(w.pos_ <= end_);
+        pos_ = w.pos_;
+      } else {
+        write(*this);
+      }
     }
 
     // write_one(w, value) for each value in order, where each call writes at
