@@ -109,6 +109,29 @@ void TermsBuckets<Key>::append(KeyView key, int64_t doc_count, int64_t error, Ag
 }
 
 template <class Key>
+template <class Aggs>
+void TermsBuckets<Key>::appendFrom(const TermsBuckets& src, size_t j, int64_t doc_count,
+                                   int64_t error, Aggs&& aggs) {
+  if constexpr (kStringKeys) {
+    std::string_view wire = src.wireKeyAt(j);
+    appendWireKey(reinterpret_cast<const uint8_t*>(wire.data()), wire.size());
+    // The rest as append() does it, with the key already in place.
+    size_t i = counts_.size();
+    counts_.push_back(doc_count);
+    if (error != 0 || !errors_.empty()) {
+      errors_.resize(i);
+      errors_.push_back(error);
+    }
+    if (!aggs.empty() || !aggs_.empty()) {
+      aggs_.resize(i);
+      aggs_.push_back(std::forward<Aggs>(aggs));
+    }
+  } else {
+    append(src.keyAt(j), doc_count, error, std::forward<Aggs>(aggs));
+  }
+}
+
+template <class Key>
 void TermsBuckets<Key>::pop_back() {
   size_t n = counts_.size() - 1;
   counts_.pop_back();
@@ -499,12 +522,20 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   // the budget counts live buckets and many terms under a small `size` never
   // add up. The order is total (ties broken by key), so this keeps what a
   // full sort would.
+  // The heap is made only once more than `size` buckets are merged: until
+  // then none can fall out (the same buckets are kept, the same budget
+  // counted), and key-sorted merged buckets often need no sorting at all.
   TermsBuckets<Key> merged;
+  // Room for the largest shard's count: identical key sets merge to that.
+  size_t largest = 0;
+  for (const InternalTerms* t : shards) largest = std::max(largest, t->buckets_.size());
+  merged.reserve(largest);
   const TermsBuckets<Key>& view = merged;
   const BucketOrder& order = first.order_;
   auto less = [&](uint32_t a, uint32_t b) { return order.compare(view[a], view[b]) < 0; };
   const size_t keep = static_cast<size_t>(first.required_size_);
   std::vector<uint32_t> heap;
+  bool heaped = false;
   std::vector<const InternalAggregations*> subs;
   for (size_t i = 0; i < entries.size();) {
     size_t run_end = i + 1;
@@ -531,7 +562,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
       const InternalAggregations& sub = t.buckets_.aggregationsAt(e.index);
       if (!sub.empty()) subs.push_back(&sub);
     }
-    KeyView key = entries[i].key;
+    const Entry first_entry = entries[i];
     i = run_end;
     if (context.final_reduce && doc_count < first.min_doc_count_) continue;
     context.consumeBucketsAndMaybeBreak(1);
@@ -545,12 +576,18 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     }
     auto index = static_cast<uint32_t>(merged.size());
     // Leaf buckets (no sub-aggregations anywhere) skip the list reduce.
-    merged.append(
-        key, doc_count, bucket_error,
+    merged.appendFrom(
+        shards[first_entry.shard]->buckets_, first_entry.index, doc_count, bucket_error,
         subs.empty() ? InternalAggregations() : InternalAggregations::reduce(subs, context));
     if (!context.final_reduce) continue;
     heap.push_back(index);
-    std::push_heap(heap.begin(), heap.end(), less);
+    if (!heaped) {
+      if (heap.size() <= keep) continue;
+      std::make_heap(heap.begin(), heap.end(), less);
+      heaped = true;
+    } else {
+      std::push_heap(heap.begin(), heap.end(), less);
+    }
     if (heap.size() > keep) {
       std::pop_heap(heap.begin(), heap.end(), less);
       uint32_t worst = heap.back();
@@ -566,7 +603,11 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     out->buckets_ = std::move(merged);
     return out;
   }
-  std::sort_heap(heap.begin(), heap.end(), less);
+  if (heaped) {
+    std::sort_heap(heap.begin(), heap.end(), less);
+  } else if (!std::is_sorted(heap.begin(), heap.end(), less)) {
+    std::sort(heap.begin(), heap.end(), less);  // a total order: as the heap would
+  }
   bool in_place = heap.size() == merged.size();
   for (size_t k = 0; in_place && k < heap.size(); ++k) in_place = heap[k] == k;
   if (in_place) {
@@ -576,9 +617,9 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   TermsBuckets<Key>& result = out->buckets_;
   result.reserve(heap.size());
   for (uint32_t k : heap) {
-    result.append(merged.keyAt(k), merged.docCountAt(k), merged.errorAt(k),
-                  merged.hasAggregationsColumn() ? std::move(merged.mutableAggregations(k))
-                                                 : InternalAggregations());
+    result.appendFrom(merged, k, merged.docCountAt(k), merged.errorAt(k),
+                      merged.hasAggregationsColumn() ? std::move(merged.mutableAggregations(k))
+                                                     : InternalAggregations());
   }
   return out;
 }

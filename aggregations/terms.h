@@ -276,6 +276,10 @@ class TermsBuckets {
   // Appends a bucket; `error` 0 and an empty `aggs` add no column.
   template <class Aggs>
   void append(KeyView key, int64_t doc_count, int64_t error, Aggs&& aggs);
+  // Appends bucket j of `src` with these counts and sub-aggregations (a
+  // string key copied in its wire form).
+  template <class Aggs>
+  void appendFrom(const TermsBuckets& src, size_t j, int64_t doc_count, int64_t error, Aggs&& aggs);
   // Appends a string key's wire bytes (VInt length + bytes) as they are.
   void appendWireKey(const uint8_t* wire, size_t n) {
     key_wire_.append(reinterpret_cast<const char*>(wire), n);

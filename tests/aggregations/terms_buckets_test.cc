@@ -43,7 +43,8 @@ TEST(TermsBuckets, RandomEditsMatchAVectorOfBuckets) {
     std::vector<Model> model;
     for (int step = 0; step < 60; ++step) {
       // Keys of 0..200 bytes: one- and two-byte length prefixes.
-      std::string key(rng() % 3 == 0 ? rng() % 201 : rng() % 8, static_cast<char>('a' + rng() % 26));
+      std::string key(rng() % 3 == 0 ? rng() % 201 : rng() % 8,
+                      static_cast<char>('a' + rng() % 26));
       int64_t count = static_cast<int64_t>(rng() % 1000);
       switch (rng() % 6) {
         case 0:
