@@ -89,14 +89,8 @@ void appendWireForm(std::string& arena, std::string_view k) {
 
 template <class Key>
 template <class Aggs>
-void TermsBuckets<Key>::append(KeyView key, int64_t doc_count, int64_t error, Aggs&& aggs) {
+void TermsBuckets<Key>::pushCounts(int64_t doc_count, int64_t error, Aggs&& aggs) {
   size_t i = counts_.size();
-  if constexpr (kStringKeys) {
-    appendWireForm(key_wire_, key);
-    pushKeyEnd();
-  } else {
-    keys_.push_back(key);
-  }
   counts_.push_back(doc_count);
   if (error != 0 || !errors_.empty()) {
     errors_.resize(i);
@@ -110,25 +104,27 @@ void TermsBuckets<Key>::append(KeyView key, int64_t doc_count, int64_t error, Ag
 
 template <class Key>
 template <class Aggs>
+void TermsBuckets<Key>::append(KeyView key, int64_t doc_count, int64_t error, Aggs&& aggs) {
+  if constexpr (kStringKeys) {
+    appendWireForm(key_wire_, key);
+    pushKeyEnd();
+  } else {
+    keys_.push_back(key);
+  }
+  pushCounts(doc_count, error, std::forward<Aggs>(aggs));
+}
+
+template <class Key>
+template <class Aggs>
 void TermsBuckets<Key>::appendFrom(const TermsBuckets& src, size_t j, int64_t doc_count,
                                    int64_t error, Aggs&& aggs) {
   if constexpr (kStringKeys) {
     std::string_view wire = src.wireKeyAt(j);
     appendWireKey(reinterpret_cast<const uint8_t*>(wire.data()), wire.size());
-    // The rest as append() does it, with the key already in place.
-    size_t i = counts_.size();
-    counts_.push_back(doc_count);
-    if (error != 0 || !errors_.empty()) {
-      errors_.resize(i);
-      errors_.push_back(error);
-    }
-    if (!aggs.empty() || !aggs_.empty()) {
-      aggs_.resize(i);
-      aggs_.push_back(std::forward<Aggs>(aggs));
-    }
   } else {
-    append(src.keyAt(j), doc_count, error, std::forward<Aggs>(aggs));
+    keys_.push_back(src.keys_[j]);
   }
+  pushCounts(doc_count, error, std::forward<Aggs>(aggs));
 }
 
 template <class Key>

@@ -312,6 +312,10 @@ class TermsBuckets {
   }
   void setKey(size_t i, std::string_view k);
   void pushKeyEnd();
+  // The rest of an append, once the key is in: the count, and the error and
+  // sub-aggregations in their columns when they exist or are needed.
+  template <class Aggs>
+  void pushCounts(int64_t doc_count, int64_t error, Aggs&& aggs);
   // Makes the error and sub-aggregation columns dense, for a BucketRef.
   void materialize() {
     if (errors_.size() != counts_.size()) errors_.resize(counts_.size());
