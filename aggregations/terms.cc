@@ -88,8 +88,7 @@ void appendWireForm(std::string& arena, std::string_view k) {
 }  // namespace
 
 template <class Key>
-template <class Aggs>
-void TermsBuckets<Key>::pushCounts(int64_t doc_count, int64_t error, Aggs&& aggs) {
+void TermsBuckets<Key>::pushCounts(int64_t doc_count, int64_t error, InternalAggregations&& aggs) {
   size_t i = counts_.size();
   counts_.push_back(doc_count);
   if (error != 0 || !errors_.empty()) {
@@ -98,33 +97,32 @@ void TermsBuckets<Key>::pushCounts(int64_t doc_count, int64_t error, Aggs&& aggs
   }
   if (!aggs.empty() || !aggs_.empty()) {
     aggs_.resize(i);
-    aggs_.push_back(std::forward<Aggs>(aggs));
+    aggs_.push_back(std::move(aggs));
   }
 }
 
 template <class Key>
-template <class Aggs>
-void TermsBuckets<Key>::append(KeyView key, int64_t doc_count, int64_t error, Aggs&& aggs) {
+void TermsBuckets<Key>::append(KeyView key, int64_t doc_count, int64_t error,
+                               InternalAggregations aggs) {
   if constexpr (kStringKeys) {
     appendWireForm(key_wire_, key);
     pushKeyEnd();
   } else {
     keys_.push_back(key);
   }
-  pushCounts(doc_count, error, std::forward<Aggs>(aggs));
+  pushCounts(doc_count, error, std::move(aggs));
 }
 
 template <class Key>
-template <class Aggs>
 void TermsBuckets<Key>::appendFrom(const TermsBuckets& src, size_t j, int64_t doc_count,
-                                   int64_t error, Aggs&& aggs) {
+                                   int64_t error, InternalAggregations aggs) {
   if constexpr (kStringKeys) {
     std::string_view wire = src.wireKeyAt(j);
     appendWireKey(reinterpret_cast<const uint8_t*>(wire.data()), wire.size());
   } else {
     keys_.push_back(src.keys_[j]);
   }
-  pushCounts(doc_count, error, std::forward<Aggs>(aggs));
+  pushCounts(doc_count, error, std::move(aggs));
 }
 
 template <class Key>

@@ -274,12 +274,11 @@ class TermsBuckets {
   const std::vector<int64_t>& docCounts() const { return counts_; }
 
   // Appends a bucket; `error` 0 and an empty `aggs` add no column.
-  template <class Aggs>
-  void append(KeyView key, int64_t doc_count, int64_t error, Aggs&& aggs);
+  void append(KeyView key, int64_t doc_count, int64_t error, InternalAggregations aggs);
   // Appends bucket j of `src` with these counts and sub-aggregations (a
   // string key copied in its wire form).
-  template <class Aggs>
-  void appendFrom(const TermsBuckets& src, size_t j, int64_t doc_count, int64_t error, Aggs&& aggs);
+  void appendFrom(const TermsBuckets& src, size_t j, int64_t doc_count, int64_t error,
+                  InternalAggregations aggs);
   // Appends a string key's wire bytes (VInt length + bytes) as they are.
   void appendWireKey(const uint8_t* wire, size_t n) {
     key_wire_.append(reinterpret_cast<const char*>(wire), n);
@@ -314,8 +313,7 @@ class TermsBuckets {
   void pushKeyEnd();
   // The rest of an append, once the key is in: the count, and the error and
   // sub-aggregations in their columns when they exist or are needed.
-  template <class Aggs>
-  void pushCounts(int64_t doc_count, int64_t error, Aggs&& aggs);
+  void pushCounts(int64_t doc_count, int64_t error, InternalAggregations&& aggs);
   // Makes the error and sub-aggregation columns dense, for a BucketRef.
   void materialize() {
     if (errors_.size() != counts_.size()) errors_.resize(counts_.size());
