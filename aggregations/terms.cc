@@ -42,12 +42,151 @@ int32_t readSize(StreamInput& in, std::string_view what) {
 
 // ---- keys ----
 
-double StringKey::asDouble(const Type&) { return std::numeric_limits<double>::quiet_NaN(); }
+double StringKey::asDouble(std::string_view) { return std::numeric_limits<double>::quiet_NaN(); }
+
+// ---- the bucket columns ----
+
+template <class Key>
+void TermsBuckets<Key>::reserve(size_t n) {
+  counts_.reserve(n);
+  if constexpr (kStringKeys) {
+    key_starts_.reserve(n + 1);
+  } else {
+    keys_.reserve(n);
+  }
+}
+
+template <class Key>
+void TermsBuckets<Key>::clear() {
+  counts_.clear();
+  errors_.clear();
+  aggs_.clear();
+  key_wire_.clear();
+  key_starts_.assign(kStringKeys ? 1 : 0, 0);
+  keys_.clear();
+}
+
+template <class Key>
+void TermsBuckets<Key>::pushKeyEnd() {
+  if (key_wire_.size() > std::numeric_limits<uint32_t>::max()) {
+    throw std::length_error("terms keys over 4 GiB in one aggregation");
+  }
+  key_starts_.push_back(static_cast<uint32_t>(key_wire_.size()));
+}
+
+namespace {
+// A string key's wire form: VInt length, then the bytes.
+void appendWireForm(std::string& arena, std::string_view k) {
+  if (k.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    throw std::length_error("terms key of " + std::to_string(k.size()) + " bytes");
+  }
+  uint8_t prefix[kMaxVIntBytes];
+  uint8_t* end = encodeVInt(prefix, static_cast<uint32_t>(k.size()));
+  arena.append(reinterpret_cast<const char*>(prefix), static_cast<size_t>(end - prefix));
+  arena.append(k);
+}
+}  // namespace
+
+template <class Key>
+void TermsBuckets<Key>::pushCounts(int64_t doc_count, int64_t error, InternalAggregations&& aggs) {
+  size_t i = counts_.size();
+  counts_.push_back(doc_count);
+  if (error != 0 || !errors_.empty()) {
+    errors_.resize(i);
+    errors_.push_back(error);
+  }
+  if (!aggs.empty() || !aggs_.empty()) {
+    aggs_.resize(i);
+    aggs_.push_back(std::move(aggs));
+  }
+}
+
+template <class Key>
+void TermsBuckets<Key>::append(KeyView key, int64_t doc_count, int64_t error,
+                               InternalAggregations aggs) {
+  if constexpr (kStringKeys) {
+    appendWireForm(key_wire_, key);
+    pushKeyEnd();
+  } else {
+    keys_.push_back(key);
+  }
+  pushCounts(doc_count, error, std::move(aggs));
+}
+
+template <class Key>
+void TermsBuckets<Key>::appendFrom(const TermsBuckets& src, size_t j, int64_t doc_count,
+                                   int64_t error, InternalAggregations aggs) {
+  if constexpr (kStringKeys) {
+    std::string_view wire = src.wireKeyAt(j);
+    appendWireKey(reinterpret_cast<const uint8_t*>(wire.data()), wire.size());
+  } else {
+    keys_.push_back(src.keys_[j]);
+  }
+  pushCounts(doc_count, error, std::move(aggs));
+}
+
+template <class Key>
+void TermsBuckets<Key>::pop_back() {
+  size_t n = counts_.size() - 1;
+  counts_.pop_back();
+  if (errors_.size() > n) errors_.pop_back();
+  if (aggs_.size() > n) aggs_.pop_back();
+  if constexpr (kStringKeys) {
+    key_starts_.pop_back();
+    key_wire_.resize(key_starts_.back());
+  } else {
+    keys_.pop_back();
+  }
+}
+
+template <class Key>
+void TermsBuckets<Key>::setError(size_t i, int64_t e) {
+  if (errors_.size() != counts_.size()) {
+    if (e == 0 && errors_.empty()) return;
+    errors_.resize(counts_.size());
+  }
+  errors_[i] = e;
+}
+
+template <class Key>
+void TermsBuckets<Key>::setKey(size_t i, std::string_view k) {
+  if constexpr (kStringKeys) {
+    std::string wire;
+    appendWireForm(wire, k);
+    size_t start = key_starts_[i];
+    size_t old_size = key_starts_[i + 1] - start;
+    if (key_wire_.size() - old_size + wire.size() > std::numeric_limits<uint32_t>::max()) {
+      throw std::length_error("terms keys over 4 GiB in one aggregation");
+    }
+    key_wire_.replace(start, old_size, wire);
+    for (size_t j = i + 1; j < key_starts_.size(); ++j) {
+      key_starts_[j] = static_cast<uint32_t>(key_starts_[j] - old_size + wire.size());
+    }
+  }
+}
+
+template <class Key>
+const InternalAggregations& TermsBuckets<Key>::emptyAggregations() {
+  static const InternalAggregations* empty = new InternalAggregations();
+  return *empty;
+}
+
+template <class Key>
+bool TermsBuckets<Key>::equals(const TermsBuckets& o) const {
+  if (size() != o.size()) return false;
+  for (size_t i = 0; i < size(); ++i) {
+    if (!Key::equal(keyAt(i), o.keyAt(i)) || docCountAt(i) != o.docCountAt(i) ||
+        errorAt(i) != o.errorAt(i) || !(aggregationsAt(i) == o.aggregationsAt(i))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 namespace {
 
 template <class Key>
-json keyToJson(const typename Key::Type& k) {
+json keyToJson(typename Key::View k) {
   if constexpr (std::is_same_v<Key, StringKey>) {
     // Bytes that need not be UTF-8 (the wire JSON hex-encodes those; the
     // response renders them as ES does, invalid bytes as U+FFFD).
@@ -63,7 +202,7 @@ json keyToJson(const typename Key::Type& k) {
 // formatted bytes; lterms and dterms the number and, unless the format is raw,
 // key_as_string (lterms under unsigned_long_shift: the unsigned number only).
 template <class Key>
-void putResponseKey(json& b, const typename Key::Type& k, const DocValueFormat& format) {
+void putResponseKey(json& b, typename Key::View k, const DocValueFormat& format) {
   if constexpr (std::is_same_v<Key, StringKey>) {
     b["key"] = format.formatBytes(k);
   } else if constexpr (std::is_same_v<Key, LongKey>) {
@@ -80,10 +219,10 @@ void putResponseKey(json& b, const typename Key::Type& k, const DocValueFormat& 
 }
 
 template <class Key>
-void putWireKey(json& b, const typename Key::Type& k) {
+void putWireKey(json& b, typename Key::View k) {
   if constexpr (std::is_same_v<Key, StringKey>) {
     if (ju::isValidUtf8(k)) {
-      b["key"] = k;
+      b["key"] = std::string(k);
     } else {
       b["key_hex"] = ju::toHex(k);
     }
@@ -136,23 +275,49 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
   // A bucket is at least a doc count, an aggregation count and its key.
   size_t min_bucket = 2 + Key::kMinWireBytes + (show_term_doc_count_error_ ? 8 : 0);
   int32_t n = in.readArraySize(min_bucket);
-  // Reserve only what the bytes left justify (a bucket object is larger than
-  // its smallest encoding); the vector grows as buckets actually arrive.
-  buckets_.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
-  // The buckets through a cursor that keeps the read position in a register;
-  // a non-empty sub-aggregation list is read from the stream itself.
+  // The columns are reserved for `n` (readArraySize checked that the bytes
+  // left hold n buckets, and a bucket's columns take at most a few times its
+  // smallest encoding); they grow as buckets actually arrive.
+  buckets_.reserve(static_cast<size_t>(n));
+  // The buckets through a cursor that keeps the read position in a
+  // register, straight into the columns; a non-empty sub-aggregation list is
+  // read from the stream itself.
+  TermsBuckets<Key>& bs = buckets_;
   StreamInput::Cursor c(in);
   for (int32_t i = 0; i < n; ++i) {
-    Bucket& b = buckets_.emplace_back();
-    b.doc_count = c.readVLong();
-    if (b.doc_count < 0) [[unlikely]]
-      throwNegativeCount("doc count", b.doc_count);
-    if (show_term_doc_count_error_) b.doc_count_error = c.readLong();
+    int64_t doc_count = c.readVLong();
+    if (doc_count < 0) [[unlikely]]
+      throwNegativeCount("doc count", doc_count);
+    bs.counts_.push_back(doc_count);
+    if (show_term_doc_count_error_) bs.setError(static_cast<size_t>(i), c.readLong());
     if (!c.readByteIf(0)) {
+      bs.aggs_.resize(static_cast<size_t>(i) + 1);
       c.withStream(
-          [&](StreamInput& s) { b.aggregations = InternalAggregations::readFrom(s, registry); });
+          [&](StreamInput& s) { bs.aggs_[i] = InternalAggregations::readFrom(s, registry); });
+    } else if (bs.hasAggregationsColumn()) {
+      bs.aggs_.emplace_back();
     }
-    Key::read(c, b.key);
+    if constexpr (TermsBuckets<Key>::kStringKeys) {
+      // The key's wire form (VInt length + bytes) as it is, re-encoded only
+      // when the length came in more bytes than it needs.
+      auto len = static_cast<size_t>(c.readArraySize(1));
+      uint8_t prefix[kMaxVIntBytes];
+      uint8_t* prefix_end = encodeVInt(prefix, static_cast<uint32_t>(len));
+      std::string& arena = bs.key_wire_;
+      arena.append(reinterpret_cast<const char*>(prefix), static_cast<size_t>(prefix_end - prefix));
+      if (const uint8_t* bytes = c.readInChunk(len)) {
+        arena.append(reinterpret_cast<const char*>(bytes), len);
+      } else {
+        size_t at = arena.size();
+        arena.resize(at + len);
+        c.readBytes({reinterpret_cast<uint8_t*>(arena.data() + at), len});
+      }
+      bs.pushKeyEnd();
+    } else {
+      typename Key::Type k;
+      Key::read(c, k);
+      bs.keys_.push_back(k);
+    }
   }
 }
 
@@ -175,13 +340,14 @@ InternalTerms<Key>::InternalTerms(const json& j) : InternalAggregation(j) {
   const json& bs = ju::field(j, "buckets");
   if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
   for (const json& bj : bs) {
-    Bucket& b = buckets_.emplace_back();
+    Bucket b;
     b.doc_count = ju::getLong(bj, "doc_count");
     if (b.doc_count < 0)
       internal::throwCorrupt("negative doc count [" + std::to_string(b.doc_count) + "]");
     if (show_term_doc_count_error_) b.doc_count_error = ju::getLong(bj, "doc_count_error");
     b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
     b.key = wireKeyFromJson<Key>(bj);
+    buckets_.push_back(std::move(b));
   }
 }
 
@@ -204,20 +370,50 @@ void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
   writeSize(out, shard_size_);
   out.writeBoolean(show_term_doc_count_error_);
   out.writeVLong(other_doc_count_);
-  // The buckets through a cursor that keeps the write position in a
-  // register; a non-empty sub-aggregation list is written by the stream.
+  // The buckets column by column through a cursor that keeps the write
+  // position in a register; a non-empty sub-aggregation list is written by
+  // the stream. A bucket that surely fits in the buffer is written with no
+  // bounds checks (Cursor::writeWithin).
+  const TermsBuckets<Key>& bs = buckets_;
+  const bool has_aggs = bs.hasAggregationsColumn();
+  const bool show_error = show_term_doc_count_error_;
   StreamOutput::Cursor c(out);
-  c.writeArraySize(buckets_.size());
-  for (const Bucket& b : buckets_) {
-    c.writeVLong(b.doc_count);
-    if (show_term_doc_count_error_) c.writeLong(b.doc_count_error);
-    // Most leaf buckets have no sub-aggregations: one inline byte.
-    if (b.aggregations.empty()) {
-      c.writeByte(0);
-    } else {
-      c.withStream([&b](StreamOutput& s) { b.aggregations.writeTo(s); });
+  c.writeArraySize(bs.size());
+  for (size_t i = 0; i < bs.size(); ++i) {
+    if (has_aggs && !bs.aggs_[i].empty()) {
+      c.writeVLong(bs.counts_[i]);
+      if (show_error) c.writeLong(bs.errorAt(i));
+      c.withStream([&](StreamOutput& s) { bs.aggs_[i].writeTo(s); });
+      writeKey(c, i);
+      continue;
     }
-    Key::write(c, b.key);
+    // Most buckets: the count, the error, 00 for no sub-aggregations, the key.
+    if constexpr (TermsBuckets<Key>::kStringKeys) {
+      std::string_view key = bs.wireKeyAt(i);
+      c.writeWithin(kMaxVLongBytes + 8 + 1 + key.size(), [&](auto& w) {
+        w.writeVLong(bs.counts_[i]);
+        if (show_error) w.writeLong(bs.errorAt(i));
+        w.writeByte(0);
+        w.writeBytes({reinterpret_cast<const uint8_t*>(key.data()), key.size()});
+      });
+    } else {
+      c.writeWithin(kMaxVLongBytes + 8 + 1 + 8, [&](auto& w) {
+        w.writeVLong(bs.counts_[i]);
+        if (show_error) w.writeLong(bs.errorAt(i));
+        w.writeByte(0);
+        Key::write(w, bs.keys_[i]);
+      });
+    }
+  }
+}
+
+template <class Key>
+void InternalTerms<Key>::writeKey(StreamOutput::Cursor& c, size_t i) const {
+  if constexpr (TermsBuckets<Key>::kStringKeys) {
+    std::string_view key = buckets_.wireKeyAt(i);
+    c.writeBytes({reinterpret_cast<const uint8_t*>(key.data()), key.size()});
+  } else {
+    Key::write(c, buckets_.keys_[i]);
   }
 }
 
@@ -241,9 +437,8 @@ int64_t InternalTerms<Key>::shardDocCountError() const {
   if (order_.isCountDesc()) {
     // A negative bound from the wire can only mean unknown.
     if (doc_count_error_) return *doc_count_error_ < 0 ? -1 : *doc_count_error_;
-    int64_t min = buckets_[0].doc_count;
-    for (const Bucket& b : buckets_) min = std::min(min, b.doc_count);
-    return min;
+    const std::vector<int64_t>& counts = buckets_.docCounts();
+    return *std::min_element(counts.begin(), counts.end());
   }
   return -1;
 }
@@ -252,33 +447,53 @@ template <class Key>
 std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const InternalTerms*>(aggs[0]);
+  using KeyView = typename Key::View;
 
   // Every bucket of every shard, sorted by key (stable: shard order within a
   // key), then merged run by run. Shards send their buckets in key order, so
-  // the sort is a cheap merge of sorted runs.
+  // the runs are merged, not sorted, when they are.
   struct Entry {
-    const Bucket* bucket;
-    int64_t shard_error;
-    bool show_error;
+    KeyView key;
+    uint32_t shard;
+    uint32_t index;
   };
-  std::vector<Entry> entries;
+  std::vector<const InternalTerms*> shards;
+  for (const InternalTerms* t : downcast<InternalTerms>(aggs)) shards.push_back(t);
   size_t total = 0;
-  for (const InternalTerms* t : downcast<InternalTerms>(aggs)) total += t->buckets_.size();
+  for (const InternalTerms* t : shards) total += t->buckets_.size();
+  std::vector<Entry> entries;
   entries.reserve(total);
+  std::vector<int64_t> shard_errors_of(shards.size());
 
   int64_t sum_error = 0;  // -1 is sticky: unbounded
   int64_t other = 0;
-  for (const InternalTerms* t : downcast<InternalTerms>(aggs)) {
+  auto key_less = [](const Entry& a, const Entry& b) { return Key::compare(a.key, b.key) < 0; };
+  bool runs_sorted = true;
+  std::vector<size_t> run_starts;
+  for (size_t s = 0; s < shards.size(); ++s) {
+    const InternalTerms* t = shards[s];
     other = checkedAdd(other, t->other_doc_count_, "sum_other_doc_count");
     int64_t shard_error = t->shardDocCountError();
+    shard_errors_of[s] = shard_error;
     if (sum_error != -1)
       sum_error = shard_error == -1 ? -1 : checkedAdd(sum_error, shard_error, "doc count error");
-    for (const Bucket& b : t->buckets_)
-      entries.push_back({&b, shard_error, t->show_term_doc_count_error_});
+    run_starts.push_back(entries.size());
+    for (size_t i = 0; i < t->buckets_.size(); ++i) {
+      entries.push_back({t->buckets_.keyAt(i), static_cast<uint32_t>(s), static_cast<uint32_t>(i)});
+      if (i > 0 && key_less(entries.back(), entries[entries.size() - 2])) runs_sorted = false;
+    }
   }
-  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return Key::compare(a.bucket->key, b.bucket->key) < 0;
-  });
+  if (runs_sorted) {
+    for (size_t r = 1; r < run_starts.size(); ++r) {
+      std::inplace_merge(entries.begin(), entries.begin() + static_cast<ptrdiff_t>(run_starts[r]),
+                         r + 1 < run_starts.size()
+                             ? entries.begin() + static_cast<ptrdiff_t>(run_starts[r + 1])
+                             : entries.end(),
+                         key_less);
+    }
+  } else {
+    std::stable_sort(entries.begin(), entries.end(), key_less);
+  }
 
   auto out = std::make_unique<InternalTerms>(first.getName(), first.getMetadata());
   out->order_ = first.order_;
@@ -294,20 +509,31 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     out->doc_count_error_ = aggs.size() == 1 ? 0 : sum_error;
   }
 
-  // A final reduce keeps the best `size` buckets as it goes, in a heap with
-  // the worst on top (ES's priority queue): a bucket that falls out is freed
-  // at once and given back to the bucket budget, so the budget counts live
-  // buckets and many terms under a small `size` never add up. The order is
-  // total (ties broken by key), so this keeps what a full sort would.
+  // The merged buckets go straight into columns. A final reduce keeps the
+  // best `size` of them as it goes, in a heap of their indices with the
+  // worst on top (ES's priority queue): a bucket that falls out has its
+  // sub-aggregations freed at once and given back to the bucket budget, so
+  // the budget counts live buckets and many terms under a small `size` never
+  // add up. The order is total (ties broken by key), so this keeps what a
+  // full sort would.
+  // The heap is made only once more than `size` buckets are merged: until
+  // then none can fall out (the same buckets are kept, the same budget
+  // counted), and key-sorted merged buckets often need no sorting at all.
+  TermsBuckets<Key> merged;
+  // Room for the largest shard's count: identical key sets merge to that.
+  size_t largest = 0;
+  for (const InternalTerms* t : shards) largest = std::max(largest, t->buckets_.size());
+  merged.reserve(largest);
+  const TermsBuckets<Key>& view = merged;
   const BucketOrder& order = first.order_;
-  auto less = [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; };
+  auto less = [&](uint32_t a, uint32_t b) { return order.compare(view[a], view[b]) < 0; };
   const size_t keep = static_cast<size_t>(first.required_size_);
-  std::vector<Bucket> buckets;
+  std::vector<uint32_t> heap;
+  bool heaped = false;
   std::vector<const InternalAggregations*> subs;
   for (size_t i = 0; i < entries.size();) {
     size_t run_end = i + 1;
-    while (run_end < entries.size() &&
-           Key::compare(entries[run_end].bucket->key, entries[i].bucket->key) == 0) {
+    while (run_end < entries.size() && Key::equal(entries[run_end].key, entries[i].key)) {
       ++run_end;
     }
     int64_t doc_count = 0;
@@ -317,50 +543,87 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     subs.clear();
     for (size_t k = i; k < run_end; ++k) {
       const Entry& e = entries[k];
-      doc_count = checkedAdd(doc_count, e.bucket->doc_count, "doc count");
-      if (!e.show_error || e.bucket->doc_count_error == -1 || e.shard_error == -1) {
+      const InternalTerms& t = *shards[e.shard];
+      doc_count = checkedAdd(doc_count, t.buckets_.docCountAt(e.index), "doc count");
+      int64_t bucket_error = t.buckets_.errorAt(e.index);
+      int64_t shard_error = shard_errors_of[e.shard];
+      if (!t.show_term_doc_count_error_ || bucket_error == -1 || shard_error == -1) {
         error_unknown = true;
       } else {
-        error = checkedAdd(error, e.bucket->doc_count_error, "doc count error");
-        shard_errors = checkedAdd(shard_errors, e.shard_error, "doc count error");
+        error = checkedAdd(error, bucket_error, "doc count error");
+        shard_errors = checkedAdd(shard_errors, shard_error, "doc count error");
       }
-      subs.push_back(&e.bucket->aggregations);
+      const InternalAggregations& sub = t.buckets_.aggregationsAt(e.index);
+      if (!sub.empty()) subs.push_back(&sub);
     }
-    const typename Key::Type& key = entries[i].bucket->key;
+    const Entry first_entry = entries[i];
     i = run_end;
     if (context.final_reduce && doc_count < first.min_doc_count_) continue;
     context.consumeBucketsAndMaybeBreak(1);
-    Bucket& b = buckets.emplace_back();
-    b.key = key;
-    b.doc_count = doc_count;
+    int64_t bucket_error = 0;
     if (out->show_term_doc_count_error_) {
       // The bound of a term: what the shards that returned it say, plus the
       // bound of every shard that did not.
-      b.doc_count_error = (sum_error == -1 || error_unknown)
-                              ? -1
-                              : checkedAdd(error, sum_error - shard_errors, "doc count error");
+      bucket_error = (sum_error == -1 || error_unknown)
+                         ? -1
+                         : checkedAdd(error, sum_error - shard_errors, "doc count error");
     }
-    b.aggregations = InternalAggregations::reduce(subs, context);
+    auto index = static_cast<uint32_t>(merged.size());
+    // Leaf buckets (no sub-aggregations anywhere) skip the list reduce.
+    merged.appendFrom(
+        shards[first_entry.shard]->buckets_, first_entry.index, doc_count, bucket_error,
+        subs.empty() ? InternalAggregations() : InternalAggregations::reduce(subs, context));
     if (!context.final_reduce) continue;
-    std::push_heap(buckets.begin(), buckets.end(), less);
-    if (buckets.size() > keep) {
-      std::pop_heap(buckets.begin(), buckets.end(), less);
-      const Bucket& worst = buckets.back();
-      other = checkedAdd(other, worst.doc_count, "sum_other_doc_count");
-      context.consumeBucketsAndMaybeBreak(-(1 + worst.aggregations.bucketCount()));
-      buckets.pop_back();
+    heap.push_back(index);
+    if (!heaped) {
+      if (heap.size() <= keep) continue;
+      std::make_heap(heap.begin(), heap.end(), less);
+      heaped = true;
+    } else {
+      std::push_heap(heap.begin(), heap.end(), less);
+    }
+    if (heap.size() > keep) {
+      std::pop_heap(heap.begin(), heap.end(), less);
+      uint32_t worst = heap.back();
+      other = checkedAdd(other, merged.docCountAt(worst), "sum_other_doc_count");
+      context.consumeBucketsAndMaybeBreak(-(1 + merged.aggregationsAt(worst).bucketCount()));
+      if (merged.hasAggregationsColumn())
+        merged.mutableAggregations(worst) = InternalAggregations();
+      heap.pop_back();
     }
   }
-  if (context.final_reduce) std::sort_heap(buckets.begin(), buckets.end(), less);
   out->other_doc_count_ = other;
-  out->buckets_ = std::move(buckets);
+  if (!context.final_reduce) {
+    out->buckets_ = std::move(merged);
+    return out;
+  }
+  if (heaped) {
+    std::sort_heap(heap.begin(), heap.end(), less);
+  } else if (!std::is_sorted(heap.begin(), heap.end(), less)) {
+    std::sort(heap.begin(), heap.end(), less);  // a total order: as the heap would
+  }
+  bool in_place = heap.size() == merged.size();
+  for (size_t k = 0; in_place && k < heap.size(); ++k) in_place = heap[k] == k;
+  if (in_place) {
+    out->buckets_ = std::move(merged);  // key order asked for, nothing fell out
+    return out;
+  }
+  TermsBuckets<Key>& result = out->buckets_;
+  result.reserve(heap.size());
+  for (uint32_t k : heap) {
+    result.appendFrom(merged, k, merged.docCountAt(k), merged.errorAt(k),
+                      merged.hasAggregationsColumn() ? std::move(merged.mutableAggregations(k))
+                                                     : InternalAggregations());
+  }
   return out;
 }
 
 template <class Key>
 int64_t InternalTerms<Key>::bucketCount() const {
   int64_t n = static_cast<int64_t>(buckets_.size());
-  for (const Bucket& b : buckets_) n += b.aggregations.bucketCount();
+  if (buckets_.hasAggregationsColumn()) {
+    for (const InternalAggregations& a : buckets_.aggs_) n += a.bucketCount();
+  }
   return n;
 }
 
@@ -371,7 +634,7 @@ void InternalTerms<Key>::responseFieldsToJson(json& j) const {
   j["doc_count_error_upper_bound"] = doc_count_error_.value_or(0);
   j["sum_other_doc_count"] = other_doc_count_;
   json bs = json::array();
-  for (const Bucket& b : buckets_) {
+  for (const auto& b : buckets_) {
     json bj = json::object();
     putResponseKey<Key>(bj, b.key, format_);
     bj["doc_count"] = b.doc_count;
@@ -394,7 +657,7 @@ void InternalTerms<Key>::wireFieldsToJson(json& j) const {
   j["show_term_doc_count_error"] = show_term_doc_count_error_;
   j["other_doc_count"] = other_doc_count_;
   json bs = json::array();
-  for (const Bucket& b : buckets_) {
+  for (const auto& b : buckets_) {
     json bj = json::object();
     bj["doc_count"] = b.doc_count;
     if (show_term_doc_count_error_) bj["doc_count_error"] = b.doc_count_error;
@@ -405,6 +668,9 @@ void InternalTerms<Key>::wireFieldsToJson(json& j) const {
   j["buckets"] = std::move(bs);
 }
 
+template class TermsBuckets<StringKey>;
+template class TermsBuckets<LongKey>;
+template class TermsBuckets<DoubleKey>;
 template class InternalTerms<StringKey>;
 template class InternalTerms<LongKey>;
 template class InternalTerms<DoubleKey>;

@@ -22,7 +22,10 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "aggregations/bucket_order.h"
@@ -35,6 +38,7 @@ namespace wirestream::aggregations {
 // How each key type goes on the wire, compares and renders.
 struct StringKey {
   using Type = std::string;  // the key's bytes (usually UTF-8, need not be)
+  using View = std::string_view;
   static constexpr std::string_view kType = "sterms";
   static constexpr size_t kMinWireBytes = 1;
   // writeBytesRef, spelled with the inline writers: this runs once a bucket.
@@ -58,16 +62,17 @@ struct StringKey {
     }
   }
   // Unsigned byte order, as ES's BytesRef.compareTo.
-  static int compare(const Type& a, const Type& b) {
+  static int compare(std::string_view a, std::string_view b) {
     int c = a.compare(b);
     return (c > 0) - (c < 0);
   }
-  static bool equal(const Type& a, const Type& b) { return a == b; }
-  static double asDouble(const Type&);
+  static bool equal(std::string_view a, std::string_view b) { return a == b; }
+  static double asDouble(std::string_view);
 };
 
 struct LongKey {
   using Type = int64_t;
+  using View = int64_t;
   static constexpr std::string_view kType = "lterms";
   static constexpr size_t kMinWireBytes = 8;
   template <typename Out>
@@ -85,6 +90,7 @@ struct LongKey {
 
 struct DoubleKey {
   using Type = double;
+  using View = double;
   static constexpr std::string_view kType = "dterms";
   static constexpr size_t kMinWireBytes = 8;
   template <typename Out>
@@ -111,13 +117,217 @@ struct TermsBucket {
 
   // For BucketOrder::compare.
   int64_t docCount() const { return doc_count; }
-  int compareKey(const TermsBucket& o) const { return Key::compare(key, o.key); }
+  int compareKey(const TermsBucket& o) const {
+    return Key::compare(typename Key::View(key), typename Key::View(o.key));
+  }
   double sortValue(std::string_view path) const { return aggregations.sortValue(path); }
 
   friend bool operator==(const TermsBucket& a, const TermsBucket& b) {
     return Key::equal(a.key, b.key) && a.doc_count == b.doc_count &&
            a.doc_count_error == b.doc_count_error && a.aggregations == b.aggregations;
   }
+};
+
+// A string key inside a TermsBuckets::BucketRef: reads as a
+// std::string_view, assigns in place (moving the keys after it when its
+// length changes).
+template <class Owner>
+class TermsStringKeyRef {
+ public:
+  operator std::string_view() const { return owner_->keyAt(i_); }
+  std::string_view view() const { return owner_->keyAt(i_); }
+  TermsStringKeyRef& operator=(std::string_view k) {
+    owner_->setKey(i_, k);
+    return *this;
+  }
+  TermsStringKeyRef& operator=(const TermsStringKeyRef& o) { return *this = o.view(); }
+  friend bool operator==(const TermsStringKeyRef& a, std::string_view b) { return a.view() == b; }
+  friend std::ostream& operator<<(std::ostream& os, const TermsStringKeyRef& k) {
+    return os << k.view();
+  }
+
+ private:
+  friend Owner;
+  TermsStringKeyRef(Owner* owner, size_t i) : owner_(owner), i_(i) {}
+  Owner* owner_;
+  size_t i_;
+};
+
+template <class Key>
+class InternalTerms;
+
+// The columns of a terms aggregation's buckets (see the top of this file),
+// with a vector-like API over them. operator[] and iteration yield proxies:
+// a BucketRef (non-const) whose doc_count, doc_count_error and aggregations
+// are references into the columns and whose key can be assigned, or a
+// ConstBucketRef of values (a string key as a std::string_view into the
+// arena). A proxy is valid until the next change to the container's size or
+// to a string key. Taking a BucketRef materialises the error and
+// sub-aggregation columns, so read through a const container where you can.
+template <class Key>
+class TermsBuckets {
+ public:
+  using Bucket = TermsBucket<Key>;
+  using KeyView = typename Key::View;
+  static constexpr bool kStringKeys = std::is_same_v<Key, StringKey>;
+
+  using StringKeyRef = TermsStringKeyRef<TermsBuckets>;
+  using KeyRef = std::conditional_t<kStringKeys, StringKeyRef, typename Key::Type&>;
+
+  struct BucketRef {
+    KeyRef key;
+    int64_t& doc_count;
+    int64_t& doc_count_error;
+    InternalAggregations& aggregations;
+    operator Bucket() const {
+      return {typename Key::Type(KeyView(key)), doc_count, doc_count_error, aggregations};
+    }
+  };
+
+  struct ConstBucketRef {
+    KeyView key;
+    int64_t doc_count;
+    int64_t doc_count_error;
+    const InternalAggregations& aggregations;
+    operator Bucket() const {
+      return {typename Key::Type(key), doc_count, doc_count_error, aggregations};
+    }
+    // For BucketOrder::compare.
+    int64_t docCount() const { return doc_count; }
+    int compareKey(const ConstBucketRef& o) const { return Key::compare(key, o.key); }
+    double sortValue(std::string_view path) const { return aggregations.sortValue(path); }
+  };
+
+  template <bool kConst>
+  class Iterator {
+   public:
+    using Owner = std::conditional_t<kConst, const TermsBuckets, TermsBuckets>;
+    using value_type = std::conditional_t<kConst, ConstBucketRef, BucketRef>;
+    using difference_type = std::ptrdiff_t;
+    Iterator() = default;
+    Iterator(Owner* owner, size_t i) : owner_(owner), i_(i) {}
+    value_type operator*() const { return (*owner_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator it = *this;
+      ++i_;
+      return it;
+    }
+    friend bool operator==(const Iterator& a, const Iterator& b) { return a.i_ == b.i_; }
+
+   private:
+    Owner* owner_ = nullptr;
+    size_t i_ = 0;
+  };
+
+  size_t size() const { return counts_.size(); }
+  bool empty() const { return counts_.empty(); }
+  void reserve(size_t n);
+  void clear();
+  void push_back(const Bucket& b) { append(b.key, b.doc_count, b.doc_count_error, b.aggregations); }
+  void push_back(Bucket&& b) {
+    append(b.key, b.doc_count, b.doc_count_error, std::move(b.aggregations));
+  }
+  // Appends a bucket with a default key, 0 counts and no sub-aggregations.
+  BucketRef emplace_back() {
+    append(KeyView{}, 0, 0, InternalAggregations{});
+    return back();
+  }
+  void pop_back();
+
+  BucketRef operator[](size_t i) {
+    materialize();
+    return {keyRef(i), counts_[i], errors_[i], aggs_[i]};
+  }
+  ConstBucketRef operator[](size_t i) const {
+    return {keyAt(i), counts_[i], errorAt(i), aggregationsAt(i)};
+  }
+  BucketRef back() { return (*this)[size() - 1]; }
+  ConstBucketRef back() const { return (*this)[size() - 1]; }
+  Iterator<false> begin() { return {this, 0}; }
+  Iterator<false> end() { return {this, size()}; }
+  Iterator<true> begin() const { return {this, 0}; }
+  Iterator<true> end() const { return {this, size()}; }
+
+  // ---- the columns, for the wire and reduce paths ----
+  KeyView keyAt(size_t i) const {
+    if constexpr (kStringKeys) {
+      const char* p = key_wire_.data() + key_starts_[i];
+      const char* end = key_wire_.data() + key_starts_[i + 1];
+      while (static_cast<uint8_t>(*p) & 0x80) ++p;  // the VInt length
+      ++p;
+      return std::string_view(p, static_cast<size_t>(end - p));
+    } else {
+      return keys_[i];
+    }
+  }
+  int64_t docCountAt(size_t i) const { return counts_[i]; }
+  int64_t errorAt(size_t i) const { return errors_.empty() ? 0 : errors_[i]; }
+  // Whether some bucket may have sub-aggregations (else every list is empty).
+  bool hasAggregationsColumn() const { return !aggs_.empty(); }
+  const InternalAggregations& aggregationsAt(size_t i) const {
+    return aggs_.empty() ? emptyAggregations() : aggs_[i];
+  }
+  const std::vector<int64_t>& docCounts() const { return counts_; }
+
+  // Appends a bucket; `error` 0 and an empty `aggs` add no column.
+  void append(KeyView key, int64_t doc_count, int64_t error, InternalAggregations aggs);
+  // Appends bucket j of `src` with these counts and sub-aggregations (a
+  // string key copied in its wire form).
+  void appendFrom(const TermsBuckets& src, size_t j, int64_t doc_count, int64_t error,
+                  InternalAggregations aggs);
+  // Appends a string key's wire bytes (VInt length + bytes) as they are.
+  void appendWireKey(const uint8_t* wire, size_t n) {
+    key_wire_.append(reinterpret_cast<const char*>(wire), n);
+    pushKeyEnd();
+  }
+  // The wire form of key i (VInt length + bytes) for string keys.
+  std::string_view wireKeyAt(size_t i) const {
+    return std::string_view(key_wire_).substr(key_starts_[i], key_starts_[i + 1] - key_starts_[i]);
+  }
+  void pushDocCount(int64_t c) { counts_.push_back(c); }
+  void setError(size_t i, int64_t e);
+  InternalAggregations& mutableAggregations(size_t i) {
+    if (aggs_.size() != counts_.size()) aggs_.resize(counts_.size());
+    return aggs_[i];
+  }
+
+  bool equals(const TermsBuckets& o) const;
+  friend bool operator==(const TermsBuckets& a, const TermsBuckets& b) { return a.equals(b); }
+
+ private:
+  friend class InternalTerms<Key>;
+  friend class TermsStringKeyRef<TermsBuckets>;
+  static const InternalAggregations& emptyAggregations();
+  KeyRef keyRef(size_t i) {
+    if constexpr (kStringKeys) {
+      return StringKeyRef(this, i);
+    } else {
+      return keys_[i];
+    }
+  }
+  void setKey(size_t i, std::string_view k);
+  void pushKeyEnd();
+  // The rest of an append, once the key is in: the count, and the error and
+  // sub-aggregations in their columns when they exist or are needed.
+  void pushCounts(int64_t doc_count, int64_t error, InternalAggregations&& aggs);
+  // Makes the error and sub-aggregation columns dense, for a BucketRef.
+  void materialize() {
+    if (errors_.size() != counts_.size()) errors_.resize(counts_.size());
+    if (aggs_.size() != counts_.size()) aggs_.resize(counts_.size());
+  }
+
+  std::vector<int64_t> counts_;
+  std::vector<int64_t> errors_;             // empty: every error is 0
+  std::vector<InternalAggregations> aggs_;  // empty: no sub-aggregations
+  // Keys: string keys in their wire form back to back, key i in
+  // [key_starts_[i], key_starts_[i + 1]); numeric keys in keys_.
+  std::string key_wire_;
+  std::vector<uint32_t> key_starts_ = std::vector<uint32_t>(kStringKeys ? 1 : 0, 0);
+  std::vector<typename Key::Type> keys_;
 };
 
 template <class Key>
@@ -153,8 +363,8 @@ class InternalTerms final : public InternalAggregation {
   void setOtherDocCount(int64_t v) { other_doc_count_ = v; }
   const DocValueFormat& format() const { return format_; }
   void setFormat(DocValueFormat f) { format_ = std::move(f); }
-  std::vector<Bucket>& buckets() { return buckets_; }
-  const std::vector<Bucket>& buckets() const { return buckets_; }
+  TermsBuckets<Key>& buckets() { return buckets_; }
+  const TermsBuckets<Key>& buckets() const { return buckets_; }
 
   // This shard's contribution to the error bound (wire format §8).
   int64_t shardDocCountError() const;
@@ -174,6 +384,8 @@ class InternalTerms final : public InternalAggregation {
   void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
+  void writeKey(StreamOutput::Cursor& c, size_t i) const;
+
   BucketOrder reduce_order_ = BucketOrder::key(true);
   BucketOrder order_ = BucketOrder::count(false);
   int32_t required_size_ = 10;
@@ -183,13 +395,16 @@ class InternalTerms final : public InternalAggregation {
   int32_t shard_size_ = 10;
   bool show_term_doc_count_error_ = false;
   int64_t other_doc_count_ = 0;
-  std::vector<Bucket> buckets_;
+  TermsBuckets<Key> buckets_;
 };
 
 using StringTerms = InternalTerms<StringKey>;
 using LongTerms = InternalTerms<LongKey>;
 using DoubleTerms = InternalTerms<DoubleKey>;
 
+extern template class TermsBuckets<StringKey>;
+extern template class TermsBuckets<LongKey>;
+extern template class TermsBuckets<DoubleKey>;
 extern template class InternalTerms<StringKey>;
 extern template class InternalTerms<LongKey>;
 extern template class InternalTerms<DoubleKey>;

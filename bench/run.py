@@ -75,9 +75,11 @@ def cell(times):
     return "%s (%s–%s)" % (fmt(statistics.median(times)), fmt(min(times)), fmt(max(times)))
 
 
-def table(runs, rows_wanted=None):
-    """Markdown: one row per (op, case), one column per implementation."""
+def table(runs, rows_wanted=None, shown=None):
+    """Markdown: one row per (op, case), one column per implementation. The
+    names of the runs in it are added to `shown`."""
     rows = OrderedDict()
+    names = {}
     impls = []
     for name, times in runs.items():
         p = parse_name(name)
@@ -88,6 +90,7 @@ def table(runs, rows_wanted=None):
             op, impl = impl, op  # BM_Memcpy_StringTermsBytes -> a column of its own
             op = "StringTerms*"
         rows.setdefault((op, case), {})[impl] = times
+        names.setdefault((op, case), []).append(name)
         if impl not in impls:
             impls.append(impl)
     order = [OURS, PEER] + sorted(i for i in impls if i not in (OURS, PEER))
@@ -104,6 +107,8 @@ def table(runs, rows_wanted=None):
         if PEER not in row and not any(i.startswith(OURS) and i != OURS for i in row):
             continue  # suites that compare only their own variants (simd, transport)
         keep.append(((op, case), row))
+        if shown is not None:
+            shown.update(names[(op, case)])
     cols = [i for i in order if any(i in row for _, row in keep)]
     if not keep:
         return ""
@@ -142,6 +147,18 @@ def bounds(runs):
         return ""
     return "\n".join(["| ours | median | against memcpy of our bytes | against a walk of the tree |",
                       "|---|---:|---:|---:|"] + out)
+
+
+def others(runs, shown):
+    """Every benchmark of the run that the comparison tables above leave out
+    (SIMD kernels, TSM codecs, transport, ablations): one row each."""
+    rows = [(name, times) for name, times in runs.items() if name not in shown]
+    if not rows:
+        return ""
+    out = ["| benchmark | median (min–max) |", "|---|---:|"]
+    for name, times in sorted(rows):
+        out.append("| `%s` | %s |" % (name, cell(times)))
+    return "\n".join(out)
 
 
 def replace_between(text, begin, end, body):
@@ -186,6 +203,7 @@ def main():
     load = "not recorded" if args.json else "%.1f" % os.getloadavg()[0]
 
     ctx = data.get("context", {})
+    shown = set()
     section = "\n".join([
         "## %s" % kind,
         "",
@@ -196,11 +214,15 @@ def main():
         "Allocation figures come from `//bench:alloc_bench` (the timed binary has the plain "
         "allocator)." % (started, reps, ctx.get("num_cpus", 0), load),
         "",
-        table(runs, lambda op, case: "VInt" in op),
+        table(runs, lambda op, case: "VInt" in op, shown),
         "",
-        table(runs, lambda op, case: op.startswith("StringTerms")),
+        table(runs, lambda op, case: op.startswith("StringTerms"), shown),
         "",
         bounds(runs),
+        "",
+        "Every other benchmark of the same run:",
+        "",
+        others(runs, shown),
         "",
     ])
     key = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")

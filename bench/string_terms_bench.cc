@@ -33,7 +33,9 @@
 //   BM_Walk_StringTermsTree/N               reads what writeTo reads, writes
 //                                           nothing: the other bound
 //   BM_StringTermsReduce_Wirestream/N       final reduce of two shards' copies
-//                                           of the tree (the coordinator's work)
+//                                           of the tree (the coordinator's work;
+//                                           max_buckets lifted)
+//   BM_StringTermsReduce_Wirestream3Shards/N  the same over three copies
 //
 // Data sets, each named in the benchmark name:
 //   (no suffix)    the shape of ES's benchmark above: keys "test0".."test999"
@@ -68,6 +70,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <msgpack.hpp>
@@ -153,7 +156,7 @@ void fillProto(pb::StringTerms& terms, const agg::StringTerms& ours) {
   terms.mutable_buckets()->Reserve(static_cast<int>(ours.buckets().size()));
   for (const auto& b : ours.buckets()) {
     pb::Bucket* bucket = terms.add_buckets();
-    bucket->set_key(b.key);
+    bucket->set_key(std::string(b.key));
     bucket->set_doc_count(static_cast<uint64_t>(b.doc_count));
     for (const auto& sub : b.aggregations.list()) {
       fillProto(*bucket->mutable_aggregations()->add_aggregations()->mutable_sterms(),
@@ -277,7 +280,7 @@ PlainTerms plainOf(const agg::StringTerms& ours) {
   for (const auto& b : ours.buckets()) {
     PlainBucket& p = t.buckets.emplace_back();
     p.doc_count = static_cast<uint64_t>(b.doc_count);
-    p.key = b.key;
+    p.key = std::string(b.key);
     for (const auto& sub : b.aggregations.list()) p.aggregations.push_back(plainOf(asTerms(*sub)));
   }
   return t;
@@ -848,17 +851,28 @@ void BM_Walk_StringTermsTree(benchmark::State& state, Shape shape) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(t->our_bytes.size()));
 }
 
-void BM_StringTermsReduce_Wirestream(benchmark::State& state, Shape shape) {
+// The coordinator's final reduce of `shards` copies of the tree. The budget
+// is lifted: the tree has 10^6 buckets, over ES's default max_buckets.
+void reduceShards(benchmark::State& state, Shape shape, size_t shards) {
   const Trees* t = checkedTrees(state, shape);
   if (!t) return;
-  const agg::InternalAggregations* shards[] = {&t->ours, &t->ours};
+  std::vector<const agg::InternalAggregations*> lists(shards, &t->ours);
+  const agg::ReduceContext context =
+      agg::ReduceContext::finalReduce(std::numeric_limits<int32_t>::max());
   for (auto _ : state) {
-    agg::InternalAggregations reduced =
-        agg::InternalAggregations::reduce(shards, agg::ReduceContext::finalReduce());
+    agg::InternalAggregations reduced = agg::InternalAggregations::reduce(lists, context);
     benchmark::DoNotOptimize(reduced);
   }
   const int64_t n = state.range(0);
-  state.SetItemsProcessed(state.iterations() * 2 * n * n);
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(shards) * n * n);
+}
+
+void BM_StringTermsReduce_Wirestream(benchmark::State& state, Shape shape) {
+  reduceShards(state, shape, 2);
+}
+
+void BM_StringTermsReduce_Wirestream3Shards(benchmark::State& state, Shape shape) {
+  reduceShards(state, shape, 3);
 }
 
 // Every benchmark runs on both data sets: the ES shape under the pinned names,
@@ -883,6 +897,7 @@ void registerAll() {
       {"BM_Memcpy_StringTermsBytes", BM_Memcpy_StringTermsBytes},
       {"BM_Walk_StringTermsTree", BM_Walk_StringTermsTree},
       {"BM_StringTermsReduce_Wirestream", BM_StringTermsReduce_Wirestream},
+      {"BM_StringTermsReduce_Wirestream3Shards", BM_StringTermsReduce_Wirestream3Shards},
   };
   for (Shape shape : {Shape::kEs, Shape::kRealistic}) {
     for (const auto& [name, fn] : all) {

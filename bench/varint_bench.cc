@@ -17,6 +17,10 @@
 //   BM_WriteVInt_WirestreamCursor_<Case>  writeVInt through a
 //                                   StreamOutput::Cursor over the same output:
 //                                   what aggregations' inner loops use
+//   BM_WriteVInt_WirestreamReserved_<Case>  Cursor::writeEach: the room for
+//                                   a run of values checked once, then
+//                                   unchecked writes (the per-value loop of
+//                                   an aggregation column)
 //   BM_WriteVInt_ProtobufArray_<Case>  CodedOutputStream::WriteVarint32ToArray,
 //                                   the pointer-passing form protobuf's
 //                                   generated code uses, into a flat buffer
@@ -26,6 +30,8 @@
 //                                   CodedInputStream over the same bytes
 //   BM_ReadVInt_WirestreamCursor_<Case>  readVInt through a
 //                                   StreamInput::Cursor
+//   BM_ReadVInt_WirestreamReserved_<Case>  Cursor::readEach: the bytes of a
+//                                   run checked once, then unchecked reads
 //   BM_ReadVInt_ProtobufArray_<Case>  VarintParse, the pointer-passing parse of
 //                                   protobuf's generated code
 //
@@ -238,6 +244,21 @@ void BM_WriteVInt_WirestreamCursor(benchmark::State& state, const Workload& w) {
   setThroughput(state, w);
 }
 
+void BM_WriteVInt_WirestreamReserved(benchmark::State& state, const Workload& w) {
+  BytesStreamOutput out;
+  for (auto _ : state) {
+    out.reset();
+    valueLoop([&] {
+      StreamOutput::Cursor c(out);
+      c.writeEach(w.values, kMaxVIntBytes,
+                  [](auto& o, uint32_t v) { o.writeVInt(static_cast<int32_t>(v)); });
+    });
+    benchmark::ClobberMemory();
+  }
+  checkOutput(state, w, out.bytes().toVector());
+  setThroughput(state, w);
+}
+
 void BM_WriteVInt_ProtobufArray(benchmark::State& state, const Workload& w) {
   using google::protobuf::io::CodedOutputStream;
   AlignedBuffer buffer(w.encoded.size());
@@ -304,6 +325,20 @@ void BM_ReadVInt_WirestreamCursor(benchmark::State& state, const Workload& w) {
   setThroughput(state, w);
 }
 
+void BM_ReadVInt_WirestreamReserved(benchmark::State& state, const Workload& w) {
+  uint32_t sum = 0;
+  for (auto _ : state) {
+    ByteArrayStreamInput in(w.encoded);
+    valueLoop([&] {
+      StreamInput::Cursor c(in);
+      c.readEach(w.values.size(), kMaxVIntBytes,
+                 [&](auto& r) { sum += static_cast<uint32_t>(r.readVInt()); });
+    });
+    benchmark::DoNotOptimize(sum);
+  }
+  setThroughput(state, w);
+}
+
 void BM_ReadVInt_ProtobufArray(benchmark::State& state, const Workload& w) {
   uint32_t sum = 0;
   for (auto _ : state) {
@@ -355,6 +390,8 @@ void registerAll() {
       {"BM_WriteVInt_ProtobufArray_", BM_WriteVInt_ProtobufArray},
       {"BM_ReadVInt_WirestreamCursor_", BM_ReadVInt_WirestreamCursor},
       {"BM_ReadVInt_ProtobufArray_", BM_ReadVInt_ProtobufArray},
+      {"BM_WriteVInt_WirestreamReserved_", BM_WriteVInt_WirestreamReserved},
+      {"BM_ReadVInt_WirestreamReserved_", BM_ReadVInt_WirestreamReserved},
   };
   for (const auto& [prefix, fn] : suites) {
     for (size_t i = 0; i < 4; ++i) {

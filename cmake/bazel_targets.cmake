@@ -273,6 +273,11 @@ ws_cc_test(tests_aggregations_round_trip_test
     SRCS tests/aggregations/round_trip_test.cc
     DEPS tests_aggregations_agg_test_util GTest::gtest_main
     SIZE medium)
+ws_cc_test(tests_aggregations_terms_buckets_test
+    DIR tests/aggregations
+    NAME terms_buckets_test
+    SRCS tests/aggregations/terms_buckets_test.cc
+    DEPS tests_aggregations_agg_test_util GTest::gtest_main)
 ws_cc_test(tests_aggregations_wire_test
     DIR tests/aggregations
     NAME wire_test

@@ -415,7 +415,7 @@ int run(int argc, char** argv) {
   int64_t smallest = INT64_MAX;
   std::unordered_set<uint32_t> returned;
   for (const auto& b : terms.buckets()) {
-    uint32_t id = static_cast<uint32_t>(std::stoul(b.key.substr(5)));
+    uint32_t id = static_cast<uint32_t>(std::stoul(std::string(b.key.substr(5))));
     returned.insert(id);
     const int64_t true_count = exact.counts[id];
     const double true_avg = exact.sums[id] / static_cast<double>(true_count);

@@ -395,6 +395,43 @@ class StreamInput {
 
   // ---- end of structured values ----
 
+  class Cursor;
+
+  // The reader inside a Cursor::readEach run: the bytes are already known to
+  // be there, so every read is unchecked and straight-line (values are still
+  // validated: a VInt's 5th byte, a VLong's 10th). Only Cursor::readEach
+  // makes one.
+  class Reserved {
+   public:
+    uint8_t readByte() { return *pos_++; }
+    int64_t readLong() {
+      auto v = static_cast<int64_t>(loadBig64(pos_));
+      pos_ += 8;
+      return v;
+    }
+    double readDouble() { return std::bit_cast<double>(static_cast<uint64_t>(readLong())); }
+    int32_t readVInt() {
+      uint32_t b = *pos_;
+      if (!(b & 0x80)) [[likely]] {
+        ++pos_;
+        return static_cast<int32_t>(b);
+      }
+      auto r = decodeVInt(pos_, pos_ + kMaxVIntBytes);
+      pos_ = r.next;
+      return r.value;
+    }
+    int64_t readVLong() {
+      auto r = internal::decodeVLongUnchecked(pos_, false);
+      pos_ = r.next;
+      return static_cast<int64_t>(r.value);
+    }
+
+   private:
+    friend class Cursor;
+    explicit Reserved(const uint8_t* pos) : pos_(pos) {}
+    const uint8_t* pos_;
+  };
+
   // A scoped direct-read cursor over the current chunk, for inner loops that
   // read many small values: it keeps the read position in a local (a
   // register) rather than in the StreamInput, where every read stores it
@@ -478,6 +515,34 @@ class StreamInput {
     template <typename F>
     std::invoke_result_t<F&, StreamInput&> withStream(F&& read) {
       return slow(read);
+    }
+
+    // read_one(r) `count` times, where each call reads at most `max_bytes`
+    // bytes (kMaxVIntBytes for one readVInt, kMaxVLongBytes for a readVLong).
+    // The bytes of a run of values are checked once, so inside the run `r`
+    // is a Reserved reader that checks no bounds per value (protobuf's
+    // VarintParse form); where a run no longer fits in the chunk, `r` is this
+    // Cursor. read_one must take `auto&` and use only readers both have
+    // (Reserved's list). Same values and errors as the readers one by one.
+    //
+    //   c.readEach(n, kMaxVIntBytes, [&](auto& r) { sizes.push_back(r.readVInt()); });
+    template <typename F>
+    void readEach(size_t count, size_t max_bytes, F&& read_one) {
+      assert(max_bytes > 0);
+      while (count > 0) {
+        size_t n = std::min(count, static_cast<size_t>(end_ - pos_) / max_bytes);
+        if (n == 0) {
+          read_one(*this);
+          --count;
+          continue;
+        }
+        count -= n;
+        Reserved r(pos_);
+        // If read_one throws, the input keeps the position before the run.
+        for (; n > 0; --n) read_one(r);
+        assert(r.pos_ <= end_);
+        pos_ = r.pos_;
+      }
     }
 
    private:

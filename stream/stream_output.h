@@ -15,7 +15,10 @@
 // Not thread-safe: one writer at a time.
 #pragma once
 
+#include <algorithm>
 #include <bit>
+#include <cassert>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -285,6 +288,60 @@ class StreamOutput {
 
   // ---- end of structured values ----
 
+  // Bytes past its start any one Reserved write may store (the 8-byte store
+  // of a padded VInt, a 10-byte VLong): a run keeps this much room at its end.
+  static constexpr size_t kReservedSlop = 16;
+
+  static_assert(kReservedSlop >= kVIntPaddedStoreBytes && kReservedSlop >= kMaxVLongBytes);
+
+  class Cursor;
+
+  // The writer inside a Cursor::writeEach run: the room is already checked,
+  // so every write is unchecked and straight-line. Stores at most
+  // kReservedSlop bytes at the position per write and advances by at most
+  // the value's wire size. Only Cursor::writeEach makes one.
+  class Reserved {
+   public:
+    void writeByte(uint8_t b) { *pos_++ = b; }
+    void writeBoolean(bool v) { writeByte(v ? 1 : 0); }
+    void writeLong(int64_t v) {
+      storeBig64(pos_, static_cast<uint64_t>(v));
+      pos_ += 8;
+    }
+    void writeDouble(double v) { writeLong(static_cast<int64_t>(canonicalDoubleBits(v))); }
+    void writeVInt(int32_t v) {
+      auto u = static_cast<uint32_t>(v);
+      if (u < 0x80) [[likely]] {
+        *pos_++ = static_cast<uint8_t>(u);
+      } else if (u < 0x4000) {
+        // Two bytes: most of what is not one byte in counts and sizes.
+        pos_[0] = static_cast<uint8_t>(u | 0x80);
+        pos_[1] = static_cast<uint8_t>(u >> 7);
+        pos_ += 2;
+      } else {
+        pos_ = u >= (1u << 28) ? encodeVInt(pos_, u) : encodeVIntPadded(pos_, u);
+      }
+    }
+    // A negative value is a caller error (std::invalid_argument), as in ES.
+    void writeVLong(int64_t v) {
+      if (v < 0) [[unlikely]]
+        throwNegativeVLong(v);
+      writeVLongNoCheck(v);
+    }
+    void writeVLongNoCheck(int64_t v) { pos_ = encodeVarint64(pos_, static_cast<uint64_t>(v)); }
+    void writeZLong(int64_t v) { writeVLongNoCheck(static_cast<int64_t>(zigZagEncode(v))); }
+    // Counts fully against the run's max_bytes.
+    void writeBytes(std::span<const uint8_t> bytes) {
+      copyBytes(pos_, bytes.data(), bytes.size());
+      pos_ += bytes.size();
+    }
+
+   private:
+    friend class Cursor;
+    explicit Reserved(uint8_t* pos) : pos_(pos) {}
+    uint8_t* pos_;
+  };
+
   // A scoped direct-write cursor over the current buffer, for inner loops
   // that write many small values. It keeps the write position in a local,
   // which the compiler holds in a register: StreamOutput's own writers store
@@ -375,6 +432,62 @@ class StreamOutput {
     template <typename F>
     void withStream(F&& write) {
       slow(write);
+    }
+
+    // write(w) once, where write writes at most `max_bytes` bytes: with `w`
+    // a Reserved writer (no bounds checks) when they surely fit in the
+    // buffer, else with `w` this Cursor. As writeEach, for one value of a
+    // size known only at the time (a bucket with its key).
+    template <typename F>
+    void writeWithin(size_t max_bytes, F&& write) {
+      if (static_cast<size_t>(end_ - pos_) >= max_bytes + kReservedSlop) [[likely]] {
+        Reserved w(pos_);
+        write(w);
+        assert(w.pos_ <= end_);
+        pos_ = w.pos_;
+      } else {
+        write(*this);
+      }
+    }
+
+    // write_one(w, value) for each value in order, where each call writes at
+    // most `max_bytes` bytes (kMaxVIntBytes for one writeVInt). The room for a
+    // run of values is checked once, so inside the run `w` is a Reserved
+    // writer that checks nothing per value and keeps its position in a
+    // register (protobuf's WriteVarint32ToArray form); where a run no longer
+    // fits in the buffer, `w` is this Cursor. write_one must therefore take
+    // `auto&` and use only writers both have (Reserved's list), and must not
+    // write more than max_bytes (checked in debug builds). Same bytes as
+    // the writers one by one.
+    //
+    //   c.writeEach(values, kMaxVIntBytes, [](auto& w, int32_t v) { w.writeVInt(v); });
+    template <std::ranges::input_range Range, typename F>
+    void writeEach(const Range& values, size_t max_bytes, F&& write_one) {
+      assert(max_bytes > 0);
+      auto it = std::ranges::begin(values);
+      const auto last = std::ranges::end(values);
+      while (it != last) {
+        // Values that surely fit: n values advance at most n * max_bytes,
+        // and no store reaches more than kReservedSlop past the position.
+        size_t room = static_cast<size_t>(end_ - pos_);
+        size_t n = room >= kReservedSlop ? (room - kReservedSlop) / max_bytes : 0;
+        if (n == 0) {
+          write_one(*this, *it);
+          ++it;
+          continue;
+        }
+        Reserved w(pos_);
+        if constexpr (std::ranges::sized_range<Range> &&
+                      std::random_access_iterator<decltype(it)>) {
+          // A counted run: the loop's only compare is the run's end.
+          auto stop = it + static_cast<std::ptrdiff_t>(std::min(n, static_cast<size_t>(last - it)));
+          for (; it != stop; ++it) write_one(w, *it);
+        } else {
+          for (; n > 0 && it != last; --n, ++it) write_one(w, *it);
+        }
+        assert(w.pos_ <= end_);
+        pos_ = w.pos_;
+      }
     }
 
    private:

@@ -338,7 +338,8 @@ void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
       }
       json rendered_batch = agg.toWireJson();
       for (size_t i = 0; i < n; ++i) {
-        buckets[at + i] = std::move(agg.buckets()[i]);
+        // (Terms buckets are copied in and stay; histogram buckets moved.)
+        if constexpr (kHistogram) buckets[at + i] = std::move(agg.buckets()[i]);
         buckets[at + i].aggregations = std::move(subs[i]);
       }
       agg.buckets().clear();

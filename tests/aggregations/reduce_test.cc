@@ -88,7 +88,7 @@ TEST(TermsReduce, PerTermErrorBounds) {
   const auto& t = static_cast<const StringTerms&>(r[0]);
   ASSERT_EQ(t.buckets().size(), 4u);
   std::map<std::string, std::pair<int64_t, int64_t>> got;
-  for (const auto& b : t.buckets()) got[b.key] = {b.doc_count, b.doc_count_error};
+  for (const auto& b : t.buckets()) got[std::string(b.key)] = {b.doc_count, b.doc_count_error};
   EXPECT_EQ(got["a"], (std::pair<int64_t, int64_t>{19, 0}));
   EXPECT_EQ(got["b"], (std::pair<int64_t, int64_t>{8, 6}));  // shard 2 may hold up to 6
   EXPECT_EQ(got["c"], (std::pair<int64_t, int64_t>{12, 0}));

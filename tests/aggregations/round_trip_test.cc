@@ -18,11 +18,11 @@ int maxDepth(const InternalAggregation& a) {
   int d = 0;
   auto sub = [&](const InternalAggregations& s) { d = std::max(d, maxDepth(s)); };
   if (auto* t = dynamic_cast<const StringTerms*>(&a))
-    for (auto& b : t->buckets()) sub(b.aggregations);
+    for (const auto& b : t->buckets()) sub(b.aggregations);
   if (auto* t = dynamic_cast<const LongTerms*>(&a))
-    for (auto& b : t->buckets()) sub(b.aggregations);
+    for (const auto& b : t->buckets()) sub(b.aggregations);
   if (auto* t = dynamic_cast<const DoubleTerms*>(&a))
-    for (auto& b : t->buckets()) sub(b.aggregations);
+    for (const auto& b : t->buckets()) sub(b.aggregations);
   if (auto* h = dynamic_cast<const Histogram*>(&a))
     for (auto& b : h->buckets()) sub(b.aggregations);
   return d;

@@ -324,5 +324,134 @@ TEST(Cursor, RandomRunsMatchTheStreamWriters) {
   }
 }
 
+// ES's writeVInt loop, quoted at the top, for writeEach's expected bytes.
+void esVInt(std::vector<uint8_t>& out, uint32_t i) {
+  while ((i & ~0x7Fu) != 0) {
+    out.push_back(static_cast<uint8_t>((i & 0x7F) | 0x80));
+    i >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(i));
+}
+
+// Values of every VInt width, negatives included, in a seeded order.
+std::vector<int32_t> vintsOfEveryWidth(uint64_t seed, size_t n) {
+  std::mt19937_64 rng(seed);
+  std::vector<int32_t> values;
+  for (size_t i = 0; i < n; ++i) {
+    int bits = static_cast<int>(rng() % 33);
+    values.push_back(static_cast<int32_t>(bits == 0 ? 0 : rng() >> (64 - bits)));
+  }
+  return values;
+}
+
+TEST(CursorEach, WriteEachHasTheReferenceBytesAtEveryPageSize) {
+  uint64_t seed = testSeed(0xEAC4);
+  for (size_t n : {0, 1, 2, 3, 7, 100, 5000}) {
+    std::vector<int32_t> values = vintsOfEveryWidth(seed + n, n);
+    std::vector<uint8_t> expected;
+    for (int32_t v : values) esVInt(expected, static_cast<uint32_t>(v));
+    for (size_t page : kPageSizes) {
+      std::vector<uint8_t> got = writeAt(page, [&values](StreamOutput& out) {
+        out.writeByte(0xEE);  // a run that starts mid-buffer
+        StreamOutput::Cursor c(out);
+        c.writeEach(values, kMaxVIntBytes, [](auto& w, int32_t v) { w.writeVInt(v); });
+        c.writeByte(0xFF);  // and the cursor goes on after it
+      });
+      std::vector<uint8_t> want = {0xEE};
+      want.insert(want.end(), expected.begin(), expected.end());
+      want.push_back(0xFF);
+      ASSERT_EQ(toHex(got), toHex(want)) << "n " << n << ", page " << page;
+
+      std::vector<int32_t> back;
+      readAll(want, page, [&](StreamInput& in) {
+        back.clear();
+        EXPECT_EQ(in.readByte(), 0xEE);
+        StreamInput::Cursor c(in);
+        c.readEach(n, kMaxVIntBytes, [&](auto& r) { back.push_back(r.readVInt()); });
+        EXPECT_EQ(c.readByte(), 0xFF);
+      });
+      ASSERT_EQ(back, values) << "n " << n << ", page " << page;
+    }
+  }
+}
+
+// Every writer Reserved has, several to a value, against the stream's own.
+TEST(CursorEach, EveryReservedWriterMatchesTheStream) {
+  std::mt19937_64 rng(testSeed(0xEAC5));
+  std::vector<uint64_t> values(3000);
+  for (uint64_t& v : values) v = rng() >> (rng() % 64);
+  auto write_one = [](auto& w, uint64_t v) {
+    w.writeVLong(static_cast<int64_t>(v >> 1));
+    w.writeZLong(static_cast<int64_t>(v));
+    w.writeLong(static_cast<int64_t>(v));
+    w.writeDouble(static_cast<double>(v));
+    w.writeBoolean(v & 1);
+    w.writeByte(static_cast<uint8_t>(v));
+    w.writeVLongNoCheck(-static_cast<int64_t>(v & 0xFF));
+  };
+  constexpr size_t kMax = 9 + 10 + 8 + 8 + 1 + 1 + 10;
+  for (size_t page : kPageSizes) {
+    std::vector<uint8_t> expected = writeAt(page, [&](StreamOutput& out) {
+      for (uint64_t v : values) write_one(out, v);
+    });
+    std::vector<uint8_t> got = writeAt(page, [&](StreamOutput& out) {
+      StreamOutput::Cursor c(out);
+      c.writeEach(values, kMax, write_one);
+    });
+    ASSERT_EQ(toHex(got), toHex(expected)) << "page " << page;
+  }
+}
+
+TEST(CursorEach, WriteEachRefusesANegativeVLong) {
+  BytesStreamOutput out;
+  std::vector<int64_t> values = {1, 2, -3};
+  StreamOutput::Cursor c(out);
+  EXPECT_THROW(c.writeEach(values, kMaxVLongBytes, [](auto& w, int64_t v) { w.writeVLong(v); }),
+               std::invalid_argument);
+}
+
+TEST(CursorEach, ReadEachFailsAsTheStreamOnTruncatedAndInvalidInput) {
+  std::vector<int32_t> values = vintsOfEveryWidth(testSeed(0xEAC6), 200);
+  std::vector<uint8_t> bytes;
+  for (int32_t v : values) esVInt(bytes, static_cast<uint32_t>(v));
+  for (size_t page : {size_t{1}, size_t{7}, size_t{16384}}) {
+    expectEveryPrefixFails(bytes, page, [&](StreamInput& in) {
+      StreamInput::Cursor c(in);
+      c.readEach(values.size(), kMaxVIntBytes, [](auto& r) { r.readVInt(); });
+    });
+  }
+  // A fifth byte with high bits set, inside a run and in the tail alike.
+  for (size_t at : {size_t{0}, size_t{100}}) {
+    std::vector<uint8_t> bad(at, 0x01);
+    for (uint8_t b : {0xFF, 0xFF, 0xFF, 0xFF, 0x10}) bad.push_back(b);
+    bad.resize(bad.size() + 40, 0x01);
+    ByteArrayStreamInput in(bad);
+    StreamInput::Cursor c(in);
+    EXPECT_THROW(c.readEach(at + 41, kMaxVIntBytes, [](auto& r) { r.readVInt(); }),
+                 CorruptStreamError)
+        << "at " << at;
+  }
+}
+
+TEST(CursorEach, ReadEachReadsEveryReservedReader) {
+  std::vector<uint8_t> bytes =
+      hexBytes("07 AC 02 00 00 00 00 00 00 01 2C 80 80 80 80 80 80 80 80 80 01");
+  // 07; VInt 300; long 300; VLong 2^63 (ES: ten bytes, the tenth 01).
+  for (size_t page : kPageSizes) {
+    readAll(bytes, page, [](StreamInput& in) {
+      StreamInput::Cursor c(in);
+      int calls = 0;
+      c.readEach(1, 1 + 5 + 8 + 10, [&](auto& r) {
+        EXPECT_EQ(r.readByte(), 7);
+        EXPECT_EQ(r.readVInt(), 300);
+        EXPECT_EQ(r.readLong(), 300);
+        EXPECT_EQ(static_cast<uint64_t>(r.readVLong()), uint64_t{1} << 63);
+        ++calls;
+      });
+      EXPECT_EQ(calls, 1);
+    });
+  }
+}
+
 }  // namespace
 }  // namespace wirestream::testing
