@@ -58,6 +58,13 @@ ws_cc_library(codecs_tsm
     SRCS codecs/internal.h codecs/simple8b.cc codecs/tsm_boolean.cc codecs/tsm_common.cc codecs/tsm_float.cc codecs/tsm_integer.cc codecs/tsm_string.cc
     HDRS codecs/simple8b.h codecs/tsm.h
     DEPS stream Snappy::snappy)
+ws_cc_library(codecs_tsm_stream
+    EXPORT codecs_tsm_stream
+    DIR codecs
+    NAME tsm_stream
+    SRCS codecs/tsm_stream.cc
+    HDRS codecs/tsm_stream.h
+    DEPS codecs_tsm stream)
 ws_cc_library(transport_compression
     EXPORT transport_compression
     DIR transport
@@ -331,6 +338,12 @@ ws_cc_test(tests_codecs_tsm_test
     NAME tsm_test
     SRCS tests/codecs/tsm_test.cc
     DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_codecs_tsm_stream_test
+    DIR tests/codecs
+    NAME tsm_stream_test
+    SRCS tests/codecs/tsm_stream_test.cc
+    DEPS codecs_tsm_stream stream tests_stream_test_util GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_support_counting_allocator
     DIR tests/support
