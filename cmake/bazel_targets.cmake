@@ -65,6 +65,13 @@ ws_cc_library(codecs_tsm_stream
     SRCS codecs/tsm_stream.cc
     HDRS codecs/tsm_stream.h
     DEPS codecs_tsm stream)
+ws_cc_library(aggregations_columnar
+    EXPORT aggregations_columnar
+    DIR aggregations
+    NAME columnar
+    SRCS aggregations/columnar.cc
+    HDRS aggregations/columnar.h
+    DEPS aggregations codecs_tsm_stream stream)
 ws_cc_library(transport_compression
     EXPORT transport_compression
     DIR transport
@@ -333,6 +340,12 @@ ws_cc_library(tests_stream_test_util
     NAME test_util
     HDRS tests/stream/test_util.h
     DEPS stream GTest::gtest)
+ws_cc_test(tests_aggregations_columnar_test
+    DIR tests/aggregations
+    NAME columnar_test
+    SRCS tests/aggregations/columnar_test.cc
+    DEPS tests_aggregations_agg_test_util aggregations_columnar stream tests_stream_test_util GTest::gtest_main
+    SIZE medium)
 ws_cc_test(tests_codecs_tsm_test
     DIR tests/codecs
     NAME tsm_test

@@ -76,34 +76,28 @@ void writeStringBlock(StreamOutput& out, std::span<const std::string> values) {
 }
 
 std::vector<double> readFloatBlock(StreamInput& in, size_t max_values) {
-  return readDecoded<double>(in, max_values, [](auto b, auto& v, size_t m) {
-    decodeFloatArray(b, v, m);
-  });
+  return readDecoded<double>(in, max_values,
+                             [](auto b, auto& v, size_t m) { decodeFloatArray(b, v, m); });
 }
 std::vector<int64_t> readIntegerBlock(StreamInput& in, size_t max_values) {
-  return readDecoded<int64_t>(in, max_values, [](auto b, auto& v, size_t m) {
-    decodeIntegerArray(b, v, m);
-  });
+  return readDecoded<int64_t>(in, max_values,
+                              [](auto b, auto& v, size_t m) { decodeIntegerArray(b, v, m); });
 }
 std::vector<uint64_t> readUnsignedBlock(StreamInput& in, size_t max_values) {
-  return readDecoded<uint64_t>(in, max_values, [](auto b, auto& v, size_t m) {
-    decodeUnsignedArray(b, v, m);
-  });
+  return readDecoded<uint64_t>(in, max_values,
+                               [](auto b, auto& v, size_t m) { decodeUnsignedArray(b, v, m); });
 }
 std::vector<int64_t> readTimeBlock(StreamInput& in, size_t max_values) {
-  return readDecoded<int64_t>(in, max_values, [](auto b, auto& v, size_t m) {
-    decodeTimeArray(b, v, m);
-  });
+  return readDecoded<int64_t>(in, max_values,
+                              [](auto b, auto& v, size_t m) { decodeTimeArray(b, v, m); });
 }
 std::vector<bool> readBooleanBlock(StreamInput& in, size_t max_values) {
-  return readDecoded<bool>(in, max_values, [](auto b, auto& v, size_t m) {
-    decodeBooleanArray(b, v, m);
-  });
+  return readDecoded<bool>(in, max_values,
+                           [](auto b, auto& v, size_t m) { decodeBooleanArray(b, v, m); });
 }
 std::vector<std::string> readStringBlock(StreamInput& in, size_t max_values) {
-  return readDecoded<std::string>(in, max_values, [](auto b, auto& v, size_t m) {
-    decodeStringArray(b, v, m);
-  });
+  return readDecoded<std::string>(in, max_values,
+                                  [](auto b, auto& v, size_t m) { decodeStringArray(b, v, m); });
 }
 
 }  // namespace wirestream::tsm

@@ -39,7 +39,8 @@ std::vector<Case> cases() {
   return {
       // tsm_test "RLE seconds in ns": 29, BE64(0), uvarint(1), uvarint(3): 11 bytes.
       {"time RLE", [](StreamOutput& o) { writeTimeBlock(o, kSeconds); },
-       [](StreamInput& i) { EXPECT_EQ(readTimeBlock(i), kSeconds); }, "0B 29 0000000000000000 01 03"},
+       [](StreamInput& i) { EXPECT_EQ(readTimeBlock(i), kSeconds); },
+       "0B 29 0000000000000000 01 03"},
       // The empty integer array is no bytes at all: length 0.
       {"empty integers", [](StreamOutput& o) { writeIntegerBlock(o, {}); },
        [](StreamInput& i) { EXPECT_TRUE(readIntegerBlock(i).empty()); }, "00"},
@@ -133,8 +134,8 @@ TEST(TsmStream, HostileLengthsAndBlocks) {
   expectThrowsNaming(hexBytes("0E 20 0000000000000000 02 80808008"), ints, "16777217", 2);
   // The same RLE of 4 values under max_values 3, and under maxArraySize 3.
   Bytes four = hexBytes("0B 20 0000000000000000 02 03");
-  expectThrowsNaming(four, [](StreamInput& i) { readIntegerBlock(i, 3); }, "above the limit of 3",
-                     2);
+  expectThrowsNaming(
+      four, [](StreamInput& i) { readIntegerBlock(i, 3); }, "above the limit of 3", 2);
   expectThrowsNaming(
       four,
       [](StreamInput& i) {
