@@ -14,10 +14,11 @@
 //   sub           := string type, string name, metadata (generic value: map or null),
 //                    [format (named writeable), for all but value_count], values
 //   values        := max, min, sum: double column
-//                  | avg: double column (sums), integer block (counts)
-//                  | value_count: integer block
-//                  | stats: integer block (counts), double columns min, max, sum
+//                  | avg: double column (sums), count column
+//                  | value_count: count column
+//                  | stats: count column, double columns min, max, sum
 //   double column := 00 float block | 01 double array split (§10; used when a value is NaN)
+//   count column  := 00 integer block | 01 (no bytes: the values are the doc counts)
 //   block         := VInt length, one TSM block (codecs/tsm_stream.h) of exactly n values
 //
 // Bucket i is (keys[i], doc counts[i], [errors[i]]) with sub-aggregations built
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +47,8 @@ constexpr uint8_t kEsEncoding = 0;
 constexpr uint8_t kColumns = 1;
 constexpr uint8_t kFloatBlock = 0;
 constexpr uint8_t kSplitDoubles = 1;
+constexpr uint8_t kIntegerBlock = 0;
+constexpr uint8_t kSameAsDocCounts = 1;
 
 enum class Metric { kMax, kMin, kSum, kAvg, kValueCount, kStats };
 
@@ -58,31 +62,142 @@ std::optional<Metric> metricOf(std::string_view type) {
   return std::nullopt;
 }
 
+// ---- buffers ----
+
+// Column buffers reused across calls on a thread: a fresh 8 MB vector a
+// column costs more in page faults than decoding it. Buffers above
+// kKeepValues are freed after each call (trim()).
+constexpr size_t kKeepValues = size_t{1} << 20;
+
+template <class T>
+std::vector<T>& pooled(size_t slot) {
+  thread_local std::deque<std::vector<T>> pool;  // a deque: references stay valid as it grows
+  while (pool.size() <= slot) pool.emplace_back();
+  return pool[slot];
+}
+
+template <class T>
+void trimPool() {
+  for (size_t slot = 0;; ++slot) {
+    std::vector<T>& v = pooled<T>(slot);
+    if (v.capacity() == 0 && slot > 8) break;
+    if (v.capacity() > kKeepValues) std::vector<T>().swap(v);
+  }
+}
+
+void trim() {
+  trimPool<double>();
+  trimPool<int64_t>();
+}
+
+// Hands out pool slots for one aggregation's columns.
+struct Slots {
+  size_t doubles = 0;
+  size_t longs = 0;
+  std::vector<double>& nextDoubles(size_t n) {
+    std::vector<double>& v = pooled<double>(doubles++);
+    v.resize(n);
+    return v;
+  }
+  std::vector<int64_t>& nextLongs(size_t n) {
+    std::vector<int64_t>& v = pooled<int64_t>(longs++);
+    v.resize(n);
+    return v;
+  }
+};
+
 // ---- shape ----
+
+bool sameFormat(const DocValueFormat& a, const DocValueFormat& b) {
+  return a.kind() == b.kind() && (a.isRaw() || a == b);
+}
 
 bool sameShape(const InternalAggregation& a, const InternalAggregation& b) {
   if (&a == &b) return true;
   std::string_view type = a.getWriteableName();
-  if (type != b.getWriteableName() || a.getName() != b.getName() ||
+  if (type != b.getWriteableName() || a.getName() != b.getName()) return false;
+  if (!(a.getMetadata().isNull() && b.getMetadata().isNull()) &&
       !(a.getMetadata() == b.getMetadata())) {
     return false;
   }
-  return type == ValueCount::kType || static_cast<const MetricAggregation&>(a).format() ==
-                                          static_cast<const MetricAggregation&>(b).format();
+  return type == ValueCount::kType || sameFormat(static_cast<const MetricAggregation&>(a).format(),
+                                                 static_cast<const MetricAggregation&>(b).format());
 }
 
+// One sub-aggregation's values over the buckets, gathered for writing.
+struct SubValues {
+  Metric metric;
+  const InternalAggregation* first;
+  std::vector<double>* a = nullptr;   // max/min/sum value, avg sum, stats min
+  std::vector<double>* b = nullptr;   // stats max
+  std::vector<double>* c = nullptr;   // stats sum
+  std::vector<int64_t>* l = nullptr;  // avg, value_count, stats counts
+};
+
+// Checks that every bucket carries sub-aggregations of one shape, all
+// metrics, and gathers their values in the same pass (one visit of each
+// object); false when they do not.
 template <class Bucket>
-bool uniformMetricSubs(const std::vector<Bucket>& buckets) {
+bool gatherSubs(const std::vector<Bucket>& buckets, Slots& slots, std::vector<SubValues>& subs) {
   if (buckets.empty()) return false;
+  const size_t n = buckets.size();
   const InternalAggregations& first = buckets[0].aggregations;
+  subs.clear();
   for (const auto& a : first.list()) {
-    if (!metricOf(a->getWriteableName())) return false;
+    std::optional<Metric> metric = metricOf(a->getWriteableName());
+    if (!metric) return false;
+    SubValues v{*metric, a.get()};
+    switch (*metric) {
+      case Metric::kStats:
+        v.b = &slots.nextDoubles(n);
+        v.c = &slots.nextDoubles(n);
+        [[fallthrough]];
+      case Metric::kAvg:
+        v.l = &slots.nextLongs(n);
+        v.a = &slots.nextDoubles(n);
+        break;
+      case Metric::kValueCount:
+        v.l = &slots.nextLongs(n);
+        break;
+      default:
+        v.a = &slots.nextDoubles(n);
+        break;
+    }
+    subs.push_back(v);
   }
-  for (const Bucket& b : buckets) {
-    const InternalAggregations& l = b.aggregations;
-    if (l.size() != first.size()) return false;
-    for (size_t j = 0; j < l.size(); ++j) {
-      if (!sameShape(l[j], first[j])) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const InternalAggregations& list = buckets[i].aggregations;
+    if (list.size() != subs.size()) return false;
+    for (size_t j = 0; j < subs.size(); ++j) {
+      const InternalAggregation& x = list[j];
+      SubValues& v = subs[j];
+      if (!sameShape(x, *v.first)) return false;
+      switch (v.metric) {
+        case Metric::kMax:
+          (*v.a)[i] = static_cast<const Max&>(x).value();
+          break;
+        case Metric::kMin:
+          (*v.a)[i] = static_cast<const Min&>(x).value();
+          break;
+        case Metric::kSum:
+          (*v.a)[i] = static_cast<const Sum&>(x).value();
+          break;
+        case Metric::kAvg:
+          (*v.a)[i] = static_cast<const Avg&>(x).sum();
+          (*v.l)[i] = static_cast<const Avg&>(x).count();
+          break;
+        case Metric::kValueCount:
+          (*v.l)[i] = static_cast<const ValueCount&>(x).value();
+          break;
+        case Metric::kStats: {
+          const auto& s = static_cast<const Stats&>(x);
+          (*v.l)[i] = s.count();
+          (*v.a)[i] = s.min();
+          (*v.b)[i] = s.max();
+          (*v.c)[i] = s.sum();
+          break;
+        }
+      }
     }
   }
   return true;
@@ -108,33 +223,47 @@ void writeDoubleColumn(StreamOutput& out, std::span<const double> v) {
   }
 }
 
+// A count column that repeats the doc counts (an avg over a single-valued
+// field counts one value a document) takes no block.
+void writeCountColumn(StreamOutput& out, std::span<const int64_t> v,
+                      std::span<const int64_t> doc_counts, std::string_view what) {
+  checkNonNegative(v, what);
+  if (std::equal(v.begin(), v.end(), doc_counts.begin(), doc_counts.end())) {
+    out.writeByte(kSameAsDocCounts);
+  } else {
+    out.writeByte(kIntegerBlock);
+    tsm::writeIntegerBlock(out, v);
+  }
+}
+
 [[noreturn]] void throwColumnSize(std::string_view what, size_t got, size_t n) {
   internal::throwCorrupt("columnar " + std::string(what) + " hold " + std::to_string(got) +
                          " values, expected one a bucket (" + std::to_string(n) + ")");
 }
 
-// Reads a column of at most n values (decoding stops past n) and checks that
-// it has exactly n.
+// Reads a column of at most n values into `v` (decoding stops past n) and
+// checks that it has exactly n.
 template <class T, class Read>
-std::vector<T> readColumn(StreamInput& in, size_t n, std::string_view what, Read read) {
-  std::vector<T> v;
+std::span<const T> readColumn(StreamInput& in, size_t n, std::string_view what, std::vector<T>& v,
+                              Read read) {
   try {
-    v = read(in, n);
+    read(in, v, n);
   } catch (const LimitExceededError&) {
-    internal::throwCorrupt("columnar " + std::string(what) + " hold more than one value a bucket (" +
-                           std::to_string(n) + ")");
+    internal::throwCorrupt("columnar " + std::string(what) +
+                           " hold more than one value a bucket (" + std::to_string(n) + ")");
   }
   if (v.size() != n) throwColumnSize(what, v.size(), n);
   return v;
 }
 
-std::vector<int64_t> readIntegerColumn(StreamInput& in, size_t n, std::string_view what) {
-  return readColumn<int64_t>(in, n, what,
-                             [](StreamInput& s, size_t m) { return tsm::readIntegerBlock(s, m); });
+std::span<const int64_t> readIntegerColumn(StreamInput& in, size_t n, std::string_view what,
+                                           Slots& slots) {
+  return readColumn<int64_t>(
+      in, n, what, slots.nextLongs(0),
+      [](StreamInput& s, auto& v, size_t m) { tsm::readIntegerBlock(s, v, m); });
 }
 
-std::vector<int64_t> readCountColumn(StreamInput& in, size_t n, std::string_view what) {
-  std::vector<int64_t> v = readIntegerColumn(in, n, what);
+std::span<const int64_t> checkCounts(std::span<const int64_t> v, std::string_view what) {
   for (int64_t x : v) {
     if (x < 0) [[unlikely]]
       throwNegativeCount(what, x);
@@ -142,92 +271,91 @@ std::vector<int64_t> readCountColumn(StreamInput& in, size_t n, std::string_view
   return v;
 }
 
-std::vector<double> readDoubleColumn(StreamInput& in, size_t n, std::string_view what) {
-  return readColumn<double>(in, n, what, [what](StreamInput& s, size_t m) {
-    uint8_t tag = s.readByte();
-    if (tag == kFloatBlock) return tsm::readFloatBlock(s, m);
-    if (tag == kSplitDoubles) return s.readDoubleArraySplit();
-    internal::throwCorrupt("unknown double column encoding [" + std::to_string(tag) + "] of " +
+std::span<const int64_t> readCountColumn(StreamInput& in, size_t n, std::string_view what,
+                                         std::span<const int64_t> doc_counts, Slots& slots) {
+  const uint8_t tag = in.readByte();
+  if (tag == kSameAsDocCounts) return doc_counts;
+  if (tag != kIntegerBlock) {
+    internal::throwCorrupt("unknown count column encoding [" + std::to_string(tag) + "] of " +
                            std::string(what));
-  });
+  }
+  return checkCounts(readIntegerColumn(in, n, what, slots), what);
+}
+
+std::span<const double> readDoubleColumn(StreamInput& in, size_t n, std::string_view what,
+                                         Slots& slots) {
+  return readColumn<double>(
+      in, n, what, slots.nextDoubles(0), [what](StreamInput& s, auto& v, size_t m) {
+        uint8_t tag = s.readByte();
+        if (tag == kFloatBlock) {
+          tsm::readFloatBlock(s, v, m);
+        } else if (tag == kSplitDoubles) {
+          v = s.readDoubleArraySplit();
+        } else {
+          internal::throwCorrupt("unknown double column encoding [" + std::to_string(tag) +
+                                 "] of " + std::string(what));
+        }
+      });
 }
 
 // Keys by column kind.
 struct TimeKeys {
+  using T = int64_t;
   static void write(StreamOutput& out, std::span<const int64_t> v) { tsm::writeTimeBlock(out, v); }
-  static std::vector<int64_t> read(StreamInput& in, size_t n) {
-    return readColumn<int64_t>(in, n, "keys",
-                               [](StreamInput& s, size_t m) { return tsm::readTimeBlock(s, m); });
+  static std::span<const int64_t> read(StreamInput& in, size_t n, Slots& slots) {
+    return readColumn<int64_t>(
+        in, n, "keys", slots.nextLongs(0),
+        [](StreamInput& s, auto& v, size_t m) { tsm::readTimeBlock(s, v, m); });
   }
 };
 struct IntegerKeys {
+  using T = int64_t;
   static void write(StreamOutput& out, std::span<const int64_t> v) {
     tsm::writeIntegerBlock(out, v);
   }
-  static std::vector<int64_t> read(StreamInput& in, size_t n) {
-    return readIntegerColumn(in, n, "keys");
+  static std::span<const int64_t> read(StreamInput& in, size_t n, Slots& slots) {
+    return readIntegerColumn(in, n, "keys", slots);
   }
 };
 struct DoubleKeys {
+  using T = double;
   static void write(StreamOutput& out, std::span<const double> v) { writeDoubleColumn(out, v); }
-  static std::vector<double> read(StreamInput& in, size_t n) {
-    return readDoubleColumn(in, n, "keys");
+  static std::span<const double> read(StreamInput& in, size_t n, Slots& slots) {
+    return readDoubleColumn(in, n, "keys", slots);
   }
 };
 
 // ---- sub-aggregations ----
 
-template <class Bucket>
-void writeSubColumns(StreamOutput& out, const std::vector<Bucket>& buckets) {
-  const size_t n = buckets.size();
-  const InternalAggregations& first = buckets[0].aggregations;
-  out.writeArraySize(first.size());
-  std::vector<double> d(n);
-  std::vector<int64_t> l(n);
-  for (size_t j = 0; j < first.size(); ++j) {
-    const InternalAggregation& a = first[j];
-    const Metric metric = *metricOf(a.getWriteableName());
+void writeSubColumns(StreamOutput& out, const std::vector<SubValues>& subs,
+                     std::span<const int64_t> doc_counts) {
+  out.writeArraySize(subs.size());
+  for (const SubValues& v : subs) {
+    const InternalAggregation& a = *v.first;
     out.writeString(a.getWriteableName());
     out.writeString(a.getName());
     out.writeGenericValue(a.getMetadata());
-    if (metric != Metric::kValueCount) {
+    if (v.metric != Metric::kValueCount) {
       static_cast<const MetricAggregation&>(a).format().writeNamed(out);
     }
-    auto doubles = [&](auto get) {
-      for (size_t i = 0; i < n; ++i) d[i] = get(buckets[i].aggregations[j]);
-      writeDoubleColumn(out, d);
-    };
-    auto counts = [&](auto get, std::string_view what) {
-      for (size_t i = 0; i < n; ++i) l[i] = get(buckets[i].aggregations[j]);
-      checkNonNegative(l, what);
-      tsm::writeIntegerBlock(out, l);
-    };
-    switch (metric) {
+    switch (v.metric) {
       case Metric::kMax:
-        doubles([](const InternalAggregation& x) { return static_cast<const Max&>(x).value(); });
-        break;
       case Metric::kMin:
-        doubles([](const InternalAggregation& x) { return static_cast<const Min&>(x).value(); });
-        break;
       case Metric::kSum:
-        doubles([](const InternalAggregation& x) { return static_cast<const Sum&>(x).value(); });
+        writeDoubleColumn(out, *v.a);
         break;
       case Metric::kAvg:
-        doubles([](const InternalAggregation& x) { return static_cast<const Avg&>(x).sum(); });
-        counts([](const InternalAggregation& x) { return static_cast<const Avg&>(x).count(); },
-               "avg count");
+        writeDoubleColumn(out, *v.a);
+        writeCountColumn(out, *v.l, doc_counts, "avg count");
         break;
       case Metric::kValueCount:
-        counts(
-            [](const InternalAggregation& x) { return static_cast<const ValueCount&>(x).value(); },
-            "value_count");
+        writeCountColumn(out, *v.l, doc_counts, "value_count");
         break;
       case Metric::kStats:
-        counts([](const InternalAggregation& x) { return static_cast<const Stats&>(x).count(); },
-               "stats count");
-        doubles([](const InternalAggregation& x) { return static_cast<const Stats&>(x).min(); });
-        doubles([](const InternalAggregation& x) { return static_cast<const Stats&>(x).max(); });
-        doubles([](const InternalAggregation& x) { return static_cast<const Stats&>(x).sum(); });
+        writeCountColumn(out, *v.l, doc_counts, "stats count");
+        writeDoubleColumn(out, *v.a);
+        writeDoubleColumn(out, *v.b);
+        writeDoubleColumn(out, *v.c);
         break;
     }
   }
@@ -239,8 +367,8 @@ struct SubColumn {
   std::string name;
   Metadata metadata;
   DocValueFormat format;
-  std::vector<double> a, b, c;  // max/min/sum/avg sum; stats min, max, sum
-  std::vector<int64_t> l;       // avg, value_count, stats counts
+  std::span<const double> a, b, c;  // max/min/sum/avg sum; stats min, max, sum
+  std::span<const int64_t> l;       // avg, value_count, stats counts
 
   InternalAggregations::Ptr build(size_t i) const {
     InternalAggregations::Ptr p;
@@ -263,12 +391,13 @@ struct SubColumn {
         p = std::make_unique<Stats>(name, metadata, l[i], a[i], b[i], c[i]);
         break;
     }
-    static_cast<MetricAggregation&>(*p).setFormat(format);
+    if (!format.isRaw()) static_cast<MetricAggregation&>(*p).setFormat(format);
     return p;
   }
 };
 
-SubColumn readSubColumn(StreamInput& in, const NamedWriteableRegistry& registry, size_t n) {
+SubColumn readSubColumn(StreamInput& in, const NamedWriteableRegistry& registry, size_t n,
+                        std::span<const int64_t> doc_counts, Slots& slots) {
   std::string type = in.readString();
   std::optional<Metric> metric = metricOf(type);
   if (!metric) internal::throwCorrupt("unknown columnar sub-aggregation type [" + type + "]");
@@ -278,101 +407,23 @@ SubColumn readSubColumn(StreamInput& in, const NamedWriteableRegistry& registry,
     case Metric::kMax:
     case Metric::kMin:
     case Metric::kSum:
-      s.a = readDoubleColumn(in, n, type + " values");
+      s.a = readDoubleColumn(in, n, type + " values", slots);
       break;
     case Metric::kAvg:
-      s.a = readDoubleColumn(in, n, "avg sums");
-      s.l = readCountColumn(in, n, "avg count");
+      s.a = readDoubleColumn(in, n, "avg sums", slots);
+      s.l = readCountColumn(in, n, "avg count", doc_counts, slots);
       break;
     case Metric::kValueCount:
-      s.l = readCountColumn(in, n, "value_count");
+      s.l = readCountColumn(in, n, "value_count", doc_counts, slots);
       break;
     case Metric::kStats:
-      s.l = readCountColumn(in, n, "stats count");
-      s.a = readDoubleColumn(in, n, "stats min");
-      s.b = readDoubleColumn(in, n, "stats max");
-      s.c = readDoubleColumn(in, n, "stats sum");
+      s.l = readCountColumn(in, n, "stats count", doc_counts, slots);
+      s.a = readDoubleColumn(in, n, "stats min", slots);
+      s.b = readDoubleColumn(in, n, "stats max", slots);
+      s.c = readDoubleColumn(in, n, "stats sum", slots);
       break;
   }
   return s;
-}
-
-// ---- the bucket aggregations ----
-
-template <class Bucket>
-constexpr bool kHasErrors = requires(Bucket b) { b.doc_count_error; };
-
-template <class Keys, class Agg>
-void writeColumns(StreamOutput& out, const Agg& agg) {
-  using Bucket = typename Agg::Bucket;
-  const std::vector<Bucket>& buckets = agg.buckets();
-  const size_t n = buckets.size();
-  out.writeArraySize(n);
-  std::vector<decltype(Bucket::key)> keys(n);
-  std::vector<int64_t> counts(n);
-  for (size_t i = 0; i < n; ++i) {
-    keys[i] = buckets[i].key;
-    counts[i] = buckets[i].doc_count;
-  }
-  checkNonNegative(counts, "doc count");
-  Keys::write(out, keys);
-  tsm::writeIntegerBlock(out, counts);
-  if constexpr (kHasErrors<Bucket>) {
-    if (agg.showTermDocCountError()) {
-      for (size_t i = 0; i < n; ++i) counts[i] = buckets[i].doc_count_error;
-      tsm::writeIntegerBlock(out, counts);
-    }
-  }
-  writeSubColumns(out, buckets);
-}
-
-template <class Keys, class Agg>
-void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const Limits& limits,
-                 Agg& agg) {
-  using Bucket = typename Agg::Bucket;
-  if (!agg.buckets().empty()) {
-    internal::throwCorrupt("columnar shell of [" + agg.getName() + "] holds " +
-                           std::to_string(agg.buckets().size()) + " buckets");
-  }
-  const int32_t count = in.readArraySize(0);
-  const auto n = static_cast<size_t>(count);
-  auto checkObjects = [&](int64_t objects) {
-    if (objects > limits.max_objects) {
-      internal::throwLimitExceeded("columnar [" + agg.getName() + "] of " + std::to_string(count) +
-                                   " buckets would create " + std::to_string(objects) +
-                                   " objects, above the limit of " +
-                                   std::to_string(limits.max_objects));
-    }
-  };
-  checkObjects(count);
-  std::vector<decltype(Bucket::key)> keys = Keys::read(in, n);
-  std::vector<int64_t> counts = readCountColumn(in, n, "doc count");
-  std::vector<int64_t> errors;
-  if constexpr (kHasErrors<Bucket>) {
-    if (agg.showTermDocCountError()) errors = readIntegerColumn(in, n, "doc count errors");
-  }
-  const int32_t m = in.readArraySize(4);  // a sub is at least 4 bytes
-  checkObjects(int64_t{count} * (1 + int64_t{m}));
-  std::vector<SubColumn> subs;
-  subs.reserve(static_cast<size_t>(m));
-  for (int32_t j = 0; j < m; ++j) subs.push_back(readSubColumn(in, registry, n));
-
-  std::vector<Bucket> buckets(n);
-  for (size_t i = 0; i < n; ++i) {
-    Bucket& b = buckets[i];
-    b.key = keys[i];
-    b.doc_count = counts[i];
-    if constexpr (kHasErrors<Bucket>) {
-      if (!errors.empty()) b.doc_count_error = errors[i];
-    }
-    if (!subs.empty()) {
-      std::vector<InternalAggregations::Ptr> list;
-      list.reserve(subs.size());
-      for (const SubColumn& s : subs) list.push_back(s.build(i));
-      b.aggregations = InternalAggregations(std::move(list));
-    }
-  }
-  agg.buckets() = std::move(buckets);
 }
 
 // A copy of `h` without its buckets: what the shell carries.
@@ -412,6 +463,104 @@ std::unique_ptr<InternalTerms<Key>> shellOf(const InternalTerms<Key>& t) {
   return s;
 }
 
+// ---- the bucket aggregations ----
+
+template <class Bucket>
+constexpr bool kHasErrors = requires(Bucket b) {
+  b.doc_count_error;
+};
+
+// Writes 01, the shell and the columns, or nothing and false when the
+// buckets' sub-aggregations are not of one metric shape.
+template <class Keys, class Agg>
+bool writeColumns(StreamOutput& out, const Agg& agg) {
+  using Bucket = typename Agg::Bucket;
+  const std::vector<Bucket>& buckets = agg.buckets();
+  const size_t n = buckets.size();
+  Slots slots;
+  thread_local std::vector<SubValues> subs;
+  if (!gatherSubs(buckets, slots, subs)) return false;
+  std::vector<typename Keys::T>& keys = [&]() -> auto& {
+    if constexpr (std::is_same_v<typename Keys::T, double>) {
+      return slots.nextDoubles(n);
+    } else {
+      return slots.nextLongs(n);
+    }
+  }
+  ();
+  std::vector<int64_t>& counts = slots.nextLongs(n);
+  for (size_t i = 0; i < n; ++i) {
+    keys[i] = buckets[i].key;
+    counts[i] = buckets[i].doc_count;
+  }
+  checkNonNegative(counts, "doc count");
+  out.writeByte(kColumns);
+  out.writeNamedWriteable(*shellOf(agg));
+  out.writeArraySize(n);
+  Keys::write(out, keys);
+  tsm::writeIntegerBlock(out, counts);
+  if constexpr (kHasErrors<Bucket>) {
+    if (agg.showTermDocCountError()) {
+      std::vector<int64_t>& errors = slots.nextLongs(n);
+      for (size_t i = 0; i < n; ++i) errors[i] = buckets[i].doc_count_error;
+      tsm::writeIntegerBlock(out, errors);
+    }
+  }
+  writeSubColumns(out, subs, counts);
+  return true;
+}
+
+template <class Keys, class Agg>
+void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const Limits& limits,
+                 Agg& agg) {
+  using Bucket = typename Agg::Bucket;
+  if (!agg.buckets().empty()) {
+    internal::throwCorrupt("columnar shell of [" + agg.getName() + "] holds " +
+                           std::to_string(agg.buckets().size()) + " buckets");
+  }
+  const int32_t count = in.readArraySize(0);
+  const auto n = static_cast<size_t>(count);
+  auto checkObjects = [&](int64_t objects) {
+    if (objects > limits.max_objects) {
+      internal::throwLimitExceeded("columnar [" + agg.getName() + "] of " + std::to_string(count) +
+                                   " buckets would create " + std::to_string(objects) +
+                                   " objects, above the limit of " +
+                                   std::to_string(limits.max_objects));
+    }
+  };
+  checkObjects(count);
+  Slots slots;
+  std::span<const typename Keys::T> keys = Keys::read(in, n, slots);
+  std::span<const int64_t> counts =
+      checkCounts(readIntegerColumn(in, n, "doc count", slots), "doc count");
+  std::span<const int64_t> errors;
+  if constexpr (kHasErrors<Bucket>) {
+    if (agg.showTermDocCountError()) errors = readIntegerColumn(in, n, "doc count errors", slots);
+  }
+  const int32_t m = in.readArraySize(4);  // a sub is at least 4 bytes
+  checkObjects(int64_t{count} * (1 + int64_t{m}));
+  std::vector<SubColumn> subs;
+  subs.reserve(static_cast<size_t>(m));
+  for (int32_t j = 0; j < m; ++j) subs.push_back(readSubColumn(in, registry, n, counts, slots));
+
+  std::vector<Bucket> buckets(n);
+  for (size_t i = 0; i < n; ++i) {
+    Bucket& b = buckets[i];
+    b.key = keys[i];
+    b.doc_count = counts[i];
+    if constexpr (kHasErrors<Bucket>) {
+      if (!errors.empty()) b.doc_count_error = errors[i];
+    }
+    if (!subs.empty()) {
+      std::vector<InternalAggregations::Ptr> list;
+      list.reserve(subs.size());
+      for (const SubColumn& s : subs) list.push_back(s.build(i));
+      b.aggregations = InternalAggregations(std::move(list));
+    }
+  }
+  agg.buckets() = std::move(buckets);
+}
+
 // Calls f.template operator()<Keys>(typed agg) for a columnar type; false otherwise.
 template <class A, class F>
 bool visit(A& agg, F&& f) {
@@ -434,20 +583,18 @@ bool visit(A& agg, F&& f) {
 }
 
 bool tryWriteColumnar(StreamOutput& out, const InternalAggregation& agg) {
-  return visit(agg, [&]<class Keys>(const auto& typed) {
-    if (!uniformMetricSubs(typed.buckets())) return false;
-    out.writeByte(kColumns);
-    out.writeNamedWriteable(*shellOf(typed));
-    writeColumns<Keys>(out, typed);
-    return true;
-  });
+  return visit(agg, [&]<class Keys>(const auto& typed) { return writeColumns<Keys>(out, typed); });
 }
 
 }  // namespace
 
 bool isColumnar(const InternalAggregation& agg) {
   return visit(agg, [&]<class Keys>(const auto& typed) {
-    return uniformMetricSubs(typed.buckets());
+    Slots slots;
+    std::vector<SubValues> subs;
+    bool columns = gatherSubs(typed.buckets(), slots, subs);
+    trim();
+    return columns;
   });
 }
 
@@ -459,6 +606,7 @@ void writeAggregations(StreamOutput& out, const InternalAggregations& aggs) {
       out.writeNamedWriteable(*a);
     }
   }
+  trim();
 }
 
 InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegistry& registry,
@@ -485,6 +633,7 @@ InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegis
     }
     list.push_back(std::move(agg));
   }
+  trim();
   return InternalAggregations(std::move(list));
 }
 

@@ -75,6 +75,16 @@ void writeStringBlock(StreamOutput& out, std::span<const std::string> values) {
   writePrefixed(out, writeScratch());
 }
 
+void readFloatBlock(StreamInput& in, std::vector<double>& out, size_t max_values) {
+  decodeFloatArray(readBlockBytes(in), out, limit(in, max_values));
+}
+void readIntegerBlock(StreamInput& in, std::vector<int64_t>& out, size_t max_values) {
+  decodeIntegerArray(readBlockBytes(in), out, limit(in, max_values));
+}
+void readTimeBlock(StreamInput& in, std::vector<int64_t>& out, size_t max_values) {
+  decodeTimeArray(readBlockBytes(in), out, limit(in, max_values));
+}
+
 std::vector<double> readFloatBlock(StreamInput& in, size_t max_values) {
   return readDecoded<double>(in, max_values,
                              [](auto b, auto& v, size_t m) { decodeFloatArray(b, v, m); });

@@ -49,6 +49,12 @@ std::vector<int64_t> readTimeBlock(StreamInput& in, size_t max_values = kDefault
 std::vector<bool> readBooleanBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
 std::vector<std::string> readStringBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
 
+// The same into `out` (replaced; its capacity is reused), for readers that
+// keep buffers across messages.
+void readFloatBlock(StreamInput& in, std::vector<double>& out, size_t max_values);
+void readIntegerBlock(StreamInput& in, std::vector<int64_t>& out, size_t max_values);
+void readTimeBlock(StreamInput& in, std::vector<int64_t>& out, size_t max_values);
+
 // The block's bytes without decoding them (length checked as above); valid
 // until the next read from `in` or the next call on this thread.
 std::span<const uint8_t> readBlockBytes(StreamInput& in);

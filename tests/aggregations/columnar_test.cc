@@ -34,7 +34,8 @@ InternalAggregations readColumnar(StreamInput& in, const columnar::Limits& limit
   return columnar::readAggregations(in, defaultRegistry(), limits);
 }
 
-InternalAggregations readColumnar(const Bytes& bytes, TransportVersion v = TransportVersion::current()) {
+InternalAggregations readColumnar(const Bytes& bytes,
+                                  TransportVersion v = TransportVersion::current()) {
   ByteArrayStreamInput in(bytes);
   in.setTransportVersion(v);
   InternalAggregations back = readColumnar(in);
@@ -62,17 +63,17 @@ InternalAggregations oneBucketDateHistogram() {
 }
 
 const char* kOneBucketDateHistogram =
-    "01"                                            // one aggregation
-    "01 0E 646174655F686973746F6772616D"            // columns; "date_histogram"
-    "01 68 FF"                                      // shell: name "h", no metadata
-    "04 01 0000000000000000 03 726177 00 00"        // key asc, minDocCount 1, offset, raw,
-                                                    // not keyed, no bucket
-    "01"                                            // n = 1
-    "09 1C 0000000000000005"                        // keys: time "one value" {5}
-    "09 10 000000000000000A"                        // doc counts: integer "one value" {5}
-    "01 03 617667 01 61 FF 03 726177"               // one sub: "avg" "a", no metadata, raw
+    "01"                                              // one aggregation
+    "01 0E 646174655F686973746F6772616D"              // columns; "date_histogram"
+    "01 68 FF"                                        // shell: name "h", no metadata
+    "04 01 0000000000000000 03 726177 00 00"          // key asc, minDocCount 1, offset, raw,
+                                                      // not keyed, no bucket
+    "01"                                              // n = 1
+    "09 1C 0000000000000005"                          // keys: time "one value" {5}
+    "09 10 000000000000000A"                          // doc counts: integer "one value" {5}
+    "01 03 617667 01 61 FF 03 726177"                 // one sub: "avg" "a", no metadata, raw
     "00 13 10 3FF0000000000000 C3FC0080000000000010"  // sums: float "one value" {1.0}
-    "09 10 000000000000000A";                       // counts {5}
+    "01";                                             // counts: the doc counts again
 
 // lterms "t" with doc count errors shown, three buckets, a value_count "c" and
 // a max "m" that holds a NaN (so its column is a split double array).
@@ -101,11 +102,12 @@ const char* kThreeBucketLongTerms =
     // doc counts {7, 4, 1}: zig-zag(7) = 14, then steps -3 (zig-zag 5) twice: RLE as
     // "RLE down", with n - 1 = 2.
     "0B 20 000000000000000E 05 02"
-    "0B 20 0000000000000000 00 02"  // errors {0, 0, 0}: RLE of step 0
-    "02"                            // two subs
+    "0B 20 0000000000000000 00 02"        // errors {0, 0, 0}: RLE of step 0
+    "02"                                  // two subs
     "0B 76616C75655F636F756E74 01 63 FF"  // "value_count" "c", no metadata, no format
-    "0B 20 0000000000000002 02 02"        // {1, 2, 3}: zig-zag(1) = 2, steps of 1 (2)
-    "03 6D6178 01 6D FF 03 726177"        // "max" "m", no metadata, raw
+    // {1, 2, 3}, not the doc counts: an integer block; zig-zag(1) = 2, steps of 1 (2).
+    "00 0B 20 0000000000000002 02 02"
+    "03 6D6178 01 6D FF 03 726177"  // "max" "m", no metadata, raw
     // split doubles {1.0, -2.0, NaN}, the §10 example.
     "01 03 3FC07F F000F8 000000 000000 000000 000000 000000 000000";
 
@@ -124,9 +126,8 @@ TEST(Columnar, ExpectedBytes) {
     Bytes expected = testing::hex(c.bytes);
     for (size_t page : kPageSizes) {
       EXPECT_EQ(toHex(writeColumnar(c.aggs, page)), toHex(expected)) << "page " << page;
-      wirestream::testing::readAll(expected, page, [&](StreamInput& in) {
-        EXPECT_TRUE(readColumnar(in) == c.aggs);
-      });
+      wirestream::testing::readAll(
+          expected, page, [&](StreamInput& in) { EXPECT_TRUE(readColumnar(in) == c.aggs); });
     }
     wirestream::testing::expectEveryPrefixFails(expected, 7,
                                                 [](StreamInput& in) { readColumnar(in); });
@@ -202,11 +203,13 @@ class ColumnarAggs {
     if (auto* h = dynamic_cast<Histogram*>(agg.get())) fill(h->buckets());
     if (auto* t = dynamic_cast<LongTerms*>(agg.get())) {
       fill(t->buckets());
-      for (auto& b : t->buckets()) b.doc_count_error = t->showTermDocCountError() ? r_.uniform(-1, 50) : 0;
+      for (auto& b : t->buckets())
+        b.doc_count_error = t->showTermDocCountError() ? r_.uniform(-1, 50) : 0;
     }
     if (auto* t = dynamic_cast<DoubleTerms*>(agg.get())) {
       fill(t->buckets());
-      for (auto& b : t->buckets()) b.doc_count_error = t->showTermDocCountError() ? r_.uniform(-1, 50) : 0;
+      for (auto& b : t->buckets())
+        b.doc_count_error = t->showTermDocCountError() ? r_.uniform(-1, 50) : 0;
     }
     return agg;
   }
@@ -222,8 +225,8 @@ bool sameBits(const InternalAggregations& a, const InternalAggregations& b) {
 
 TEST(Columnar, RandomizedRoundTripMatchesTheEsEncoding) {
   const uint64_t seed = testing::testSeed();
-  for (TransportVersion v : {TransportVersion::V_7_10_0, TransportVersion::V_7_17_0,
-                             TransportVersion::current()}) {
+  for (TransportVersion v :
+       {TransportVersion::V_7_10_0, TransportVersion::V_7_17_0, TransportVersion::current()}) {
     testing::RandomAggs r(seed + static_cast<uint64_t>(v.id()), v);
     ColumnarAggs gen(r);
     for (int iter = 0; iter < 60; ++iter) {
@@ -245,8 +248,7 @@ TEST(Columnar, RandomizedRoundTripMatchesTheEsEncoding) {
       InternalAggregations from_es = testing::readAggs(es, v);
       InternalAggregations back;
       wirestream::testing::readAll(
-          bytes, page,
-          [&](StreamInput& in) { back = readColumnar(in); }, v);
+          bytes, page, [&](StreamInput& in) { back = readColumnar(in); }, v);
       ASSERT_TRUE(back == aggs) << "iteration " << iter;
       // The same objects as the ES bytes read back: same bytes again, same reduce.
       ASSERT_TRUE(sameBits(back, from_es)) << "iteration " << iter;
@@ -319,16 +321,20 @@ TEST(Columnar, HostileInputs) {
   expectRefused(testing::hex("01 01 03 6D6178 01 6D FF 03 726177 0000000000000000"),
                 "has no columnar form", 0);
   // Doc counts: two values where there are three buckets; four values.
-  expectRefused(testing::hex(replaced(lt, "0B 20 000000000000000E 05 02",
-                                      "0B 20 000000000000000E 05 01")),
-                "hold 2 values", 0);
-  expectRefused(testing::hex(replaced(lt, "0B 20 000000000000000E 05 02",
-                                      "0B 20 000000000000000E 05 03")),
-                "more than one value a bucket (3)", 0);
+  expectRefused(
+      testing::hex(replaced(lt, "0B 20 000000000000000E 05 02", "0B 20 000000000000000E 05 01")),
+      "hold 2 values", 0);
+  expectRefused(
+      testing::hex(replaced(lt, "0B 20 000000000000000E 05 02", "0B 20 000000000000000E 05 03")),
+      "more than one value a bucket (3)", 0);
   // The NaN column's split array of 2 values.
-  expectRefused(testing::hex(replaced(lt, "01 03 3FC07F F000F8 000000 000000 000000 000000 000000 000000",
-                                      "01 02 3FC0 F000 0000 0000 0000 0000 0000 0000")),
-                "hold 2 values", 0);
+  expectRefused(
+      testing::hex(replaced(lt, "01 03 3FC07F F000F8 000000 000000 000000 000000 000000 000000",
+                            "01 02 3FC0 F000 0000 0000 0000 0000 0000 0000")),
+      "hold 2 values", 0);
+  // Unknown count column encoding.
+  expectRefused(testing::hex(replaced(dh, "C3FC0080000000000010 01", "C3FC0080000000000010 02")),
+                "unknown count column encoding [2] of avg count", 0);
   // Unknown double column encoding.
   expectRefused(testing::hex(replaced(lt, "01 03 3FC07F", "05 03 3FC07F")),
                 "unknown double column encoding [5]", 0);
@@ -337,8 +343,9 @@ TEST(Columnar, HostileInputs) {
                 "negative TSM block length [-1]", 0);
   expectRefused(testing::hex(replaced(dh, "09 1C", "7F 1C")), "tried to read: 127 bytes", 1);
   // A negative doc count: zig-zag(-1) = 1.
-  expectRefused(testing::hex(replaced(dh, "09 10 000000000000000A 01", "09 10 0000000000000001 01")),
-                "negative doc count [-1]", 0);
+  expectRefused(
+      testing::hex(replaced(dh, "09 10 000000000000000A 01", "09 10 0000000000000001 01")),
+      "negative doc count [-1]", 0);
   // An unknown sub-aggregation type.
   expectRefused(testing::hex(replaced(dh, "03 617667", "03 617668")),
                 "unknown columnar sub-aggregation type [avh]", 0);
