@@ -45,7 +45,8 @@ const InternalAggregations& dateHistogram(int64_t n) {
   std::mt19937_64 rng(0xc01u);
   std::uniform_real_distribution<double> unit(0, 1);
   auto h = std::make_unique<DateHistogram>("per_minute", Metadata());
-  h->setFormat(aggregations::DocValueFormat::dateTime("strict_date_optional_time||epoch_millis", "Z"));
+  h->setFormat(
+      aggregations::DocValueFormat::dateTime("strict_date_optional_time||epoch_millis", "Z"));
   h->buckets().reserve(static_cast<size_t>(n));
   int64_t key = 1793491200000;  // 2026-11-01T00:00:00Z
   for (int64_t i = 0; i < n; ++i) {

@@ -653,6 +653,19 @@ ws_cc_test(tests_transport_tls_transport_test
     SRCS tests/transport/tls_transport_test.cc
     DEPS tests_transport_test_support tests_transport_tls_fixture transport GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
     SIZE medium)
+ws_cc_library(transport_features
+    EXPORT transport_features
+    DIR transport
+    NAME features
+    SRCS transport/features.cc
+    HDRS transport/features.h
+    DEPS transport stream)
+ws_cc_test(tests_transport_features_test
+    DIR tests/transport
+    NAME features_test
+    SRCS tests/transport/features_test.cc
+    DEPS stream transport transport_features GTest::gtest_main
+    SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL
     DIR tools
