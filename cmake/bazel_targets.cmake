@@ -134,6 +134,13 @@ ws_cc_library(transport
     SRCS transport/transport_service.cc
     HDRS transport/tls_options.h transport/transport_service.h
     DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_tls stream Boost::headers Threads::Threads)
+ws_cc_library(transport_features
+    EXPORT transport_features
+    DIR transport
+    NAME features
+    SRCS transport/features.cc
+    HDRS transport/features.h
+    DEPS transport stream)
 ws_cc_library(transport_testing_certgen
     EXPORT transport_testing_certgen
     DIR transport/testing
@@ -145,7 +152,7 @@ ws_cc_binary(examples_cluster
     DIR examples
     NAME cluster
     SRCS examples/cluster.cc
-    DEPS aggregations stream transport transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
+    DEPS aggregations aggregations_columnar stream transport transport_features transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
 ws_sh_test(examples_cluster_test
     DIR examples
     NAME cluster_test
@@ -653,13 +660,6 @@ ws_cc_test(tests_transport_tls_transport_test
     SRCS tests/transport/tls_transport_test.cc
     DEPS tests_transport_test_support tests_transport_tls_fixture transport GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
     SIZE medium)
-ws_cc_library(transport_features
-    EXPORT transport_features
-    DIR transport
-    NAME features
-    SRCS transport/features.cc
-    HDRS transport/features.h
-    DEPS transport stream)
 ws_cc_test(tests_transport_features_test
     DIR tests/transport
     NAME features_test

@@ -64,12 +64,11 @@ std::set<std::string> FeatureNegotiator::negotiate(const std::shared_ptr<Connect
                                                    std::chrono::milliseconds timeout) {
   std::set<std::string> both;
   try {
-    FeatureList answer =
-        service_
-            .submitRequest(
-                connection, kFeaturesAction, FeatureList(features_),
-                [](StreamInput& in) { return FeatureList(in); }, timeout)
-            .get();
+    FeatureList answer = service_
+                             .submitRequest(
+                                 connection, kFeaturesAction, FeatureList(features_),
+                                 [](StreamInput& in) { return FeatureList(in); }, timeout)
+                             .get();
     // Only what we asked for: a peer cannot switch on what we cannot read.
     for (const std::string& f : answer.names) {
       if (std::find(features_.begin(), features_.end(), f) != features_.end()) both.insert(f);
