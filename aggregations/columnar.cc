@@ -27,9 +27,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "aggregations/date_histogram.h"
@@ -112,16 +114,37 @@ bool sameFormat(const DocValueFormat& a, const DocValueFormat& b) {
   return a.kind() == b.kind() && (a.isRaw() || a == b);
 }
 
-bool sameShape(const InternalAggregation& a, const InternalAggregation& b) {
+// Names are short: compared inline, 8 bytes at a time, rather than through a
+// memcmp call once a bucket.
+bool sameName(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  const char* p = a.data();
+  const char* q = b.data();
+  size_t n = a.size();
+  for (; n >= 8; n -= 8, p += 8, q += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, p, 8);
+    std::memcpy(&y, q, 8);
+    if (x != y) return false;
+  }
+  for (; n > 0; --n) {
+    if (*p++ != *q++) return false;
+  }
+  return true;
+}
+
+// `b` is of the same dynamic type as `a` (a metric of kind `metric`), with
+// the same name, metadata and format.
+bool sameShape(const InternalAggregation& a, const InternalAggregation& b, Metric metric) {
   if (&a == &b) return true;
-  std::string_view type = a.getWriteableName();
-  if (type != b.getWriteableName() || a.getName() != b.getName()) return false;
+  if (typeid(a) != typeid(b) || !sameName(a.getName(), b.getName())) return false;
   if (!(a.getMetadata().isNull() && b.getMetadata().isNull()) &&
       !(a.getMetadata() == b.getMetadata())) {
     return false;
   }
-  return type == ValueCount::kType || sameFormat(static_cast<const MetricAggregation&>(a).format(),
-                                                 static_cast<const MetricAggregation&>(b).format());
+  return metric == Metric::kValueCount ||
+         sameFormat(static_cast<const MetricAggregation&>(a).format(),
+                    static_cast<const MetricAggregation&>(b).format());
 }
 
 // One sub-aggregation's values over the buckets, gathered for writing.
@@ -171,7 +194,8 @@ bool gatherSubs(const std::vector<Bucket>& buckets, Slots& slots, std::vector<Su
     for (size_t j = 0; j < subs.size(); ++j) {
       const InternalAggregation& x = list[j];
       SubValues& v = subs[j];
-      if (!sameShape(x, *v.first)) return false;
+      if (!sameShape(*v.first, x, v.metric)) [[unlikely]]
+        return false;
       switch (v.metric) {
         case Metric::kMax:
           (*v.a)[i] = static_cast<const Max&>(x).value();

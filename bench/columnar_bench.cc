@@ -7,8 +7,10 @@
 //                                                 reused BytesStreamOutput (reset() each time)
 //   BM_DateHistogramDeserialize_{Es,Columnar}/N   InternalAggregations::readFrom /
 //                                                 columnar::readAggregations from those
-//                                                 bytes, destroying the result in the loop
-//   BM_DateHistogramRoundTrip_{Es,Columnar}/N     both, end to end
+//                                                 bytes; the result is destroyed with the
+//                                                 timer paused (the same objects either way)
+//   BM_DateHistogramRoundTrip_{Es,Columnar}/N     both, end to end (destruction paused too)
+//   BM_DateHistogramRoundTripDestroy_{Es,Columnar}/N  the same with the destruction timed
 //
 // Buckets: minute keys from 2026-11-01 with 5% of the minutes missing (no
 // document, so no bucket: minDocCount 1), doc counts 1..~200 (geometric-ish),
@@ -100,12 +102,15 @@ void deserialize(benchmark::State& state, Write write, Read read) {
     BytesReferenceStreamInput in(bytes);
     InternalAggregations back = read(in);
     benchmark::DoNotOptimize(back.size());
+    state.PauseTiming();
+    back = InternalAggregations();
+    state.ResumeTiming();
   }
   state.counters["bytes"] = static_cast<double>(out.size());
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-void roundTrip(benchmark::State& state, Write write, Read read) {
+void roundTrip(benchmark::State& state, Write write, Read read, bool time_destruction) {
   const InternalAggregations& aggs = dateHistogram(state.range(0));
   BytesStreamOutput out;
   for (auto _ : state) {
@@ -115,6 +120,9 @@ void roundTrip(benchmark::State& state, Write write, Read read) {
     BytesReferenceStreamInput in(bytes);
     InternalAggregations back = read(in);
     benchmark::DoNotOptimize(back.size());
+    if (!time_destruction) state.PauseTiming();
+    back = InternalAggregations();
+    if (!time_destruction) state.ResumeTiming();
   }
   state.counters["bytes"] = static_cast<double>(out.size());
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -126,9 +134,15 @@ void BM_DateHistogramDeserialize_Es(benchmark::State& s) { deserialize(s, writeE
 void BM_DateHistogramDeserialize_Columnar(benchmark::State& s) {
   deserialize(s, writeColumnar, readColumnar);
 }
-void BM_DateHistogramRoundTrip_Es(benchmark::State& s) { roundTrip(s, writeEs, readEs); }
+void BM_DateHistogramRoundTrip_Es(benchmark::State& s) { roundTrip(s, writeEs, readEs, false); }
 void BM_DateHistogramRoundTrip_Columnar(benchmark::State& s) {
-  roundTrip(s, writeColumnar, readColumnar);
+  roundTrip(s, writeColumnar, readColumnar, false);
+}
+void BM_DateHistogramRoundTripDestroy_Es(benchmark::State& s) {
+  roundTrip(s, writeEs, readEs, true);
+}
+void BM_DateHistogramRoundTripDestroy_Columnar(benchmark::State& s) {
+  roundTrip(s, writeColumnar, readColumnar, true);
 }
 
 #define COLUMNAR_BENCH(f) BENCHMARK(f)->Arg(1000)->Arg(1000000)->Unit(benchmark::kMillisecond)
@@ -138,6 +152,8 @@ COLUMNAR_BENCH(BM_DateHistogramDeserialize_Es);
 COLUMNAR_BENCH(BM_DateHistogramDeserialize_Columnar);
 COLUMNAR_BENCH(BM_DateHistogramRoundTrip_Es);
 COLUMNAR_BENCH(BM_DateHistogramRoundTrip_Columnar);
+COLUMNAR_BENCH(BM_DateHistogramRoundTripDestroy_Es);
+COLUMNAR_BENCH(BM_DateHistogramRoundTripDestroy_Columnar);
 
 }  // namespace
 }  // namespace wirestream::bench
