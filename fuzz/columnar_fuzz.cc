@@ -51,9 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::vector<uint8_t> enc;
   try {
-    enc = encode(version, [&](StreamOutput& out) {
-      aggregations::columnar::writeAggregations(out, aggs);
-    });
+    enc = encode(version,
+                 [&](StreamOutput& out) { aggregations::columnar::writeAggregations(out, aggs); });
   } catch (const std::invalid_argument&) {
     // What the ES writer refuses too (a read cannot produce it: checked below).
     FUZZ_CHECK(false, "decoded a list the columnar writer refuses: %s",
@@ -67,10 +66,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(again.available() == 0, "columnar re-encoding not consumed");
     FUZZ_CHECK(back == aggs, "columnar re-encoding read back differently: %s",
                fuzz::hexPrefix(enc).c_str());
-    std::vector<uint8_t> enc2 = encode(version, [&](StreamOutput& out) {
-      aggregations::columnar::writeAggregations(out, back);
-    });
-    FUZZ_CHECK(enc2 == enc, "columnar encoding not a fixed point: %s", fuzz::hexPrefix(enc).c_str());
+    std::vector<uint8_t> enc2 = encode(
+        version, [&](StreamOutput& out) { aggregations::columnar::writeAggregations(out, back); });
+    FUZZ_CHECK(enc2 == enc, "columnar encoding not a fixed point: %s",
+               fuzz::hexPrefix(enc).c_str());
   }
   {
     std::vector<uint8_t> es = encode(version, [&](StreamOutput& out) { aggs.writeTo(out); });
