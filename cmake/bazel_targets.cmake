@@ -260,6 +260,18 @@ ws_cc_test(fuzz_tsm_replay
     DATA @fuzz_tsm_inputs
     ARGS @fuzz_tsm_inputs
     SIZE small)
+file(GLOB_RECURSE WS_FG_fuzz_columnar_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/columnar/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/columnar/*
+)
+ws_cc_test(fuzz_columnar_replay
+    DIR fuzz
+    NAME columnar_replay
+    SRCS fuzz/columnar_fuzz.cc fuzz/replay_main.cc
+    DEPS fuzz_fuzz_check fuzz_program aggregations aggregations_columnar stream
+    DATA @fuzz_columnar_inputs
+    ARGS @fuzz_columnar_inputs
+    SIZE small)
 file(GLOB_RECURSE WS_FG_fuzz_wire_json_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
     ${PROJECT_SOURCE_DIR}/fuzz/corpus/wire_json/*
     ${PROJECT_SOURCE_DIR}/fuzz/regressions/wire_json/*
@@ -287,7 +299,7 @@ ws_cc_binary(fuzz_make_seeds
     DIR fuzz
     NAME make_seeds
     SRCS fuzz/make_seeds.cc
-    DEPS fuzz_program codecs_tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
+    DEPS fuzz_program aggregations_columnar codecs_tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
 ws_cc_test(tests_aggregations_round_trip_test
     DIR tests/aggregations
     NAME round_trip_test
