@@ -290,17 +290,13 @@ TEST(Columnar, WhatGoesInColumns) {
 
 void expectRefused(const Bytes& bytes, const char* what, int kind,
                    const columnar::Limits& limits = {}) {
-  SCOPED_TRACE(what);
-  ByteArrayStreamInput in(bytes);
-  try {
+  auto run = [&] {
+    ByteArrayStreamInput in(bytes);
     readColumnar(in, limits);
-    ADD_FAILURE() << "read " << toHex(bytes);
-  } catch (const StreamError& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-    if (kind == 0) EXPECT_NE(dynamic_cast<const CorruptStreamError*>(&e), nullptr) << e.what();
-    if (kind == 1) EXPECT_NE(dynamic_cast<const EndOfStreamError*>(&e), nullptr) << e.what();
-    if (kind == 2) EXPECT_NE(dynamic_cast<const LimitExceededError*>(&e), nullptr) << e.what();
-  }
+  };
+  if (kind == 0) wirestream::testing::expectErrorNaming<CorruptStreamError>(run, what);
+  if (kind == 1) wirestream::testing::expectErrorNaming<EndOfStreamError>(run, what);
+  if (kind == 2) wirestream::testing::expectErrorNaming<LimitExceededError>(run, what);
 }
 
 // `s` with the hex digits `from` replaced by `to` (spaces do not count).
