@@ -393,6 +393,7 @@ struct SubColumn {
   DocValueFormat format;
   std::span<const double> a, b, c;  // max/min/sum/avg sum; stats min, max, sum
   std::span<const int64_t> l;       // avg, value_count, stats counts
+  int64_t weight;                   // objects a bucket's copy counts (Limits)
 
   InternalAggregations::Ptr build(size_t i) const {
     InternalAggregations::Ptr p;
@@ -422,11 +423,15 @@ struct SubColumn {
 
 SubColumn readSubColumn(StreamInput& in, const NamedWriteableRegistry& registry, size_t n,
                         std::span<const int64_t> doc_counts, Slots& slots) {
+  const size_t before = in.available();
   std::string type = in.readString();
   std::optional<Metric> metric = metricOf(type);
   if (!metric) internal::throwCorrupt("unknown columnar sub-aggregation type [" + type + "]");
-  SubColumn s{*metric, in.readString(), readMetadata(in), {}, {}, {}, {}, {}};
+  SubColumn s{*metric, in.readString(), readMetadata(in), {}, {}, {}, {}, {}, 0};
   if (s.metric != Metric::kValueCount) s.format = DocValueFormat::readFrom(in, registry);
+  // Every bucket gets its own copy of the name, metadata and format: a long
+  // header weighs as one object more a 64 bytes.
+  s.weight = 1 + static_cast<int64_t>((before - in.available()) / 64);
   switch (s.metric) {
     case Metric::kMax:
     case Metric::kMin:
@@ -566,6 +571,9 @@ void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const 
   std::vector<SubColumn> subs;
   subs.reserve(static_cast<size_t>(m));
   for (int32_t j = 0; j < m; ++j) subs.push_back(readSubColumn(in, registry, n, counts, slots));
+  int64_t per_bucket = 1;
+  for (const SubColumn& sub : subs) per_bucket += sub.weight;
+  checkObjects(int64_t{count} * per_bucket);
 
   std::vector<Bucket> buckets(n);
   for (size_t i = 0; i < n; ++i) {

@@ -47,7 +47,8 @@ namespace wirestream::aggregations::columnar {
 
 struct Limits {
   // Buckets and sub-aggregation objects one columnar aggregation may create:
-  // n x (1 + sub-aggregations per bucket).
+  // n x (1 + sub-aggregations per bucket), where a sub-aggregation whose name,
+  // metadata and format take b bytes counts 1 + b / 64 (each bucket copies them).
   int64_t max_objects = int64_t{1} << 23;
 };
 

@@ -391,9 +391,9 @@ ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening
     NAME alloc_bound_test
     SRCS tests/hardening/alloc_bound_test.cc
-    DEPS tests_hardening_counting_allocator aggregations codecs_tsm fuzz_program stream transport_frame_decoder GTest::gtest
-    DATA @fuzz_aggregations_inputs @fuzz_generic_value_inputs @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_transport_inputs @fuzz_tsm_inputs
-    ARGS @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_generic_value_inputs @fuzz_aggregations_inputs @fuzz_transport_inputs @fuzz_tsm_inputs
+    DEPS tests_hardening_counting_allocator aggregations aggregations_columnar codecs_tsm codecs_tsm_stream fuzz_program stream transport_frame_decoder GTest::gtest
+    DATA @fuzz_aggregations_inputs @fuzz_generic_value_inputs @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_transport_inputs @fuzz_tsm_inputs @fuzz_columnar_inputs
+    ARGS @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_generic_value_inputs @fuzz_aggregations_inputs @fuzz_transport_inputs @fuzz_tsm_inputs @fuzz_columnar_inputs
     SIZE small)
 ws_cc_test(tests_hardening_reduce_budget_test
     DIR tests/hardening
