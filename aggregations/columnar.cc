@@ -5,7 +5,7 @@
 //                  | 01 string type, shell, columns
 //   shell         := the §7 body of the aggregation with no bucket (so it ends in the
 //                    bucket count 00), read by the ES reader of `type`
-//   columns       := VInt n (buckets, >= 1)
+//   columns       := VInt n (buckets; the writer sends >= 1)
 //                    keys           date_histogram: time block; lterms: integer block;
 //                                   histogram, dterms: double column
 //                    doc counts     integer block
