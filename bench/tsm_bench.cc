@@ -245,6 +245,14 @@ const bool kRegistered = [] {
       [](const Bytes& b, std::vector<bool>& out) { tsm::decodeBooleanArray(b, out); },
       [](StreamOutput& o, bool v) { o.writeBoolean(v); },
       [](StreamInput& in) { return in.readBoolean(); });
+  // The byte-per-value variant of the same blocks (no vector<bool> proxy).
+  std::vector<uint8_t> bool_bytes(bools.begin(), bools.end());
+  registerCase<uint8_t>(
+      "BooleanBytes", "Random", bool_bytes,
+      [](const std::vector<uint8_t>& in, Bytes& out) { tsm::encodeBooleanBytes(in, out); },
+      [](const Bytes& b, std::vector<uint8_t>& out) { tsm::decodeBooleanBytes(b, out); },
+      [](StreamOutput& o, uint8_t v) { o.writeBoolean(v != 0); },
+      [](StreamInput& in) { return uint8_t(in.readBoolean()); });
 
   std::vector<std::string> uuids(kValues);
   for (auto& s : uuids) {

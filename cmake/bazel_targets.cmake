@@ -58,6 +58,20 @@ ws_cc_library(codecs_tsm
     SRCS codecs/internal.h codecs/simple8b.cc codecs/tsm_boolean.cc codecs/tsm_common.cc codecs/tsm_float.cc codecs/tsm_integer.cc codecs/tsm_string.cc
     HDRS codecs/simple8b.h codecs/tsm.h
     DEPS stream Snappy::snappy)
+ws_cc_library(codecs_tsm_stream
+    EXPORT codecs_tsm_stream
+    DIR codecs
+    NAME tsm_stream
+    SRCS codecs/tsm_stream.cc
+    HDRS codecs/tsm_stream.h
+    DEPS codecs_tsm stream)
+ws_cc_library(aggregations_columnar
+    EXPORT aggregations_columnar
+    DIR aggregations
+    NAME columnar
+    SRCS aggregations/columnar.cc
+    HDRS aggregations/columnar.h
+    DEPS aggregations codecs_tsm_stream stream)
 ws_cc_library(transport_compression
     EXPORT transport_compression
     DIR transport
@@ -120,6 +134,13 @@ ws_cc_library(transport
     SRCS transport/transport_service.cc
     HDRS transport/tls_options.h transport/transport_service.h
     DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_tls stream Boost::headers Threads::Threads)
+ws_cc_library(transport_features
+    EXPORT transport_features
+    DIR transport
+    NAME features
+    SRCS transport/features.cc
+    HDRS transport/features.h
+    DEPS transport stream)
 ws_cc_library(transport_testing_certgen
     EXPORT transport_testing_certgen
     DIR transport/testing
@@ -131,7 +152,7 @@ ws_cc_binary(examples_cluster
     DIR examples
     NAME cluster
     SRCS examples/cluster.cc
-    DEPS aggregations stream transport transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
+    DEPS aggregations aggregations_columnar stream transport transport_features transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
 ws_sh_test(examples_cluster_test
     DIR examples
     NAME cluster_test
@@ -239,6 +260,18 @@ ws_cc_test(fuzz_tsm_replay
     DATA @fuzz_tsm_inputs
     ARGS @fuzz_tsm_inputs
     SIZE small)
+file(GLOB_RECURSE WS_FG_fuzz_columnar_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/columnar/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/columnar/*
+)
+ws_cc_test(fuzz_columnar_replay
+    DIR fuzz
+    NAME columnar_replay
+    SRCS fuzz/columnar_fuzz.cc fuzz/replay_main.cc
+    DEPS fuzz_fuzz_check fuzz_program aggregations aggregations_columnar stream
+    DATA @fuzz_columnar_inputs
+    ARGS @fuzz_columnar_inputs
+    SIZE small)
 file(GLOB_RECURSE WS_FG_fuzz_wire_json_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
     ${PROJECT_SOURCE_DIR}/fuzz/corpus/wire_json/*
     ${PROJECT_SOURCE_DIR}/fuzz/regressions/wire_json/*
@@ -266,7 +299,7 @@ ws_cc_binary(fuzz_make_seeds
     DIR fuzz
     NAME make_seeds
     SRCS fuzz/make_seeds.cc
-    DEPS fuzz_program codecs_tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
+    DEPS fuzz_program aggregations_columnar codecs_tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
 ws_cc_test(tests_aggregations_round_trip_test
     DIR tests/aggregations
     NAME round_trip_test
@@ -331,11 +364,23 @@ ws_cc_library(tests_stream_test_util
     NAME test_util
     HDRS tests/stream/test_util.h
     DEPS stream GTest::gtest)
+ws_cc_test(tests_aggregations_columnar_test
+    DIR tests/aggregations
+    NAME columnar_test
+    SRCS tests/aggregations/columnar_test.cc
+    DEPS tests_aggregations_agg_test_util aggregations_columnar stream tests_stream_test_util GTest::gtest_main
+    SIZE medium)
 ws_cc_test(tests_codecs_tsm_test
     DIR tests/codecs
     NAME tsm_test
     SRCS tests/codecs/tsm_test.cc
     DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_codecs_tsm_stream_test
+    DIR tests/codecs
+    NAME tsm_stream_test
+    SRCS tests/codecs/tsm_stream_test.cc
+    DEPS codecs_tsm_stream stream tests_stream_test_util GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_support_counting_allocator
     DIR tests/support
@@ -351,9 +396,9 @@ ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening
     NAME alloc_bound_test
     SRCS tests/hardening/alloc_bound_test.cc
-    DEPS tests_hardening_counting_allocator aggregations codecs_tsm fuzz_program stream transport_frame_decoder GTest::gtest
-    DATA @fuzz_aggregations_inputs @fuzz_generic_value_inputs @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_transport_inputs @fuzz_tsm_inputs
-    ARGS @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_generic_value_inputs @fuzz_aggregations_inputs @fuzz_transport_inputs @fuzz_tsm_inputs
+    DEPS tests_hardening_counting_allocator aggregations aggregations_columnar codecs_tsm codecs_tsm_stream fuzz_program stream transport_frame_decoder GTest::gtest
+    DATA @fuzz_aggregations_inputs @fuzz_generic_value_inputs @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_transport_inputs @fuzz_tsm_inputs @fuzz_columnar_inputs
+    ARGS @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_generic_value_inputs @fuzz_aggregations_inputs @fuzz_transport_inputs @fuzz_tsm_inputs @fuzz_columnar_inputs
     SIZE small)
 ws_cc_test(tests_hardening_reduce_budget_test
     DIR tests/hardening
@@ -636,6 +681,12 @@ ws_cc_test(tests_transport_tls_transport_test
     SRCS tests/transport/tls_transport_test.cc
     DEPS tests_transport_test_support tests_transport_tls_fixture transport GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
     SIZE medium)
+ws_cc_test(tests_transport_features_test
+    DIR tests/transport
+    NAME features_test
+    SRCS tests/transport/features_test.cc
+    DEPS stream transport transport_features GTest::gtest_main
+    SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL
     DIR tools

@@ -80,6 +80,11 @@ void encodeBooleanArray(std::span<const bool> values, std::vector<uint8_t>& out)
 void encodeBooleanArray(const std::vector<bool>& values, std::vector<uint8_t>& out);
 void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out);
 void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, size_t max_values);
+// The same blocks with one byte a value (0 false, anything else true on
+// encode; 0 or 1 on decode): no std::vector<bool> proxy, 8 values a store.
+void encodeBooleanBytes(std::span<const uint8_t> values, std::vector<uint8_t>& out);
+void decodeBooleanBytes(std::span<const uint8_t> block, std::vector<uint8_t>& out,
+                        size_t max_values = kDefaultMaxValues);
 
 // Strings are bytes (no UTF-8 check). The snappy bytes come from libsnappy, a
 // valid snappy stream that InfluxDB decodes, but not always the bytes Go's

@@ -6,6 +6,8 @@
 // values; here fewer bits than n is a truncated block and bytes past the last
 // value's byte are an error. Padding bits are not checked: InfluxDB's encoder
 // leaves whatever a reused buffer held there.
+#include <array>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -52,11 +54,16 @@ void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out) 
   decodeBooleanArray(block, out, kDefaultMaxValues);
 }
 
-void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, size_t max_values) {
-  if (block.empty()) {
-    out.clear();
-    return;
-  }
+namespace {
+
+// A block's count and first bit byte, checked: the header, bits for every
+// value and nothing after them.
+struct Bits {
+  uint64_t count;
+  const uint8_t* p;
+};
+
+Bits checkedBits(std::span<const uint8_t> block, size_t max_values) {
   if (block[0] != internal::kPacked << 4) {
     internal::throwCorruptBlock(kKind,
                                 "has header " + std::to_string(block[0]) + ", not 16 (bit-packed)");
@@ -76,17 +83,63 @@ void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, 
                                            " bytes after its last value");
   }
   internal::checkCount(kKind, count.value, max_values);
-  out.resize(count.value);
+  return {count.value, count.next};
+}
+
+// Byte b's 8 bits as 8 bytes of 0 / 1, most significant bit first in memory.
+const std::array<uint64_t, 256>& byteExpansion() {
+  static const std::array<uint64_t, 256> table = [] {
+    std::array<uint64_t, 256> t{};
+    for (unsigned b = 0; b < 256; ++b) {
+      uint8_t bytes[8];
+      for (int k = 0; k < 8; ++k) bytes[k] = (b >> (7 - k)) & 1;
+      std::memcpy(&t[b], bytes, 8);
+    }
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, size_t max_values) {
+  if (block.empty()) {
+    out.clear();
+    return;
+  }
+  const Bits bits = checkedBits(block, max_values);
+  out.resize(bits.count);
   // Through an iterator, 8 bits a byte: vector<bool>'s operator[] recomputes
   // the word and mask of every bit.
-  const uint8_t* p = count.next;
+  const uint8_t* p = bits.p;
   auto it = out.begin();
-  const size_t whole = count.value / 8;
+  const size_t whole = bits.count / 8;
   for (size_t i = 0; i < whole; ++i) {
     const unsigned b = p[i];
     for (int k = 7; k >= 0; --k) *it++ = (b >> k) & 1;
   }
   for (int k = 7; it != out.end(); --k) *it++ = (p[whole] >> k) & 1;
+}
+
+void encodeBooleanBytes(std::span<const uint8_t> values, std::vector<uint8_t>& out) {
+  encodeBits(
+      values.size(), [&](size_t i) { return values[i] != 0; }, out);
+}
+
+void decodeBooleanBytes(std::span<const uint8_t> block, std::vector<uint8_t>& out,
+                        size_t max_values) {
+  if (block.empty()) {
+    out.clear();
+    return;
+  }
+  const Bits bits = checkedBits(block, max_values);
+  // Whole bytes through the table, 8 values a store; the tail bit by bit.
+  out.resize(bits.count);
+  const auto& table = byteExpansion();
+  const size_t whole = bits.count / 8;
+  uint8_t* dst = out.data();
+  for (size_t i = 0; i < whole; ++i, dst += 8) std::memcpy(dst, &table[bits.p[i]], 8);
+  for (size_t i = whole * 8, k = 7; i < bits.count; ++i, --k) *dst++ = (bits.p[whole] >> k) & 1;
 }
 
 }  // namespace wirestream::tsm

@@ -16,6 +16,16 @@
 // and reports bytes on the wire and the time of each phase. Exit status 1 if
 // a bound does not hold.
 //
+// Documents also have a timestamp (one a second from 2026-11-01), and each
+// shard returns a date_histogram `per_minute` of them (interval one minute, or
+// longer so that there are at most 50,000 buckets) with an avg of `price`; the
+// coordinator checks every reduced bucket against the exact answer and leaves
+// it out of the printed response. With --columnar the coordinator negotiates
+// wirestream's extensions with each shard node after the handshake
+// (transport/features.h) and asks for the columnar encoding of the
+// aggregations (wire format §10), which the shards then send; compare
+// bytes_received_from_shards with and without it.
+//
 // Shards are threads of this process with their own TransportService (own
 // I/O thread, own loopback port), or with --processes child processes of
 // their own; either way nothing but frames passes between them. With --tls
@@ -31,6 +41,7 @@
 #include <cstdio>
 #include <future>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -40,12 +51,15 @@
 #include <vector>
 
 #include "aggregations/cardinality.h"
+#include "aggregations/columnar.h"
+#include "aggregations/date_histogram.h"
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/metrics.h"
 #include "aggregations/registry.h"
 #include "aggregations/terms.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
+#include "transport/features.h"
 #include "transport/testing/certgen.h"
 #include "transport/transport_service.h"
 
@@ -55,6 +69,7 @@ namespace {
 using namespace std::chrono_literals;
 using aggregations::Avg;
 using aggregations::Cardinality;
+using aggregations::DateHistogram;
 using aggregations::HyperLogLogPlusPlus;
 using aggregations::InternalAggregations;
 using aggregations::Metadata;
@@ -64,6 +79,14 @@ using transport::TransportService;
 
 constexpr std::string_view kQueryAction = "indices:data/read/search[phase/query]";
 constexpr int kHllPrecision = 14;
+constexpr int64_t kFirstTimestamp = 1793491200000;  // 2026-11-01T00:00:00Z; one doc a second
+
+// The date_histogram interval: a minute, or a multiple of it that keeps the
+// buckets at 50,000 or fewer (under ES's default search.max_buckets).
+int64_t histogramInterval(int64_t docs) {
+  int64_t minutes = docs / 60 + 1;
+  return 60000 * std::max<int64_t>(1, (minutes + 49999) / 50000);
+}
 
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point start) {
@@ -81,6 +104,7 @@ std::string termName(uint32_t id) {
 struct Shard {
   std::vector<uint32_t> terms;
   std::vector<double> prices;
+  std::vector<int64_t> timestamps;
 };
 
 std::vector<Shard> generate(int shards, int64_t docs, uint32_t vocabulary, double exponent,
@@ -107,6 +131,7 @@ std::vector<Shard> generate(int shards, int64_t docs, uint32_t vocabulary, doubl
     Shard& s = out[static_cast<size_t>(d % shards)];
     s.terms.push_back(term);
     s.prices.push_back(std::round(price * 100) / 100);
+    s.timestamps.push_back(kFirstTimestamp + d * 1000);
   }
   return out;
 }
@@ -120,6 +145,8 @@ struct ShardQuery final : Writeable {
   std::string cardinality_name = "distinct_terms";
   int32_t size = 10;
   int32_t shard_size = 25;
+  std::string histogram_name = "per_minute";
+  int64_t interval = 60000;
 
   ShardQuery() = default;
   explicit ShardQuery(StreamInput& in)
@@ -127,28 +154,41 @@ struct ShardQuery final : Writeable {
         avg_name(in.readString()),
         cardinality_name(in.readString()),
         size(in.readVInt()),
-        shard_size(in.readVInt()) {}
+        shard_size(in.readVInt()),
+        histogram_name(in.readString()),
+        interval(in.readVLong()) {}
   void writeTo(StreamOutput& out) const override {
     out.writeString(terms_name);
     out.writeString(avg_name);
     out.writeString(cardinality_name);
     out.writeVInt(size);
     out.writeVInt(shard_size);
+    out.writeString(histogram_name);
+    out.writeVLong(interval);
   }
 };
 
-// A shard's answer: VLong documents searched, then its InternalAggregations.
+// A shard's answer: VLong documents searched, then its InternalAggregations,
+// in the ES encoding or, when the request asked for it, the columnar one.
 struct ShardResult final : Writeable {
   int64_t docs = 0;
   InternalAggregations aggs;
+  bool columnar = false;
 
   ShardResult() = default;
-  explicit ShardResult(StreamInput& in)
+  ShardResult(StreamInput& in, bool columnar_aggs)
       : docs(in.readVLong()),
-        aggs(InternalAggregations::readFrom(in, aggregations::defaultRegistry())) {}
+        aggs(columnar_aggs
+                 ? aggregations::columnar::readAggregations(in, aggregations::defaultRegistry())
+                 : InternalAggregations::readFrom(in, aggregations::defaultRegistry())),
+        columnar(columnar_aggs) {}
   void writeTo(StreamOutput& out) const override {
     out.writeVLong(docs);
-    aggs.writeTo(out);
+    if (columnar) {
+      aggregations::columnar::writeAggregations(out, aggs);
+    } else {
+      aggs.writeTo(out);
+    }
   }
 };
 
@@ -200,9 +240,35 @@ ShardResult executeQuery(const Shard& shard, const ShardQuery& q, uint32_t vocab
   }
   terms->setOtherDocCount(static_cast<int64_t>(shard.terms.size()) - in_buckets);
 
+  // The date_histogram: one bucket per interval that has documents.
+  auto per_minute = std::make_unique<DateHistogram>(q.histogram_name, Metadata());
+  per_minute->setFormat(
+      aggregations::DocValueFormat::dateTime("strict_date_optional_time||epoch_millis", "Z"));
+  if (!shard.timestamps.empty()) {
+    const int64_t first =
+        shard.timestamps.front() - (shard.timestamps.front() - kFirstTimestamp) % q.interval;
+    std::vector<int64_t> minute_counts(
+        static_cast<size_t>((shard.timestamps.back() - first) / q.interval + 1), 0);
+    std::vector<double> minute_sums(minute_counts.size(), 0.0);
+    for (size_t i = 0; i < shard.timestamps.size(); ++i) {
+      auto m = static_cast<size_t>((shard.timestamps[i] - first) / q.interval);
+      ++minute_counts[m];
+      minute_sums[m] += shard.prices[i];
+    }
+    for (size_t m = 0; m < minute_counts.size(); ++m) {
+      if (minute_counts[m] == 0) continue;
+      std::vector<InternalAggregations::Ptr> sub;
+      sub.push_back(
+          std::make_unique<Avg>(q.avg_name, Metadata(), minute_sums[m], minute_counts[m]));
+      per_minute->buckets().push_back({first + static_cast<int64_t>(m) * q.interval,
+                                       minute_counts[m], InternalAggregations(std::move(sub))});
+    }
+  }
+
   ShardResult r;
   r.docs = static_cast<int64_t>(shard.terms.size());
   r.aggs.add(std::move(terms));
+  r.aggs.add(std::move(per_minute));
   r.aggs.add(std::make_unique<Cardinality>(q.cardinality_name, Metadata(), std::move(sketch)));
   return r;
 }
@@ -213,9 +279,10 @@ struct Exact {
   std::vector<int64_t> counts;
   std::vector<double> sums;
   int64_t distinct = 0;
+  std::map<int64_t, std::pair<int64_t, double>> per_minute;  // key -> count, sum
 };
 
-Exact exactAnswer(const std::vector<Shard>& shards, uint32_t vocabulary) {
+Exact exactAnswer(const std::vector<Shard>& shards, uint32_t vocabulary, int64_t interval) {
   Exact e;
   e.counts.assign(vocabulary, 0);
   e.sums.assign(vocabulary, 0.0);
@@ -223,6 +290,10 @@ Exact exactAnswer(const std::vector<Shard>& shards, uint32_t vocabulary) {
     for (size_t i = 0; i < s.terms.size(); ++i) {
       ++e.counts[s.terms[i]];
       e.sums[s.terms[i]] += s.prices[i];
+      auto& [count, sum] =
+          e.per_minute[s.timestamps[i] - (s.timestamps[i] - kFirstTimestamp) % interval];
+      ++count;
+      sum += s.prices[i];
     }
   }
   for (int64_t c : e.counts) e.distinct += c > 0;
@@ -292,6 +363,7 @@ int run(int argc, char** argv) {
   bool compress = false;
   bool processes = false;
   bool tls = false;
+  bool columnar = false;
   CLI::App app{"wirestream cluster example: shard nodes and a coordinator on loopback"};
   app.add_option("--shards", shards, "Shard nodes")->check(CLI::Range(1, 64));
   app.add_option("--docs", docs, "Documents over all shards")
@@ -305,6 +377,9 @@ int run(int argc, char** argv) {
                "LZ4-compress request bodies (status bit 0x04); responses follow");
   app.add_flag("--processes", processes, "Run each shard node in a child process");
   app.add_flag("--tls", tls, "Mutual TLS between the nodes, with ephemeral certificates");
+  app.add_flag("--columnar", columnar,
+               "Negotiate wirestream's extensions and receive the aggregations in the columnar "
+               "encoding (wire format section 10)");
   CLI11_PARSE(app, argc, argv);
 
   auto t = Clock::now();
@@ -340,9 +415,17 @@ int run(int argc, char** argv) {
     node_options.tls = shard_tls[static_cast<size_t>(i)];
     auto node = std::make_unique<TransportService>(node_options);
     const Shard* shard = &data[static_cast<size_t>(i)];
-    node->registerRequestHandler(
+    // Every shard node can read and write the columnar encoding; it uses it
+    // for an answer when the request asks (the coordinator negotiated it).
+    transport::registerFeaturesHandler(*node, {std::string(transport::kColumnarAggregations)});
+    node->registerAsyncRequestHandler(
         std::string(kQueryAction), [](StreamInput& in) { return ShardQuery(in); },
-        [shard, vocabulary](const ShardQuery& q) { return executeQuery(*shard, q, vocabulary); });
+        [shard, vocabulary](ShardQuery&& q,
+                            const std::shared_ptr<transport::TransportChannel>& ch) {
+          ShardResult r = executeQuery(*shard, q, vocabulary);
+          r.columnar = transport::requestedFeature(*ch, transport::kColumnarAggregations);
+          ch->sendResponse(r);
+        });
     return node;
   };
   std::vector<std::unique_ptr<TransportService>> nodes;
@@ -364,6 +447,12 @@ int run(int argc, char** argv) {
   TransportService coordinator(coordinator_options);
   std::vector<std::shared_ptr<transport::Connection>> connections;
   for (uint16_t port : ports) connections.push_back(coordinator.connect("127.0.0.1", port));
+  // --columnar: ask each shard node what it understands, after the handshake.
+  transport::FeatureNegotiator negotiator(coordinator,
+                                          {std::string(transport::kColumnarAggregations)});
+  if (columnar) {
+    for (auto& c : connections) negotiator.negotiate(c, 10s);
+  }
   const double connect_ms = msSince(t);
 
   // Query phase: one request to every shard at once.
@@ -371,10 +460,16 @@ int run(int argc, char** argv) {
   ShardQuery query;
   query.size = size;
   query.shard_size = static_cast<int32_t>(size * 1.5 + 10);
+  query.interval = histogramInterval(docs);
   std::vector<std::future<ShardResult>> pending;
+  nlohmann::ordered_json columnar_peers = nlohmann::ordered_json::array();
   for (auto& c : connections) {
+    const bool use_columnar = negotiator.has(*c, transport::kColumnarAggregations);
+    columnar_peers.push_back(use_columnar);
     pending.push_back(coordinator.submitRequest(
-        c, kQueryAction, query, [](StreamInput& in) { return ShardResult(in); }, 60s));
+        c, kQueryAction, query,
+        [use_columnar](StreamInput& in) { return ShardResult(in, use_columnar); }, 60s,
+        negotiator.callContext(*c)));
   }
   std::vector<ShardResult> results;
   for (auto& f : pending) results.push_back(f.get());
@@ -399,12 +494,14 @@ int run(int argc, char** argv) {
   response["hits"] = {{"total", {{"value", searched}, {"relation", "eq"}}},
                       {"max_score", nullptr},
                       {"hits", nlohmann::ordered_json::array()}};
+  // The histogram is checked below rather than printed (thousands of buckets).
   response["aggregations"] = reduced.toResponseJson();
+  response["aggregations"].erase(query.histogram_name);
   std::cout << response.dump(2) << "\n";
 
   // The exact answer, over all documents in one place, and the bounds.
   t = Clock::now();
-  Exact exact = exactAnswer(data, vocabulary);
+  Exact exact = exactAnswer(data, vocabulary, query.interval);
   const double exact_ms = msSince(t);
   const auto& terms = static_cast<const StringTerms&>(*reduced.get("top_terms"));
   const auto& card = static_cast<const Cardinality&>(*reduced.get("distinct_terms"));
@@ -446,7 +543,21 @@ int run(int argc, char** argv) {
   // HLL++ at precision 14: standard error 1.04 / sqrt(2^14) = 0.81%; allow 4 sigma.
   const double rel_bound = 4 * 1.04 / std::sqrt(static_cast<double>(1 << kHllPrecision));
   const bool card_ok = rel_error <= rel_bound;
-  ok = ok && missing_ok && other_ok && card_ok;
+  // Every interval with documents, with its exact count and average.
+  const auto& histogram = static_cast<const DateHistogram&>(*reduced.get(query.histogram_name));
+  bool histogram_ok = histogram.buckets().size() == exact.per_minute.size();
+  {
+    auto e = exact.per_minute.begin();
+    for (const auto& b : histogram.buckets()) {
+      if (!histogram_ok || e == exact.per_minute.end()) break;
+      const auto& avg = static_cast<const Avg&>(*b.aggregations.get(query.avg_name));
+      const double true_avg = e->second.second / static_cast<double>(e->second.first);
+      histogram_ok = b.key == e->first && b.doc_count == e->second.first &&
+                     std::abs(avg.value() - true_avg) <= 1e-9 * std::max(1.0, std::abs(true_avg));
+      ++e;
+    }
+  }
+  ok = ok && missing_ok && other_ok && card_ok && histogram_ok;
 
   // Exact top terms by count, for comparison.
   std::vector<uint32_t> order(vocabulary);
@@ -479,6 +590,9 @@ int run(int argc, char** argv) {
       {"cardinality_relative_error", rel_error},
       {"cardinality_error_allowed", rel_bound},
       {"cardinality_within_bound", card_ok},
+      {"date_histogram_buckets", histogram.buckets().size()},
+      {"date_histogram_interval_ms", query.interval},
+      {"date_histogram_matches_exact", histogram_ok},
       {"all_hold", ok}};
   uint64_t sent = 0, received = 0;
   for (auto& c : connections) {
@@ -488,6 +602,7 @@ int run(int argc, char** argv) {
   check["wire"] = {{"bytes_sent_to_shards", sent},
                    {"bytes_received_from_shards", received},
                    {"compressed", compress},
+                   {"columnar_aggregations_per_shard", columnar_peers},
                    {"mutual_tls", tls},
                    {"shard_nodes_are", processes ? "processes" : "threads"},
                    {"transport_version", connections[0]->version().toString()}};

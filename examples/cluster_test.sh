@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs //examples:cluster small: plain, compressed, and over mutual TLS; it
+# Runs //examples:cluster small: plain, compressed, over mutual TLS, and with
+# the columnar aggregations negotiated (--columnar); it
 # exits non-zero when a bound of the response does not hold.
 set -euo pipefail
 bin="examples/cluster"
@@ -11,4 +12,9 @@ grep -q '"all_hold": true' <<<"$out"
 out=$("$bin" --shards 2 --docs 5000 --size 3 --terms 500 --tls --processes)
 grep -q '"all_hold": true' <<<"$out"
 grep -q '"mutual_tls": true' <<<"$out"
+grep -q '"date_histogram_matches_exact": true' <<<"$out"
+out=$("$bin" --shards 2 --docs 20000 --size 3 --terms 500 --columnar --processes)
+grep -q '"all_hold": true' <<<"$out"
+grep -q '"date_histogram_matches_exact": true' <<<"$out"
+grep -A1 '"columnar_aggregations_per_shard"' <<<"$out" | grep -q true
 echo "cluster example: bounds hold"

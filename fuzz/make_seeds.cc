@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "aggregations/columnar.h"
 #include "codecs/tsm.h"
 #include "fuzz/program.h"
 #include "stream/bytes_reference.h"
@@ -545,6 +546,60 @@ std::vector<Seed> tsmSeeds() {
   return seeds;
 }
 
+// Version byte (% 3: 7.10.0, 7.17.0, 8.7.0), then a columnar list
+// (aggregations/columnar.h): each of the four bucket types with metric
+// sub-aggregations of one shape (a NaN among the doubles, counts equal to the
+// doc counts and not), and a random list beside them in the ES encoding.
+std::vector<Seed> columnarSeeds() {
+  using namespace wirestream::aggregations;
+  using aggregations::testing::RandomAggs;
+  std::vector<Seed> seeds;
+  const TransportVersion kVersions[] = {TransportVersion::V_7_10_0, TransportVersion::V_7_17_0,
+                                        TransportVersion::V_8_7_0};
+  const char* kNames[] = {"v7_10", "v7_17", "v8_7"};
+  auto subs = [](int64_t i) {
+    std::vector<InternalAggregations::Ptr> s;
+    s.push_back(std::make_unique<Avg>("avg", Metadata(), double(i) * 1.25, i + 1));
+    s.push_back(std::make_unique<Max>(
+        "max", Metadata(), i == 3 ? std::numeric_limits<double>::quiet_NaN() : double(i)));
+    s.push_back(std::make_unique<ValueCount>("n", Metadata(), i % 3));
+    s.push_back(std::make_unique<Stats>("s", Metadata(), i + 1, -1.0, double(i), 2.5));
+    return InternalAggregations(std::move(s));
+  };
+  for (uint8_t vb = 0; vb < 3; ++vb) {
+    const TransportVersion v = kVersions[vb];
+    InternalAggregations aggs;
+    auto dh = std::make_unique<DateHistogram>("dh", Metadata());
+    auto h = std::make_unique<Histogram>("h", Metadata());
+    auto lt = std::make_unique<LongTerms>("lt", Metadata());
+    auto dt = std::make_unique<DoubleTerms>("dt", Metadata());
+    lt->setShowTermDocCountError(true);
+    for (int64_t i = 0; i < 6; ++i) {
+      dh->buckets().push_back({1793491200000 + i * 60000, i + 1, subs(i)});
+      h->buckets().push_back({double(i) * 0.5, i + 1, subs(i)});
+      lt->buckets().push_back({100 - i, i + 1, i % 2, subs(i)});
+      dt->buckets().push_back({double(i) / 3, i + 1, 0, subs(i)});
+    }
+    aggs.add(std::move(dh));
+    aggs.add(std::move(h));
+    aggs.add(std::move(lt));
+    aggs.add(std::move(dt));
+    RandomAggs random(40 + vb, v);
+    InternalAggregations others = random.aggs(1);
+    for (const auto& a : others.list()) {
+      auto c = a->clone();
+      c->setName("other " + c->getName());
+      aggs.add(std::move(c));
+    }
+    Bytes b{vb};
+    Bytes e = encode([&](StreamOutput& out) { columnar::writeAggregations(out, aggs); }, v);
+    b.insert(b.end(), e.begin(), e.end());
+    if (b.size() > 16384) b.resize(16384);  // a cut input is a seed too
+    seeds.push_back({std::string("four-types-") + kNames[vb], std::move(b)});
+  }
+  return seeds;
+}
+
 void writeCorpus(const std::filesystem::path& dir, const std::vector<Seed>& seeds) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -577,6 +632,7 @@ int main(int argc, char** argv) {
   writeCorpus(root / "aggregations", aggregationSeeds());
   writeCorpus(root / "transport", transportSeeds());
   writeCorpus(root / "tsm", tsmSeeds());
+  writeCorpus(root / "columnar", columnarSeeds());
   writeCorpus(root / "wire_json", wireJsonSeeds());
   return 0;
 }

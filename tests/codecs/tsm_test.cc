@@ -492,6 +492,38 @@ TEST(TsmBoolean, ExpectedBlocks) {
   }
 }
 
+TEST(TsmBoolean, BytesVariantIsTheSameBlock) {
+  std::mt19937_64 rng(testing::testSeed(7));
+  Bytes block, bytes_block;
+  for (size_t n :
+       {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{200}, size_t{1001}}) {
+    std::vector<bool> values(n);
+    std::vector<uint8_t> as_bytes(n);
+    for (size_t i = 0; i < n; ++i) {
+      values[i] = rng() & 1;
+      as_bytes[i] = values[i] ? uint8_t(1 + rng() % 255) : 0;  // any nonzero byte is true
+    }
+    encodeBooleanArray(values, block);
+    encodeBooleanBytes(as_bytes, bytes_block);
+    EXPECT_EQ(toHex(bytes_block), toHex(block)) << n;
+    std::vector<uint8_t> back = {9, 9};
+    decodeBooleanBytes(block, back);
+    ASSERT_EQ(back.size(), n);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(back[i], values[i] ? 1 : 0) << i;
+    // The same refusals as decodeBooleanArray, on every strict prefix.
+    for (size_t k = 1; k < block.size(); ++k) {
+      Bytes prefix(block.begin(), block.begin() + k);
+      EXPECT_THROW(decodeBooleanBytes(prefix, back), EndOfStreamError) << k;
+    }
+  }
+  std::vector<uint8_t> back;
+  decodeBooleanBytes(hexBytes("10 03 A0"), back);
+  EXPECT_EQ(back, (std::vector<uint8_t>{1, 0, 1}));
+  EXPECT_THROW(decodeBooleanBytes(hexBytes("10 03 A0 00"), back), CorruptStreamError);
+  EXPECT_THROW(decodeBooleanBytes(hexBytes("20 03 A0"), back), CorruptStreamError);
+  EXPECT_THROW(decodeBooleanBytes(hexBytes("10 09 FF 80"), back, 8), LimitExceededError);
+}
+
 TEST(TsmString, ExpectedBlocks) {
   // Empty: `b[0] = stringCompressedSnappy << 4; return b[:2]` over a zeroed
   // buffer: 10 00 (00 is also snappy's encoding of nothing).

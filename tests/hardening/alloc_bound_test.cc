@@ -31,9 +31,11 @@
 #include <string>
 #include <vector>
 
+#include "aggregations/columnar.h"
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
 #include "codecs/tsm.h"
+#include "codecs/tsm_stream.h"
 #include "fuzz/program.h"
 #include "stream/generic_value.h"
 #include "stream/page_recycler.h"
@@ -187,6 +189,23 @@ std::vector<Reader> allReaders() {
   addTsm("tsmTime", decodeBlock<int64_t, tsm::decodeTimeArray>, 8, 0);
   addTsm("tsmBoolean", decodeBlock<bool, tsm::decodeBooleanArray>, 1, 0);
   addTsm("tsmString", decodeBlock<std::string, tsm::decodeStringArray>, 16, 8);
+  // A block behind its length on a stream (codecs/tsm_stream.h), max_values n/8.
+  readers.push_back(
+      {"tsmStreamTime",
+       [](StreamInput& in) { tsm::readTimeBlock(in, std::max<size_t>(1, in.available() / 8)); },
+       0});
+  // The columnar aggregations: RLE columns hold any count in a few bytes, so
+  // the objects are bounded by Limits::max_objects, set here to one per 8
+  // input bytes; an object (a bucket, an Avg with its name, metadata and
+  // format, a column slot) is below 64 x 8 bytes.
+  readers.push_back({"readColumnarAggregations",
+                     [](StreamInput& in) {
+                       aggregations::columnar::Limits limits;
+                       limits.max_objects = std::max<int64_t>(1, in.available() / 8);
+                       aggregations::columnar::readAggregations(in, aggregations::defaultRegistry(),
+                                                                limits);
+                     },
+                     64});
   return readers;
 }
 

@@ -91,6 +91,19 @@ inline void expectEveryPrefixFails(const std::vector<uint8_t>& bytes, size_t pie
   }
 }
 
+// `f` must throw a StreamError of type E (a subclass of it passes too) whose
+// message contains `what`.
+template <class E>
+inline void expectErrorNaming(const std::function<void()>& f, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one naming: " << what;
+  } catch (const StreamError& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    EXPECT_NE(dynamic_cast<const E*>(&e), nullptr) << "wrong type: " << e.what();
+  }
+}
+
 // A seed for randomized tests: WIRESTREAM_SEED if set, else fixed; printed so
 // a failure can be replayed.
 inline uint64_t testSeed(uint64_t fixed) {

@@ -1,0 +1,63 @@
+// The columnar encoding of aggregation results (wire format §10, "Columnar
+// aggregations"): a wirestream extension that sends the buckets of a
+// histogram, date_histogram, lterms or dterms aggregation as TSM blocks, one
+// block a column (keys, doc counts, each metric sub-aggregation's values),
+// instead of bucket after bucket. An Elasticsearch node cannot read it: send
+// it only to a peer that negotiated it (transport/features.h).
+//
+//   BytesStreamOutput out;
+//   columnar::writeAggregations(out, aggs);       // instead of aggs.writeTo(out)
+//   BytesReferenceStreamInput in(out.bytes());
+//   InternalAggregations back = columnar::readAggregations(in, defaultRegistry());
+//   // back == aggs: the same objects InternalAggregations::readFrom gives for the ES bytes
+//
+// Which aggregations go in columns: those of the four types above with at
+// least one bucket whose buckets all carry the same list of sub-aggregations
+// (same types, names, metadata and formats in the same order), each a max,
+// min, sum, avg, value_count or stats. Every other aggregation in the list,
+// and every sub-aggregation list of any other shape, travels in its ES
+// encoding inside the columnar list, so any InternalAggregations can be
+// written. Writing throws what writeTo throws for the same objects
+// (std::invalid_argument for a negative count, a minDocCount 0 histogram
+// without its empty bucket info).
+//
+// Reading takes untrusted input. Besides the errors of the ES readers (the
+// aggregation's own fields are read by them) and of the TSM block readers
+// (codecs/tsm_stream.h), a column whose value count is not the bucket count,
+// an unknown column encoding or sub-aggregation type, a negative count, or a
+// shell that already holds buckets is CorruptStreamError. TSM blocks can hold
+// many values in a few bytes (RLE), so the bytes cannot bound what a read
+// builds: buckets plus metric objects above Limits::max_objects (or a bucket
+// count above in.maxArraySize()) is LimitExceededError, thrown before they are
+// built. A read that throws hands back nothing.
+//
+// Thread-safe functions. Each thread keeps its column buffers between calls
+// (a fresh 8 MB vector a column costs more in page faults than decoding it);
+// buffers above 2^20 values are freed at the end of each call.
+#pragma once
+
+#include <cstdint>
+
+#include "aggregations/internal_aggregation.h"
+#include "stream/named_writeable_registry.h"
+#include "stream/stream_input.h"
+#include "stream/stream_output.h"
+
+namespace wirestream::aggregations::columnar {
+
+struct Limits {
+  // Buckets and sub-aggregation objects one columnar aggregation may create:
+  // n x (1 + sub-aggregations per bucket), where a sub-aggregation whose name,
+  // metadata and format take b bytes counts 1 + b / 64 (each bucket copies them).
+  int64_t max_objects = int64_t{1} << 23;
+};
+
+// VInt count, then each aggregation tagged 00 (ES encoding) or 01 (columns).
+void writeAggregations(StreamOutput& out, const InternalAggregations& aggs);
+InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegistry& registry,
+                                      const Limits& limits = {});
+
+// Whether writeAggregations puts `agg` in columns.
+bool isColumnar(const InternalAggregation& agg);
+
+}  // namespace wirestream::aggregations::columnar
