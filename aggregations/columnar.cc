@@ -160,8 +160,9 @@ struct SubValues {
 // Checks that every bucket carries sub-aggregations of one shape, all
 // metrics, and gathers their values in the same pass (one visit of each
 // object); false when they do not.
-template <class Bucket>
-bool gatherSubs(const std::vector<Bucket>& buckets, Slots& slots, std::vector<SubValues>& subs) {
+// Buckets: a histogram's std::vector<Bucket> or terms' TermsBuckets columns.
+template <class Buckets>
+bool gatherSubs(const Buckets& buckets, Slots& slots, std::vector<SubValues>& subs) {
   if (buckets.empty()) return false;
   const size_t n = buckets.size();
   const InternalAggregations& first = buckets[0].aggregations;
@@ -504,7 +505,7 @@ constexpr bool kHasErrors = requires(Bucket b) {
 template <class Keys, class Agg>
 bool writeColumns(StreamOutput& out, const Agg& agg) {
   using Bucket = typename Agg::Bucket;
-  const std::vector<Bucket>& buckets = agg.buckets();
+  const auto& buckets = agg.buckets();
   const size_t n = buckets.size();
   Slots slots;
   thread_local std::vector<SubValues> subs;
@@ -575,9 +576,10 @@ void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const 
   for (const SubColumn& sub : subs) per_bucket += sub.weight;
   checkObjects(int64_t{count} * per_bucket);
 
-  std::vector<Bucket> buckets(n);
+  auto& buckets = agg.buckets();  // a vector, or terms' columns: both take push_back
+  buckets.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    Bucket& b = buckets[i];
+    Bucket b;
     b.key = keys[i];
     b.doc_count = counts[i];
     if constexpr (kHasErrors<Bucket>) {
@@ -589,8 +591,8 @@ void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const 
       for (const SubColumn& s : subs) list.push_back(s.build(i));
       b.aggregations = InternalAggregations(std::move(list));
     }
+    buckets.push_back(std::move(b));
   }
-  agg.buckets() = std::move(buckets);
 }
 
 // Calls f.template operator()<Keys>(typed agg) for a columnar type; false otherwise.

@@ -188,8 +188,8 @@ class ColumnarAggs {
     auto fill = [&](auto& buckets) {
       buckets.clear();
       for (int64_t i = 0; i < n; ++i) {
-        auto& b = buckets.emplace_back();
-        using K = decltype(b.key);
+        auto&& b = buckets.emplace_back();  // a bucket, or a proxy into terms' columns
+        using K = std::remove_reference_t<decltype(b.key)>;
         b.key = even ? static_cast<K>(start + i * step)
                      : static_cast<K>(r_.uniform(-(int64_t{1} << 50), int64_t{1} << 50));
         b.doc_count = r_.coin(0.1) ? r_.uniform(0, int64_t{1} << 40) : r_.uniform(0, 100);
@@ -203,12 +203,12 @@ class ColumnarAggs {
     if (auto* h = dynamic_cast<Histogram*>(agg.get())) fill(h->buckets());
     if (auto* t = dynamic_cast<LongTerms*>(agg.get())) {
       fill(t->buckets());
-      for (auto& b : t->buckets())
+      for (auto&& b : t->buckets())
         b.doc_count_error = t->showTermDocCountError() ? r_.uniform(-1, 50) : 0;
     }
     if (auto* t = dynamic_cast<DoubleTerms*>(agg.get())) {
       fill(t->buckets());
-      for (auto& b : t->buckets())
+      for (auto&& b : t->buckets())
         b.doc_count_error = t->showTermDocCountError() ? r_.uniform(-1, 50) : 0;
     }
     return agg;
