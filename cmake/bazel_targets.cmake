@@ -113,13 +113,20 @@ ws_cc_library(transport_tls
     SRCS transport/tls.cc
     HDRS transport/net_stream.h transport/tls.h transport/tls_options.h
     DEPS transport_errors Boost::headers Threads::Threads OpenSSL::SSL OpenSSL::Crypto)
+ws_cc_library(transport_zero_copy
+    EXPORT transport_zero_copy
+    DIR transport
+    NAME zero_copy
+    SRCS transport/zero_copy.cc
+    HDRS transport/zero_copy.h
+    DEPS stream)
 ws_cc_library(transport
     EXPORT transport
     DIR transport
     NAME transport
     SRCS transport/transport_service.cc
     HDRS transport/tls_options.h transport/transport_service.h
-    DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_tls stream Boost::headers Threads::Threads)
+    DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_tls transport_zero_copy stream Boost::headers Threads::Threads)
 ws_cc_library(transport_testing_certgen
     EXPORT transport_testing_certgen
     DIR transport/testing
@@ -627,6 +634,12 @@ ws_cc_test(tests_transport_tls_transport_test
     SRCS tests/transport/tls_transport_test.cc
     DEPS tests_transport_test_support tests_transport_tls_fixture transport GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
     SIZE medium)
+ws_cc_test(tests_transport_zero_copy_test
+    DIR tests/transport
+    NAME zero_copy_test
+    SRCS tests/transport/zero_copy_test.cc
+    DEPS tests_transport_test_support stream tests_stream_test_util transport transport_frame transport_zero_copy GTest::gtest_main
+    SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL
     DIR tools
