@@ -106,6 +106,13 @@ ws_cc_library(transport_limits
     NAME limits
     SRCS transport/accept_backoff.cc transport/inbound_budget.cc
     HDRS transport/accept_backoff.h transport/inbound_budget.h)
+ws_cc_library(transport_net
+    EXPORT transport_net
+    DIR transport
+    NAME net
+    SRCS transport/net/pending_calls.cc
+    HDRS transport/net/pending_calls.h transport/net/thread_annotations.h
+    DEPS transport_frame stream)
 ws_cc_library(transport_tls
     EXPORT transport_tls
     DIR transport
@@ -126,7 +133,7 @@ ws_cc_library(transport
     NAME transport
     SRCS transport/transport_service.cc
     HDRS transport/tls_options.h transport/transport_service.h
-    DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_tls transport_zero_copy stream Boost::headers Threads::Threads)
+    DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_net transport_tls transport_zero_copy stream Boost::headers Threads::Threads)
 ws_cc_library(transport_testing_certgen
     EXPORT transport_testing_certgen
     DIR transport/testing
@@ -639,6 +646,12 @@ ws_cc_test(tests_transport_zero_copy_test
     NAME zero_copy_test
     SRCS tests/transport/zero_copy_test.cc
     DEPS tests_transport_test_support stream tests_stream_test_util transport transport_frame transport_zero_copy GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_pending_calls_test
+    DIR tests/transport
+    NAME pending_calls_test
+    SRCS tests/transport/pending_calls_test.cc
+    DEPS transport_net GTest::gtest_main
     SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL

@@ -56,6 +56,8 @@
 #include "transport/handshake.h"
 #include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
+#include "transport/net/pending_calls.h"
+#include "transport/net/thread_annotations.h"
 #include "transport/net_stream.h"
 #include "transport/remote_exception.h"
 #include "transport/tls.h"
@@ -286,7 +288,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // OpenSSL's reason if the TLS handshake failed or the peer refused it
   // before the transport handshake completed; "" otherwise.
   std::string tlsFailure() {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    net::MutexLock lock(tls_failure_mu_);
     return tls_failure_;
   }
 
@@ -330,29 +332,22 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
               TransportService::RawResponseReader reader,
               TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout,
               TransportService::ResponseHeadersCallback on_headers = nullptr) {
-    {
-      std::lock_guard<std::mutex> lock(pending_mu_);
-      if (!pending_closed_) {
-        PendingCall call{action,  std::move(reader), on_failure,
-                         timeout, nullptr,           std::move(on_headers)};
-        if (timeout.count() > 0) {
-          // Created and armed under the lock that every taker of the entry
-          // holds, so no taker can destroy it mid-arming.
-          call.timer = std::make_unique<asio::steady_timer>(strand_, timeout);
-          call.timer->async_wait([weak = weak_from_this(), id](const error_code& ec) {
-            if (ec) return;
-            if (auto self = weak.lock()) self->onCallTimeout(id);
-          });
-        }
-        pending_.emplace(id, std::move(call));
-        on_failure = nullptr;
-      }
-    }
-    if (on_failure) {
-      safeFail(on_failure, std::make_exception_ptr(NodeDisconnectedError(
-                               "[" + description_ + "] is closed; cannot send [" + action + "] (" +
-                               closeReason() + ")")));
-      return;
+    net::PendingCall call{action, std::move(reader), std::move(on_failure), timeout,
+                          std::move(on_headers)};
+    switch (pending_.add(id, call, net::PendingCalls::Clock::now())) {
+      case net::PendingCalls::Added::kClosed:
+        safeFail(call.on_failure, std::make_exception_ptr(NodeDisconnectedError(
+                                      "[" + description_ + "] is closed; cannot send [" + action +
+                                      "] (" + pending_.closeReason() + ")")));
+        return;
+      case net::PendingCalls::Added::kArmTimer:
+        // The timer is the strand's; arming is rare (see PendingCalls).
+        asio::post(strand_, [weak = weak_from_this()] {
+          if (auto self = weak.lock()) self->armCallTimer();
+        });
+        break;
+      case net::PendingCalls::Added::kAdded:
+        break;
     }
     enqueue(std::move(frame));
   }
@@ -366,39 +361,30 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
  private:
-  struct PendingCall {
-    std::string action;
-    TransportService::RawResponseReader reader;
-    TransportService::FailureCallback on_failure;
-    std::chrono::milliseconds timeout{0};
-    std::unique_ptr<asio::steady_timer> timer;
-    TransportService::ResponseHeadersCallback on_headers;
-  };
-
   const TransportOptions& options() const { return service_->options; }
 
-  std::optional<PendingCall> takePending(int64_t id) {
-    std::lock_guard<std::mutex> lock(pending_mu_);
-    auto it = pending_.find(id);
-    if (it == pending_.end()) return std::nullopt;
-    std::optional<PendingCall> call(std::move(it->second));
-    pending_.erase(it);
-    return call;
+  // The pending calls' one timer, on the strand: armed for the earliest
+  // deadline; when it fires, the calls due time out and it is armed again.
+  void armCallTimer() {
+    const std::optional<net::PendingCalls::Clock::time_point> deadline = pending_.armedDeadline();
+    if (!deadline || closed_) return;
+    call_timer_.expires_at(*deadline);
+    call_timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) self->onCallTimer();
+    });
   }
 
-  std::string closeReason() {
-    std::lock_guard<std::mutex> lock(pending_mu_);
-    return close_reason_;
-  }
-
-  void onCallTimeout(int64_t id) {
-    std::optional<PendingCall> taken = takePending(id);
-    if (!taken) return;
-    PendingCall& call = *taken;
-    safeFail(call.on_failure,
-             std::make_exception_ptr(ReceiveTimeoutError(
-                 "[" + description_ + "][" + call.action + "] request_id [" + std::to_string(id) +
-                 "] timed out after [" + std::to_string(call.timeout.count()) + "ms]")));
+  void onCallTimer() {
+    std::vector<std::pair<int64_t, net::PendingCall>> expired =
+        pending_.takeExpired(net::PendingCalls::Clock::now());
+    armCallTimer();
+    for (auto& [id, call] : expired) {
+      safeFail(call.on_failure,
+               std::make_exception_ptr(ReceiveTimeoutError(
+                   "[" + description_ + "][" + call.action + "] request_id [" + std::to_string(id) +
+                   "] timed out after [" + std::to_string(call.timeout.count()) + "ms]")));
+    }
   }
 
   void armHandshakeTimer() {
@@ -629,14 +615,14 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   void handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease);
   void handleResponse(DecodedFrame&& frame) {
     const FrameHeader h = frame.header;
-    std::optional<PendingCall> taken = takePending(h.request_id);
+    std::optional<net::PendingCall> taken = pending_.take(h.request_id);
     if (!taken) {
       service_->log(LogLevel::kDebug,
                     "[" + description_ + "] dropping the response to request id [" +
                         std::to_string(h.request_id) + "]: no such pending request (timed out?)");
       return;
     }
-    PendingCall& call = *taken;
+    net::PendingCall& call = *taken;
     std::function<void()> complete;
     try {
       InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
@@ -895,7 +881,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   void failTls(const std::string& what, const error_code& ec) {
     const std::string reason = tls::failureReason(ec, stream_.tls().native_handle());
     if (!handshake_done_) {
-      std::lock_guard<std::mutex> lock(pending_mu_);
+      net::MutexLock lock(tls_failure_mu_);
       tls_failure_ = reason;
     }
     closeNow(what + ": " + reason, LogLevel::kWarn);
@@ -932,14 +918,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       std::lock_guard<std::mutex> lock(write_mu_);
       write_queue_.clear();
     }
-    std::unordered_map<int64_t, PendingCall> pending;
-    {
-      std::lock_guard<std::mutex> lock(pending_mu_);
-      close_reason_ = reason;
-      pending_closed_ = true;
-      pending.swap(pending_);
-    }
-    for (auto& [id, call] : pending) {
+    call_timer_.cancel();
+    for (auto& [id, call] : pending_.close(reason)) {
       safeFail(call.on_failure,
                std::make_exception_ptr(NodeDisconnectedError(
                    "[" + description_ + "] disconnected before the response to [" + call.action +
@@ -976,11 +956,10 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   std::vector<asio::mutable_buffer> direct_buffers_;
   bool last_frame_large_ = false;  // the strand's: see kProbeReadSize
 
-  std::mutex pending_mu_;
-  std::unordered_map<int64_t, PendingCall> pending_;  // guarded by pending_mu_
-  bool pending_closed_ = false;                       // guarded by pending_mu_
-  std::string close_reason_;                          // guarded by pending_mu_
-  std::string tls_failure_;                           // guarded by pending_mu_
+  net::PendingCalls pending_;
+  asio::steady_timer call_timer_{strand_};  // the strand's: see armCallTimer
+  net::Mutex tls_failure_mu_;
+  std::string tls_failure_ WS_GUARDED_BY(tls_failure_mu_);
 
   std::mutex write_mu_;
   std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;      // guarded by write_mu_

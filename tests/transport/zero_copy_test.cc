@@ -82,8 +82,8 @@ TEST(ZeroCopy, FramesAreTheBytesOfACopy) {
   for (size_t page_size : kPageSizes) {
     for (size_t n : {size_t{0}, size_t{1}, kMinReferenceBytes - 1, kMinReferenceBytes,
                      kMinReferenceBytes + 1, size_t{100000}}) {
-      for (CompressionScheme scheme : {CompressionScheme::kNone, CompressionScheme::kLz4,
-                                       CompressionScheme::kDeflate}) {
+      for (CompressionScheme scheme :
+           {CompressionScheme::kNone, CompressionScheme::kLz4, CompressionScheme::kDeflate}) {
         SCOPED_TRACE("page " + std::to_string(page_size) + " bytes " + std::to_string(n));
         auto data = std::make_shared<const std::vector<uint8_t>>(bytesOf(n, 9));
         RefBlob blob;
