@@ -110,8 +110,8 @@ ws_cc_library(transport_net
     EXPORT transport_net
     DIR transport
     NAME net
-    SRCS transport/net/pending_calls.cc
-    HDRS transport/net/pending_calls.h transport/net/thread_annotations.h
+    SRCS transport/net/pending_calls.cc transport/net/write_queue.cc
+    HDRS transport/net/pending_calls.h transport/net/thread_annotations.h transport/net/write_queue.h
     DEPS transport_frame stream)
 ws_cc_library(transport_tls
     EXPORT transport_tls
@@ -652,6 +652,12 @@ ws_cc_test(tests_transport_pending_calls_test
     NAME pending_calls_test
     SRCS tests/transport/pending_calls_test.cc
     DEPS transport_net GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_write_queue_test
+    DIR tests/transport
+    NAME write_queue_test
+    SRCS tests/transport/write_queue_test.cc
+    DEPS stream transport_net GTest::gtest_main
     SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL

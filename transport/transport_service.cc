@@ -58,6 +58,7 @@
 #include "transport/inbound_message.h"
 #include "transport/net/pending_calls.h"
 #include "transport/net/thread_annotations.h"
+#include "transport/net/write_queue.h"
 #include "transport/net_stream.h"
 #include "transport/remote_exception.h"
 #include "transport/tls.h"
@@ -88,10 +89,6 @@ constexpr size_t kMaxDirectRead = 1024 * 1024;
 // body of another large frame lands in its pages, not in read_buffer_ first
 // (copying the first 256 KiB of each MiB into pages cost ~8% of the CPU).
 constexpr size_t kProbeReadSize = 4 * 1024;
-// One gather write takes at most this many frames / bytes, so a long queue
-// neither builds a huge iovec list nor delays the first frame's completion.
-constexpr size_t kMaxFramesPerWrite = 64;
-constexpr size_t kMaxBytesPerWrite = 8 * 1024 * 1024;
 // iovecs a sendmsg takes (Linux's IOV_MAX).
 constexpr size_t kMaxIovPerCall = 1024;
 // TLS records collected before they are sent in one write.
@@ -316,14 +313,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   // Sends `frame` after every frame enqueued before it; from any thread.
   void enqueue(std::shared_ptr<BytesStreamOutput> frame) {
-    {
-      std::lock_guard<std::mutex> lock(write_mu_);
-      if (closed_) return;
-      write_queue_.push_back(std::move(frame));
-      if (writer_active_) return;
-      writer_active_ = true;
-    }
-    drainWrites();
+    if (closed_) return;
+    if (write_queue_.push(std::move(frame))) drainWrites();
   }
 
   // Registers a call and sends its frame, on the caller's thread; the call
@@ -596,11 +587,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       std::string message = unsupportedVersionMessage(remote, options().minimum_compatible_version);
       auto out = errorFrame(id, request_version, std::string(kHandshakeAction),
                             exceptionFromTypeAndMessage("illegal_state_exception", message));
-      {
-        std::lock_guard<std::mutex> lock(write_mu_);
-        close_after_flush_ = true;
-        flush_close_reason_ = message;
-      }
+      write_queue_.closeAfterFlush(message);
       enqueue(std::move(out));
       return;
     }
@@ -664,7 +651,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // its writer and sends with non-blocking sendmsg right away, so a request
   // costs no hand-off to an I/O thread; when the kernel's buffer is full the
   // rest continues on the strand once the socket is writable. Only the
-  // writer (writer_active_) touches writing_frames_ and iov_.
+  // writer (see WriteQueue) touches writing_frames_ and iov_.
   void drainWrites() {
     if (stream_.isTls()) {
       // An SSL object takes one operation at a time: TLS writes run on the
@@ -677,17 +664,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
         writing_frames_.clear();
         iov_.clear();
         iov_next_ = 0;
-        std::unique_lock<std::mutex> lock(write_mu_);
-        if (write_queue_.empty()) {
-          writer_active_ = false;
-          if (close_after_flush_) {
-            std::string reason = flush_close_reason_;
-            lock.unlock();  // closing takes write_mu_ again, maybe inline
-            closeAsync(std::move(reason), LogLevel::kWarn);
-          }
+        net::WriteQueue::Batch batch = write_queue_.next();
+        if (batch.frames.empty()) {
+          if (batch.close_reason) closeAsync(std::move(*batch.close_reason), LogLevel::kWarn);
           return;
         }
-        takeWriteBatch([this](const uint8_t* data, size_t size) {
+        takeBatch(std::move(batch), [this](const uint8_t* data, size_t size) {
           iov_.push_back({const_cast<uint8_t*>(data), size});
         });
       }
@@ -695,7 +677,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       {
         // Shared with other writers' syscalls, exclusive with close: the fd
         // number cannot be closed (and reused) under a sendmsg.
-        std::shared_lock<std::shared_mutex> fd_lock(fd_mu_);
+        net::ReaderLock fd_lock(fd_mu_);
         if (closed_) return;
         msghdr msg{};
         msg.msg_iov = iov_.data() + iov_next_;
@@ -729,20 +711,14 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     }
   }
 
-  // Moves one write's worth of queued frames into writing_frames_, handing
-  // each page to add_piece (the frame's own pages, no flattening copy).
-  // write_mu_ held, queue not empty.
+  // Makes `batch` the writer's frames, handing each piece to add_piece (the
+  // frame's own pages and referenced ranges, no flattening copy).
   template <class AddPiece>
-  void takeWriteBatch(AddPiece add_piece) {
-    size_t bytes = 0;
-    while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
-           bytes < kMaxBytesPerWrite) {
-      std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
-      write_queue_.pop_front();
+  void takeBatch(net::WriteQueue::Batch batch, AddPiece add_piece) {
+    writing_frames_ = std::move(batch.frames);
+    for (const std::shared_ptr<BytesStreamOutput>& frame : writing_frames_) {
       const BytesReference bytes_ref = frame->bytes();
       for (BytesReference::Piece piece : bytes_ref.pieces()) add_piece(piece.data(), piece.size());
-      bytes += frame->size();
-      writing_frames_.push_back(std::move(frame));
     }
   }
 
@@ -813,18 +789,14 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
         writing_frames_.clear();
         tls_buffers_.clear();
         tls_next_ = 0;
-        std::unique_lock<std::mutex> lock(write_mu_);
-        if (write_queue_.empty()) {
-          writer_active_ = false;
-          if (close_after_flush_) {
-            std::string reason = flush_close_reason_;
-            lock.unlock();
-            closeNow(reason, LogLevel::kWarn);
-          }
+        net::WriteQueue::Batch batch = write_queue_.next();
+        if (batch.frames.empty()) {
+          if (batch.close_reason) closeNow(*batch.close_reason, LogLevel::kWarn);
           return;
         }
-        takeWriteBatch(
-            [this](const uint8_t* data, size_t size) { tls_buffers_.emplace_back(data, size); });
+        takeBatch(std::move(batch), [this](const uint8_t* data, size_t size) {
+          tls_buffers_.emplace_back(data, size);
+        });
       }
       while (tls_next_ < tls_buffers_.size() && socket.unsent() < kTlsFlushBytes) {
         const asio::const_buffer& page = tls_buffers_[tls_next_];
@@ -909,15 +881,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     handshake_timer_.cancel();
     frame_lease_.reset();
     {
-      std::unique_lock<std::shared_mutex> fd_lock(fd_mu_);
+      net::WriterLock fd_lock(fd_mu_);
       error_code ignored;
       socket_.shutdown(tcp::socket::shutdown_both, ignored);
       socket_.close(ignored);
     }
-    {
-      std::lock_guard<std::mutex> lock(write_mu_);
-      write_queue_.clear();
-    }
+    write_queue_.close();
     call_timer_.cancel();
     for (auto& [id, call] : pending_.close(reason)) {
       safeFail(call.on_failure,
@@ -961,15 +930,11 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   net::Mutex tls_failure_mu_;
   std::string tls_failure_ WS_GUARDED_BY(tls_failure_mu_);
 
-  std::mutex write_mu_;
-  std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;      // guarded by write_mu_
-  bool writer_active_ = false;                                      // guarded by write_mu_
-  bool close_after_flush_ = false;                                  // guarded by write_mu_
-  std::string flush_close_reason_;                                  // guarded by write_mu_
+  net::WriteQueue write_queue_;
   std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;  // the writer's
   std::vector<iovec> iov_;                                          // the writer's
   size_t iov_next_ = 0;                                             // the writer's
-  std::shared_mutex fd_mu_;
+  net::SharedMutex fd_mu_;
 
   bool deadline_armed_ = false;
   uint64_t deadline_frame_start_ = 0;

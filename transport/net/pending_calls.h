@@ -60,8 +60,7 @@ class PendingCalls {
 
   // The calls whose deadline is at or before `now`, in deadline order; the
   // timer is then armed for armedDeadline() if that is set.
-  std::vector<std::pair<int64_t, PendingCall>> takeExpired(Clock::time_point now)
-      WS_EXCLUDES(mu_);
+  std::vector<std::pair<int64_t, PendingCall>> takeExpired(Clock::time_point now) WS_EXCLUDES(mu_);
 
   // The earliest deadline of a pending call, as of the last add() or
   // takeExpired(); unset: the timer need not run.
