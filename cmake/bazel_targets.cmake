@@ -110,9 +110,9 @@ ws_cc_library(transport_net
     EXPORT transport_net
     DIR transport
     NAME net
-    SRCS transport/net/pending_calls.cc transport/net/write_queue.cc
-    HDRS transport/net/pending_calls.h transport/net/thread_annotations.h transport/net/write_queue.h
-    DEPS transport_frame stream)
+    SRCS transport/net/handshake_exchange.cc transport/net/pending_calls.cc transport/net/write_queue.cc
+    HDRS transport/net/handshake_exchange.h transport/net/pending_calls.h transport/net/thread_annotations.h transport/net/write_queue.h
+    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception stream)
 ws_cc_library(transport_tls
     EXPORT transport_tls
     DIR transport
@@ -639,7 +639,7 @@ ws_cc_test(tests_transport_tls_transport_test
     DIR tests/transport
     NAME tls_transport_test
     SRCS tests/transport/tls_transport_test.cc
-    DEPS tests_transport_test_support tests_transport_tls_fixture transport GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
+    DEPS tests_transport_test_support tests_transport_tls_fixture transport transport_zero_copy GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
     SIZE medium)
 ws_cc_test(tests_transport_zero_copy_test
     DIR tests/transport
@@ -658,6 +658,12 @@ ws_cc_test(tests_transport_write_queue_test
     NAME write_queue_test
     SRCS tests/transport/write_queue_test.cc
     DEPS stream transport_net GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_handshake_exchange_test
+    DIR tests/transport
+    NAME handshake_exchange_test
+    SRCS tests/transport/handshake_exchange_test.cc
+    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_net transport_remote_exception GTest::gtest_main
     SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL

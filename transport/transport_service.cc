@@ -56,6 +56,7 @@
 #include "transport/handshake.h"
 #include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
+#include "transport/net/handshake_exchange.h"
 #include "transport/net/pending_calls.h"
 #include "transport/net/thread_annotations.h"
 #include "transport/net/write_queue.h"
@@ -573,30 +574,16 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void handleHandshakeRequest(DecodedFrame&& frame) {
     if (handshake_done_) throw ProtocolError("received a second handshake");
-    const int64_t id = frame.header.request_id;
-    InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
-    // Answers and refusals go out at the request's version, which the peer
-    // can read whatever its own version is.
-    const TransportVersion request_version = m.header.version();
-    BytesReferenceStreamInput in(m.body());
-    in.setTransportVersion(request_version);
-    const TransportVersion remote = TcpHandshakeRequest::readFrom(in).version;
-    if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
-    const TransportVersion local = options().version;
-    if (remote.before(options().minimum_compatible_version)) {
-      std::string message = unsupportedVersionMessage(remote, options().minimum_compatible_version);
-      auto out = errorFrame(id, request_version, std::string(kHandshakeAction),
-                            exceptionFromTypeAndMessage("illegal_state_exception", message));
-      write_queue_.closeAfterFlush(message);
-      enqueue(std::move(out));
-      return;
+    const InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+    net::HandshakeAnswer answer =
+        net::answerHandshake(m, {options().version, options().minimum_compatible_version,
+                                 options().node_name, local_address_});
+    if (answer.agreed) {
+      completeHandshake(*answer.agreed);
+    } else {
+      write_queue_.closeAfterFlush(answer.refusal);
     }
-    completeHandshake(std::min(local, remote));
-    auto out = std::make_shared<BytesStreamOutput>();
-    const TcpHandshakeResponse response{local};
-    writeResponseFrame(*out, {id, request_version, true}, {}, BodyOf(response),
-                       CompressionScheme::kNone);
-    enqueue(std::move(out));
+    enqueue(std::move(answer.frame));
   }
 
   void handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease);
@@ -799,14 +786,17 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
         });
       }
       while (tls_next_ < tls_buffers_.size() && socket.unsent() < kTlsFlushBytes) {
-        const asio::const_buffer& page = tls_buffers_[tls_next_];
-        const size_t n = tls::write(stream_.tls().native_handle(), page.data(), page.size(), ec);
+        asio::const_buffer& piece = tls_buffers_[tls_next_];
+        // Asio's engine enables partial writes: SSL_write takes one record
+        // (16 KiB) at a time of a larger piece (a referenced body).
+        const size_t n = tls::write(stream_.tls().native_handle(), piece.data(), piece.size(), ec);
         if (ec) {
           failTls("TLS write failed", ec);
           return;
         }
         bytes_sent_ += n;
-        ++tls_next_;
+        piece += n;
+        if (piece.size() == 0) ++tls_next_;
       }
     }
   }
@@ -1305,23 +1295,20 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> handshake = done->get_future();
   const int64_t id = impl_->next_request_id++;
-  auto frame = std::make_shared<BytesStreamOutput>();
-  const TcpHandshakeRequest request{options.version};
-  writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction, {},
-                    BodyOf(request), CompressionScheme::kNone);
+  auto frame = net::handshakeRequestFrame(id, options.version, options.minimum_compatible_version);
   std::weak_ptr<TcpConnection> weak = connection;
   RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
-    const TransportVersion remote = TcpHandshakeResponse::readFrom(in).version;
+    const TransportVersion remote = net::readHandshakeResponse(in);
     return [weak, done, remote, local = options.version,
             minimum = options.minimum_compatible_version] {
       auto c = weak.lock();
       if (!c) return;
-      if (remote.before(minimum)) {
-        done->set_exception(std::make_exception_ptr(
-            ConnectTransportError(unsupportedVersionMessage(remote, minimum))));
+      try {
+        c->completeHandshake(net::agreedVersion(remote, local, minimum));
+      } catch (...) {
+        done->set_exception(std::current_exception());
         return;
       }
-      c->completeHandshake(std::min(local, remote));
       done->set_value();
     };
   };

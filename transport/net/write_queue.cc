@@ -22,8 +22,7 @@ WriteQueue::Batch WriteQueue::next() {
     return batch;
   }
   size_t bytes = 0;
-  while (!queue_.empty() && batch.frames.size() < kMaxFramesPerBatch &&
-         bytes < kMaxBytesPerBatch) {
+  while (!queue_.empty() && batch.frames.size() < kMaxFramesPerBatch && bytes < kMaxBytesPerBatch) {
     bytes += queue_.front()->size();
     batch.frames.push_back(std::move(queue_.front()));
     queue_.pop_front();
