@@ -589,11 +589,15 @@ ws_cc_test(tests_transport_frame_decoder_test
     SRCS tests/transport/frame_decoder_test.cc
     DEPS transport_frame transport_frame_decoder transport_remote_exception GTest::gtest_main
     SIZE small)
+ws_cc_library(tests_transport_tsan_suppressions
+    DIR tests/transport
+    NAME tsan_suppressions
+    SRCS tests/transport/tsan_suppressions.cc)
 ws_cc_library(tests_transport_test_support
     DIR tests/transport
     NAME test_support
     HDRS tests/transport/test_support.h
-    DEPS stream transport transport_frame transport_frame_decoder)
+    DEPS tests_transport_tsan_suppressions stream transport transport_frame transport_frame_decoder)
 ws_cc_test(tests_transport_transport_service_test
     DIR tests/transport
     NAME transport_service_test

@@ -6,8 +6,13 @@ for every test target it runs, with an <error> case when a binary crashes or
 exits non-zero without XML of its own; a target whose XML cannot be read or
 holds no cases counts as one failure, so nothing is counted as passed unseen.
 
-usage: count_tests.py [TESTLOGS_DIR] [LABEL]
+A target that bazel itself reported as not passing (FAILED, TIMEOUT, ...: a
+sanitizer report at exit fails a binary whose XML shows every case passed)
+counts at least one failure: pass bazel's output with --bazel-output FILE.
+
+usage: count_tests.py [--bazel-output FILE] [TESTLOGS_DIR] [LABEL]
 """
+import re
 import os
 import sys
 import xml.etree.ElementTree as ET
@@ -36,9 +41,34 @@ def count_target(xml_path):
     return passed, failed
 
 
+# bazel's summary lines for targets that did not pass, e.g.
+# "//tests/transport:limits_test      FAILED in 5.3s".
+_NOT_PASSED = re.compile(
+    r"^(//\S+)\s+(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY|FAILED TO BUILD)\b")
+
+
+def bazel_not_passed(path):
+    """Maps each target bazel reported as not passing to its testlogs dir."""
+    out = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = _NOT_PASSED.match(line.strip())
+            if m:
+                out[m.group(1)[2:].replace(":", "/")] = m.group(1)
+    return out
+
+
 def main():
-    logs = sys.argv[1] if len(sys.argv) > 1 else "bazel-testlogs"
-    label = (sys.argv[2] + ": ") if len(sys.argv) > 2 else ""
+    args = sys.argv[1:]
+    not_passed = {}
+    if len(args) >= 2 and args[0] == "--bazel-output":
+        not_passed = bazel_not_passed(args[1])
+        args = args[2:]
+    logs = args[0] if len(args) > 0 else "bazel-testlogs"
+    label = (args[1] + ": ") if len(args) > 1 else ""
+    # Targets under LOGS are named relative to it; bazel names them from the root.
+    prefix = os.path.relpath(os.path.realpath(logs), os.path.realpath("bazel-testlogs"))
+    prefix = "" if prefix == "." or prefix.startswith("..") else prefix + "/"
     passed = failed = 0
     failed_targets = []
     for dirpath, _, files in os.walk(logs, followlinks=True):
@@ -47,10 +77,17 @@ def main():
         counts = count_target(os.path.join(dirpath, "test.xml"))
         if counts is None:
             counts = (0, 1)  # unreadable or empty XML: never counted as passed
+        rel = os.path.relpath(dirpath, logs)
+        label_of = not_passed.pop(prefix + rel, None)
+        if label_of and counts[1] == 0:
+            counts = (counts[0], 1)  # bazel says it failed; the XML did not show why
         passed += counts[0]
         failed += counts[1]
         if counts[1]:
-            failed_targets.append(os.path.relpath(dirpath, logs))
+            failed_targets.append(rel)
+    for target in sorted(not_passed.values()):  # no test.xml at all (did not build, no status)
+        failed += 1
+        failed_targets.append(target)
     for t in failed_targets:
         print(f"failed: {t}", file=sys.stderr)
     print(f"{label}{passed} passed, {failed} failed")
