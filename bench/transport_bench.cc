@@ -131,19 +131,6 @@ class Latencies {
   std::vector<int64_t> ns_;
 };
 
-// A byte array whose bytes travel by reference (the frame points at them).
-struct Payload final : Writeable {
-  BytesReference bytes;
-  bool by_reference = true;
-  void writeTo(StreamOutput& out) const override {
-    if (by_reference) {
-      writeByteArrayByReference(out, bytes);
-    } else {
-      out.writeBytesReference(bytes);
-    }
-  }
-};
-
 struct SizeRequest final : Writeable {
   int32_t size = 0;
   void writeTo(StreamOutput& out) const override { out.writeVInt(size); }
@@ -206,12 +193,7 @@ void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, b
   TransportService server(quietOptions(tls));
   server.registerRequestHandler(
       "bench/payload", [](StreamInput& in) { return in.readVInt(); },
-      [&payload, by_reference](int32_t) {
-        Payload p;
-        p.bytes = payload;
-        p.by_reference = by_reference;
-        return p;
-      });
+      [&payload, by_reference](int32_t) { return ByteArrayBody(payload, by_reference); });
   uint16_t port = server.listen();
   TransportService client(quietOptions(tls));
   auto conn = client.connect("127.0.0.1", port);

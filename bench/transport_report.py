@@ -19,7 +19,11 @@ import re
 import statistics
 import subprocess
 import time
+import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import cpu_kind  # noqa: E402  (one reader of lscpu)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- transport_report.py: begin -->"
@@ -27,14 +31,7 @@ END = "<!-- transport_report.py: end -->"
 
 
 def cpu_model():
-    fields = {}
-    out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        key, _, value = line.partition(":")
-        fields[key.strip()] = value.strip()
-    return "%s (family %s, model %s), %s CPUs" % (
-        fields.get("Model name", "unknown CPU"), fields.get("CPU family", "?"),
-        fields.get("Model", "?"), fields.get("CPU(s)", "?"))
+    return "%s, %d CPUs" % (cpu_kind(), os.cpu_count() or 0)
 
 
 def run(binary, repetitions, min_time, out_json):

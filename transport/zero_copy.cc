@@ -22,6 +22,14 @@ void writeByteArrayByReference(StreamOutput& out, const BytesReference& bytes) {
   writeBytesByReference(out, bytes);
 }
 
+void ByteArrayBody::writeTo(StreamOutput& out) const {
+  if (by_reference) {
+    writeByteArrayByReference(out, bytes);
+  } else {
+    out.writeBytesReference(bytes);
+  }
+}
+
 BytesReference releasableReference(std::span<const uint8_t> bytes, std::function<void()> release) {
   // The owner's deleter is the callback: it runs when the last copy goes.
   std::shared_ptr<const void> owner(bytes.data(), [release = std::move(release)](const void*) {

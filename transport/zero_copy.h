@@ -8,7 +8,7 @@
 //       writeByteArrayByReference(out, data);  // VInt length + the bytes
 //     }
 //   };
-//   channel->sendResponse(Chunk{releasableReference(buf, [buf] { free(buf); })});
+//   channel->sendResponse(ByteArrayBody(releasableReference(buf, [buf] { free(buf); })));
 //
 // The bytes on the wire are exactly those of out.writeBytesReference(data).
 // A range goes by reference when `out` is a BytesStreamOutput (every frame
@@ -32,9 +32,11 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <utility>
 
 #include "stream/bytes_reference.h"
 #include "stream/stream_output.h"
+#include "stream/writeable.h"
 
 namespace wirestream::transport {
 
@@ -46,6 +48,17 @@ void writeBytesByReference(StreamOutput& out, const BytesReference& bytes);
 
 // A byte array (VInt length, then the bytes), as StreamOutput::writeBytesReference.
 void writeByteArrayByReference(StreamOutput& out, const BytesReference& bytes);
+
+// A message that is one byte array, written by reference, or copied
+// (writeBytesReference) when `by_reference` is false: the same bytes either way.
+struct ByteArrayBody final : Writeable {
+  BytesReference bytes;
+  bool by_reference = true;
+  ByteArrayBody() = default;
+  explicit ByteArrayBody(BytesReference b, bool by_ref = true)
+      : bytes(std::move(b)), by_reference(by_ref) {}
+  void writeTo(StreamOutput& out) const override;
+};
 
 // A reference to caller-owned bytes that calls `release` once no output or
 // copy of the reference holds them any more. `release` must not throw.

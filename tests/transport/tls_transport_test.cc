@@ -113,13 +113,9 @@ TEST_F(TlsTransportTest, MutualTlsRoundTripsOneByteToFourMebibytes) {
 // Bodies sent by reference (zero_copy.h): one piece far larger than a TLS
 // record is encrypted whole, on both sides.
 TEST_F(TlsTransportTest, BodiesByReferenceOverTls) {
-  struct ByReference final : Writeable {
-    BytesReference bytes;
-    void writeTo(StreamOutput& out) const override { writeByteArrayByReference(out, bytes); }
-  };
   auto owner = std::make_shared<const std::vector<uint8_t>>(pattern(3 << 20, 5));
-  ByReference body;
-  body.bytes = BytesReference(BytesReference::Piece(owner->data(), owner->size()), owner);
+  const ByteArrayBody body(
+      BytesReference(BytesReference::Piece(owner->data(), owner->size()), owner));
   server = std::make_unique<TransportService>(serverOptions(certs.options(certs.server)));
   server->registerRequestHandler("ref", readBlob, [&body](const Blob&) { return body; });
   port = server->listen("127.0.0.1", 0);

@@ -29,19 +29,6 @@ namespace {
 using namespace std::chrono_literals;
 using wirestream::testing::kPageSizes;
 
-// A byte array (VInt length + bytes) written by reference or copied.
-struct RefBlob final : Writeable {
-  BytesReference bytes;
-  bool by_reference = true;
-  void writeTo(StreamOutput& out) const override {
-    if (by_reference) {
-      writeByteArrayByReference(out, bytes);
-    } else {
-      out.writeBytesReference(bytes);
-    }
-  }
-};
-
 std::vector<uint8_t> bytesOf(size_t n, uint8_t seed) {
   std::vector<uint8_t> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(seed + i * 131);
@@ -86,7 +73,7 @@ TEST(ZeroCopy, FramesAreTheBytesOfACopy) {
            {CompressionScheme::kNone, CompressionScheme::kLz4, CompressionScheme::kDeflate}) {
         SCOPED_TRACE("page " + std::to_string(page_size) + " bytes " + std::to_string(n));
         auto data = std::make_shared<const std::vector<uint8_t>>(bytesOf(n, 9));
-        RefBlob blob;
+        ByteArrayBody blob;
         blob.bytes = BytesReference(BytesReference::Piece(data->data(), data->size()), data);
         PageRecycler recycler(page_size);
         BytesStreamOutput by_ref(recycler);
@@ -213,6 +200,12 @@ TEST(ZeroCopy, ResetDropsTheOwner) {
   EXPECT_EQ(released, 1);
 }
 
+TransportOptions quietOptions() {
+  TransportOptions options;
+  options.logger = [](LogLevel, const std::string&) {};
+  return options;
+}
+
 // Waits (with a generous bound, never sleeping as synchronization) until
 // every release ran.
 class Releases {
@@ -248,8 +241,7 @@ TEST(ZeroCopy, OverTheTransportTheCallbackFreesTheBufferOnce) {
   constexpr int kCalls = 20;
   const std::vector<uint8_t> expected = bytesOf(kSize, 11);
   Releases releases;
-  TransportOptions options;
-  options.logger = [](LogLevel, const std::string&) {};
+  const TransportOptions options = quietOptions();
   TransportService server(options);
   server.registerRequestHandler(
       "test/zero_copy", [](StreamInput& in) { return testing::Blob(in); },
@@ -257,7 +249,7 @@ TEST(ZeroCopy, OverTheTransportTheCallbackFreesTheBufferOnce) {
         if (request.bytes != expected) throw std::runtime_error("request bytes differ");
         auto* buffer = new uint8_t[kSize];
         std::copy(expected.begin(), expected.end(), buffer);
-        RefBlob response;
+        ByteArrayBody response;
         response.bytes = releasableReference({buffer, kSize}, releases.callbackFreeing(buffer));
         return response;
       });
@@ -268,7 +260,7 @@ TEST(ZeroCopy, OverTheTransportTheCallbackFreesTheBufferOnce) {
   for (int i = 0; i < kCalls; ++i) {
     auto* buffer = new uint8_t[kSize];
     std::copy(expected.begin(), expected.end(), buffer);
-    RefBlob request;
+    ByteArrayBody request;
     request.bytes = releasableReference({buffer, kSize}, releases.callbackFreeing(buffer));
     futures.push_back(
         client.submitRequest(connection, "test/zero_copy", request, testing::readBlob, 60s));
@@ -285,8 +277,7 @@ TEST(ZeroCopy, ClosingReleasesQueuedReferences) {
   constexpr int kCalls = 16;
   Releases releases;
   {
-    TransportOptions options;
-    options.logger = [](LogLevel, const std::string&) {};
+    const TransportOptions options = quietOptions();
     TransportService server(options);
     server.registerRequestHandler(
         "test/zero_copy", [](StreamInput& in) { return testing::Blob(in); },
@@ -297,7 +288,7 @@ TEST(ZeroCopy, ClosingReleasesQueuedReferences) {
     std::vector<std::future<testing::Blob>> futures;
     for (int i = 0; i < kCalls; ++i) {
       auto* buffer = new uint8_t[kSize]();
-      RefBlob request;
+      ByteArrayBody request;
       request.bytes = releasableReference({buffer, kSize}, releases.callbackFreeing(buffer));
       futures.push_back(
           client.submitRequest(connection, "test/zero_copy", request, testing::readBlob, 60s));

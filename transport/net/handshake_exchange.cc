@@ -45,9 +45,9 @@ HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeId
   answer.frame = std::make_shared<BytesStreamOutput>();
   if (remote.before(local.minimum_compatible)) {
     answer.refusal = unsupportedVersionMessage(remote, local.minimum_compatible);
-    const auto wrapped =
-        wrapInRemoteTransport(local.node_name, local.local_address, std::string(kHandshakeAction),
-                              exceptionFromTypeAndMessage("illegal_state_exception", answer.refusal));
+    const auto wrapped = wrapInRemoteTransport(
+        local.node_name, local.local_address, std::string(kHandshakeAction),
+        exceptionFromTypeAndMessage("illegal_state_exception", answer.refusal));
     writeErrorFrame(*answer.frame, {id, request_version, false}, *wrapped);
     return answer;
   }
