@@ -13,12 +13,15 @@
 //            version, then the connection closes.
 //
 // Threading: each connection has a strand; its reads, timers, handshake and
-// close run on it. Two things are shared with other threads and locked: the
-// pending-call table (callers register a call on their own thread before its
-// frame can be answered) and the write queue (the thread that enqueues into
-// an idle connection sends right away with a non-blocking sendmsg; the strand
-// takes over only when the kernel's buffer is full). Closing the socket takes
-// fd_mu_ exclusively so no sendmsg can run on a closed (reused) fd number.
+// close run on it. Two things are shared with other threads and locked, each
+// a unit of transport/net/: the pending calls (net::PendingCalls: callers
+// register a call on their own thread before its frame can be answered; one
+// deadline timer per connection) and the write queue (net::WriteQueue: the
+// thread that enqueues into an idle connection sends right away with a
+// non-blocking sendmsg; the strand takes over only when the kernel's buffer
+// is full). The handshake's decisions are net/handshake_exchange.h. Closing
+// the socket takes fd_mu_ exclusively so no sendmsg can run on a closed
+// (reused) fd number.
 // A TLS connection (options.tls) handshakes first, on the strand, and then
 // reads and writes only on the strand: an SSL object takes one operation at
 // a time, so enqueueing posts the writer there (readTls, writeTls).
