@@ -120,6 +120,13 @@ ws_cc_library(transport_limits
     NAME limits
     SRCS transport/accept_backoff.cc transport/inbound_budget.cc
     HDRS transport/accept_backoff.h transport/inbound_budget.h)
+ws_cc_library(transport_net
+    EXPORT transport_net
+    DIR transport
+    NAME net
+    SRCS transport/net/handshake_exchange.cc transport/net/pending_calls.cc transport/net/write_queue.cc
+    HDRS transport/net/handshake_exchange.h transport/net/pending_calls.h transport/net/thread_annotations.h transport/net/write_queue.h
+    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception stream)
 ws_cc_library(transport_tls
     EXPORT transport_tls
     DIR transport
@@ -127,13 +134,20 @@ ws_cc_library(transport_tls
     SRCS transport/tls.cc
     HDRS transport/net_stream.h transport/tls.h transport/tls_options.h
     DEPS transport_errors Boost::headers Threads::Threads OpenSSL::SSL OpenSSL::Crypto)
+ws_cc_library(transport_zero_copy
+    EXPORT transport_zero_copy
+    DIR transport
+    NAME zero_copy
+    SRCS transport/zero_copy.cc
+    HDRS transport/zero_copy.h
+    DEPS stream)
 ws_cc_library(transport
     EXPORT transport
     DIR transport
     NAME transport
     SRCS transport/transport_service.cc
     HDRS transport/tls_options.h transport/transport_service.h
-    DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_tls stream Boost::headers Threads::Threads)
+    DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_net transport_tls transport_zero_copy stream Boost::headers Threads::Threads)
 ws_cc_library(transport_features
     EXPORT transport_features
     DIR transport
@@ -679,13 +693,37 @@ ws_cc_test(tests_transport_tls_transport_test
     DIR tests/transport
     NAME tls_transport_test
     SRCS tests/transport/tls_transport_test.cc
-    DEPS tests_transport_test_support tests_transport_tls_fixture transport GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
+    DEPS tests_transport_test_support tests_transport_tls_fixture transport transport_zero_copy GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
     SIZE medium)
 ws_cc_test(tests_transport_features_test
     DIR tests/transport
     NAME features_test
     SRCS tests/transport/features_test.cc
     DEPS stream transport transport_features GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_zero_copy_test
+    DIR tests/transport
+    NAME zero_copy_test
+    SRCS tests/transport/zero_copy_test.cc
+    DEPS tests_transport_test_support stream tests_stream_test_util transport transport_frame transport_zero_copy GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_pending_calls_test
+    DIR tests/transport
+    NAME pending_calls_test
+    SRCS tests/transport/pending_calls_test.cc
+    DEPS transport_net GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_write_queue_test
+    DIR tests/transport
+    NAME write_queue_test
+    SRCS tests/transport/write_queue_test.cc
+    DEPS stream transport_net GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_handshake_exchange_test
+    DIR tests/transport
+    NAME handshake_exchange_test
+    SRCS tests/transport/handshake_exchange_test.cc
+    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_net transport_remote_exception GTest::gtest_main
     SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL

@@ -13,12 +13,15 @@
 //            version, then the connection closes.
 //
 // Threading: each connection has a strand; its reads, timers, handshake and
-// close run on it. Two things are shared with other threads and locked: the
-// pending-call table (callers register a call on their own thread before its
-// frame can be answered) and the write queue (the thread that enqueues into
-// an idle connection sends right away with a non-blocking sendmsg; the strand
-// takes over only when the kernel's buffer is full). Closing the socket takes
-// fd_mu_ exclusively so no sendmsg can run on a closed (reused) fd number.
+// close run on it. Two things are shared with other threads and locked, each
+// a unit of transport/net/: the pending calls (net::PendingCalls: callers
+// register a call on their own thread before its frame can be answered; one
+// deadline timer per connection) and the write queue (net::WriteQueue: the
+// thread that enqueues into an idle connection sends right away with a
+// non-blocking sendmsg; the strand takes over only when the kernel's buffer
+// is full). The handshake's decisions are net/handshake_exchange.h. Closing
+// the socket takes fd_mu_ exclusively so no sendmsg can run on a closed
+// (reused) fd number.
 // A TLS connection (options.tls) handshakes first, on the strand, and then
 // reads and writes only on the strand: an SSL object takes one operation at
 // a time, so enqueueing posts the writer there (readTls, writeTls).
@@ -56,6 +59,10 @@
 #include "transport/handshake.h"
 #include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
+#include "transport/net/handshake_exchange.h"
+#include "transport/net/pending_calls.h"
+#include "transport/net/thread_annotations.h"
+#include "transport/net/write_queue.h"
 #include "transport/net_stream.h"
 #include "transport/remote_exception.h"
 #include "transport/tls.h"
@@ -78,10 +85,14 @@ constexpr size_t kReadBufferSize = 256 * 1024;
 // A frame with at least this much content still to come is received straight
 // into its pages.
 constexpr size_t kDirectReadThreshold = 64 * 1024;
-// One gather write takes at most this many frames / bytes, so a long queue
-// neither builds a huge iovec list nor delays the first frame's completion.
-constexpr size_t kMaxFramesPerWrite = 64;
-constexpr size_t kMaxBytesPerWrite = 8 * 1024 * 1024;
+// The most one read into a frame's pages takes (64 pages: one recvmsg and one
+// completion per MiB where 256 KiB reads made four).
+constexpr size_t kMaxDirectRead = 1024 * 1024;
+// After a large frame the next read at a frame boundary takes only this much
+// into read_buffer_: enough for its header and for small frames, so that the
+// body of another large frame lands in its pages, not in read_buffer_ first
+// (copying the first 256 KiB of each MiB into pages cost ~8% of the CPU).
+constexpr size_t kProbeReadSize = 4 * 1024;
 // iovecs a sendmsg takes (Linux's IOV_MAX).
 constexpr size_t kMaxIovPerCall = 1024;
 // TLS records collected before they are sent in one write.
@@ -278,7 +289,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // OpenSSL's reason if the TLS handshake failed or the peer refused it
   // before the transport handshake completed; "" otherwise.
   std::string tlsFailure() {
-    std::lock_guard<std::mutex> lock(pending_mu_);
+    net::MutexLock lock(tls_failure_mu_);
     return tls_failure_;
   }
 
@@ -306,14 +317,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   // Sends `frame` after every frame enqueued before it; from any thread.
   void enqueue(std::shared_ptr<BytesStreamOutput> frame) {
-    {
-      std::lock_guard<std::mutex> lock(write_mu_);
-      if (closed_) return;
-      write_queue_.push_back(std::move(frame));
-      if (writer_active_) return;
-      writer_active_ = true;
-    }
-    drainWrites();
+    if (closed_) return;
+    if (write_queue_.push(std::move(frame))) drainWrites();
   }
 
   // Registers a call and sends its frame, on the caller's thread; the call
@@ -322,29 +327,22 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
               TransportService::RawResponseReader reader,
               TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout,
               TransportService::ResponseHeadersCallback on_headers = nullptr) {
-    {
-      std::lock_guard<std::mutex> lock(pending_mu_);
-      if (!pending_closed_) {
-        PendingCall call{action,  std::move(reader), on_failure,
-                         timeout, nullptr,           std::move(on_headers)};
-        if (timeout.count() > 0) {
-          // Created and armed under the lock that every taker of the entry
-          // holds, so no taker can destroy it mid-arming.
-          call.timer = std::make_unique<asio::steady_timer>(strand_, timeout);
-          call.timer->async_wait([weak = weak_from_this(), id](const error_code& ec) {
-            if (ec) return;
-            if (auto self = weak.lock()) self->onCallTimeout(id);
-          });
-        }
-        pending_.emplace(id, std::move(call));
-        on_failure = nullptr;
-      }
-    }
-    if (on_failure) {
-      safeFail(on_failure, std::make_exception_ptr(NodeDisconnectedError(
-                               "[" + description_ + "] is closed; cannot send [" + action + "] (" +
-                               closeReason() + ")")));
-      return;
+    net::PendingCall call{action, std::move(reader), std::move(on_failure), timeout,
+                          std::move(on_headers)};
+    switch (pending_.add(id, call, net::PendingCalls::Clock::now())) {
+      case net::PendingCalls::Added::kClosed:
+        safeFail(call.on_failure, std::make_exception_ptr(NodeDisconnectedError(
+                                      "[" + description_ + "] is closed; cannot send [" + action +
+                                      "] (" + pending_.closeReason() + ")")));
+        return;
+      case net::PendingCalls::Added::kArmTimer:
+        // The timer is the strand's; arming is rare (see PendingCalls).
+        asio::post(strand_, [weak = weak_from_this()] {
+          if (auto self = weak.lock()) self->armCallTimer();
+        });
+        break;
+      case net::PendingCalls::Added::kAdded:
+        break;
     }
     enqueue(std::move(frame));
   }
@@ -358,39 +356,30 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
  private:
-  struct PendingCall {
-    std::string action;
-    TransportService::RawResponseReader reader;
-    TransportService::FailureCallback on_failure;
-    std::chrono::milliseconds timeout{0};
-    std::unique_ptr<asio::steady_timer> timer;
-    TransportService::ResponseHeadersCallback on_headers;
-  };
-
   const TransportOptions& options() const { return service_->options; }
 
-  std::optional<PendingCall> takePending(int64_t id) {
-    std::lock_guard<std::mutex> lock(pending_mu_);
-    auto it = pending_.find(id);
-    if (it == pending_.end()) return std::nullopt;
-    std::optional<PendingCall> call(std::move(it->second));
-    pending_.erase(it);
-    return call;
+  // The pending calls' one timer, on the strand: armed for the earliest
+  // deadline; when it fires, the calls due time out and it is armed again.
+  void armCallTimer() {
+    const std::optional<net::PendingCalls::Clock::time_point> deadline = pending_.armedDeadline();
+    if (!deadline || closed_) return;
+    call_timer_.expires_at(*deadline);
+    call_timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) self->onCallTimer();
+    });
   }
 
-  std::string closeReason() {
-    std::lock_guard<std::mutex> lock(pending_mu_);
-    return close_reason_;
-  }
-
-  void onCallTimeout(int64_t id) {
-    std::optional<PendingCall> taken = takePending(id);
-    if (!taken) return;
-    PendingCall& call = *taken;
-    safeFail(call.on_failure,
-             std::make_exception_ptr(ReceiveTimeoutError(
-                 "[" + description_ + "][" + call.action + "] request_id [" + std::to_string(id) +
-                 "] timed out after [" + std::to_string(call.timeout.count()) + "ms]")));
+  void onCallTimer() {
+    std::vector<std::pair<int64_t, net::PendingCall>> expired =
+        pending_.takeExpired(net::PendingCalls::Clock::now());
+    armCallTimer();
+    for (auto& [id, call] : expired) {
+      safeFail(call.on_failure,
+               std::make_exception_ptr(ReceiveTimeoutError(
+                   "[" + description_ + "][" + call.action + "] request_id [" + std::to_string(id) +
+                   "] timed out after [" + std::to_string(call.timeout.count()) + "ms]")));
+    }
   }
 
   void armHandshakeTimer() {
@@ -449,7 +438,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     // The rest of a large frame goes straight into its pages: one copy (the
     // kernel's) instead of two.
     if (decoder_.contentRemaining() >= kDirectReadThreshold) {
-      std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
+      std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kMaxDirectRead);
       direct_buffers_.clear();
       for (std::span<uint8_t> s : space) direct_buffers_.emplace_back(s.data(), s.size());
       stream_.asyncReadSome(
@@ -460,7 +449,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       return;
     }
     stream_.asyncReadSome(
-        asio::buffer(read_buffer_.get(), kReadBufferSize),
+        asio::buffer(read_buffer_.get(), last_frame_large_ ? kProbeReadSize : kReadBufferSize),
         asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
           self->onRead(ec, n, false);
         }));
@@ -489,7 +478,10 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     }
     bytes_received_ += n;
     try {
-      auto on_frame = [this](DecodedFrame&& frame) { handleFrame(std::move(frame)); };
+      auto on_frame = [this](DecodedFrame&& frame) {
+        last_frame_large_ = frame.header.contentSize() >= kDirectReadThreshold;
+        handleFrame(std::move(frame));
+      };
       if (direct) {
         decoder_.commitContent(n, on_frame);
       } else {
@@ -585,47 +577,29 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void handleHandshakeRequest(DecodedFrame&& frame) {
     if (handshake_done_) throw ProtocolError("received a second handshake");
-    const int64_t id = frame.header.request_id;
-    InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
-    // Answers and refusals go out at the request's version, which the peer
-    // can read whatever its own version is.
-    const TransportVersion request_version = m.header.version();
-    BytesReferenceStreamInput in(m.body());
-    in.setTransportVersion(request_version);
-    const TransportVersion remote = TcpHandshakeRequest::readFrom(in).version;
-    if (in.available() != 0) throw ProtocolError("handshake request has unread bytes");
-    const TransportVersion local = options().version;
-    if (remote.before(options().minimum_compatible_version)) {
-      std::string message = unsupportedVersionMessage(remote, options().minimum_compatible_version);
-      auto out = errorFrame(id, request_version, std::string(kHandshakeAction),
-                            exceptionFromTypeAndMessage("illegal_state_exception", message));
-      {
-        std::lock_guard<std::mutex> lock(write_mu_);
-        close_after_flush_ = true;
-        flush_close_reason_ = message;
-      }
-      enqueue(std::move(out));
-      return;
+    const InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+    net::HandshakeAnswer answer =
+        net::answerHandshake(m, {options().version, options().minimum_compatible_version,
+                                 options().node_name, local_address_});
+    if (answer.agreed) {
+      completeHandshake(*answer.agreed);
+    } else {
+      write_queue_.closeAfterFlush(answer.refusal);
     }
-    completeHandshake(std::min(local, remote));
-    auto out = std::make_shared<BytesStreamOutput>();
-    const TcpHandshakeResponse response{local};
-    writeResponseFrame(*out, {id, request_version, true}, {}, BodyOf(response),
-                       CompressionScheme::kNone);
-    enqueue(std::move(out));
+    enqueue(std::move(answer.frame));
   }
 
   void handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease);
   void handleResponse(DecodedFrame&& frame) {
     const FrameHeader h = frame.header;
-    std::optional<PendingCall> taken = takePending(h.request_id);
+    std::optional<net::PendingCall> taken = pending_.take(h.request_id);
     if (!taken) {
       service_->log(LogLevel::kDebug,
                     "[" + description_ + "] dropping the response to request id [" +
                         std::to_string(h.request_id) + "]: no such pending request (timed out?)");
       return;
     }
-    PendingCall& call = *taken;
+    net::PendingCall& call = *taken;
     std::function<void()> complete;
     try {
       InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
@@ -667,7 +641,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // its writer and sends with non-blocking sendmsg right away, so a request
   // costs no hand-off to an I/O thread; when the kernel's buffer is full the
   // rest continues on the strand once the socket is writable. Only the
-  // writer (writer_active_) touches writing_frames_ and iov_.
+  // writer (see WriteQueue) touches writing_frames_ and iov_.
   void drainWrites() {
     if (stream_.isTls()) {
       // An SSL object takes one operation at a time: TLS writes run on the
@@ -680,17 +654,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
         writing_frames_.clear();
         iov_.clear();
         iov_next_ = 0;
-        std::unique_lock<std::mutex> lock(write_mu_);
-        if (write_queue_.empty()) {
-          writer_active_ = false;
-          if (close_after_flush_) {
-            std::string reason = flush_close_reason_;
-            lock.unlock();  // closing takes write_mu_ again, maybe inline
-            closeAsync(std::move(reason), LogLevel::kWarn);
-          }
+        net::WriteQueue::Batch batch = write_queue_.next();
+        if (batch.frames.empty()) {
+          if (batch.close_reason) closeAsync(std::move(*batch.close_reason), LogLevel::kWarn);
           return;
         }
-        takeWriteBatch([this](const uint8_t* data, size_t size) {
+        takeBatch(std::move(batch), [this](const uint8_t* data, size_t size) {
           iov_.push_back({const_cast<uint8_t*>(data), size});
         });
       }
@@ -698,7 +667,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       {
         // Shared with other writers' syscalls, exclusive with close: the fd
         // number cannot be closed (and reused) under a sendmsg.
-        std::shared_lock<std::shared_mutex> fd_lock(fd_mu_);
+        net::ReaderLock fd_lock(fd_mu_);
         if (closed_) return;
         msghdr msg{};
         msg.msg_iov = iov_.data() + iov_next_;
@@ -732,20 +701,14 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     }
   }
 
-  // Moves one write's worth of queued frames into writing_frames_, handing
-  // each page to add_piece (the frame's own pages, no flattening copy).
-  // write_mu_ held, queue not empty.
+  // Makes `batch` the writer's frames, handing each piece to add_piece (the
+  // frame's own pages and referenced ranges, no flattening copy).
   template <class AddPiece>
-  void takeWriteBatch(AddPiece add_piece) {
-    size_t bytes = 0;
-    while (!write_queue_.empty() && writing_frames_.size() < kMaxFramesPerWrite &&
-           bytes < kMaxBytesPerWrite) {
-      std::shared_ptr<BytesStreamOutput> frame = std::move(write_queue_.front());
-      write_queue_.pop_front();
+  void takeBatch(net::WriteQueue::Batch batch, AddPiece add_piece) {
+    writing_frames_ = std::move(batch.frames);
+    for (const std::shared_ptr<BytesStreamOutput>& frame : writing_frames_) {
       const BytesReference bytes_ref = frame->bytes();
       for (BytesReference::Piece piece : bytes_ref.pieces()) add_piece(piece.data(), piece.size());
-      bytes += frame->size();
-      writing_frames_.push_back(std::move(frame));
     }
   }
 
@@ -816,28 +779,27 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
         writing_frames_.clear();
         tls_buffers_.clear();
         tls_next_ = 0;
-        std::unique_lock<std::mutex> lock(write_mu_);
-        if (write_queue_.empty()) {
-          writer_active_ = false;
-          if (close_after_flush_) {
-            std::string reason = flush_close_reason_;
-            lock.unlock();
-            closeNow(reason, LogLevel::kWarn);
-          }
+        net::WriteQueue::Batch batch = write_queue_.next();
+        if (batch.frames.empty()) {
+          if (batch.close_reason) closeNow(*batch.close_reason, LogLevel::kWarn);
           return;
         }
-        takeWriteBatch(
-            [this](const uint8_t* data, size_t size) { tls_buffers_.emplace_back(data, size); });
+        takeBatch(std::move(batch), [this](const uint8_t* data, size_t size) {
+          tls_buffers_.emplace_back(data, size);
+        });
       }
       while (tls_next_ < tls_buffers_.size() && socket.unsent() < kTlsFlushBytes) {
-        const asio::const_buffer& page = tls_buffers_[tls_next_];
-        const size_t n = tls::write(stream_.tls().native_handle(), page.data(), page.size(), ec);
+        asio::const_buffer& piece = tls_buffers_[tls_next_];
+        // Asio's engine enables partial writes: SSL_write takes one record
+        // (16 KiB) at a time of a larger piece (a referenced body).
+        const size_t n = tls::write(stream_.tls().native_handle(), piece.data(), piece.size(), ec);
         if (ec) {
           failTls("TLS write failed", ec);
           return;
         }
         bytes_sent_ += n;
-        ++tls_next_;
+        piece += n;
+        if (piece.size() == 0) ++tls_next_;
       }
     }
   }
@@ -884,7 +846,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   void failTls(const std::string& what, const error_code& ec) {
     const std::string reason = tls::failureReason(ec, stream_.tls().native_handle());
     if (!handshake_done_) {
-      std::lock_guard<std::mutex> lock(pending_mu_);
+      net::MutexLock lock(tls_failure_mu_);
       tls_failure_ = reason;
     }
     closeNow(what + ": " + reason, LogLevel::kWarn);
@@ -912,23 +874,14 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     handshake_timer_.cancel();
     frame_lease_.reset();
     {
-      std::unique_lock<std::shared_mutex> fd_lock(fd_mu_);
+      net::WriterLock fd_lock(fd_mu_);
       error_code ignored;
       socket_.shutdown(tcp::socket::shutdown_both, ignored);
       socket_.close(ignored);
     }
-    {
-      std::lock_guard<std::mutex> lock(write_mu_);
-      write_queue_.clear();
-    }
-    std::unordered_map<int64_t, PendingCall> pending;
-    {
-      std::lock_guard<std::mutex> lock(pending_mu_);
-      close_reason_ = reason;
-      pending_closed_ = true;
-      pending.swap(pending_);
-    }
-    for (auto& [id, call] : pending) {
+    write_queue_.close();
+    call_timer_.cancel();
+    for (auto& [id, call] : pending_.close(reason)) {
       safeFail(call.on_failure,
                std::make_exception_ptr(NodeDisconnectedError(
                    "[" + description_ + "] disconnected before the response to [" + call.action +
@@ -963,22 +916,18 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // 10,000 idle connections hold 2.5 GiB).
   std::unique_ptr<uint8_t[]> read_buffer_;
   std::vector<asio::mutable_buffer> direct_buffers_;
+  bool last_frame_large_ = false;  // the strand's: see kProbeReadSize
 
-  std::mutex pending_mu_;
-  std::unordered_map<int64_t, PendingCall> pending_;  // guarded by pending_mu_
-  bool pending_closed_ = false;                       // guarded by pending_mu_
-  std::string close_reason_;                          // guarded by pending_mu_
-  std::string tls_failure_;                           // guarded by pending_mu_
+  net::PendingCalls pending_;
+  asio::steady_timer call_timer_{strand_};  // the strand's: see armCallTimer
+  net::Mutex tls_failure_mu_;
+  std::string tls_failure_ WS_GUARDED_BY(tls_failure_mu_);
 
-  std::mutex write_mu_;
-  std::deque<std::shared_ptr<BytesStreamOutput>> write_queue_;      // guarded by write_mu_
-  bool writer_active_ = false;                                      // guarded by write_mu_
-  bool close_after_flush_ = false;                                  // guarded by write_mu_
-  std::string flush_close_reason_;                                  // guarded by write_mu_
+  net::WriteQueue write_queue_;
   std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;  // the writer's
   std::vector<iovec> iov_;                                          // the writer's
   size_t iov_next_ = 0;                                             // the writer's
-  std::shared_mutex fd_mu_;
+  net::SharedMutex fd_mu_;
 
   bool deadline_armed_ = false;
   uint64_t deadline_frame_start_ = 0;
@@ -1349,23 +1298,20 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> handshake = done->get_future();
   const int64_t id = impl_->next_request_id++;
-  auto frame = std::make_shared<BytesStreamOutput>();
-  const TcpHandshakeRequest request{options.version};
-  writeRequestFrame(*frame, {id, options.minimum_compatible_version, true}, kHandshakeAction, {},
-                    BodyOf(request), CompressionScheme::kNone);
+  auto frame = net::handshakeRequestFrame(id, options.version, options.minimum_compatible_version);
   std::weak_ptr<TcpConnection> weak = connection;
   RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
-    const TransportVersion remote = TcpHandshakeResponse::readFrom(in).version;
+    const TransportVersion remote = net::readHandshakeResponse(in);
     return [weak, done, remote, local = options.version,
             minimum = options.minimum_compatible_version] {
       auto c = weak.lock();
       if (!c) return;
-      if (remote.before(minimum)) {
-        done->set_exception(std::make_exception_ptr(
-            ConnectTransportError(unsupportedVersionMessage(remote, minimum))));
+      try {
+        c->completeHandshake(net::agreedVersion(remote, local, minimum));
+      } catch (...) {
+        done->set_exception(std::current_exception());
         return;
       }
-      c->completeHandshake(std::min(local, remote));
       done->set_value();
     };
   };

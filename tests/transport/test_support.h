@@ -81,6 +81,13 @@ class LogCapture {
     });
     return found;
   }
+  // Every line, for a failure message.
+  std::string text() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string all;
+    for (const auto& l : lines_) all += l + "\n";
+    return all;
+  }
   size_t count(const std::string& part) {
     std::lock_guard<std::mutex> lock(mu_);
     size_t n = 0;

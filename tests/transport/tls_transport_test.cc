@@ -13,6 +13,7 @@
 #include "tests/transport/test_support.h"
 #include "tests/transport/tls_fixture.h"
 #include "transport/transport_service.h"
+#include "transport/zero_copy.h"
 
 namespace wirestream::transport {
 namespace {
@@ -107,6 +108,32 @@ TEST_F(TlsTransportTest, MutualTlsRoundTripsOneByteToFourMebibytes) {
   }
   EXPECT_EQ(server_log.count("WARN"), 0u);
   EXPECT_EQ(client_log.count("WARN"), 0u);
+}
+
+// Bodies sent by reference (zero_copy.h): one piece far larger than a TLS
+// record is encrypted whole, on both sides.
+TEST_F(TlsTransportTest, BodiesByReferenceOverTls) {
+  auto owner = std::make_shared<const std::vector<uint8_t>>(pattern(3 << 20, 5));
+  const ByteArrayBody body(
+      BytesReference(BytesReference::Piece(owner->data(), owner->size()), owner));
+  server = std::make_unique<TransportService>(serverOptions(certs.options(certs.server)));
+  server->registerRequestHandler("ref", readBlob, [&body](const Blob&) { return body; });
+  port = server->listen("127.0.0.1", 0);
+  TransportService client(clientOptions(certs.options(certs.client)));
+  auto conn = client.connect("127.0.0.1", port);
+  for (int i = 0; i < 3; ++i) {
+    try {
+      Blob r = client.submitRequest(conn, "ref", body, readBlob, 60s).get();
+      EXPECT_EQ(r.bytes, *owner);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what() << "\nserver:\n"
+                    << server_log.text() << "client:\n"
+                    << client_log.text();
+      break;
+    }
+  }
+  EXPECT_EQ(server_log.count("WARN"), 0u) << server_log.text();
+  EXPECT_EQ(client_log.count("WARN"), 0u) << client_log.text();
 }
 
 // Relays one connection between a client and `port`, keeping what the

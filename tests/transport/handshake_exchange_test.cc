@@ -1,0 +1,114 @@
+// The handshake's two halves without sockets: the request frame, the
+// accepting side's answer or refusal, and the agreed version. The bytes of
+// the bodies are checked against ES in handshake_test; these check the frame
+// headers ES's TransportHandshaker sets and the decisions.
+#include "transport/net/handshake_exchange.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "transport/frame_decoder.h"
+#include "transport/handshake.h"
+#include "transport/inbound_message.h"
+#include "transport/remote_exception.h"
+#include "transport/transport_errors.h"
+
+namespace wirestream::transport::net {
+namespace {
+
+const TransportVersion kV8_7 = TransportVersion::fromRelease(8, 7, 0);
+const TransportVersion kV8_0 = TransportVersion::fromRelease(8, 0, 0);
+const TransportVersion kV7_10 = TransportVersion::fromRelease(7, 10, 0);
+
+DecodedFrame decodeOne(const BytesStreamOutput& out) {
+  FrameDecoder decoder(1 << 20);
+  std::optional<DecodedFrame> frame;
+  decoder.feed(out.bytes().toVector(), [&](DecodedFrame&& f) { frame = std::move(f); });
+  EXPECT_TRUE(frame.has_value());
+  return std::move(*frame);
+}
+
+InboundMessage requestFrom(TransportVersion version, TransportVersion minimum) {
+  auto frame = handshakeRequestFrame(42, version, minimum);
+  return InboundMessage::parse(decodeOne(*frame), 1 << 20);
+}
+
+TEST(HandshakeExchange, TheRequestTravelsAtTheMinimumCompatibleVersion) {
+  const InboundMessage m = requestFrom(kV8_7, kV7_17_0);
+  EXPECT_EQ(m.header.request_id, 42);
+  EXPECT_TRUE(m.header.isRequest());
+  EXPECT_TRUE(m.header.isHandshake());
+  EXPECT_FALSE(m.header.isCompressed());
+  EXPECT_EQ(m.header.version(), kV7_17_0);
+  EXPECT_EQ(m.action, kHandshakeAction);
+  BytesReferenceStreamInput in(m.body());
+  EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, kV8_7);
+  EXPECT_EQ(in.available(), 0u);
+}
+
+TEST(HandshakeExchange, AnAnswerAgreesOnTheLowerVersionAtTheRequestsVersion) {
+  const HandshakeIdentity local{kV8_0, kV7_17_0, "node-a", "127.0.0.1:9300"};
+  for (TransportVersion remote : {kV8_7, kV8_0, kV7_17_0}) {
+    const HandshakeAnswer a = answerHandshake(requestFrom(remote, kV7_17_0), local);
+    ASSERT_TRUE(a.agreed);
+    EXPECT_EQ(*a.agreed, std::min(remote, kV8_0));
+    EXPECT_TRUE(a.refusal.empty());
+    const InboundMessage response = InboundMessage::parse(decodeOne(*a.frame), 1 << 20);
+    EXPECT_EQ(response.header.request_id, 42);
+    EXPECT_TRUE(response.header.isResponse());
+    EXPECT_TRUE(response.header.isHandshake());
+    EXPECT_FALSE(response.header.isError());
+    EXPECT_EQ(response.header.version(), kV7_17_0);  // the request's
+    BytesReferenceStreamInput in(response.body());
+    EXPECT_EQ(readHandshakeResponse(in), kV8_0);  // the responder's own version
+  }
+}
+
+TEST(HandshakeExchange, AnOlderPeerIsRefusedWithAnErrorResponse) {
+  const HandshakeIdentity local{kV8_7, kV7_17_0, "node-a", "127.0.0.1:9300"};
+  const HandshakeAnswer a = answerHandshake(requestFrom(kV7_10, kV7_10), local);
+  EXPECT_FALSE(a.agreed);
+  EXPECT_EQ(a.refusal, unsupportedVersionMessage(kV7_10, kV7_17_0));
+  const DecodedFrame frame = decodeOne(*a.frame);
+  // ES: status response | error, never handshake; at the request's version.
+  EXPECT_TRUE(frame.header.isResponse());
+  EXPECT_TRUE(frame.header.isError());
+  EXPECT_FALSE(frame.header.isHandshake());
+  EXPECT_EQ(frame.header.version(), kV7_10);
+  const InboundMessage m = InboundMessage::parse(DecodedFrame(frame), 1 << 20);
+  BytesReferenceStreamInput in(m.body());
+  in.setTransportVersion(kV7_10);
+  const std::shared_ptr<const RemoteException> e = readException(in);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->type, "remote_transport_exception");
+  EXPECT_EQ(e->messageOrEmpty(), "[node-a][127.0.0.1:9300][internal:tcp/handshake]");
+  ASSERT_TRUE(e->cause);
+  EXPECT_EQ(e->cause->type, "illegal_state_exception");
+  EXPECT_EQ(e->cause->messageOrEmpty(), a.refusal);
+}
+
+TEST(HandshakeExchange, TheConnectingSideChecksTheAnswer) {
+  EXPECT_EQ(agreedVersion(kV8_7, kV8_0, kV7_17_0), kV8_0);
+  EXPECT_EQ(agreedVersion(kV7_17_0, kV8_7, kV7_17_0), kV7_17_0);
+  EXPECT_THROW(agreedVersion(kV7_10, kV8_7, kV7_17_0), ConnectTransportError);
+}
+
+TEST(HandshakeExchange, UnreadBytesInTheRequestAreAProtocolError) {
+  auto frame = std::make_shared<BytesStreamOutput>();
+  struct Padded final : Writeable {
+    void writeTo(StreamOutput& out) const override {
+      TcpHandshakeRequest{kV8_7}.writeTo(out);
+      out.writeByte(0);
+    }
+  };
+  writeRequestFrame(*frame, {1, kV7_17_0, true}, kHandshakeAction, {}, Padded(),
+                    CompressionScheme::kNone);
+  const InboundMessage m = InboundMessage::parse(decodeOne(*frame), 1 << 20);
+  EXPECT_THROW(answerHandshake(m, {kV8_7, kV7_17_0, "n", "a"}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace wirestream::transport::net

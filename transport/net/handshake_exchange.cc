@@ -1,0 +1,61 @@
+#include "transport/net/handshake_exchange.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "transport/frame.h"
+#include "transport/handshake.h"
+#include "transport/remote_exception.h"
+#include "transport/transport_errors.h"
+
+namespace wirestream::transport::net {
+
+std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(int64_t request_id,
+                                                         TransportVersion version,
+                                                         TransportVersion minimum_compatible) {
+  auto frame = std::make_shared<BytesStreamOutput>();
+  const TcpHandshakeRequest request{version};
+  writeRequestFrame(*frame, {request_id, minimum_compatible, true}, kHandshakeAction, {},
+                    BodyOf(request), CompressionScheme::kNone);
+  return frame;
+}
+
+TransportVersion readHandshakeResponse(StreamInput& in) {
+  return TcpHandshakeResponse::readFrom(in).version;
+}
+
+TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
+                               TransportVersion minimum_compatible) {
+  if (remote.before(minimum_compatible)) {
+    throw ConnectTransportError(unsupportedVersionMessage(remote, minimum_compatible));
+  }
+  return std::min(local, remote);
+}
+
+HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeIdentity& local) {
+  const int64_t id = request.header.request_id;
+  // Answers and refusals go out at the request's version, which the peer can
+  // read whatever its own version is.
+  const TransportVersion request_version = request.header.version();
+  BytesReferenceStreamInput in(request.body());
+  in.setTransportVersion(request_version);
+  const TransportVersion remote = TcpHandshakeRequest::readFrom(in).version;
+  if (in.available() != 0) throw std::runtime_error("handshake request has unread bytes");
+  HandshakeAnswer answer;
+  answer.frame = std::make_shared<BytesStreamOutput>();
+  if (remote.before(local.minimum_compatible)) {
+    answer.refusal = unsupportedVersionMessage(remote, local.minimum_compatible);
+    const auto wrapped = wrapInRemoteTransport(
+        local.node_name, local.local_address, std::string(kHandshakeAction),
+        exceptionFromTypeAndMessage("illegal_state_exception", answer.refusal));
+    writeErrorFrame(*answer.frame, {id, request_version, false}, *wrapped);
+    return answer;
+  }
+  answer.agreed = std::min(local.version, remote);
+  const TcpHandshakeResponse response{local.version};
+  writeResponseFrame(*answer.frame, {id, request_version, true}, {}, BodyOf(response),
+                     CompressionScheme::kNone);
+  return answer;
+}
+
+}  // namespace wirestream::transport::net

@@ -1,0 +1,90 @@
+// PendingCalls: the requests one connection sent and awaits answers to, with
+// their deadlines. Socket-free; the connection drives it:
+//
+//   PendingCalls calls;
+//   if (!calls.add(id, std::move(call), now)) fail(call, calls.closeReason());
+//   if (calls.add(...) returned kArmTimer) arm(calls.armedDeadline());
+//   std::optional<PendingCall> c = calls.take(response_id);   // answer
+//   for (auto& [id, c] : calls.takeExpired(now)) timeOut(c);    // timer fired
+//   for (auto& [id, c] : calls.close("reason")) disconnect(c);   // closing
+//
+// One timer per connection, not one per call: the table remembers the
+// deadline the timer is armed for and asks for a re-arm only when a call's
+// deadline is earlier (so calls of one timeout, sent in order, never re-arm
+// it: the timer fires at the oldest deadline, expires what is due, and is
+// armed again for the next). A timer that fires early or late is harmless:
+// takeExpired() takes exactly the calls whose deadline has passed.
+//
+// Every call is taken exactly once: by take(), takeExpired() or close().
+// Thread-safety: thread-safe; callbacks of a PendingCall are never run here.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "stream/stream_input.h"
+#include "transport/frame.h"
+#include "transport/net/thread_annotations.h"
+
+namespace wirestream::transport::net {
+
+struct PendingCall {
+  std::string action;
+  // Reads the response body; returns what to run once it is fully consumed.
+  std::function<std::function<void()>(StreamInput&)> reader;
+  std::function<void(std::exception_ptr)> on_failure;
+  std::chrono::milliseconds timeout{0};  // zero: no deadline
+  std::function<void(const ResponseHeaders&)> on_headers;
+};
+
+class PendingCalls {
+ public:
+  using Clock = std::chrono::steady_clock;
+  enum class Added { kClosed, kAdded, kArmTimer };
+
+  // Registers call `id` (ids are unique per connection). kClosed: the table
+  // is closed and `call` was not taken (it is left as it was); kArmTimer:
+  // the timer must be armed for armedDeadline().
+  Added add(int64_t id, PendingCall& call, Clock::time_point now) WS_EXCLUDES(mu_);
+
+  // The call answered by a response to `id`, if still pending.
+  std::optional<PendingCall> take(int64_t id) WS_EXCLUDES(mu_);
+
+  // The calls whose deadline is at or before `now`, in deadline order; the
+  // timer is then armed for armedDeadline() if that is set.
+  std::vector<std::pair<int64_t, PendingCall>> takeExpired(Clock::time_point now) WS_EXCLUDES(mu_);
+
+  // The earliest deadline of a pending call, as of the last add() or
+  // takeExpired(); unset: the timer need not run.
+  std::optional<Clock::time_point> armedDeadline() const WS_EXCLUDES(mu_);
+
+  // Closes the table (later add() calls return kClosed) and returns every
+  // pending call. The first reason is kept.
+  std::vector<std::pair<int64_t, PendingCall>> close(const std::string& reason) WS_EXCLUDES(mu_);
+  std::string closeReason() const WS_EXCLUDES(mu_);
+  size_t size() const WS_EXCLUDES(mu_);
+
+ private:
+  using Deadlines = std::multimap<Clock::time_point, int64_t>;
+  struct Entry {
+    PendingCall call;
+    std::optional<Deadlines::iterator> deadline;
+  };
+
+  mutable Mutex mu_;
+  std::unordered_map<int64_t, Entry> calls_ WS_GUARDED_BY(mu_);
+  Deadlines deadlines_ WS_GUARDED_BY(mu_);
+  std::optional<Clock::time_point> armed_ WS_GUARDED_BY(mu_);
+  bool closed_ WS_GUARDED_BY(mu_) = false;
+  std::string close_reason_ WS_GUARDED_BY(mu_);
+};
+
+}  // namespace wirestream::transport::net

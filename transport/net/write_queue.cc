@@ -1,0 +1,47 @@
+#include "transport/net/write_queue.h"
+
+#include <utility>
+
+namespace wirestream::transport::net {
+
+bool WriteQueue::push(std::shared_ptr<BytesStreamOutput> frame) {
+  MutexLock lock(mu_);
+  if (closed_) return false;
+  queue_.push_back(std::move(frame));
+  if (writer_active_) return false;
+  writer_active_ = true;
+  return true;
+}
+
+WriteQueue::Batch WriteQueue::next() {
+  Batch batch;
+  MutexLock lock(mu_);
+  if (queue_.empty()) {
+    writer_active_ = false;
+    batch.close_reason = close_after_flush_;
+    return batch;
+  }
+  size_t bytes = 0;
+  while (!queue_.empty() && batch.frames.size() < kMaxFramesPerBatch && bytes < kMaxBytesPerBatch) {
+    bytes += queue_.front()->size();
+    batch.frames.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  return batch;
+}
+
+void WriteQueue::closeAfterFlush(std::string reason) {
+  MutexLock lock(mu_);
+  close_after_flush_ = std::move(reason);
+}
+
+void WriteQueue::close() {
+  std::deque<std::shared_ptr<BytesStreamOutput>> dropped;
+  MutexLock lock(mu_);
+  closed_ = true;
+  dropped.swap(queue_);
+  // The frames (and any references they hold) go when `dropped` does, after
+  // the lock is released (declared first, destroyed last).
+}
+
+}  // namespace wirestream::transport::net
