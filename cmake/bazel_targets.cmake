@@ -291,11 +291,16 @@ ws_cc_test(tests_aggregations_hyperloglog_test
     SRCS tests/aggregations/hyperloglog_test.cc
     DEPS tests_aggregations_agg_test_util GTest::gtest_main
     SIZE small)
+ws_cc_library(tests_support_counting_allocator
+    DIR tests/support
+    NAME counting_allocator
+    SRCS tests/support/counting_allocator.cc
+    HDRS tests/support/counting_allocator.h)
 ws_cc_test(tests_aggregations_write_allocation_test
     DIR tests/aggregations
     NAME write_allocation_test
     SRCS tests/aggregations/write_allocation_test.cc
-    DEPS tests_aggregations_agg_test_util GTest::gtest_main
+    DEPS tests_aggregations_agg_test_util tests_support_counting_allocator GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_aggregations_metadata_json_test
     DIR tests/aggregations
@@ -332,21 +337,11 @@ ws_cc_test(tests_codecs_tsm_test
     SRCS tests/codecs/tsm_test.cc
     DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
     SIZE small)
-ws_cc_library(tests_support_counting_allocator
-    DIR tests/support
-    NAME counting_allocator
-    SRCS tests/support/counting_allocator.cc
-    HDRS tests/support/counting_allocator.h)
-ws_cc_library(tests_hardening_counting_allocator
-    DIR tests/hardening
-    NAME counting_allocator
-    HDRS tests/hardening/counting_allocator.h
-    DEPS tests_support_counting_allocator)
 ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening
     NAME alloc_bound_test
     SRCS tests/hardening/alloc_bound_test.cc
-    DEPS tests_hardening_counting_allocator aggregations codecs_tsm fuzz_program stream transport_frame_decoder GTest::gtest
+    DEPS tests_support_counting_allocator aggregations codecs_tsm fuzz_program stream transport_frame_decoder GTest::gtest
     DATA @fuzz_aggregations_inputs @fuzz_generic_value_inputs @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_transport_inputs @fuzz_tsm_inputs
     ARGS @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_generic_value_inputs @fuzz_aggregations_inputs @fuzz_transport_inputs @fuzz_tsm_inputs
     SIZE small)
@@ -354,7 +349,7 @@ ws_cc_test(tests_hardening_reduce_budget_test
     DIR tests/hardening
     NAME reduce_budget_test
     SRCS tests/hardening/reduce_budget_test.cc
-    DEPS tests_hardening_counting_allocator aggregations stream GTest::gtest_main
+    DEPS tests_support_counting_allocator aggregations stream GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_simd_kernels_test
     DIR tests/simd
@@ -487,17 +482,17 @@ ws_cc_test(tests_stream_named_writeable_test
     SRCS tests/stream/named_writeable_test.cc
     DEPS tests_stream_structured_test_util stream GTest::gtest_main
     SIZE small)
-ws_cc_test(tests_stream_structured_allocation_test
-    DIR tests/stream
-    NAME structured_allocation_test
-    SRCS tests/stream/structured_allocation_test.cc
-    DEPS tests_stream_structured_test_util stream GTest::gtest_main
-    SIZE small)
 ws_cc_test(tests_stream_structured_stream_test
     DIR tests/stream
     NAME structured_stream_test
     SRCS tests/stream/structured_stream_test.cc
     DEPS tests_stream_structured_test_util stream GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_stream_structured_allocation_test
+    DIR tests/stream
+    NAME structured_allocation_test
+    SRCS tests/stream/structured_allocation_test.cc
+    DEPS tests_stream_structured_test_util stream tests_support_counting_allocator GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_stream_nesting_limit_test
     DIR tests/stream

@@ -39,7 +39,7 @@
 #include "stream/page_recycler.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
-#include "tests/hardening/counting_allocator.h"
+#include "tests/support/counting_allocator.h"
 #include "transport/frame_decoder.h"
 #include "transport/inbound_message.h"
 

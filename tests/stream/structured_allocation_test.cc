@@ -1,5 +1,5 @@
 // How much the structured readers allocate before they fail on hostile
-// input. Global operator new is replaced to count bytes while a read runs.
+// input, counted by //tests/support:counting_allocator while a read runs.
 //
 // - Readers of flat data (collections, maps, enum sets, bytes references,
 //   text, primitive arrays) stay within max(4 KiB, 4 x input bytes).
@@ -11,29 +11,14 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
-#include <new>
 #include <random>
 
 #include "stream/bytes_reference.h"
 #include "stream/generic_value.h"
 #include "tests/stream/structured_test_util.h"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<size_t> g_allocated{0};
-}  // namespace
-
-void* operator new(size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocated += n;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "tests/support/counting_allocator.h"
 
 namespace wirestream {
 namespace {
@@ -48,16 +33,15 @@ using testing::writeAt;
 // per input byte at worst.
 constexpr size_t kTreeBytesPerInputByte = 4 * sizeof(GenericValue);
 
+// Bytes allocated while `read` runs (freed or not).
 template <typename F>
 size_t allocatedBy(F read) {
-  g_allocated = 0;
-  g_counting = true;
+  wirestream::testing::AllocationScope scope;
   try {
     read();
   } catch (const StreamError&) {
   }
-  g_counting = false;
-  return g_allocated;
+  return scope.totalBytes();
 }
 
 // The exception's message is allocated too; it is not part of the budget.
