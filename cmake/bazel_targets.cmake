@@ -41,8 +41,8 @@ ws_cc_library(stream
     EXPORT stream
     DIR stream
     NAME stream
-    SRCS stream/big_integer.cc stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/generic_value.cc stream/generic_value_stream.cc stream/instant.cc stream/java_time.cc stream/named_writeable_registry.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/structured_stream.cc stream/time_value.cc stream/transport_version.cc stream/varint.cc
-    HDRS stream/big_integer.h stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/generic_value.h stream/instant.h stream/java_time.h stream/named_writeable_registry.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/time_value.h stream/transport_version.h stream/varint.h stream/wire_enum.h stream/writeable.h
+    SRCS stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/structured/big_integer.cc stream/structured/generic_value.cc stream/structured/generic_value_stream.cc stream/structured/instant.cc stream/structured/java_time.cc stream/structured/named_writeable_registry.cc stream/structured/structured_stream.cc stream/structured/time_value.cc stream/transport_version.cc stream/varint.cc
+    HDRS stream/big_integer.h stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/generic_value.h stream/instant.h stream/java_time.h stream/named_writeable_registry.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/structured/big_integer.h stream/structured/generic_value.h stream/structured/instant.h stream/structured/java_time.h stream/structured/named_writeable_registry.h stream/structured/time_value.h stream/structured/wire_enum.h stream/time_value.h stream/transport_version.h stream/varint.h stream/wire_enum.h stream/writeable.h
     DEPS simd Boost::headers Threads::Threads)
 ws_cc_library(aggregations
     EXPORT aggregations
