@@ -396,7 +396,7 @@ DocValueFormat DocValueFormat::fromName(std::string_view name) {
 }
 
 DocValueFormat DocValueFormat::readFrom(StreamInput& in, const NamedWriteableRegistry& registry) {
-  return *in.readNamedWriteable<DocValueFormat>(registry);
+  return *readNamedWriteable<DocValueFormat>(in, registry);
 }
 
 json DocValueFormat::toJson() const {

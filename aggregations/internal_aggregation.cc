@@ -93,7 +93,7 @@ InternalAggregation::InternalAggregation(const nlohmann::ordered_json& j) {
 
 void InternalAggregation::writeTo(StreamOutput& out) const {
   out.writeString(name_);
-  out.writeGenericValue(metadata_);
+  writeGenericValue(out, metadata_);
   doWriteTo(out);
 }
 
@@ -162,7 +162,7 @@ InternalAggregations InternalAggregations::readList(StreamInput& in,
   constexpr int32_t kHashAbove = 8;
   std::unordered_set<std::string_view> names;
   for (int32_t i = 0; i < n; ++i) {
-    Ptr agg = in.readNamedWriteable<InternalAggregation>(registry);
+    Ptr agg = readNamedWriteable<InternalAggregation>(in, registry);
     bool repeated;
     if (n <= kHashAbove) {
       repeated = std::any_of(aggs.begin(), aggs.end(),

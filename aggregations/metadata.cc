@@ -15,7 +15,7 @@ using json = nlohmann::ordered_json;
 using Kind = GenericValue::Kind;
 
 Metadata readMetadata(StreamInput& in) {
-  GenericValue v = in.readGenericValue();
+  GenericValue v = readGenericValue(in);
   if (!v.isNull() && !v.isMap()) {
     internal::throwCorrupt("aggregation metadata must be a map or null but was a " +
                            std::string(GenericValue::kindName(v.kind())));

@@ -2,7 +2,7 @@
 // and the JSON forms of generic values used by the renderers.
 //
 //   Metadata m = GenericValue::ofMap({{"color", "blue"}});
-//   out.writeGenericValue(m);                   // wire format §3: a map, or null -> FF
+//   writeGenericValue(out, m);                   // wire format §3: a map, or null -> FF
 //   Metadata back = readMetadata(in);           // CorruptStreamError unless map or null
 //   nlohmann::ordered_json j = genericToTaggedJson(m);   // lossless, for `decode`
 //

@@ -37,13 +37,26 @@ ws_cc_library(simd
     SRCS simd/dispatch.cc simd/scalar.cc
     HDRS simd/simd.h
     DEPS simd_avx2_kernels simd_avx512_kernels simd_internal simd_sse4_kernels)
+ws_cc_library(stream_core
+    EXPORT stream_core
+    DIR stream
+    NAME core
+    SRCS stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/transport_version.cc stream/varint.cc stream/writeable_stream.cc
+    HDRS stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/transport_version.h stream/varint.h stream/writeable.h
+    DEPS simd Boost::headers Threads::Threads)
+ws_cc_library(stream_structured
+    EXPORT stream_structured
+    DIR stream/structured
+    NAME structured
+    SRCS stream/structured/big_integer.cc stream/structured/generic_value.cc stream/structured/generic_value_stream.cc stream/structured/instant.cc stream/structured/java_time.cc stream/structured/named_writeable_registry.cc stream/structured/structured_stream.cc stream/structured/time_value.cc
+    HDRS stream/structured/big_integer.h stream/structured/generic_value.h stream/structured/instant.h stream/structured/java_time.h stream/structured/named_writeable_registry.h stream/structured/structured_stream.h stream/structured/time_value.h stream/structured/wire_enum.h
+    DEPS stream_core)
 ws_cc_library(stream
     EXPORT stream
     DIR stream
     NAME stream
-    SRCS stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/structured/big_integer.cc stream/structured/generic_value.cc stream/structured/generic_value_stream.cc stream/structured/instant.cc stream/structured/java_time.cc stream/structured/named_writeable_registry.cc stream/structured/structured_stream.cc stream/structured/time_value.cc stream/transport_version.cc stream/varint.cc
-    HDRS stream/big_integer.h stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/generic_value.h stream/instant.h stream/java_time.h stream/named_writeable_registry.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/structured/big_integer.h stream/structured/generic_value.h stream/structured/instant.h stream/structured/java_time.h stream/structured/named_writeable_registry.h stream/structured/time_value.h stream/structured/wire_enum.h stream/time_value.h stream/transport_version.h stream/varint.h stream/wire_enum.h stream/writeable.h
-    DEPS simd Boost::headers Threads::Threads)
+    HDRS stream/big_integer.h stream/generic_value.h stream/instant.h stream/java_time.h stream/named_writeable_registry.h stream/time_value.h stream/wire_enum.h
+    DEPS stream_core stream_structured)
 ws_cc_library(aggregations
     EXPORT aggregations
     DIR aggregations
@@ -537,7 +550,7 @@ ws_sh_test(tests_tools_cli_doc_test
     DIR tests/tools
     NAME cli_doc_test
     SRCS tests/tools/cli_doc_test.sh
-    DATA tests/tools/cli_test_lib.sh aggregations/cardinality.h aggregations/date_histogram.h aggregations/doc_value_format.cc aggregations/histogram.h aggregations/metrics.h aggregations/terms.h docs/cli.md stream/generic_value.cc "$<TARGET_FILE:tools_wirestream>"
+    DATA tests/tools/cli_test_lib.sh aggregations/cardinality.h aggregations/date_histogram.h aggregations/doc_value_format.cc aggregations/histogram.h aggregations/metrics.h aggregations/terms.h docs/cli.md stream/structured/generic_value.cc "$<TARGET_FILE:tools_wirestream>"
     ARGS tools/wirestream docs/cli.md
     SIZE small)
 ws_cc_test(tests_transport_frame_test

@@ -1,5 +1,7 @@
 // Moved to stream/structured/big_integer.h (//stream/structured); this header
-// forwards so that includes of the old path keep working.
+// forwards so that includes of the old path keep working, with the free
+// readers and writers that were StreamOutput / StreamInput methods.
 #pragma once
 
 #include "stream/structured/big_integer.h"
+#include "stream/structured/structured_stream.h"

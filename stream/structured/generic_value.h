@@ -5,8 +5,8 @@
 //
 //   GenericValue meta = GenericValue::ofMap(
 //       {{"owner", "ops"}, {"ids", GenericValue::ofIntArray({1, 2})}});
-//   out.writeGenericValue(meta);           // 0A 02 ...
-//   GenericValue back = in.readGenericValue();
+//   writeGenericValue(out, meta);           // 0A 02 ...
+//   GenericValue back = readGenericValue(in);
 //   assert(back == meta);
 //   const GenericValue* owner = back.find("owner");
 //
@@ -54,8 +54,8 @@
 #include <variant>
 #include <vector>
 
-#include "stream/big_integer.h"
-#include "stream/java_time.h"
+#include "stream/structured/big_integer.h"
+#include "stream/structured/java_time.h"
 
 namespace wirestream {
 

@@ -1,8 +1,8 @@
 // Instant: a point on the UTC time line as java.time.Instant keeps it, whole
 // seconds since 1970-01-01T00:00:00Z plus 0..999,999,999 nanoseconds.
 //
-//   out.writeInstant(Instant::ofEpochMilli(1500));   // long 1, int 500000000
-//   Instant i = in.readInstant();
+//   writeInstant(out, Instant::ofEpochMilli(1500));   // long 1, int 500000000
+//   Instant i = readInstant(in);
 //
 // The range is Java's (Instant.MIN .. Instant.MAX); readInstant rejects
 // anything outside it, or nanos outside 0..999,999,999, as CorruptStreamError.

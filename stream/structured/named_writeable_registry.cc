@@ -1,4 +1,4 @@
-#include "stream/named_writeable_registry.h"
+#include "stream/structured/named_writeable_registry.h"
 
 #include <cxxabi.h>
 

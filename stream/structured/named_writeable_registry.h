@@ -8,7 +8,7 @@
 //   });
 //   in.setNamedWriteableRegistry(&registry);
 //   std::unique_ptr<DocValueFormat> f =
-//   in.readNamedWriteable<DocValueFormat>();
+//   readNamedWriteable<DocValueFormat>(in);
 //
 // On the wire a named writeable is writeString(getWriteableName()) and then
 // its body (wire format §2). A name that the registry does not know for the

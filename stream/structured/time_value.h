@@ -1,7 +1,7 @@
 // TimeValue: a duration with its unit, as Elasticsearch's TimeValue travels.
 //
 //   TimeValue t = TimeValue::timeValueDays(100);
-//   out.writeTimeValue(t);                 // C8 01 06: ZLong 100, unit byte 6
+//   writeTimeValue(out, t);                 // C8 01 06: ZLong 100, unit byte 6
 //   t.toString();                          // "100d"
 //
 // The unit is kept (not normalised) because it is on the wire: 60s and 1m are
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "stream/wire_enum.h"
+#include "stream/structured/wire_enum.h"
 
 namespace wirestream {
 

@@ -5,8 +5,8 @@
 //     static constexpr std::string_view kName = "Color";
 //     static constexpr int32_t kCount = 3;
 //   };
-//   out.writeEnum(Color::kGreen);                  // 01
-//   Color c = in.readEnum<Color>();                // 03 -> "Unknown Color
+//   writeEnum(out, Color::kGreen);                  // 01
+//   Color c = readEnum<Color>(in);                // 03 -> "Unknown Color
 //   ordinal [3]"
 //
 // As in Elasticsearch, an enum travels as its ordinal (a VInt), so the
