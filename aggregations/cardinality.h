@@ -25,7 +25,6 @@ class Cardinality final : public MetricAggregation {
   Cardinality(std::string name, Metadata metadata, std::optional<HyperLogLogPlusPlus> sketch)
       : MetricAggregation(std::move(name), std::move(metadata)), sketch_(std::move(sketch)) {}
   Cardinality(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit Cardinality(const nlohmann::ordered_json& j);
 
   const std::optional<HyperLogLogPlusPlus>& sketch() const { return sketch_; }
   std::optional<HyperLogLogPlusPlus>& sketch() { return sketch_; }
@@ -39,12 +38,10 @@ class Cardinality final : public MetricAggregation {
     return std::make_unique<Cardinality>(*this);
   }
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   std::optional<HyperLogLogPlusPlus> sketch_;

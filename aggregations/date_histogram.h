@@ -113,7 +113,10 @@ class DateHistogram final : public InternalAggregation {
   DateHistogram(std::string name, Metadata metadata)
       : InternalAggregation(std::move(name), std::move(metadata)) {}
   DateHistogram(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit DateHistogram(const nlohmann::ordered_json& j);
+  // The unit of ES's DateTimeUnit id 1..8; CorruptStreamError otherwise.
+  static Unit unitOf(int64_t id);
+  // CorruptStreamError unless a fixed interval (ms) is at least 1.
+  static void checkInterval(int64_t interval);
 
   const BucketOrder& order() const { return order_; }
   void setOrder(BucketOrder o) { order_ = std::move(o); }
@@ -140,12 +143,10 @@ class DateHistogram final : public InternalAggregation {
     return std::make_unique<DateHistogram>(*this);
   }
   int64_t bucketCount() const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   void addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const;

@@ -20,6 +20,7 @@
 #include "aggregations/date_format.h"
 #include "aggregations/json_util.h"
 #include "stream/errors.h"
+#include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations {
 

@@ -61,7 +61,8 @@ class Histogram final : public InternalAggregation {
   Histogram(std::string name, Metadata metadata)
       : InternalAggregation(std::move(name), std::move(metadata)) {}
   Histogram(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit Histogram(const nlohmann::ordered_json& j);
+  // CorruptStreamError unless `interval` is positive and finite.
+  static void checkInterval(double interval);
 
   const BucketOrder& order() const { return order_; }
   void setOrder(BucketOrder o) { order_ = std::move(o); }
@@ -86,12 +87,10 @@ class Histogram final : public InternalAggregation {
     return std::make_unique<Histogram>(*this);
   }
   int64_t bucketCount() const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   void addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const;

@@ -7,7 +7,8 @@
 // max/min of the values (an empty max is -inf, an empty min +inf), sums with
 // Kahan compensation (CompensatedSum), counts added. Response JSON as ES:
 // {"value": v} (null for an empty max/min/avg); stats renders count, min,
-// max, avg, sum. Value types with deep-copy semantics; not thread-safe.
+// max, avg, sum (aggregations/json). Value types with deep-copy semantics;
+// not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -32,11 +33,9 @@ class MetricAggregation : public InternalAggregation {
   MetricAggregation(std::string name, Metadata metadata)
       : InternalAggregation(std::move(name), std::move(metadata)) {}
   MetricAggregation(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit MetricAggregation(const nlohmann::ordered_json& j);
   // For a body without a format (value_count): the format is raw.
   struct NoFormat {};
   MetricAggregation(StreamInput& in, NoFormat) : InternalAggregation(in) {}
-  MetricAggregation(const nlohmann::ordered_json& j, NoFormat) : InternalAggregation(j) {}
 
   void writeFormat(StreamOutput& out) const { format_.writeNamed(out); }
 
@@ -54,7 +53,6 @@ class SingleDoubleMetric final : public MetricAggregation {
       : MetricAggregation(std::move(name), std::move(metadata)), value_(value) {}
   SingleDoubleMetric(StreamInput& in, const NamedWriteableRegistry& registry)
       : MetricAggregation(in, registry), value_(in.readDouble()) {}
-  explicit SingleDoubleMetric(const nlohmann::ordered_json& j);
 
   double value() const { return value_; }
   void setValue(double v) { value_ = v; }
@@ -66,7 +64,6 @@ class SingleDoubleMetric final : public MetricAggregation {
     return std::make_unique<SingleDoubleMetric>(*this);
   }
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override {
@@ -76,7 +73,6 @@ class SingleDoubleMetric final : public MetricAggregation {
   bool doEquals(const InternalAggregation& other) const override {
     return sameDouble(value_, static_cast<const SingleDoubleMetric&>(other).value_);
   }
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   double value_;
@@ -106,7 +102,6 @@ class Avg final : public MetricAggregation {
 
   Avg(std::string name, Metadata metadata, double sum, int64_t count);
   Avg(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit Avg(const nlohmann::ordered_json& j);
 
   double sum() const { return sum_; }
   int64_t count() const { return count_; }
@@ -122,12 +117,10 @@ class Avg final : public MetricAggregation {
     return std::make_unique<Avg>(*this);
   }
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   double sum_;
@@ -142,7 +135,6 @@ class ValueCount final : public MetricAggregation {
 
   ValueCount(std::string name, Metadata metadata, int64_t value);
   ValueCount(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit ValueCount(const nlohmann::ordered_json& j);
 
   int64_t value() const { return value_; }
   void setValue(int64_t v) { value_ = v; }
@@ -154,12 +146,10 @@ class ValueCount final : public MetricAggregation {
     return std::make_unique<ValueCount>(*this);
   }
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   int64_t value_;
@@ -171,7 +161,6 @@ class Stats final : public MetricAggregation {
 
   Stats(std::string name, Metadata metadata, int64_t count, double min, double max, double sum);
   Stats(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit Stats(const nlohmann::ordered_json& j);
 
   int64_t count() const { return count_; }
   double min() const { return min_; }
@@ -191,12 +180,10 @@ class Stats final : public MetricAggregation {
   }
   // "count", "min", "max", "avg", "sum".
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   int64_t count_;

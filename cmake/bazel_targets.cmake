@@ -64,6 +64,13 @@ ws_cc_library(aggregations
     SRCS aggregations/bucket_order.cc aggregations/cardinality.cc aggregations/date_format.cc aggregations/date_histogram.cc aggregations/doc_value_format.cc aggregations/histogram.cc aggregations/histogram_common.h aggregations/hyperloglog_plus_plus.cc aggregations/internal_aggregation.cc aggregations/json_util.cc aggregations/metadata.cc aggregations/metrics.cc aggregations/registry.cc aggregations/terms.cc aggregations/time_zone.cc
     HDRS aggregations/bucket_order.h aggregations/cardinality.h aggregations/compensated_sum.h aggregations/date_format.h aggregations/date_histogram.h aggregations/doc_value_format.h aggregations/histogram.h aggregations/hyperloglog_plus_plus.h aggregations/internal_aggregation.h aggregations/java_double.h aggregations/json_util.h aggregations/metadata.h aggregations/metrics.h aggregations/registry.h aggregations/terms.h aggregations/time_zone.h
     DEPS stream nlohmann_json::nlohmann_json)
+ws_cc_library(aggregations_json
+    EXPORT aggregations_json
+    DIR aggregations/json
+    NAME json
+    SRCS aggregations/json/aggregation_json.cc aggregations/json/histogram_json.cc aggregations/json/json_codecs.h aggregations/json/metadata_json.cc aggregations/json/metrics_json.cc aggregations/json/terms_json.cc
+    HDRS aggregations/json/aggregation_json.h aggregations/json/metadata_json.h
+    DEPS aggregations stream nlohmann_json::nlohmann_json)
 ws_cc_library(codecs_tsm
     EXPORT codecs_tsm
     DIR codecs
@@ -144,7 +151,7 @@ ws_cc_binary(examples_cluster
     DIR examples
     NAME cluster
     SRCS examples/cluster.cc
-    DEPS aggregations stream transport transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
+    DEPS aggregations aggregations_json stream transport transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
 ws_sh_test(examples_cluster_test
     DIR examples
     NAME cluster_test
@@ -224,7 +231,7 @@ ws_cc_test(fuzz_aggregations_replay
     DIR fuzz
     NAME aggregations_replay
     SRCS fuzz/aggregations_fuzz.cc fuzz/replay_main.cc
-    DEPS fuzz_fuzz_check fuzz_program aggregations stream
+    DEPS fuzz_fuzz_check fuzz_program aggregations aggregations_json stream
     DATA @fuzz_aggregations_inputs
     ARGS @fuzz_aggregations_inputs
     SIZE small)
@@ -261,12 +268,12 @@ ws_cc_library(tools_wire_json
     NAME wire_json
     SRCS tools/wire_json.cc
     HDRS tools/wire_json.h
-    DEPS aggregations stream nlohmann_json::nlohmann_json)
+    DEPS aggregations aggregations_json stream nlohmann_json::nlohmann_json)
 ws_cc_test(fuzz_wire_json_replay
     DIR fuzz
     NAME wire_json_replay
     SRCS fuzz/wire_json_fuzz.cc fuzz/replay_main.cc
-    DEPS fuzz_fuzz_check fuzz_program aggregations stream tools_wire_json
+    DEPS fuzz_fuzz_check fuzz_program aggregations aggregations_json stream tools_wire_json
     DATA @fuzz_wire_json_inputs
     ARGS @fuzz_wire_json_inputs
     SIZE small)
@@ -274,7 +281,7 @@ ws_cc_library(tests_aggregations_agg_test_util
     DIR tests/aggregations
     NAME agg_test_util
     HDRS tests/aggregations/agg_test_util.h
-    DEPS aggregations stream GTest::gtest)
+    DEPS aggregations aggregations_json stream GTest::gtest)
 ws_cc_binary(fuzz_make_seeds
     DIR fuzz
     NAME make_seeds
@@ -319,7 +326,7 @@ ws_cc_test(tests_aggregations_metadata_json_test
     DIR tests/aggregations
     NAME metadata_json_test
     SRCS tests/aggregations/metadata_json_test.cc
-    DEPS aggregations stream GTest::gtest_main
+    DEPS aggregations aggregations_json stream GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_aggregations_es_gates_test
     DIR tests/aggregations
@@ -337,7 +344,7 @@ ws_cc_test(tests_aggregations_time_zone_test
     DIR tests/aggregations
     NAME time_zone_test
     SRCS tests/aggregations/time_zone_test.cc
-    DEPS aggregations GTest::gtest_main
+    DEPS aggregations aggregations_json GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_stream_test_util
     DIR tests/stream
@@ -354,7 +361,7 @@ ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening
     NAME alloc_bound_test
     SRCS tests/hardening/alloc_bound_test.cc
-    DEPS tests_support_counting_allocator aggregations codecs_tsm fuzz_program stream transport_frame_decoder GTest::gtest
+    DEPS tests_support_counting_allocator aggregations aggregations_json codecs_tsm fuzz_program stream transport_frame_decoder GTest::gtest
     DATA @fuzz_aggregations_inputs @fuzz_generic_value_inputs @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_transport_inputs @fuzz_tsm_inputs
     ARGS @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_generic_value_inputs @fuzz_aggregations_inputs @fuzz_transport_inputs @fuzz_tsm_inputs
     SIZE small)
@@ -362,7 +369,7 @@ ws_cc_test(tests_hardening_reduce_budget_test
     DIR tests/hardening
     NAME reduce_budget_test
     SRCS tests/hardening/reduce_budget_test.cc
-    DEPS tests_support_counting_allocator aggregations stream GTest::gtest_main
+    DEPS tests_support_counting_allocator aggregations aggregations_json stream GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_simd_kernels_test
     DIR tests/simd
@@ -544,7 +551,7 @@ ws_cc_test(tests_tools_wire_json_test
     DIR tests/tools
     NAME wire_json_test
     SRCS tests/tools/wire_json_test.cc
-    DEPS aggregations stream tests_aggregations_agg_test_util tools_wire_json GTest::gtest_main
+    DEPS aggregations aggregations_json stream tests_aggregations_agg_test_util tools_wire_json GTest::gtest_main
     SIZE medium)
 ws_sh_test(tests_tools_cli_doc_test
     DIR tests/tools
@@ -640,4 +647,4 @@ ws_cc_binary(tools_wirestream
     DIR tools
     NAME wirestream
     SRCS tools/wirestream_main.cc
-    DEPS tools_wire_json aggregations stream CLI11::CLI11)
+    DEPS tools_wire_json aggregations aggregations_json stream CLI11::CLI11)

@@ -41,6 +41,7 @@
 
 #include "aggregations/cardinality.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/metrics.h"
 #include "aggregations/registry.h"
 #include "aggregations/terms.h"
@@ -399,7 +400,7 @@ int run(int argc, char** argv) {
   response["hits"] = {{"total", {{"value", searched}, {"relation", "eq"}}},
                       {"max_score", nullptr},
                       {"hits", nlohmann::ordered_json::array()}};
-  response["aggregations"] = reduced.toResponseJson();
+  response["aggregations"] = toResponseJson(reduced);
   std::cout << response.dump(2) << "\n";
 
   // The exact answer, over all documents in one place, and the bounds.

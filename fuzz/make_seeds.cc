@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "aggregations/json/aggregation_json.h"
 #include "codecs/tsm.h"
 #include "fuzz/program.h"
 #include "stream/bytes_reference.h"
@@ -404,7 +405,7 @@ std::vector<Seed> wireJsonSeeds() {
     InternalAggregations aggs;
     aggs.add(random.agg(type, type == "cardinality" ? 0 : 2));
     std::string text =
-        aggs.toWireJson().dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+        toWireJson(aggs).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     if (text.size() > 4096) continue;  // keep the corpus small and fast
     // Checked the way the target reads it: every seed must parse.
     (void)cli::aggregationsFromWireJsonText(text);
