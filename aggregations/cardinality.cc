@@ -11,7 +11,7 @@
 namespace wirestream::aggregations {
 
 Cardinality::Cardinality(StreamInput& in, const NamedWriteableRegistry& registry)
-    : MetricAggregation(in, registry) {
+    : AggregationBase(in, registry) {
   if (in.readBoolean()) sketch_ = HyperLogLogPlusPlus::readFrom(in);
 }
 

@@ -18,12 +18,12 @@
 
 namespace wirestream::aggregations {
 
-class Cardinality final : public MetricAggregation {
+class Cardinality final : public AggregationBase<Cardinality, MetricAggregation> {
  public:
   static constexpr std::string_view kType = "cardinality";
 
   Cardinality(std::string name, Metadata metadata, std::optional<HyperLogLogPlusPlus> sketch)
-      : MetricAggregation(std::move(name), std::move(metadata)), sketch_(std::move(sketch)) {}
+      : AggregationBase(std::move(name), std::move(metadata)), sketch_(std::move(sketch)) {}
   Cardinality(StreamInput& in, const NamedWriteableRegistry& registry);
 
   const std::optional<HyperLogLogPlusPlus>& sketch() const { return sketch_; }
@@ -31,12 +31,8 @@ class Cardinality final : public MetricAggregation {
   // The estimate; 0 without a sketch.
   int64_t value() const { return sketch_ ? sketch_->cardinality() : 0; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<Cardinality>(*this);
-  }
   double sortValue(std::string_view metric) const override;
 
  protected:

@@ -289,7 +289,7 @@ int64_t DateHistogram::Rounding::nextRoundingValue(int64_t utc_millis) const {
 }
 
 DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& registry)
-    : InternalAggregation(in) {
+    : AggregationBase(in) {
   order_ = BucketOrder::readFrom(in);
   min_doc_count_ = readNonNegativeVLong(in, "min doc count");
   if (min_doc_count_ == 0) {

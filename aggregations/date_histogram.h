@@ -44,7 +44,7 @@ class UnsupportedTimeZoneError : public StreamError {
   using StreamError::StreamError;
 };
 
-class DateHistogram final : public InternalAggregation {
+class DateHistogram final : public AggregationBase<DateHistogram> {
  public:
   static constexpr std::string_view kType = "date_histogram";
 
@@ -111,7 +111,7 @@ class DateHistogram final : public InternalAggregation {
   };
 
   DateHistogram(std::string name, Metadata metadata)
-      : InternalAggregation(std::move(name), std::move(metadata)) {}
+      : AggregationBase(std::move(name), std::move(metadata)) {}
   DateHistogram(StreamInput& in, const NamedWriteableRegistry& registry);
   // The unit of ES's DateTimeUnit id 1..8; CorruptStreamError otherwise.
   static Unit unitOf(int64_t id);
@@ -136,12 +136,8 @@ class DateHistogram final : public InternalAggregation {
   std::vector<Bucket>& buckets() { return buckets_; }
   const std::vector<Bucket>& buckets() const { return buckets_; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<DateHistogram>(*this);
-  }
   int64_t bucketCount() const override;
 
  protected:

@@ -344,6 +344,7 @@ std::string_view DocValueFormat::getWriteableName() const {
 const std::vector<std::string_view>& DocValueFormat::allNames() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> v;
+    v.reserve(kNames.size());
     for (const NameOf& n : kNames) v.push_back(n.name);
     return v;
   }();

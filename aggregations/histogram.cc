@@ -46,7 +46,7 @@ void Histogram::checkInterval(double interval) {
 }
 
 Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
-    : InternalAggregation(in) {
+    : AggregationBase(in) {
   order_ = BucketOrder::readFrom(in);
   min_doc_count_ = readNonNegativeVLong(in, "min doc count");
   if (min_doc_count_ == 0) {

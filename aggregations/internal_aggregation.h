@@ -145,6 +145,24 @@ class InternalAggregation : public NamedWriteable {
   Metadata metadata_;
 };
 
+// The members every concrete aggregation type would write alike, supplied
+// once: getWriteableName() is Derived::kType and clone() copies.
+//
+//   class Avg final : public AggregationBase<Avg, MetricAggregation> {
+//     Avg(...) : AggregationBase(std::move(name), std::move(metadata)) {}
+//   };
+template <class Derived, class Base = InternalAggregation>
+class AggregationBase : public Base {
+ public:
+  std::string_view getWriteableName() const final { return Derived::kType; }
+  std::unique_ptr<InternalAggregation> clone() const final {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+
+ protected:
+  using Base::Base;
+};
+
 // Views a reduce's input (all of dynamic type T, as reduce guarantees) as T.
 // A hand-written view rather than std::views::transform: clang 14 (the fuzz
 // build, tools/fuzz.sh) rejects libstdc++ 12's transform_view in range-for.

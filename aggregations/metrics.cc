@@ -35,8 +35,8 @@ std::unique_ptr<InternalAggregation> SingleDoubleMetric<Traits>::reduce(
     for (const auto* a : downcast<SingleDoubleMetric>(aggs)) s.add(a->value_);
     v = s.value();
   }
-  auto out = std::make_unique<SingleDoubleMetric>(getName(), getMetadata(), v);
-  out->format_ = format_;
+  auto out = std::make_unique<SingleDoubleMetric>(this->getName(), this->getMetadata(), v);
+  out->format_ = this->format_;
   return out;
 }
 
@@ -52,10 +52,9 @@ template class SingleDoubleMetric<SumTraits>;
 // ---- avg ----
 
 Avg::Avg(std::string name, Metadata metadata, double sum, int64_t count)
-    : MetricAggregation(std::move(name), std::move(metadata)), sum_(sum), count_(count) {}
+    : AggregationBase(std::move(name), std::move(metadata)), sum_(sum), count_(count) {}
 
-Avg::Avg(StreamInput& in, const NamedWriteableRegistry& registry)
-    : MetricAggregation(in, registry) {
+Avg::Avg(StreamInput& in, const NamedWriteableRegistry& registry) : AggregationBase(in, registry) {
   sum_ = in.readDouble();
   count_ = readNonNegativeVLong(in, "avg count");
 }
@@ -96,10 +95,10 @@ double Avg::sortValue(std::string_view metric) const {
 // ---- value_count ----
 
 ValueCount::ValueCount(std::string name, Metadata metadata, int64_t value)
-    : MetricAggregation(std::move(name), std::move(metadata)), value_(value) {}
+    : AggregationBase(std::move(name), std::move(metadata)), value_(value) {}
 
 ValueCount::ValueCount(StreamInput& in, const NamedWriteableRegistry&)
-    : MetricAggregation(in, NoFormat{}), value_(readNonNegativeVLong(in, "value_count")) {}
+    : AggregationBase(in, NoFormat{}), value_(readNonNegativeVLong(in, "value_count")) {}
 
 void ValueCount::doWriteTo(StreamOutput& out) const { out.writeVLong(value_); }
 
@@ -125,14 +124,14 @@ double ValueCount::sortValue(std::string_view metric) const {
 // ---- stats ----
 
 Stats::Stats(std::string name, Metadata metadata, int64_t count, double min, double max, double sum)
-    : MetricAggregation(std::move(name), std::move(metadata)),
+    : AggregationBase(std::move(name), std::move(metadata)),
       count_(count),
       min_(min),
       max_(max),
       sum_(sum) {}
 
 Stats::Stats(StreamInput& in, const NamedWriteableRegistry& registry)
-    : MetricAggregation(in, registry) {
+    : AggregationBase(in, registry) {
   count_ = readNonNegativeVLong(in, "stats count");
   min_ = in.readDouble();
   max_ = in.readDouble();

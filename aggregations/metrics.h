@@ -45,29 +45,28 @@ class MetricAggregation : public InternalAggregation {
 // A metric holding one double (max, min, sum); `Traits` picks the type name,
 // the empty value and how two values combine.
 template <class Traits>
-class SingleDoubleMetric final : public MetricAggregation {
+class SingleDoubleMetric final
+    : public AggregationBase<SingleDoubleMetric<Traits>, MetricAggregation> {
+  using Super = AggregationBase<SingleDoubleMetric<Traits>, MetricAggregation>;
+
  public:
   static constexpr std::string_view kType = Traits::kType;
 
   SingleDoubleMetric(std::string name, Metadata metadata, double value)
-      : MetricAggregation(std::move(name), std::move(metadata)), value_(value) {}
+      : Super(std::move(name), std::move(metadata)), value_(value) {}
   SingleDoubleMetric(StreamInput& in, const NamedWriteableRegistry& registry)
-      : MetricAggregation(in, registry), value_(in.readDouble()) {}
+      : Super(in, registry), value_(in.readDouble()) {}
 
   double value() const { return value_; }
   void setValue(double v) { value_ = v; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<SingleDoubleMetric>(*this);
-  }
   double sortValue(std::string_view metric) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override {
-    writeFormat(out);
+    this->writeFormat(out);
     out.writeDouble(value_);
   }
   bool doEquals(const InternalAggregation& other) const override {
@@ -96,7 +95,7 @@ extern template class SingleDoubleMetric<MaxTraits>;
 extern template class SingleDoubleMetric<MinTraits>;
 extern template class SingleDoubleMetric<SumTraits>;
 
-class Avg final : public MetricAggregation {
+class Avg final : public AggregationBase<Avg, MetricAggregation> {
  public:
   static constexpr std::string_view kType = "avg";
 
@@ -110,12 +109,8 @@ class Avg final : public MetricAggregation {
   // sum / count; NaN when count is 0 (rendered null).
   double value() const;
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<Avg>(*this);
-  }
   double sortValue(std::string_view metric) const override;
 
  protected:
@@ -129,7 +124,7 @@ class Avg final : public MetricAggregation {
 
 // No format on the wire (ES's InternalValueCount writes the count alone), so
 // format() is always raw.
-class ValueCount final : public MetricAggregation {
+class ValueCount final : public AggregationBase<ValueCount, MetricAggregation> {
  public:
   static constexpr std::string_view kType = "value_count";
 
@@ -139,12 +134,8 @@ class ValueCount final : public MetricAggregation {
   int64_t value() const { return value_; }
   void setValue(int64_t v) { value_ = v; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<ValueCount>(*this);
-  }
   double sortValue(std::string_view metric) const override;
 
  protected:
@@ -155,7 +146,7 @@ class ValueCount final : public MetricAggregation {
   int64_t value_;
 };
 
-class Stats final : public MetricAggregation {
+class Stats final : public AggregationBase<Stats, MetricAggregation> {
  public:
   static constexpr std::string_view kType = "stats";
 
@@ -172,12 +163,8 @@ class Stats final : public MetricAggregation {
   void setMax(double v) { max_ = v; }
   void setSum(double v) { sum_ = v; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<Stats>(*this);
-  }
   // "count", "min", "max", "avg", "sum".
   double sortValue(std::string_view metric) const override;
 

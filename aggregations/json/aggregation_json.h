@@ -63,11 +63,13 @@ const AggregationJsonRegistry& defaultJsonRegistry();
 
 // The ES response body of one aggregation (without its name): "meta" first
 // when there is metadata, then the type's fields.
-nlohmann::ordered_json toResponseJson(const InternalAggregation& agg,
-                                      const AggregationJsonRegistry& registry = defaultJsonRegistry());
+nlohmann::ordered_json toResponseJson(
+    const InternalAggregation& agg,
+    const AggregationJsonRegistry& registry = defaultJsonRegistry());
 // {"<name>": <response body>, ...}
-nlohmann::ordered_json toResponseJson(const InternalAggregations& aggs,
-                                      const AggregationJsonRegistry& registry = defaultJsonRegistry());
+nlohmann::ordered_json toResponseJson(
+    const InternalAggregations& aggs,
+    const AggregationJsonRegistry& registry = defaultJsonRegistry());
 
 // Every wire field: {"type": ..., "name": ..., "metadata": ..., ...}.
 nlohmann::ordered_json toWireJson(const InternalAggregation& agg,
@@ -80,9 +82,11 @@ nlohmann::ordered_json toWireJson(const InternalAggregations& aggs,
 inline constexpr int kMaxJsonDepth = StreamInput::kDefaultMaxNestingDepth;
 // One {"type": ..., "name": ...} object of the wire JSON.
 std::unique_ptr<InternalAggregation> aggregationFromWireJson(
-    const nlohmann::ordered_json& j, const AggregationJsonRegistry& registry = defaultJsonRegistry());
+    const nlohmann::ordered_json& j,
+    const AggregationJsonRegistry& registry = defaultJsonRegistry());
 // A list of them.
 InternalAggregations aggregationsFromWireJson(
-    const nlohmann::ordered_json& j, const AggregationJsonRegistry& registry = defaultJsonRegistry());
+    const nlohmann::ordered_json& j,
+    const AggregationJsonRegistry& registry = defaultJsonRegistry());
 
 }  // namespace wirestream::aggregations

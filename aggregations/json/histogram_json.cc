@@ -238,8 +238,8 @@ std::unique_ptr<InternalAggregation> dateHistogramFromWire(
   h->setFormat(DocValueFormat::fromJson(ju::field(j, "format")));
   h->setKeyed(ju::getBool(j, "keyed"));
   bucketsFromWireJson(
-      ju::field(j, "buckets"), h->buckets(),
-      [](const json& bj) { return ju::getLong(bj, "key"); }, registry);
+      ju::field(j, "buckets"), h->buckets(), [](const json& bj) { return ju::getLong(bj, "key"); },
+      registry);
   return h;
 }
 

@@ -5,16 +5,15 @@
 #include <string>
 
 #include "aggregations/json_util.h"
-#include "stream/structured/generic_value.h"
 #include "stream/errors.h"
 #include "stream/stream_input.h"
+#include "stream/structured/generic_value.h"
 
 namespace wirestream::aggregations {
 
 namespace ju = json_util;
 using json = nlohmann::ordered_json;
 using Kind = GenericValue::Kind;
-
 
 namespace {
 

@@ -20,7 +20,9 @@ namespace {
 namespace ju = json_util;
 using json = nlohmann::ordered_json;
 
-DocValueFormat formatFrom(const json& j) { return DocValueFormat::fromJson(ju::field(j, "format")); }
+DocValueFormat formatFrom(const json& j) {
+  return DocValueFormat::fromJson(ju::field(j, "format"));
+}
 
 // ---- max / min / sum ----
 
@@ -70,8 +72,7 @@ void avgWire(const InternalAggregation& agg, json& j, const AggregationJsonRegis
   j["count"] = a.count();
 }
 
-std::unique_ptr<InternalAggregation> avgFromWire(const json& j, std::string name,
-                                                 Metadata metadata,
+std::unique_ptr<InternalAggregation> avgFromWire(const json& j, std::string name, Metadata metadata,
                                                  const AggregationJsonRegistry&) {
   DocValueFormat format = formatFrom(j);
   double sum = ju::getDouble(j, "sum");
@@ -141,8 +142,7 @@ std::unique_ptr<InternalAggregation> statsFromWire(const json& j, std::string na
 
 // ---- cardinality ----
 
-void cardinalityResponse(const InternalAggregation& agg, json& j,
-                         const AggregationJsonRegistry&) {
+void cardinalityResponse(const InternalAggregation& agg, json& j, const AggregationJsonRegistry&) {
   j["value"] = static_cast<const Cardinality&>(agg).value();
 }
 
