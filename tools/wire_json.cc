@@ -364,7 +364,7 @@ void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
 
 // Aggregations whose encoding is at most this large are rendered whole when
 // they have few buckets: their document is small.
-constexpr size_t kWholeBytes = 64 * 1024;
+constexpr size_t kWholeBytes = size_t{64} * 1024;
 
 void writeAggregation(PrettyWriter& w, InternalAggregation& a, size_t batch) {
   // Rendering many small aggregations whole is also the fast way: their

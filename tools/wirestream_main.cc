@@ -184,6 +184,7 @@ int runReduce(const std::string& version, int32_t max_buckets,
   shards.reserve(files.size());
   for (const std::string& f : files) shards.push_back(decodeFile(f, v));
   std::vector<const InternalAggregations*> ptrs;
+  ptrs.reserve(shards.size());
   for (const auto& s : shards) ptrs.push_back(&s);
   InternalAggregations reduced;
   try {

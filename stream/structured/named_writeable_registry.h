@@ -68,6 +68,8 @@ class NamedWriteableRegistry {
   // std::unique_ptr to C or a subclass of C) under `name` in category C.
   // std::invalid_argument if the name is already registered in C.
   template <std::derived_from<NamedWriteable> C, typename F>
+  // `name` is moved into add(); clang-tidy 14 misses the move.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   void registerReader(std::string name, F reader) {
     using Result = std::invoke_result_t<F&, StreamInput&>;
     static_assert(std::is_convertible_v<Result, std::unique_ptr<C>>,
