@@ -62,7 +62,7 @@ BytesReference BytesReference::slice(size_t offset, size_t length) const {
       length -= take;
     }
   }
-  return BytesReference(std::move(out), owner_);
+  return BytesReference(out, owner_);
 }
 
 std::vector<uint8_t> BytesReference::toVector() const {
