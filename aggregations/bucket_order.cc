@@ -5,6 +5,7 @@
 //                  FF compound: VInt count (>= 1), count x order (none compound)
 #include "aggregations/bucket_order.h"
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace wirestream::aggregations {

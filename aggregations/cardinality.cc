@@ -6,21 +6,13 @@
 
 #include <limits>
 
-#include "aggregations/json_util.h"
 #include "stream/errors.h"
 
 namespace wirestream::aggregations {
 
-using json = nlohmann::ordered_json;
-
 Cardinality::Cardinality(StreamInput& in, const NamedWriteableRegistry& registry)
-    : MetricAggregation(in, registry) {
+    : AggregationBase(in, registry) {
   if (in.readBoolean()) sketch_ = HyperLogLogPlusPlus::readFrom(in);
-}
-
-Cardinality::Cardinality(const json& j) : MetricAggregation(j) {
-  const json& s = json_util::field(j, "sketch");
-  if (!s.is_null()) sketch_ = HyperLogLogPlusPlus::fromJson(s);
 }
 
 void Cardinality::doWriteTo(StreamOutput& out) const {
@@ -59,13 +51,6 @@ std::unique_ptr<InternalAggregation> Cardinality::reduce(
 double Cardinality::sortValue(std::string_view metric) const {
   return metric.empty() || metric == "value" ? static_cast<double>(value())
                                              : std::numeric_limits<double>::quiet_NaN();
-}
-
-void Cardinality::responseFieldsToJson(json& j) const { j["value"] = value(); }
-
-void Cardinality::wireFieldsToJson(json& j) const {
-  j["format"] = format_.toJson();
-  j["sketch"] = sketch_ ? sketch_->toJson() : json(nullptr);
 }
 
 }  // namespace wirestream::aggregations

@@ -18,33 +18,26 @@
 
 namespace wirestream::aggregations {
 
-class Cardinality final : public MetricAggregation {
+class Cardinality final : public AggregationBase<Cardinality, MetricAggregation> {
  public:
   static constexpr std::string_view kType = "cardinality";
 
   Cardinality(std::string name, Metadata metadata, std::optional<HyperLogLogPlusPlus> sketch)
-      : MetricAggregation(std::move(name), std::move(metadata)), sketch_(std::move(sketch)) {}
+      : AggregationBase(std::move(name), std::move(metadata)), sketch_(std::move(sketch)) {}
   Cardinality(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit Cardinality(const nlohmann::ordered_json& j);
 
   const std::optional<HyperLogLogPlusPlus>& sketch() const { return sketch_; }
   std::optional<HyperLogLogPlusPlus>& sketch() { return sketch_; }
   // The estimate; 0 without a sketch.
   int64_t value() const { return sketch_ ? sketch_->cardinality() : 0; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<Cardinality>(*this);
-  }
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   std::optional<HyperLogLogPlusPlus> sketch_;

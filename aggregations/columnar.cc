@@ -41,6 +41,7 @@
 #include "aggregations/terms.h"
 #include "codecs/tsm_stream.h"
 #include "stream/errors.h"
+#include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations::columnar {
 namespace {
@@ -359,7 +360,7 @@ void writeSubColumns(StreamOutput& out, const std::vector<SubValues>& subs,
     const InternalAggregation& a = *v.first;
     out.writeString(a.getWriteableName());
     out.writeString(a.getName());
-    out.writeGenericValue(a.getMetadata());
+    writeGenericValue(out, a.getMetadata());
     if (v.metric != Metric::kValueCount) {
       static_cast<const MetricAggregation&>(a).format().writeNamed(out);
     }
@@ -653,7 +654,7 @@ InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegis
     if (tag != kEsEncoding && tag != kColumns) {
       internal::throwCorrupt("unknown columnar aggregation encoding [" + std::to_string(tag) + "]");
     }
-    InternalAggregations::Ptr agg = in.readNamedWriteable<InternalAggregation>(registry);
+    InternalAggregations::Ptr agg = readNamedWriteable<InternalAggregation>(in, registry);
     if (tag == kColumns) {
       InternalAggregation& a = *agg;
       bool known = visit(a, [&]<class Keys>(auto& typed) {

@@ -28,13 +28,23 @@
 
 #include "aggregations/date_format.h"
 #include "aggregations/histogram_common.h"
-#include "aggregations/json_util.h"
 #include "aggregations/time_zone.h"
 
 namespace wirestream::aggregations {
 
-namespace ju = json_util;
-using json = nlohmann::ordered_json;
+DateHistogram::Unit DateHistogram::unitOf(int64_t id) {
+  if (id < 1 || id > 8) {
+    internal::throwCorrupt("Unknown date time unit id [" + std::to_string(id) + "]");
+  }
+  return static_cast<DateHistogram::Unit>(id);
+}
+
+void DateHistogram::checkInterval(int64_t interval) {
+  if (interval < 1) {
+    internal::throwCorrupt("Zero or negative time interval not supported [" +
+                           std::to_string(interval) + "]");
+  }
+}
 
 namespace {
 
@@ -42,31 +52,17 @@ constexpr int8_t kTimeUnitId = 1;
 constexpr int8_t kTimeIntervalId = 2;
 constexpr int8_t kOffsetId = 3;
 
-DateHistogram::Unit unitOf(int64_t id) {
-  if (id < 1 || id > 8) {
-    internal::throwCorrupt("Unknown date time unit id [" + std::to_string(id) + "]");
-  }
-  return static_cast<DateHistogram::Unit>(id);
-}
-
-void checkInterval(int64_t interval) {
-  if (interval < 1) {
-    internal::throwCorrupt("Zero or negative time interval not supported [" +
-                           std::to_string(interval) + "]");
-  }
-}
-
 DateHistogram::Rounding readRounding(StreamInput& in, bool inside_offset) {
   auto id = static_cast<int8_t>(in.readByte());
   DateHistogram::Rounding r;
   switch (id) {
     case kTimeUnitId:
-      r.unit = unitOf(static_cast<int8_t>(in.readByte()));
+      r.unit = DateHistogram::unitOf(static_cast<int8_t>(in.readByte()));
       r.zone_id = in.readString();
       return r;
     case kTimeIntervalId:
       r.interval = in.readVLong();
-      checkInterval(r.interval);
+      DateHistogram::checkInterval(r.interval);
       r.zone_id = in.readString();
       return r;
     case kOffsetId:
@@ -91,31 +87,6 @@ void writeRounding(StreamOutput& out, const DateHistogram::Rounding& r) {
   out.writeString(r.zone_id);
   if (r.offset) out.writeZLong(*r.offset);
 }
-
-json roundingToJson(const DateHistogram::Rounding& r) {
-  json j = json::object();
-  j["unit"] = r.unit ? json(static_cast<int>(*r.unit)) : json(nullptr);
-  j["interval"] = r.unit ? json(nullptr) : json(r.interval);
-  j["zone"] = r.zone_id;
-  j["offset"] = r.offset ? json(*r.offset) : json(nullptr);
-  return j;
-}
-
-DateHistogram::Rounding roundingFromJson(const json& j) {
-  DateHistogram::Rounding r;
-  if (!ju::field(j, "unit").is_null()) {
-    r.unit = unitOf(ju::getLong(j, "unit"));
-  } else {
-    r.interval = ju::getLong(j, "interval");
-    checkInterval(r.interval);
-  }
-  r.zone_id = ju::getString(j, "zone");
-  if (!ju::field(j, "offset").is_null()) r.offset = ju::getLong(j, "offset");
-  return r;
-}
-
-json optionalToJson(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
-json optionalToJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 
 int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
@@ -318,7 +289,7 @@ int64_t DateHistogram::Rounding::nextRoundingValue(int64_t utc_millis) const {
 }
 
 DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& registry)
-    : InternalAggregation(in) {
+    : AggregationBase(in) {
   order_ = BucketOrder::readFrom(in);
   min_doc_count_ = readNonNegativeVLong(in, "min doc count");
   if (min_doc_count_ == 0) {
@@ -340,31 +311,6 @@ DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& regi
   keyed_ = in.readBoolean();
   histogram_common::readBuckets(in, registry, buckets_,
                                 [](StreamInput& in) { return in.readLong(); });
-}
-
-DateHistogram::DateHistogram(const json& j) : InternalAggregation(j) {
-  order_ = BucketOrder::fromJson(ju::field(j, "order"));
-  const json& ej = histogram_common::minDocCountFromJson(j, min_doc_count_);
-  if (!ej.is_null()) {
-    EmptyBucketInfo e;
-    e.rounding = roundingFromJson(ju::field(ej, "rounding"));
-    e.aggregations = InternalAggregations::fromWireJson(ju::field(ej, "aggregations"));
-    const json& bj = ju::field(ej, "bounds");
-    if (!bj.is_null()) {
-      Bounds b;
-      if (!ju::field(bj, "min").is_null()) b.min = ju::getLong(bj, "min");
-      if (!ju::field(bj, "max").is_null()) b.max = ju::getLong(bj, "max");
-      if (!ju::field(bj, "min_as_str").is_null()) b.min_as_str = ju::getString(bj, "min_as_str");
-      if (!ju::field(bj, "max_as_str").is_null()) b.max_as_str = ju::getString(bj, "max_as_str");
-      e.bounds = std::move(b);
-    }
-    empty_bucket_info_ = std::move(e);
-  }
-  offset_ = ju::getLong(j, "offset");
-  format_ = DocValueFormat::fromJson(ju::field(j, "format"));
-  keyed_ = ju::getBool(j, "keyed");
-  histogram_common::bucketsFromWireJson(ju::field(j, "buckets"), buckets_,
-                                        [](const json& bj) { return ju::getLong(bj, "key"); });
 }
 
 void DateHistogram::doWriteTo(StreamOutput& out) const {
@@ -447,39 +393,5 @@ void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
 }
 
 int64_t DateHistogram::bucketCount() const { return histogram_common::bucketCount(buckets_); }
-
-void DateHistogram::responseFieldsToJson(json& j) const {
-  j["buckets"] = histogram_common::bucketsToResponseJson(
-      buckets_, keyed_, format_, [&](int64_t k) { return format_.formatLongAsString(k); },
-      [](int64_t k) { return json(k); });
-}
-
-void DateHistogram::wireFieldsToJson(json& j) const {
-  j["order"] = order_.toJson();
-  j["min_doc_count"] = min_doc_count_;
-  if (empty_bucket_info_) {
-    const EmptyBucketInfo& e = *empty_bucket_info_;
-    json ej = json::object();
-    ej["rounding"] = roundingToJson(e.rounding);
-    ej["aggregations"] = e.aggregations.toWireJson();
-    if (e.bounds) {
-      json bj = json::object();
-      bj["min"] = optionalToJson(e.bounds->min);
-      bj["max"] = optionalToJson(e.bounds->max);
-      bj["min_as_str"] = optionalToJson(e.bounds->min_as_str);
-      bj["max_as_str"] = optionalToJson(e.bounds->max_as_str);
-      ej["bounds"] = std::move(bj);
-    } else {
-      ej["bounds"] = nullptr;
-    }
-    j["empty_bucket_info"] = std::move(ej);
-  } else {
-    j["empty_bucket_info"] = nullptr;
-  }
-  j["offset"] = offset_;
-  j["format"] = format_.toJson();
-  j["keyed"] = keyed_;
-  j["buckets"] = histogram_common::bucketsToWireJson(buckets_, [](int64_t k) { return json(k); });
-}
 
 }  // namespace wirestream::aggregations

@@ -44,7 +44,7 @@ class UnsupportedTimeZoneError : public StreamError {
   using StreamError::StreamError;
 };
 
-class DateHistogram final : public InternalAggregation {
+class DateHistogram final : public AggregationBase<DateHistogram> {
  public:
   static constexpr std::string_view kType = "date_histogram";
 
@@ -111,9 +111,12 @@ class DateHistogram final : public InternalAggregation {
   };
 
   DateHistogram(std::string name, Metadata metadata)
-      : InternalAggregation(std::move(name), std::move(metadata)) {}
+      : AggregationBase(std::move(name), std::move(metadata)) {}
   DateHistogram(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit DateHistogram(const nlohmann::ordered_json& j);
+  // The unit of ES's DateTimeUnit id 1..8; CorruptStreamError otherwise.
+  static Unit unitOf(int64_t id);
+  // CorruptStreamError unless a fixed interval (ms) is at least 1.
+  static void checkInterval(int64_t interval);
 
   const BucketOrder& order() const { return order_; }
   void setOrder(BucketOrder o) { order_ = std::move(o); }
@@ -133,19 +136,13 @@ class DateHistogram final : public InternalAggregation {
   std::vector<Bucket>& buckets() { return buckets_; }
   const std::vector<Bucket>& buckets() const { return buckets_; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<DateHistogram>(*this);
-  }
   int64_t bucketCount() const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   void addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const;

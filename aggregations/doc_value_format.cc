@@ -20,6 +20,7 @@
 #include "aggregations/date_format.h"
 #include "aggregations/json_util.h"
 #include "stream/errors.h"
+#include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations {
 
@@ -343,6 +344,7 @@ std::string_view DocValueFormat::getWriteableName() const {
 const std::vector<std::string_view>& DocValueFormat::allNames() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> v;
+    v.reserve(kNames.size());
     for (const NameOf& n : kNames) v.push_back(n.name);
     return v;
   }();
@@ -396,7 +398,7 @@ DocValueFormat DocValueFormat::fromName(std::string_view name) {
 }
 
 DocValueFormat DocValueFormat::readFrom(StreamInput& in, const NamedWriteableRegistry& registry) {
-  return *in.readNamedWriteable<DocValueFormat>(registry);
+  return *readNamedWriteable<DocValueFormat>(in, registry);
 }
 
 json DocValueFormat::toJson() const {

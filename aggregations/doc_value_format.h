@@ -31,13 +31,13 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
-#include "stream/named_writeable_registry.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
+#include "stream/structured/named_writeable_registry.h"
 #include "stream/writeable.h"
 
 namespace wirestream::aggregations {

@@ -21,12 +21,8 @@
 
 #include "aggregations/histogram_common.h"
 #include "aggregations/java_double.h"
-#include "aggregations/json_util.h"
 
 namespace wirestream::aggregations {
-
-namespace ju = json_util;
-using json = nlohmann::ordered_json;
 
 int Histogram::Bucket::compareKey(const Bucket& o) const { return javaDoubleCompare(key, o.key); }
 
@@ -42,17 +38,15 @@ bool operator==(const Histogram::EmptyBucketInfo& a, const Histogram::EmptyBucke
 
 static_assert(Histogram::kEmptyCopyBytesPerBucket == histogram_common::kEmptyCopyBytesPerBucket);
 
-namespace {
-void checkInterval(double interval) {
+void Histogram::checkInterval(double interval) {
   if (!(interval > 0) || !std::isfinite(interval)) {
     internal::throwCorrupt("histogram interval must be positive and finite but was [" +
                            std::to_string(interval) + "]");
   }
 }
-}  // namespace
 
 Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
-    : InternalAggregation(in) {
+    : AggregationBase(in) {
   order_ = BucketOrder::readFrom(in);
   min_doc_count_ = readNonNegativeVLong(in, "min doc count");
   if (min_doc_count_ == 0) {
@@ -69,25 +63,6 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
   keyed_ = in.readBoolean();
   histogram_common::readBuckets(in, registry, buckets_,
                                 [](StreamInput& in) { return in.readDouble(); });
-}
-
-Histogram::Histogram(const json& j) : InternalAggregation(j) {
-  order_ = BucketOrder::fromJson(ju::field(j, "order"));
-  const json& ej = histogram_common::minDocCountFromJson(j, min_doc_count_);
-  if (!ej.is_null()) {
-    EmptyBucketInfo e;
-    e.interval = ju::getDouble(ej, "interval");
-    checkInterval(e.interval);
-    e.offset = ju::getDouble(ej, "offset");
-    e.min_bound = ju::getDouble(ej, "min_bound");
-    e.max_bound = ju::getDouble(ej, "max_bound");
-    e.aggregations = InternalAggregations::fromWireJson(ju::field(ej, "aggregations"));
-    empty_bucket_info_ = std::move(e);
-  }
-  format_ = DocValueFormat::fromJson(ju::field(j, "format"));
-  keyed_ = ju::getBool(j, "keyed");
-  histogram_common::bucketsFromWireJson(ju::field(j, "buckets"), buckets_,
-                                        [](const json& bj) { return ju::getDouble(bj, "key"); });
 }
 
 void Histogram::doWriteTo(StreamOutput& out) const {
@@ -157,31 +132,5 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
 }
 
 int64_t Histogram::bucketCount() const { return histogram_common::bucketCount(buckets_); }
-
-void Histogram::responseFieldsToJson(json& j) const {
-  j["buckets"] = histogram_common::bucketsToResponseJson(
-      buckets_, keyed_, format_, [&](double k) { return format_.formatDoubleAsString(k); },
-      ju::fromDouble);
-}
-
-void Histogram::wireFieldsToJson(json& j) const {
-  j["order"] = order_.toJson();
-  j["min_doc_count"] = min_doc_count_;
-  if (empty_bucket_info_) {
-    const EmptyBucketInfo& e = *empty_bucket_info_;
-    json ej = json::object();
-    ej["interval"] = ju::fromDouble(e.interval);
-    ej["offset"] = ju::fromDouble(e.offset);
-    ej["min_bound"] = ju::fromDouble(e.min_bound);
-    ej["max_bound"] = ju::fromDouble(e.max_bound);
-    ej["aggregations"] = e.aggregations.toWireJson();
-    j["empty_bucket_info"] = std::move(ej);
-  } else {
-    j["empty_bucket_info"] = nullptr;
-  }
-  j["format"] = format_.toJson();
-  j["keyed"] = keyed_;
-  j["buckets"] = histogram_common::bucketsToWireJson(buckets_, ju::fromDouble);
-}
 
 }  // namespace wirestream::aggregations

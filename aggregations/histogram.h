@@ -27,7 +27,7 @@
 
 namespace wirestream::aggregations {
 
-class Histogram final : public InternalAggregation {
+class Histogram final : public AggregationBase<Histogram> {
  public:
   static constexpr std::string_view kType = "histogram";
   // A filled-in bucket's copy of the empty bucket's sub-aggregations counts
@@ -59,9 +59,10 @@ class Histogram final : public InternalAggregation {
   };
 
   Histogram(std::string name, Metadata metadata)
-      : InternalAggregation(std::move(name), std::move(metadata)) {}
+      : AggregationBase(std::move(name), std::move(metadata)) {}
   Histogram(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit Histogram(const nlohmann::ordered_json& j);
+  // CorruptStreamError unless `interval` is positive and finite.
+  static void checkInterval(double interval);
 
   const BucketOrder& order() const { return order_; }
   void setOrder(BucketOrder o) { order_ = std::move(o); }
@@ -79,19 +80,13 @@ class Histogram final : public InternalAggregation {
   std::vector<Bucket>& buckets() { return buckets_; }
   const std::vector<Bucket>& buckets() const { return buckets_; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<Histogram>(*this);
-  }
   int64_t bucketCount() const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   void addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const;

@@ -1,6 +1,6 @@
 // Internal to //aggregations: what `histogram` and `date_histogram` share
 // (ES's InternalHistogram / InternalDateHistogram), as templates over the
-// bucket type: the reduce, and the bucket list on the wire and in JSON. The
+// bucket type: the reduce, and the bucket list on the wire (its JSON: aggregations/json). The
 // key type, how a key is read, written and printed, and the key-stepping
 // function are what differ.
 //
@@ -30,7 +30,6 @@
 #include "aggregations/bucket_order.h"
 #include "aggregations/doc_value_format.h"
 #include "aggregations/internal_aggregation.h"
-#include "aggregations/json_util.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
 
@@ -212,72 +211,6 @@ void writeBuckets(StreamOutput& out, const std::vector<Bucket>& buckets, WriteKe
     out.writeVLong(b.doc_count);
     b.aggregations.writeTo(out);
   }
-}
-
-// Reads "min_doc_count" of the lossless JSON into `min_doc_count` and returns
-// "empty_bucket_info", which must be non-null exactly when it is 0.
-inline const nlohmann::ordered_json& minDocCountFromJson(const nlohmann::ordered_json& j,
-                                                         int64_t& min_doc_count) {
-  min_doc_count = json_util::getLong(j, "min_doc_count");
-  if (min_doc_count < 0) internal::throwCorrupt("negative min doc count");
-  const nlohmann::ordered_json& ej = json_util::field(j, "empty_bucket_info");
-  if (ej.is_null() != (min_doc_count != 0)) {
-    internal::throwCorrupt("empty_bucket_info must be present exactly when min_doc_count is 0");
-  }
-  return ej;
-}
-
-// The lossless JSON of the bucket list: [{key, doc_count, aggregations}].
-template <class Bucket, class KeyFromJson>
-void bucketsFromWireJson(const nlohmann::ordered_json& bs, std::vector<Bucket>& buckets,
-                         KeyFromJson key_from_json) {
-  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
-  for (const nlohmann::ordered_json& bj : bs) {
-    Bucket& b = buckets.emplace_back();
-    b.key = key_from_json(bj);
-    b.doc_count = json_util::getLong(bj, "doc_count");
-    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
-    b.aggregations = InternalAggregations::fromWireJson(json_util::field(bj, "aggregations"));
-  }
-}
-
-template <class Bucket, class KeyToJson>
-nlohmann::ordered_json bucketsToWireJson(const std::vector<Bucket>& buckets,
-                                         KeyToJson key_to_json) {
-  nlohmann::ordered_json bs = nlohmann::ordered_json::array();
-  for (const Bucket& b : buckets) {
-    nlohmann::ordered_json bj = nlohmann::ordered_json::object();
-    bj["key"] = key_to_json(b.key);
-    bj["doc_count"] = b.doc_count;
-    bj["aggregations"] = b.aggregations.toWireJson();
-    bs.push_back(std::move(bj));
-  }
-  return bs;
-}
-
-// As ES's Bucket.toXContent: key_as_string unless the format is raw, key,
-// doc_count, the sub-aggregations by name; the formatted key names a keyed
-// bucket.
-template <class Bucket, class KeyAsString, class KeyToJson>
-nlohmann::ordered_json bucketsToResponseJson(const std::vector<Bucket>& buckets, bool keyed,
-                                             const DocValueFormat& format,
-                                             KeyAsString key_as_string, KeyToJson key_to_json) {
-  using json = nlohmann::ordered_json;
-  json bs = keyed ? json::object() : json::array();
-  for (const Bucket& b : buckets) {
-    std::string text = key_as_string(b.key);
-    json bj = json::object();
-    if (!format.isRaw()) bj["key_as_string"] = text;
-    bj["key"] = key_to_json(b.key);
-    bj["doc_count"] = b.doc_count;
-    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
-    if (keyed) {
-      bs[text] = std::move(bj);
-    } else {
-      bs.push_back(std::move(bj));
-    }
-  }
-  return bs;
 }
 
 }  // namespace wirestream::aggregations::histogram_common

@@ -11,29 +11,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "aggregations/json_util.h"
-#include "aggregations/registry.h"
 #include "stream/errors.h"
-#include "stream/generic_value.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations {
 
 namespace {
-// Depth of InternalAggregations::fromWireJson calls on this thread (the
-// stream path counts in StreamInput's NestingScope instead).
-thread_local int json_depth = 0;
-
-struct DepthGuard {
-  DepthGuard() {
-    if (++json_depth > InternalAggregations::kMaxJsonDepth) {
-      --json_depth;
-      internal::throwLimitExceeded("aggregations nested deeper than " +
-                                   std::to_string(InternalAggregations::kMaxJsonDepth));
-    }
-  }
-  ~DepthGuard() { --json_depth; }
-};
-
 // Counts the bytes written and keeps none of them.
 class CountingOutput final : public StreamOutput {
  public:
@@ -83,38 +67,14 @@ InternalAggregation::InternalAggregation(StreamInput& in) {
   metadata_ = readMetadata(in);
 }
 
-InternalAggregation::InternalAggregation(const nlohmann::ordered_json& j) {
-  name_ = json_util::getString(j, "name");
-  metadata_ = genericFromTaggedJson(json_util::field(j, "metadata"));
-  if (!metadata_.isNull() && !metadata_.isMap()) {
-    internal::throwCorrupt("aggregation metadata must be a map or null");
-  }
-}
-
 void InternalAggregation::writeTo(StreamOutput& out) const {
   out.writeString(name_);
-  out.writeGenericValue(metadata_);
+  writeGenericValue(out, metadata_);
   doWriteTo(out);
 }
 
 double InternalAggregation::sortValue(std::string_view) const {
   return std::numeric_limits<double>::quiet_NaN();
-}
-
-nlohmann::ordered_json InternalAggregation::toWireJson() const {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  j["type"] = std::string(getWriteableName());
-  j["name"] = name_;
-  j["metadata"] = genericToTaggedJson(metadata_);
-  wireFieldsToJson(j);
-  return j;
-}
-
-nlohmann::ordered_json InternalAggregation::toResponseJson() const {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  if (!metadata_.isNull()) j["meta"] = genericToPlainJson(metadata_);
-  responseFieldsToJson(j);
-  return j;
 }
 
 bool operator==(const InternalAggregation& a, const InternalAggregation& b) {
@@ -162,7 +122,7 @@ InternalAggregations InternalAggregations::readList(StreamInput& in,
   constexpr int32_t kHashAbove = 8;
   std::unordered_set<std::string_view> names;
   for (int32_t i = 0; i < n; ++i) {
-    Ptr agg = in.readNamedWriteable<InternalAggregation>(registry);
+    Ptr agg = readNamedWriteable<InternalAggregation>(in, registry);
     bool repeated;
     if (n <= kHashAbove) {
       repeated = std::any_of(aggs.begin(), aggs.end(),
@@ -240,26 +200,6 @@ int64_t InternalAggregations::bucketCount() const {
   int64_t n = 0;
   for (const Ptr& a : aggs_) n += a->bucketCount();
   return n;
-}
-
-nlohmann::ordered_json InternalAggregations::toResponseJson() const {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const Ptr& a : aggs_) j[a->getName()] = a->toResponseJson();
-  return j;
-}
-
-nlohmann::ordered_json InternalAggregations::toWireJson() const {
-  nlohmann::ordered_json j = nlohmann::ordered_json::array();
-  for (const Ptr& a : aggs_) j.push_back(a->toWireJson());
-  return j;
-}
-
-InternalAggregations InternalAggregations::fromWireJson(const nlohmann::ordered_json& j) {
-  DepthGuard guard;
-  if (!j.is_array()) internal::throwCorrupt("aggregations must be a JSON array");
-  std::vector<Ptr> aggs;
-  for (const auto& e : j) aggs.push_back(aggregationFromWireJson(e));
-  return InternalAggregations(std::move(aggs));
 }
 
 bool operator==(const InternalAggregations& a, const InternalAggregations& b) {

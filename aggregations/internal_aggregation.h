@@ -8,7 +8,7 @@
 //   InternalAggregations back = InternalAggregations::readFrom(in, defaultRegistry());
 //   InternalAggregations total =
 //       InternalAggregations::reduce({&shard0, &shard1}, ReduceContext::finalReduce());
-//   std::string body = total.toResponseJson().dump();     // the ES response shape (§8)
+//   std::string body = toResponseJson(total).dump();  // aggregations/json: ES's shape (§8)
 //
 // An InternalAggregation is a NamedWriteable: getWriteableName() is its type
 // ("sterms"), getName() the name the user gave it. writeTo() writes the name,
@@ -22,7 +22,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <ranges>
 #include <span>
 #include <string>
@@ -31,9 +30,9 @@
 
 #include "aggregations/metadata.h"
 #include "stream/errors.h"
-#include "stream/named_writeable_registry.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
+#include "stream/structured/named_writeable_registry.h"
 #include "stream/writeable.h"
 
 namespace wirestream::aggregations {
@@ -126,13 +125,6 @@ class InternalAggregation : public NamedWriteable {
   // metric ("min", "avg"...). NaN when there is no such value.
   virtual double sortValue(std::string_view metric) const;
 
-  // The ES response body of this aggregation (without its name): "meta"
-  // first when there is metadata, then the type's fields.
-  nlohmann::ordered_json toResponseJson() const;
-  // Every wire field, {"type":..., "name":..., "metadata":..., ...};
-  // parsed back by aggregationFromWireJson (registry.h).
-  nlohmann::ordered_json toWireJson() const;
-
   friend bool operator==(const InternalAggregation& a, const InternalAggregation& b);
 
  protected:
@@ -143,19 +135,32 @@ class InternalAggregation : public NamedWriteable {
 
   // Reads the common header (name, metadata) into the fields.
   explicit InternalAggregation(StreamInput& in);
-  // The same from the wire JSON.
-  explicit InternalAggregation(const nlohmann::ordered_json& j);
 
   virtual void doWriteTo(StreamOutput& out) const = 0;
-  // Adds the type's response fields to `j`.
-  virtual void responseFieldsToJson(nlohmann::ordered_json& j) const = 0;
   // `other` has the same dynamic type; name and metadata are already equal.
   virtual bool doEquals(const InternalAggregation& other) const = 0;
-  virtual void wireFieldsToJson(nlohmann::ordered_json& j) const = 0;
 
  private:
   std::string name_;
   Metadata metadata_;
+};
+
+// The members every concrete aggregation type would write alike, supplied
+// once: getWriteableName() is Derived::kType and clone() copies.
+//
+//   class Avg final : public AggregationBase<Avg, MetricAggregation> {
+//     Avg(...) : AggregationBase(std::move(name), std::move(metadata)) {}
+//   };
+template <class Derived, class Base = InternalAggregation>
+class AggregationBase : public Base {
+ public:
+  std::string_view getWriteableName() const final { return Derived::kType; }
+  std::unique_ptr<InternalAggregation> clone() const final {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+
+ protected:
+  using Base::Base;
 };
 
 // Views a reduce's input (all of dynamic type T, as reduce guarantees) as T.
@@ -263,14 +268,6 @@ class InternalAggregations {
   // The bytes writeTo writes at the current transport version, counted
   // without being kept; throws what writeTo throws.
   size_t encodedSize() const;
-
-  // {"<name>": <response body>, ...}
-  nlohmann::ordered_json toResponseJson() const;
-  // [<wire json>, ...]
-  nlohmann::ordered_json toWireJson() const;
-  // Nesting deeper than kMaxJsonDepth is LimitExceededError.
-  static constexpr int kMaxJsonDepth = StreamInput::kDefaultMaxNestingDepth;
-  static InternalAggregations fromWireJson(const nlohmann::ordered_json& j);
 
   friend bool operator==(const InternalAggregations& a, const InternalAggregations& b);
 

@@ -12,24 +12,13 @@
 #include <cmath>
 
 #include "aggregations/compensated_sum.h"
-#include "aggregations/json_util.h"
 
 namespace wirestream::aggregations {
-
-namespace ju = json_util;
-using json = nlohmann::ordered_json;
 
 MetricAggregation::MetricAggregation(StreamInput& in, const NamedWriteableRegistry& registry)
     : InternalAggregation(in), format_(DocValueFormat::readFrom(in, registry)) {}
 
-MetricAggregation::MetricAggregation(const json& j)
-    : InternalAggregation(j), format_(DocValueFormat::fromJson(ju::field(j, "format"))) {}
-
 // ---- max / min / sum ----
-
-template <class Traits>
-SingleDoubleMetric<Traits>::SingleDoubleMetric(const json& j)
-    : MetricAggregation(j), value_(ju::getDouble(j, "value")) {}
 
 template <class Traits>
 std::unique_ptr<InternalAggregation> SingleDoubleMetric<Traits>::reduce(
@@ -46,31 +35,14 @@ std::unique_ptr<InternalAggregation> SingleDoubleMetric<Traits>::reduce(
     for (const auto* a : downcast<SingleDoubleMetric>(aggs)) s.add(a->value_);
     v = s.value();
   }
-  auto out = std::make_unique<SingleDoubleMetric>(getName(), getMetadata(), v);
-  out->format_ = format_;
+  auto out = std::make_unique<SingleDoubleMetric>(this->getName(), this->getMetadata(), v);
+  out->format_ = this->format_;
   return out;
 }
 
 template <class Traits>
 double SingleDoubleMetric<Traits>::sortValue(std::string_view metric) const {
   return metric.empty() || metric == "value" ? value_ : std::numeric_limits<double>::quiet_NaN();
-}
-
-template <class Traits>
-void SingleDoubleMetric<Traits>::responseFieldsToJson(json& j) const {
-  // As ES's doXContentBody: an empty max/min is ±inf and renders null; any
-  // other value goes through Jackson, which quotes NaN and infinities. So
-  // value_as_string unless the format is raw (sum: always, min/max: when
-  // there is a value).
-  bool has_value = Traits::kType == "sum" || !std::isinf(value_);
-  j["value"] = has_value ? ju::fromDouble(value_) : json(nullptr);
-  if (has_value && !format_.isRaw()) j["value_as_string"] = format_.formatDoubleAsString(value_);
-}
-
-template <class Traits>
-void SingleDoubleMetric<Traits>::wireFieldsToJson(json& j) const {
-  j["format"] = format_.toJson();
-  j["value"] = ju::fromDouble(value_);
 }
 
 template class SingleDoubleMetric<MaxTraits>;
@@ -80,17 +52,11 @@ template class SingleDoubleMetric<SumTraits>;
 // ---- avg ----
 
 Avg::Avg(std::string name, Metadata metadata, double sum, int64_t count)
-    : MetricAggregation(std::move(name), std::move(metadata)), sum_(sum), count_(count) {}
+    : AggregationBase(std::move(name), std::move(metadata)), sum_(sum), count_(count) {}
 
-Avg::Avg(StreamInput& in, const NamedWriteableRegistry& registry)
-    : MetricAggregation(in, registry) {
+Avg::Avg(StreamInput& in, const NamedWriteableRegistry& registry) : AggregationBase(in, registry) {
   sum_ = in.readDouble();
   count_ = readNonNegativeVLong(in, "avg count");
-}
-
-Avg::Avg(const json& j)
-    : MetricAggregation(j), sum_(ju::getDouble(j, "sum")), count_(ju::getLong(j, "count")) {
-  if (count_ < 0) internal::throwCorrupt("negative avg count [" + std::to_string(count_) + "]");
 }
 
 double Avg::value() const {
@@ -126,30 +92,13 @@ double Avg::sortValue(std::string_view metric) const {
   return metric.empty() || metric == "value" ? value() : std::numeric_limits<double>::quiet_NaN();
 }
 
-void Avg::responseFieldsToJson(json& j) const {
-  // As ES: null with no values, else sum / count (non-finite quoted).
-  j["value"] = count_ != 0 ? ju::fromDouble(value()) : json(nullptr);
-  if (count_ != 0 && !format_.isRaw()) j["value_as_string"] = format_.formatDoubleAsString(value());
-}
-
-void Avg::wireFieldsToJson(json& j) const {
-  j["format"] = format_.toJson();
-  j["sum"] = ju::fromDouble(sum_);
-  j["count"] = count_;
-}
-
 // ---- value_count ----
 
 ValueCount::ValueCount(std::string name, Metadata metadata, int64_t value)
-    : MetricAggregation(std::move(name), std::move(metadata)), value_(value) {}
+    : AggregationBase(std::move(name), std::move(metadata)), value_(value) {}
 
 ValueCount::ValueCount(StreamInput& in, const NamedWriteableRegistry&)
-    : MetricAggregation(in, NoFormat{}), value_(readNonNegativeVLong(in, "value_count")) {}
-
-ValueCount::ValueCount(const json& j)
-    : MetricAggregation(j, NoFormat{}), value_(ju::getLong(j, "value")) {
-  if (value_ < 0) internal::throwCorrupt("negative value_count [" + std::to_string(value_) + "]");
-}
+    : AggregationBase(in, NoFormat{}), value_(readNonNegativeVLong(in, "value_count")) {}
 
 void ValueCount::doWriteTo(StreamOutput& out) const { out.writeVLong(value_); }
 
@@ -172,34 +121,21 @@ double ValueCount::sortValue(std::string_view metric) const {
                                              : std::numeric_limits<double>::quiet_NaN();
 }
 
-void ValueCount::responseFieldsToJson(json& j) const { j["value"] = value_; }
-
-void ValueCount::wireFieldsToJson(json& j) const { j["value"] = value_; }
-
 // ---- stats ----
 
 Stats::Stats(std::string name, Metadata metadata, int64_t count, double min, double max, double sum)
-    : MetricAggregation(std::move(name), std::move(metadata)),
+    : AggregationBase(std::move(name), std::move(metadata)),
       count_(count),
       min_(min),
       max_(max),
       sum_(sum) {}
 
 Stats::Stats(StreamInput& in, const NamedWriteableRegistry& registry)
-    : MetricAggregation(in, registry) {
+    : AggregationBase(in, registry) {
   count_ = readNonNegativeVLong(in, "stats count");
   min_ = in.readDouble();
   max_ = in.readDouble();
   sum_ = in.readDouble();
-}
-
-Stats::Stats(const json& j)
-    : MetricAggregation(j),
-      count_(ju::getLong(j, "count")),
-      min_(ju::getDouble(j, "min")),
-      max_(ju::getDouble(j, "max")),
-      sum_(ju::getDouble(j, "sum")) {
-  if (count_ < 0) internal::throwCorrupt("negative stats count [" + std::to_string(count_) + "]");
 }
 
 double Stats::avg() const {
@@ -245,31 +181,6 @@ double Stats::sortValue(std::string_view metric) const {
   if (metric == "avg") return avg();
   if (metric == "sum") return sum_;
   return std::numeric_limits<double>::quiet_NaN();
-}
-
-void Stats::responseFieldsToJson(json& j) const {
-  // As ES: with no values, min/max/avg are null and sum is 0.0; otherwise
-  // each as it is (non-finite quoted, as Jackson writes them).
-  bool empty = count_ == 0;
-  j["count"] = count_;
-  j["min"] = empty ? json(nullptr) : ju::fromDouble(min_);
-  j["max"] = empty ? json(nullptr) : ju::fromDouble(max_);
-  j["avg"] = empty ? json(nullptr) : ju::fromDouble(avg());
-  j["sum"] = empty ? json(0.0) : ju::fromDouble(sum_);
-  if (!empty && !format_.isRaw()) {
-    j["min_as_string"] = format_.formatDoubleAsString(min_);
-    j["max_as_string"] = format_.formatDoubleAsString(max_);
-    j["avg_as_string"] = format_.formatDoubleAsString(avg());
-    j["sum_as_string"] = format_.formatDoubleAsString(sum_);
-  }
-}
-
-void Stats::wireFieldsToJson(json& j) const {
-  j["format"] = format_.toJson();
-  j["count"] = count_;
-  j["min"] = ju::fromDouble(min_);
-  j["max"] = ju::fromDouble(max_);
-  j["sum"] = ju::fromDouble(sum_);
 }
 
 }  // namespace wirestream::aggregations

@@ -7,7 +7,8 @@
 // max/min of the values (an empty max is -inf, an empty min +inf), sums with
 // Kahan compensation (CompensatedSum), counts added. Response JSON as ES:
 // {"value": v} (null for an empty max/min/avg); stats renders count, min,
-// max, avg, sum. Value types with deep-copy semantics; not thread-safe.
+// max, avg, sum (aggregations/json). Value types with deep-copy semantics;
+// not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -32,11 +33,9 @@ class MetricAggregation : public InternalAggregation {
   MetricAggregation(std::string name, Metadata metadata)
       : InternalAggregation(std::move(name), std::move(metadata)) {}
   MetricAggregation(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit MetricAggregation(const nlohmann::ordered_json& j);
   // For a body without a format (value_count): the format is raw.
   struct NoFormat {};
   MetricAggregation(StreamInput& in, NoFormat) : InternalAggregation(in) {}
-  MetricAggregation(const nlohmann::ordered_json& j, NoFormat) : InternalAggregation(j) {}
 
   void writeFormat(StreamOutput& out) const { format_.writeNamed(out); }
 
@@ -46,37 +45,33 @@ class MetricAggregation : public InternalAggregation {
 // A metric holding one double (max, min, sum); `Traits` picks the type name,
 // the empty value and how two values combine.
 template <class Traits>
-class SingleDoubleMetric final : public MetricAggregation {
+class SingleDoubleMetric final
+    : public AggregationBase<SingleDoubleMetric<Traits>, MetricAggregation> {
+  using Super = AggregationBase<SingleDoubleMetric<Traits>, MetricAggregation>;
+
  public:
   static constexpr std::string_view kType = Traits::kType;
 
   SingleDoubleMetric(std::string name, Metadata metadata, double value)
-      : MetricAggregation(std::move(name), std::move(metadata)), value_(value) {}
+      : Super(std::move(name), std::move(metadata)), value_(value) {}
   SingleDoubleMetric(StreamInput& in, const NamedWriteableRegistry& registry)
-      : MetricAggregation(in, registry), value_(in.readDouble()) {}
-  explicit SingleDoubleMetric(const nlohmann::ordered_json& j);
+      : Super(in, registry), value_(in.readDouble()) {}
 
   double value() const { return value_; }
   void setValue(double v) { value_ = v; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<SingleDoubleMetric>(*this);
-  }
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override {
-    writeFormat(out);
+    this->writeFormat(out);
     out.writeDouble(value_);
   }
   bool doEquals(const InternalAggregation& other) const override {
     return sameDouble(value_, static_cast<const SingleDoubleMetric&>(other).value_);
   }
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   double value_;
@@ -100,13 +95,12 @@ extern template class SingleDoubleMetric<MaxTraits>;
 extern template class SingleDoubleMetric<MinTraits>;
 extern template class SingleDoubleMetric<SumTraits>;
 
-class Avg final : public MetricAggregation {
+class Avg final : public AggregationBase<Avg, MetricAggregation> {
  public:
   static constexpr std::string_view kType = "avg";
 
   Avg(std::string name, Metadata metadata, double sum, int64_t count);
   Avg(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit Avg(const nlohmann::ordered_json& j);
 
   double sum() const { return sum_; }
   int64_t count() const { return count_; }
@@ -115,19 +109,13 @@ class Avg final : public MetricAggregation {
   // sum / count; NaN when count is 0 (rendered null).
   double value() const;
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<Avg>(*this);
-  }
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   double sum_;
@@ -136,42 +124,34 @@ class Avg final : public MetricAggregation {
 
 // No format on the wire (ES's InternalValueCount writes the count alone), so
 // format() is always raw.
-class ValueCount final : public MetricAggregation {
+class ValueCount final : public AggregationBase<ValueCount, MetricAggregation> {
  public:
   static constexpr std::string_view kType = "value_count";
 
   ValueCount(std::string name, Metadata metadata, int64_t value);
   ValueCount(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit ValueCount(const nlohmann::ordered_json& j);
 
   int64_t value() const { return value_; }
   void setValue(int64_t v) { value_ = v; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<ValueCount>(*this);
-  }
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   int64_t value_;
 };
 
-class Stats final : public MetricAggregation {
+class Stats final : public AggregationBase<Stats, MetricAggregation> {
  public:
   static constexpr std::string_view kType = "stats";
 
   Stats(std::string name, Metadata metadata, int64_t count, double min, double max, double sum);
   Stats(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit Stats(const nlohmann::ordered_json& j);
 
   int64_t count() const { return count_; }
   double min() const { return min_; }
@@ -183,20 +163,14 @@ class Stats final : public MetricAggregation {
   void setMax(double v) { max_ = v; }
   void setSum(double v) { sum_ = v; }
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<Stats>(*this);
-  }
   // "count", "min", "max", "avg", "sum".
   double sortValue(std::string_view metric) const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   int64_t count_;

@@ -8,7 +8,6 @@
 #include "aggregations/cardinality.h"
 #include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
-#include "aggregations/json_util.h"
 #include "aggregations/metrics.h"
 #include "aggregations/terms.h"
 #include "stream/errors.h"
@@ -35,14 +34,6 @@ void addAll(NamedWriteableRegistry& r, TypeList<T...>) {
   (addType<T>(r), ...);
 }
 
-template <class... T>
-std::unique_ptr<InternalAggregation> fromJson(std::string_view type,
-                                              const nlohmann::ordered_json& j, TypeList<T...>) {
-  std::unique_ptr<InternalAggregation> out;
-  ((type == T::kType ? (out = std::make_unique<T>(j), true) : false) || ...);
-  return out;
-}
-
 }  // namespace
 
 void registerAggregations(NamedWriteableRegistry& registry) {
@@ -61,13 +52,6 @@ const NamedWriteableRegistry& defaultRegistry() {
     return r;
   }();
   return *registry;
-}
-
-std::unique_ptr<InternalAggregation> aggregationFromWireJson(const nlohmann::ordered_json& j) {
-  std::string type = json_util::getString(j, "type");
-  auto out = fromJson(type, j, AllTypes{});
-  if (!out) internal::throwCorrupt("Unknown NamedWriteable [InternalAggregation][" + type + "]");
-  return out;
 }
 
 }  // namespace wirestream::aggregations

@@ -1,5 +1,5 @@
-// The registry of every aggregation type of wire format §7, and the reader of
-// the wire JSON that `wirestream decode` prints.
+// The registry of every aggregation type of wire format §7 (their JSON:
+// aggregations/json/aggregation_json.h).
 //
 //   const NamedWriteableRegistry& r = defaultRegistry();
 //   InternalAggregations aggs = InternalAggregations::readFrom(in, r);
@@ -16,10 +16,9 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "aggregations/internal_aggregation.h"
-#include "stream/named_writeable_registry.h"
+#include "stream/structured/named_writeable_registry.h"
 
 namespace wirestream::aggregations {
 
@@ -27,9 +26,5 @@ namespace wirestream::aggregations {
 void registerAggregations(NamedWriteableRegistry& registry);
 
 const NamedWriteableRegistry& defaultRegistry();
-
-// One {"type": ..., "name": ...} object of the wire JSON; an unknown type is
-// CorruptStreamError "Unknown NamedWriteable [InternalAggregation][type]".
-std::unique_ptr<InternalAggregation> aggregationFromWireJson(const nlohmann::ordered_json& j);
 
 }  // namespace wirestream::aggregations

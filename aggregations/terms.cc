@@ -22,12 +22,7 @@
 #include <cmath>
 #include <limits>
 
-#include "aggregations/json_util.h"
-
 namespace wirestream::aggregations {
-
-namespace ju = json_util;
-using json = nlohmann::ordered_json;
 
 void writeSize(StreamOutput& out, int32_t size) {
   out.writeVInt(size == std::numeric_limits<int32_t>::max() ? 0 : size);
@@ -183,68 +178,6 @@ bool TermsBuckets<Key>::equals(const TermsBuckets& o) const {
   return true;
 }
 
-namespace {
-
-template <class Key>
-json keyToJson(typename Key::View k) {
-  if constexpr (std::is_same_v<Key, StringKey>) {
-    // Bytes that need not be UTF-8 (the wire JSON hex-encodes those; the
-    // response renders them as ES does, invalid bytes as U+FFFD).
-    return ju::toUtf8Lossy(k);
-  } else if constexpr (std::is_same_v<Key, LongKey>) {
-    return k;
-  } else {
-    return ju::fromDouble(k);
-  }
-}
-
-// A bucket's key in the response, as ES's Bucket.keyToXContent: sterms the
-// formatted bytes; lterms and dterms the number and, unless the format is raw,
-// key_as_string (lterms under unsigned_long_shift: the unsigned number only).
-template <class Key>
-void putResponseKey(json& b, typename Key::View k, const DocValueFormat& format) {
-  if constexpr (std::is_same_v<Key, StringKey>) {
-    b["key"] = format.formatBytes(k);
-  } else if constexpr (std::is_same_v<Key, LongKey>) {
-    if (format.kind() == DocValueFormat::Kind::kUnsignedLongShifted) {
-      b["key"] = format.formatLong(k);
-      return;
-    }
-    b["key"] = k;
-    if (!format.isRaw()) b["key_as_string"] = format.formatLongAsString(k);
-  } else {
-    b["key"] = ju::fromDouble(k);
-    if (!format.isRaw()) b["key_as_string"] = format.formatDoubleAsString(k);
-  }
-}
-
-template <class Key>
-void putWireKey(json& b, typename Key::View k) {
-  if constexpr (std::is_same_v<Key, StringKey>) {
-    if (ju::isValidUtf8(k)) {
-      b["key"] = std::string(k);
-    } else {
-      b["key_hex"] = ju::toHex(k);
-    }
-  } else {
-    b["key"] = keyToJson<Key>(k);
-  }
-}
-
-template <class Key>
-typename Key::Type wireKeyFromJson(const json& b) {
-  if constexpr (std::is_same_v<Key, StringKey>) {
-    if (b.contains("key_hex")) return ju::fromHex(ju::getString(b, "key_hex"));
-    return ju::getString(b, "key");
-  } else if constexpr (std::is_same_v<Key, LongKey>) {
-    return ju::getLong(b, "key");
-  } else {
-    return ju::getDouble(b, "key");
-  }
-}
-
-}  // namespace
-
 // ---- reading ----
 
 template <class Key>
@@ -318,36 +251,6 @@ InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry&
       Key::read(c, k);
       bs.keys_.push_back(k);
     }
-  }
-}
-
-template <class Key>
-InternalTerms<Key>::InternalTerms(const json& j) : InternalAggregation(j) {
-  reduce_order_ = BucketOrder::fromJson(ju::field(j, "reduce_order"));
-  order_ = BucketOrder::fromJson(ju::field(j, "order"));
-  required_size_ = ju::getInt(j, "required_size");
-  shard_size_ = ju::getInt(j, "shard_size");
-  min_doc_count_ = ju::getLong(j, "min_doc_count");
-  const json& err = ju::field(j, "doc_count_error");
-  doc_count_error_ =
-      err.is_null() ? std::nullopt : std::optional<int64_t>(ju::getLong(j, "doc_count_error"));
-  format_ = DocValueFormat::fromJson(ju::field(j, "format"));
-  show_term_doc_count_error_ = ju::getBool(j, "show_term_doc_count_error");
-  other_doc_count_ = ju::getLong(j, "other_doc_count");
-  if (required_size_ < 0 || shard_size_ < 0 || min_doc_count_ < 0 || other_doc_count_ < 0) {
-    internal::throwCorrupt("negative size or count in [" + getName() + "]");
-  }
-  const json& bs = ju::field(j, "buckets");
-  if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
-  for (const json& bj : bs) {
-    Bucket b;
-    b.doc_count = ju::getLong(bj, "doc_count");
-    if (b.doc_count < 0)
-      internal::throwCorrupt("negative doc count [" + std::to_string(b.doc_count) + "]");
-    if (show_term_doc_count_error_) b.doc_count_error = ju::getLong(bj, "doc_count_error");
-    b.aggregations = InternalAggregations::fromWireJson(ju::field(bj, "aggregations"));
-    b.key = wireKeyFromJson<Key>(bj);
-    buckets_.push_back(std::move(b));
   }
 }
 
@@ -625,47 +528,6 @@ int64_t InternalTerms<Key>::bucketCount() const {
     for (const InternalAggregations& a : buckets_.aggs_) n += a.bucketCount();
   }
   return n;
-}
-
-// ---- JSON ----
-
-template <class Key>
-void InternalTerms<Key>::responseFieldsToJson(json& j) const {
-  j["doc_count_error_upper_bound"] = doc_count_error_.value_or(0);
-  j["sum_other_doc_count"] = other_doc_count_;
-  json bs = json::array();
-  for (const auto& b : buckets_) {
-    json bj = json::object();
-    putResponseKey<Key>(bj, b.key, format_);
-    bj["doc_count"] = b.doc_count;
-    if (show_term_doc_count_error_) bj["doc_count_error_upper_bound"] = b.doc_count_error;
-    for (const auto& a : b.aggregations.list()) bj[a->getName()] = a->toResponseJson();
-    bs.push_back(std::move(bj));
-  }
-  j["buckets"] = std::move(bs);
-}
-
-template <class Key>
-void InternalTerms<Key>::wireFieldsToJson(json& j) const {
-  j["reduce_order"] = reduce_order_.toJson();
-  j["order"] = order_.toJson();
-  j["required_size"] = required_size_;
-  j["min_doc_count"] = min_doc_count_;
-  j["doc_count_error"] = doc_count_error_ ? json(*doc_count_error_) : json(nullptr);
-  j["format"] = format_.toJson();
-  j["shard_size"] = shard_size_;
-  j["show_term_doc_count_error"] = show_term_doc_count_error_;
-  j["other_doc_count"] = other_doc_count_;
-  json bs = json::array();
-  for (const auto& b : buckets_) {
-    json bj = json::object();
-    bj["doc_count"] = b.doc_count;
-    if (show_term_doc_count_error_) bj["doc_count_error"] = b.doc_count_error;
-    bj["aggregations"] = b.aggregations.toWireJson();
-    putWireKey<Key>(bj, b.key);
-    bs.push_back(std::move(bj));
-  }
-  j["buckets"] = std::move(bs);
 }
 
 template class TermsBuckets<StringKey>;

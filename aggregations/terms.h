@@ -339,7 +339,6 @@ class InternalTerms final : public InternalAggregation {
   InternalTerms(std::string name, Metadata metadata)
       : InternalAggregation(std::move(name), std::move(metadata)) {}
   InternalTerms(StreamInput& in, const NamedWriteableRegistry& registry);
-  explicit InternalTerms(const nlohmann::ordered_json& j);
 
   // The order shards sorted by for the reduce (key asc from 7.10 on).
   const BucketOrder& reduceOrder() const { return reduce_order_; }
@@ -376,12 +375,10 @@ class InternalTerms final : public InternalAggregation {
     return std::make_unique<InternalTerms>(*this);
   }
   int64_t bucketCount() const override;
-  void responseFieldsToJson(nlohmann::ordered_json& j) const override;
 
  protected:
   void doWriteTo(StreamOutput& out) const override;
   bool doEquals(const InternalAggregation& other) const override;
-  void wireFieldsToJson(nlohmann::ordered_json& j) const override;
 
  private:
   void writeKey(StreamOutput::Cursor& c, size_t i) const;

@@ -315,7 +315,7 @@ int32_t ZoneRules::offsetAt(int64_t epoch_second) const {
 std::vector<int32_t> ZoneRules::validOffsets(int64_t local_second) const {
   // Offsets are within a day of UTC: only segments overlapping that window
   // can hold the local time, and they are checked in order.
-  constexpr int64_t kWindow = 2 * 86400;
+  constexpr int64_t kWindow = int64_t{2} * 86400;
   auto lo = std::upper_bound(transitions_.begin(), transitions_.end(), local_second - kWindow);
   auto hi = std::upper_bound(transitions_.begin(), transitions_.end(), local_second + kWindow);
   std::vector<int32_t> out;
@@ -330,7 +330,7 @@ std::vector<int32_t> ZoneRules::validOffsets(int64_t local_second) const {
 }
 
 std::optional<int64_t> ZoneRules::gapTransition(int64_t local_second) const {
-  constexpr int64_t kWindow = 2 * 86400;
+  constexpr int64_t kWindow = int64_t{2} * 86400;
   auto lo = std::upper_bound(transitions_.begin(), transitions_.end(), local_second - kWindow);
   for (auto it = lo; it != transitions_.end() && *it <= local_second + kWindow; ++it) {
     size_t i = static_cast<size_t>(it - transitions_.begin());

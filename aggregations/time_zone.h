@@ -33,7 +33,7 @@ class TimeZoneDataError : public CorruptStreamError {
   using CorruptStreamError::CorruptStreamError;
 };
 
-inline constexpr size_t kMaxFileBytes = 256 * 1024;
+inline constexpr size_t kMaxFileBytes = size_t{256} * 1024;
 inline constexpr uint32_t kMaxTransitions = 20000;
 inline constexpr size_t kMaxCachedZones = 1024;
 inline constexpr int64_t kLastRuleYear = 2400;

@@ -37,13 +37,26 @@ ws_cc_library(simd
     SRCS simd/dispatch.cc simd/scalar.cc
     HDRS simd/simd.h
     DEPS simd_avx2_kernels simd_avx512_kernels simd_internal simd_sse4_kernels)
+ws_cc_library(stream_core
+    EXPORT stream_core
+    DIR stream
+    NAME core
+    SRCS stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/transport_version.cc stream/varint.cc stream/writeable_stream.cc
+    HDRS stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/transport_version.h stream/varint.h stream/writeable.h
+    DEPS simd Boost::headers Threads::Threads)
+ws_cc_library(stream_structured
+    EXPORT stream_structured
+    DIR stream/structured
+    NAME structured
+    SRCS stream/structured/big_integer.cc stream/structured/generic_value.cc stream/structured/generic_value_stream.cc stream/structured/instant.cc stream/structured/java_time.cc stream/structured/named_writeable_registry.cc stream/structured/structured_stream.cc stream/structured/time_value.cc
+    HDRS stream/structured/big_integer.h stream/structured/generic_value.h stream/structured/instant.h stream/structured/java_time.h stream/structured/named_writeable_registry.h stream/structured/structured_stream.h stream/structured/time_value.h stream/structured/wire_enum.h
+    DEPS stream_core)
 ws_cc_library(stream
     EXPORT stream
     DIR stream
     NAME stream
-    SRCS stream/big_integer.cc stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/generic_value.cc stream/generic_value_stream.cc stream/instant.cc stream/java_time.cc stream/named_writeable_registry.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/structured_stream.cc stream/time_value.cc stream/transport_version.cc stream/varint.cc
-    HDRS stream/big_integer.h stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/generic_value.h stream/instant.h stream/java_time.h stream/named_writeable_registry.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/time_value.h stream/transport_version.h stream/varint.h stream/wire_enum.h stream/writeable.h
-    DEPS simd Boost::headers Threads::Threads)
+    HDRS stream/big_integer.h stream/generic_value.h stream/instant.h stream/java_time.h stream/named_writeable_registry.h stream/time_value.h stream/wire_enum.h
+    DEPS stream_core stream_structured)
 ws_cc_library(aggregations
     EXPORT aggregations
     DIR aggregations
@@ -72,6 +85,13 @@ ws_cc_library(aggregations_columnar
     SRCS aggregations/columnar.cc
     HDRS aggregations/columnar.h
     DEPS aggregations codecs_tsm_stream stream)
+ws_cc_library(aggregations_json
+    EXPORT aggregations_json
+    DIR aggregations/json
+    NAME json
+    SRCS aggregations/json/aggregation_json.cc aggregations/json/histogram_json.cc aggregations/json/json_codecs.h aggregations/json/metadata_json.cc aggregations/json/metrics_json.cc aggregations/json/terms_json.cc
+    HDRS aggregations/json/aggregation_json.h aggregations/json/metadata_json.h
+    DEPS aggregations stream nlohmann_json::nlohmann_json)
 ws_cc_library(transport_compression
     EXPORT transport_compression
     DIR transport
@@ -166,7 +186,7 @@ ws_cc_binary(examples_cluster
     DIR examples
     NAME cluster
     SRCS examples/cluster.cc
-    DEPS aggregations aggregations_columnar stream transport transport_features transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
+    DEPS aggregations aggregations_columnar aggregations_json stream transport transport_features transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
 ws_sh_test(examples_cluster_test
     DIR examples
     NAME cluster_test
@@ -246,7 +266,7 @@ ws_cc_test(fuzz_aggregations_replay
     DIR fuzz
     NAME aggregations_replay
     SRCS fuzz/aggregations_fuzz.cc fuzz/replay_main.cc
-    DEPS fuzz_fuzz_check fuzz_program aggregations stream
+    DEPS fuzz_fuzz_check fuzz_program aggregations aggregations_json stream
     DATA @fuzz_aggregations_inputs
     ARGS @fuzz_aggregations_inputs
     SIZE small)
@@ -282,7 +302,7 @@ ws_cc_test(fuzz_columnar_replay
     DIR fuzz
     NAME columnar_replay
     SRCS fuzz/columnar_fuzz.cc fuzz/replay_main.cc
-    DEPS fuzz_fuzz_check fuzz_program aggregations aggregations_columnar stream
+    DEPS fuzz_fuzz_check fuzz_program aggregations aggregations_columnar aggregations_json stream
     DATA @fuzz_columnar_inputs
     ARGS @fuzz_columnar_inputs
     SIZE small)
@@ -295,12 +315,12 @@ ws_cc_library(tools_wire_json
     NAME wire_json
     SRCS tools/wire_json.cc
     HDRS tools/wire_json.h
-    DEPS aggregations stream nlohmann_json::nlohmann_json)
+    DEPS aggregations aggregations_json stream nlohmann_json::nlohmann_json)
 ws_cc_test(fuzz_wire_json_replay
     DIR fuzz
     NAME wire_json_replay
     SRCS fuzz/wire_json_fuzz.cc fuzz/replay_main.cc
-    DEPS fuzz_fuzz_check fuzz_program aggregations stream tools_wire_json
+    DEPS fuzz_fuzz_check fuzz_program aggregations aggregations_json stream tools_wire_json
     DATA @fuzz_wire_json_inputs
     ARGS @fuzz_wire_json_inputs
     SIZE small)
@@ -308,7 +328,7 @@ ws_cc_library(tests_aggregations_agg_test_util
     DIR tests/aggregations
     NAME agg_test_util
     HDRS tests/aggregations/agg_test_util.h
-    DEPS aggregations stream GTest::gtest)
+    DEPS aggregations aggregations_json stream GTest::gtest)
 ws_cc_binary(fuzz_make_seeds
     DIR fuzz
     NAME make_seeds
@@ -343,17 +363,22 @@ ws_cc_test(tests_aggregations_hyperloglog_test
     SRCS tests/aggregations/hyperloglog_test.cc
     DEPS tests_aggregations_agg_test_util GTest::gtest_main
     SIZE small)
+ws_cc_library(tests_support_counting_allocator
+    DIR tests/support
+    NAME counting_allocator
+    SRCS tests/support/counting_allocator.cc
+    HDRS tests/support/counting_allocator.h)
 ws_cc_test(tests_aggregations_write_allocation_test
     DIR tests/aggregations
     NAME write_allocation_test
     SRCS tests/aggregations/write_allocation_test.cc
-    DEPS tests_aggregations_agg_test_util GTest::gtest_main
+    DEPS tests_aggregations_agg_test_util tests_support_counting_allocator GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_aggregations_metadata_json_test
     DIR tests/aggregations
     NAME metadata_json_test
     SRCS tests/aggregations/metadata_json_test.cc
-    DEPS aggregations stream GTest::gtest_main
+    DEPS aggregations aggregations_json stream GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_aggregations_es_gates_test
     DIR tests/aggregations
@@ -371,7 +396,7 @@ ws_cc_test(tests_aggregations_time_zone_test
     DIR tests/aggregations
     NAME time_zone_test
     SRCS tests/aggregations/time_zone_test.cc
-    DEPS aggregations GTest::gtest_main
+    DEPS aggregations aggregations_json GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_stream_test_util
     DIR tests/stream
@@ -382,7 +407,7 @@ ws_cc_test(tests_aggregations_columnar_test
     DIR tests/aggregations
     NAME columnar_test
     SRCS tests/aggregations/columnar_test.cc
-    DEPS tests_aggregations_agg_test_util aggregations_columnar stream tests_stream_test_util GTest::gtest_main
+    DEPS aggregations_json tests_aggregations_agg_test_util aggregations_columnar stream tests_stream_test_util GTest::gtest_main
     SIZE medium)
 ws_cc_test(tests_codecs_tsm_test
     DIR tests/codecs
@@ -396,21 +421,11 @@ ws_cc_test(tests_codecs_tsm_stream_test
     SRCS tests/codecs/tsm_stream_test.cc
     DEPS codecs_tsm_stream stream tests_stream_test_util GTest::gtest_main
     SIZE small)
-ws_cc_library(tests_support_counting_allocator
-    DIR tests/support
-    NAME counting_allocator
-    SRCS tests/support/counting_allocator.cc
-    HDRS tests/support/counting_allocator.h)
-ws_cc_library(tests_hardening_counting_allocator
-    DIR tests/hardening
-    NAME counting_allocator
-    HDRS tests/hardening/counting_allocator.h
-    DEPS tests_support_counting_allocator)
 ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening
     NAME alloc_bound_test
     SRCS tests/hardening/alloc_bound_test.cc
-    DEPS tests_hardening_counting_allocator aggregations aggregations_columnar codecs_tsm codecs_tsm_stream fuzz_program stream transport_frame_decoder GTest::gtest
+    DEPS tests_support_counting_allocator aggregations aggregations_columnar aggregations_json codecs_tsm codecs_tsm_stream fuzz_program stream transport_frame_decoder GTest::gtest
     DATA @fuzz_aggregations_inputs @fuzz_generic_value_inputs @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_transport_inputs @fuzz_tsm_inputs @fuzz_columnar_inputs
     ARGS @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_generic_value_inputs @fuzz_aggregations_inputs @fuzz_transport_inputs @fuzz_tsm_inputs @fuzz_columnar_inputs
     SIZE small)
@@ -418,7 +433,7 @@ ws_cc_test(tests_hardening_reduce_budget_test
     DIR tests/hardening
     NAME reduce_budget_test
     SRCS tests/hardening/reduce_budget_test.cc
-    DEPS tests_hardening_counting_allocator aggregations stream GTest::gtest_main
+    DEPS tests_support_counting_allocator aggregations aggregations_json stream GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_simd_kernels_test
     DIR tests/simd
@@ -551,17 +566,17 @@ ws_cc_test(tests_stream_named_writeable_test
     SRCS tests/stream/named_writeable_test.cc
     DEPS tests_stream_structured_test_util stream GTest::gtest_main
     SIZE small)
-ws_cc_test(tests_stream_structured_allocation_test
-    DIR tests/stream
-    NAME structured_allocation_test
-    SRCS tests/stream/structured_allocation_test.cc
-    DEPS tests_stream_structured_test_util stream GTest::gtest_main
-    SIZE small)
 ws_cc_test(tests_stream_structured_stream_test
     DIR tests/stream
     NAME structured_stream_test
     SRCS tests/stream/structured_stream_test.cc
     DEPS tests_stream_structured_test_util stream GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_stream_structured_allocation_test
+    DIR tests/stream
+    NAME structured_allocation_test
+    SRCS tests/stream/structured_allocation_test.cc
+    DEPS tests_stream_structured_test_util stream tests_support_counting_allocator GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_stream_nesting_limit_test
     DIR tests/stream
@@ -600,13 +615,13 @@ ws_cc_test(tests_tools_wire_json_test
     DIR tests/tools
     NAME wire_json_test
     SRCS tests/tools/wire_json_test.cc
-    DEPS aggregations stream tests_aggregations_agg_test_util tools_wire_json GTest::gtest_main
+    DEPS aggregations aggregations_json stream tests_aggregations_agg_test_util tools_wire_json GTest::gtest_main
     SIZE medium)
 ws_sh_test(tests_tools_cli_doc_test
     DIR tests/tools
     NAME cli_doc_test
     SRCS tests/tools/cli_doc_test.sh
-    DATA tests/tools/cli_test_lib.sh aggregations/cardinality.h aggregations/date_histogram.h aggregations/doc_value_format.cc aggregations/histogram.h aggregations/metrics.h aggregations/terms.h docs/cli.md stream/generic_value.cc "$<TARGET_FILE:tools_wirestream>"
+    DATA tests/tools/cli_test_lib.sh aggregations/cardinality.h aggregations/date_histogram.h aggregations/doc_value_format.cc aggregations/histogram.h aggregations/metrics.h aggregations/terms.h docs/cli.md stream/structured/generic_value.cc "$<TARGET_FILE:tools_wirestream>"
     ARGS tools/wirestream docs/cli.md
     SIZE small)
 ws_cc_test(tests_transport_frame_test
@@ -730,4 +745,4 @@ ws_cc_binary(tools_wirestream
     DIR tools
     NAME wirestream
     SRCS tools/wirestream_main.cc
-    DEPS tools_wire_json aggregations stream CLI11::CLI11)
+    DEPS tools_wire_json aggregations aggregations_json stream CLI11::CLI11)

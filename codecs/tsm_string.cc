@@ -34,7 +34,8 @@ void encodeStrings(std::span<const S> values, std::vector<uint8_t>& out) {
   uint8_t* p = reinterpret_cast<uint8_t*>(raw.data());
   for (const S& s : values) {
     p = internal::putUvarint(p, s.size());
-    std::memcpy(p, s.data(), s.size());
+    // Length-prefixed bytes, not a C string: no terminator belongs here.
+    std::memcpy(p, s.data(), s.size());  // NOLINT(bugprone-not-null-terminated-result)
     p += s.size();
   }
   out.resize(1 + snappy::MaxCompressedLength(raw_size));

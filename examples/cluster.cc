@@ -54,6 +54,7 @@
 #include "aggregations/columnar.h"
 #include "aggregations/date_histogram.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/metrics.h"
 #include "aggregations/registry.h"
 #include "aggregations/terms.h"
@@ -495,7 +496,7 @@ int run(int argc, char** argv) {
                       {"max_score", nullptr},
                       {"hits", nlohmann::ordered_json::array()}};
   // The histogram is checked below rather than printed (thousands of buckets).
-  response["aggregations"] = reduced.toResponseJson();
+  response["aggregations"] = toResponseJson(reduced);
   response["aggregations"].erase(query.histogram_name);
   std::cout << response.dump(2) << "\n";
 

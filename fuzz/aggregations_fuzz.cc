@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/registry.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/program.h"
@@ -93,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     auto reduced = aggregations::InternalAggregations::reduce(
         lists, aggregations::ReduceContext::finalReduce());
-    (void)reduced.toResponseJson().dump();
+    (void)toResponseJson(reduced).dump();
   } catch (const StreamError&) {
   }
   return 0;

@@ -13,6 +13,7 @@
 
 #include "aggregations/columnar.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/registry.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/program.h"
@@ -83,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const aggregations::InternalAggregations* lists[] = {&aggs, &aggs};
     aggregations::InternalAggregations reduced = aggregations::InternalAggregations::reduce(
         lists, aggregations::ReduceContext::finalReduce(4096));
-    (void)reduced.toResponseJson().dump();
+    (void)aggregations::toResponseJson(reduced).dump();
   } catch (const StreamError&) {
   }
   return 0;

@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   in.setTransportVersion(version);
   GenericValue v;
   try {
-    v = in.readGenericValue();
+    v = readGenericValue(in);
   } catch (const StreamError&) {
     return 0;
   }
@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   BytesStreamOutput out;
   out.setTransportVersion(version);
-  out.writeGenericValue(v);
+  writeGenericValue(out, v);
   std::vector<uint8_t> enc = out.bytes().toVector();
   FUZZ_CHECK(enc.size() <= src.size(), "re-encoded longer: %s -> %s", fuzz::hexPrefix(src).c_str(),
              fuzz::hexPrefix(enc).c_str());
@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   ByteArrayStreamInput again(enc);
   again.setTransportVersion(version);
-  GenericValue w = again.readGenericValue();
+  GenericValue w = readGenericValue(again);
   FUZZ_CHECK(again.available() == 0, "re-encoding has %zu bytes left", again.available());
   FUZZ_CHECK(w == v, "decode(encode(v)) != v: %s vs %s", w.toString().c_str(),
              v.toString().c_str());

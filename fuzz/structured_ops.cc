@@ -55,7 +55,7 @@ class Circle final : public Shape {
 class Group final : public Shape {
  public:
   explicit Group(StreamInput& in)
-      : label_(in.readString()), members_(in.readNamedWriteableCollection<Shape>()) {}
+      : label_(in.readString()), members_(readNamedWriteableCollection<Shape>(in)) {}
   std::string_view getWriteableName() const override { return "group"; }
   void writeTo(StreamOutput& out) const override {
     out.writeString(label_);
@@ -105,8 +105,8 @@ struct Tag final : Writeable {
 const Op kOps[] = {
     {"readGenericValue",
      [](StreamInput& in, StreamOutput& out) {
-       GenericValue v = in.readGenericValue();
-       out.writeGenericValue(v);
+       GenericValue v = readGenericValue(in);
+       writeGenericValue(out, v);
        return containsNan(v);
      },
      true},
@@ -124,25 +124,25 @@ const Op kOps[] = {
      true},
     {"readTimeValue",
      [](StreamInput& in, StreamOutput& out) {
-       out.writeTimeValue(in.readTimeValue());
+       writeTimeValue(out, readTimeValue(in));
        return false;
      },
      true},
     {"readOptionalTimeValue",
      [](StreamInput& in, StreamOutput& out) {
-       out.writeOptionalTimeValue(in.readOptionalTimeValue());
+       writeOptionalTimeValue(out, readOptionalTimeValue(in));
        return false;
      },
      true},
     {"readInstant",
      [](StreamInput& in, StreamOutput& out) {
-       out.writeInstant(in.readInstant());
+       writeInstant(out, readInstant(in));
        return false;
      },
      true},
     {"readOptionalInstant",
      [](StreamInput& in, StreamOutput& out) {
-       out.writeOptionalInstant(in.readOptionalInstant());
+       writeOptionalInstant(out, readOptionalInstant(in));
        return false;
      },
      true},
@@ -155,11 +155,11 @@ const Op kOps[] = {
      true},
     {"readCollectionOfGenericValues",
      [](StreamInput& in, StreamOutput& out) {
-       auto v = in.readCollection([](StreamInput& i) { return i.readGenericValue(); });
+       auto v = in.readCollection([](StreamInput& i) { return readGenericValue(i); });
        bool nan = false;
        out.writeCollection(v, [&](StreamOutput& o, const GenericValue& g) {
          nan |= containsNan(g);
-         o.writeGenericValue(g);
+         writeGenericValue(o, g);
        });
        return nan;
      },
@@ -167,13 +167,13 @@ const Op kOps[] = {
     {"readMapOfStringToGenericValue",
      [](StreamInput& in, StreamOutput& out) {
        auto m = in.readMap([](StreamInput& i) { return i.readString(); },
-                           [](StreamInput& i) { return i.readGenericValue(); });
+                           [](StreamInput& i) { return readGenericValue(i); });
        bool nan = false;
        out.writeMap(
            m, [](StreamOutput& o, const std::string& k) { o.writeString(k); },
            [&](StreamOutput& o, const GenericValue& g) {
              nan |= containsNan(g);
-             o.writeGenericValue(g);
+             writeGenericValue(o, g);
            });
        return nan;
      },
@@ -192,19 +192,19 @@ const Op kOps[] = {
      false},
     {"readEnum",
      [](StreamInput& in, StreamOutput& out) {
-       out.writeEnum(in.readEnum<Fruit>());
+       writeEnum(out, readEnum<Fruit>(in));
        return false;
      },
      true},
     {"readOptionalEnum",
      [](StreamInput& in, StreamOutput& out) {
-       out.writeOptionalEnum(in.readOptionalEnum<Fruit>());
+       writeOptionalEnum(out, readOptionalEnum<Fruit>(in));
        return false;
      },
      true},
     {"readEnumSet",
      [](StreamInput& in, StreamOutput& out) {
-       out.writeEnumSet(in.readEnumSet<Fruit>());
+       writeEnumSet(out, readEnumSet<Fruit>(in));
        return false;
      },
      false},
@@ -218,7 +218,7 @@ const Op kOps[] = {
     {"readNamedWriteable",
      [](StreamInput& in, StreamOutput& out) {
        in.setNamedWriteableRegistry(&shapes());  // for the groups' members
-       auto s = in.readNamedWriteable<Shape>(shapes());
+       auto s = readNamedWriteable<Shape>(in, shapes());
        out.writeNamedWriteable(*s);
        return shapeHasNan(*s);
      },
@@ -226,7 +226,7 @@ const Op kOps[] = {
     {"readOptionalNamedWriteable",
      [](StreamInput& in, StreamOutput& out) {
        in.setNamedWriteableRegistry(&shapes());
-       auto s = in.readOptionalNamedWriteable<Shape>();
+       auto s = readOptionalNamedWriteable<Shape>(in);
        out.writeOptionalNamedWriteable(s.get());
        return s && shapeHasNan(*s);
      },
@@ -234,7 +234,7 @@ const Op kOps[] = {
     {"readNamedWriteableCollection",
      [](StreamInput& in, StreamOutput& out) {
        in.setNamedWriteableRegistry(&shapes());
-       auto v = in.readNamedWriteableCollection<Shape>();
+       auto v = readNamedWriteableCollection<Shape>(in);
        out.writeNamedWriteableCollection(v);
        bool nan = false;
        for (const auto& s : v) nan |= shapeHasNan(*s);

@@ -1,12 +1,12 @@
 // Fuzz target: the CLI's JSON -> wire path (tools/wire_json.h), what
 // `wirestream encode` runs on a file: parseJsonLimited (SAX, nesting bounded
-// while parsing, duplicate keys refused), fromWireJson, then writeTo. Input:
+// while parsing, duplicate keys refused), aggregationsFromWireJson, then writeTo. Input:
 // one version byte (% 3: 7.10.0, 8.0.0, 8.7.0), then the JSON text.
 //
 // Only StreamError may end an input early. What parses is checked:
 //   - its bytes are a fixed point: encode(decode(encode(x))) == encode(x);
 //   - the streamed JSON of `decode` (writeWireJson) is byte for byte
-//     toWireJson().dump(2), and reading it back gives an == list: the wire
+//     toWireJson(aggs).dump(2), and reading it back gives an == list: the wire
 //     JSON is lossless.
 #include <cstdint>
 #include <span>
@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/registry.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/program.h"
@@ -62,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(write(back, version) == bytes, "encode(decode(encode(x))) != encode(x): %s",
              fuzz::hexPrefix(bytes).c_str());
 
-  std::string whole = aggs.toWireJson().dump(2, ' ', false, json::error_handler_t::replace);
+  std::string whole = toWireJson(aggs).dump(2, ' ', false, json::error_handler_t::replace);
   // Batches of 1 and 2 buckets stream what small inputs hold; the default
   // renders them whole.
   for (size_t batch : {size_t{1}, size_t{2}, cli::kBucketBatch}) {

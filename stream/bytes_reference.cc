@@ -16,7 +16,7 @@ BytesReference::BytesReference(Piece bytes, std::shared_ptr<const void> owner)
   }
 }
 
-BytesReference::BytesReference(std::vector<Piece> pieces, std::shared_ptr<const void> owner)
+BytesReference::BytesReference(const std::vector<Piece>& pieces, std::shared_ptr<const void> owner)
     : owner_(std::move(owner)) {
   pieces_.reserve(pieces.size());
   starts_.reserve(pieces.size());
@@ -62,7 +62,7 @@ BytesReference BytesReference::slice(size_t offset, size_t length) const {
       length -= take;
     }
   }
-  return BytesReference(std::move(out), owner_);
+  return BytesReference(out, owner_);
 }
 
 std::vector<uint8_t> BytesReference::toVector() const {

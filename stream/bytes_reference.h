@@ -32,7 +32,8 @@ class BytesReference {
   // One contiguous piece; `owner` (optional) is kept alive with the view.
   explicit BytesReference(Piece bytes, std::shared_ptr<const void> owner = nullptr);
   // Several pieces in order; empty pieces are dropped.
-  explicit BytesReference(std::vector<Piece> pieces, std::shared_ptr<const void> owner = nullptr);
+  explicit BytesReference(const std::vector<Piece>& pieces,
+                          std::shared_ptr<const void> owner = nullptr);
   // A reference that owns a copy of `bytes`.
   static BytesReference copyOf(std::span<const uint8_t> bytes);
 

@@ -151,7 +151,7 @@ BytesReference BytesStreamOutput::bytes() const {
       pieces.emplace_back(pages_[i], len);
     }
   }
-  return BytesReference(std::move(pieces));
+  return BytesReference(pieces);
 }
 
 }  // namespace wirestream

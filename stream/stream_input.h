@@ -24,26 +24,22 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "stream/byte_order.h"
 #include "stream/errors.h"
-#include "stream/instant.h"
-#include "stream/named_writeable_registry.h"
-#include "stream/time_value.h"
 #include "stream/transport_version.h"
 #include "stream/varint.h"
-#include "stream/wire_enum.h"
 #include "stream/writeable.h"
 
 namespace wirestream {
 
 class BytesReference;
-class GenericValue;
+class NamedWriteableRegistry;
 
 namespace internal {
 template <typename T>
@@ -205,9 +201,11 @@ class StreamInput {
   std::vector<float> readFloatArraySplit();
   std::vector<double> readDoubleArraySplit();
 
-  // ---- structured values (generic_value.h, named_writeable_registry.h,
-  //      time_value.h, instant.h, wire_enum.h; wire format §2, §3, §4) ----
-  // Defined in generic_value_stream.cc and structured_stream.cc.
+  // ---- nesting, bytes references, writeables, collections, maps
+  //      (wire format §2) ----
+  // The ES value types (generic values, time values, instants, enums, named
+  // writeables) have free readers in stream/structured/structured_stream.h
+  // (//stream/structured).
 
   // Nesting: every recursive reader (generic values, named writeables,
   // sub-aggregations) holds a NestingScope per level, so hostile input can
@@ -267,58 +265,15 @@ class StreamInput {
     return std::min(count, budget / std::max<size_t>(element_size, 1));
   }
 
-  // A tag byte and its payload (§3); unknown tag t is CorruptStreamError
-  // "Can't read unknown type [t]" (t as a signed byte), as are zone and offset
-  // ids and BigInteger decimals not spelled as Java writes them; a BigInteger
-  // above 32,768 bits is LimitExceededError.
-  GenericValue readGenericValue();
-
   // VInt length + bytes, as an owning BytesReference.
   BytesReference readBytesReference();
   // 00 -> nullopt, else VInt (length + 1) + bytes.
   std::optional<BytesReference> readOptionalBytesReference();
 
-  // ZLong duration, unit byte: a unit byte > 6 is "Unknown TimeUnit ordinal [n]",
-  // a duration below -1 is CorruptStreamError.
-  TimeValue readTimeValue();
-  std::optional<TimeValue> readOptionalTimeValue();
-
-  // long seconds, int nanos; outside Instant's range -> CorruptStreamError.
-  Instant readInstant();
-  std::optional<Instant> readOptionalInstant();
-
-  // The registry readNamedWriteable<C>() uses; not owned, may be null.
+  // The registry readNamedWriteable<C>(in) (stream/structured) uses; not
+  // owned, may be null.
   const NamedWriteableRegistry* namedWriteableRegistry() const { return registry_; }
   void setNamedWriteableRegistry(const NamedWriteableRegistry* registry) { registry_ = registry; }
-
-  // writeString(name) + body, read by the reader the registry has for
-  // (C, name), inside a NestingScope. Without a registry on this input:
-  // std::invalid_argument (a setup mistake, not bad input), nothing consumed.
-  template <std::derived_from<NamedWriteable> C>
-  std::unique_ptr<C> readNamedWriteable() {
-    return readNamedWriteable<C>(requireRegistry(&namedWriteableCategoryName<C>));
-  }
-  template <std::derived_from<NamedWriteable> C>
-  std::unique_ptr<C> readNamedWriteable(const NamedWriteableRegistry& registry) {
-    std::string name = readString();
-    const auto& reader = registry.getReader<C>(name);
-    NestingScope scope(*this);
-    std::unique_ptr<NamedWriteable> value = reader(*this);
-    assert(value != nullptr && value->getWriteableName() == name);
-    return std::unique_ptr<C>(static_cast<C*>(value.release()));
-  }
-  template <std::derived_from<NamedWriteable> C>
-  std::unique_ptr<C> readOptionalNamedWriteable() {
-    if (!readBoolean()) return nullptr;
-    return readNamedWriteable<C>();
-  }
-  // VInt count, then that many named writeables of category C.
-  template <std::derived_from<NamedWriteable> C>
-  std::vector<std::unique_ptr<C>> readNamedWriteableCollection() {
-    const NamedWriteableRegistry& registry = requireRegistry(&namedWriteableCategoryName<C>);
-    return readCollection(
-        [&registry](StreamInput& in) { return in.readNamedWriteable<C>(registry); });
-  }
 
   // Presence boolean, then reader(*this). A reader returning a unique_ptr or
   // shared_ptr gives that pointer (null when absent); any other T gives
@@ -365,35 +320,7 @@ class StreamInput {
     return out;
   }
 
-  // VInt ordinal; outside 0..kCount-1 -> "Unknown <Enum> ordinal [n]".
-  template <WireEnum E>
-  E readEnum() {
-    int32_t ordinal = readVInt();
-    if (ordinal < 0 || ordinal >= WireEnumTraits<E>::kCount) {
-      internal::throwUnknownOrdinal(WireEnumTraits<E>::kName, ordinal);
-    }
-    return static_cast<E>(ordinal);
-  }
-  template <WireEnum E>
-  std::optional<E> readOptionalEnum() {
-    if (!readBoolean()) return std::nullopt;
-    return readEnum<E>();
-  }
-  // VInt count + ordinals; a repeated ordinal is CorruptStreamError.
-  template <WireEnum E>
-  std::set<E> readEnumSet() {
-    int32_t n = readArraySize();
-    std::set<E> out;
-    for (int32_t i = 0; i < n; ++i) {
-      E v = readEnum<E>();
-      if (!out.insert(v).second) {
-        throwDuplicateOrdinal(WireEnumTraits<E>::kName, static_cast<int64_t>(v));
-      }
-    }
-    return out;
-  }
-
-  // ---- end of structured values ----
+  // ---- end of nesting, bytes references, writeables, collections, maps ----
 
   class Cursor;
 
@@ -623,10 +550,6 @@ class StreamInput {
   }
   [[noreturn]] void throwTooDeep() const;
   [[noreturn]] static void throwDuplicateKey(int32_t index);
-  [[noreturn]] static void throwDuplicateOrdinal(std::string_view name, int64_t ordinal);
-  // The registry, or std::invalid_argument naming the category (whose name
-  // is only computed then: demangling is not cheap).
-  const NamedWriteableRegistry& requireRegistry(std::string (*category_name)()) const;
 
   TransportVersion version_ = TransportVersion::current();
   int32_t max_array_size_ = std::numeric_limits<int32_t>::max();

@@ -24,7 +24,6 @@
 #include <iterator>
 #include <optional>
 #include <ranges>
-#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,17 +31,13 @@
 
 #include "stream/byte_order.h"
 #include "stream/errors.h"
-#include "stream/instant.h"
-#include "stream/time_value.h"
 #include "stream/transport_version.h"
 #include "stream/varint.h"
-#include "stream/wire_enum.h"
 #include "stream/writeable.h"
 
 namespace wirestream {
 
 class BytesReference;
-class GenericValue;
 
 class StreamOutput {
  public:
@@ -193,30 +188,14 @@ class StreamOutput {
     writeVInt(static_cast<int32_t>(size));
   }
 
-  // ---- structured values (generic_value.h, named_writeable_registry.h,
-  //      time_value.h, instant.h, wire_enum.h; wire format §2, §3) ----
-  // Defined in generic_value_stream.cc and structured_stream.cc. On a caller
-  // error (std::invalid_argument) part of the value may already be written;
-  // discard the output.
-
-  // A tag byte, then the payload (§3). Map keys: writeString before 8.7.0
-  // (a non-string key is std::invalid_argument), writeGenericValue from 8.7.0.
-  // A zone or offset id Java would not write, or an offset time out of range,
-  // is std::invalid_argument too (java_time.h).
-  void writeGenericValue(const GenericValue& value);
+  // ---- bytes references, writeables, collections, maps (wire format §2) ----
+  // The ES value types (generic values, time values, instants, enums) have
+  // free writers in stream/structured/structured_stream.h (//stream/structured).
 
   // VInt length + bytes (empty -> 00).
   void writeBytesReference(const BytesReference& ref);
   // absent -> 00, else VInt (length + 1) + bytes.
   void writeOptionalBytesReference(const std::optional<BytesReference>& ref);
-
-  // ZLong duration, then the unit ordinal as one byte: 100d -> C8 01 06.
-  void writeTimeValue(const TimeValue& value);
-  void writeOptionalTimeValue(const std::optional<TimeValue>& value);
-
-  // long epoch seconds, int nanos. std::invalid_argument if !value.valid().
-  void writeInstant(const Instant& value);
-  void writeOptionalInstant(const std::optional<Instant>& value);
 
   // writeString(getWriteableName()), then the body.
   void writeNamedWriteable(const NamedWriteable& value);
@@ -265,28 +244,7 @@ class StreamOutput {
     }
   }
 
-  // VInt ordinal. A value outside 0..kCount-1 is a caller error.
-  template <WireEnum E>
-  void writeEnum(E value) {
-    auto ordinal = static_cast<int64_t>(value);
-    if (ordinal < 0 || ordinal >= WireEnumTraits<E>::kCount) {
-      throwBadEnumValue(WireEnumTraits<E>::kName, ordinal);
-    }
-    writeVInt(static_cast<int32_t>(ordinal));
-  }
-  template <WireEnum E>
-  void writeOptionalEnum(std::optional<E> value) {
-    writeBoolean(value.has_value());
-    if (value) writeEnum(*value);
-  }
-  // VInt count, then the ordinals in ascending order (Java's EnumSet order).
-  template <WireEnum E>
-  void writeEnumSet(const std::set<E>& values) {
-    writeArraySize(values.size());
-    for (E v : values) writeEnum(v);
-  }
-
-  // ---- end of structured values ----
+  // ---- end of bytes references, writeables, collections, maps ----
 
   // Bytes past its start any one Reserved write may store (the 8-byte store
   // of a padded VInt, a 10-byte VLong): a run keeps this much room at its end.
@@ -569,7 +527,6 @@ class StreamOutput {
       dst[n - 1] = last;
     }
   }
-  [[noreturn]] static void throwBadEnumValue(std::string_view enum_name, int64_t value);
   [[noreturn]] static void throwNullElement();
 
   template <typename T>

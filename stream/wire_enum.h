@@ -1,38 +1,7 @@
-// WireEnumTraits: what writeEnum / readEnum need to know about an enum.
-//
-//   enum class Color { kRed, kGreen, kBlue };
-//   template <> struct WireEnumTraits<Color> {     // in namespace wirestream
-//     static constexpr std::string_view kName = "Color";
-//     static constexpr int32_t kCount = 3;
-//   };
-//   out.writeEnum(Color::kGreen);                  // 01
-//   Color c = in.readEnum<Color>();                // 03 -> "Unknown Color
-//   ordinal [3]"
-//
-// As in Elasticsearch, an enum travels as its ordinal (a VInt), so the
-// enumerators must be 0 .. kCount-1 in declaration order, and appending is the
-// only compatible change. kName is what errors call the enum. Stateless.
+// Moved to stream/structured/wire_enum.h (//stream/structured); this header
+// forwards so that includes of the old path keep working, with the free
+// readers and writers that were StreamOutput / StreamInput methods.
 #pragma once
 
-#include <cstdint>
-#include <string_view>
-#include <type_traits>
-
-namespace wirestream {
-
-template <typename E>
-struct WireEnumTraits;  // specialize for each enum that goes on the wire
-
-template <typename E>
-concept WireEnum = std::is_enum_v<E> && requires {
-  { WireEnumTraits<E>::kName } -> std::convertible_to<std::string_view>;
-  { WireEnumTraits<E>::kCount } -> std::convertible_to<int32_t>;
-};
-
-namespace internal {
-
-// CorruptStreamError "Unknown <name> ordinal [n]".
-[[noreturn]] void throwUnknownOrdinal(std::string_view enum_name, int64_t ordinal);
-
-}  // namespace internal
-}  // namespace wirestream
+#include "stream/structured/structured_stream.h"
+#include "stream/structured/wire_enum.h"

@@ -16,6 +16,7 @@
 
 #include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/terms.h"
 #include "stream/errors.h"
 
@@ -306,7 +307,7 @@ void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
   };
   json head;
   try {
-    head = agg.toWireJson();
+    head = toWireJson(agg);
   } catch (...) {
     agg.buckets() = std::move(buckets);
     restore_empty_subs();
@@ -336,7 +337,7 @@ void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
         buckets[at + i].aggregations = InternalAggregations();
         agg.buckets().push_back(std::move(buckets[at + i]));
       }
-      json rendered_batch = agg.toWireJson();
+      json rendered_batch = toWireJson(agg);
       for (size_t i = 0; i < n; ++i) {
         // (Terms buckets are copied in and stay; histogram buckets moved.)
         if constexpr (kHistogram) buckets[at + i] = std::move(agg.buckets()[i]);
@@ -364,13 +365,13 @@ void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
 
 // Aggregations whose encoding is at most this large are rendered whole when
 // they have few buckets: their document is small.
-constexpr size_t kWholeBytes = 64 * 1024;
+constexpr size_t kWholeBytes = size_t{64} * 1024;
 
 void writeAggregation(PrettyWriter& w, InternalAggregation& a, size_t batch) {
   // Rendering many small aggregations whole is also the fast way: their
   // header is rendered once, not twice.
   if (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= kWholeBytes) {
-    return w.value(a.toWireJson());
+    return w.value(toWireJson(a));
   }
   if (auto* t = dynamic_cast<aggregations::StringTerms*>(&a)) return writeBucketed(w, *t, batch);
   if (auto* t = dynamic_cast<aggregations::LongTerms*>(&a)) return writeBucketed(w, *t, batch);
@@ -378,7 +379,7 @@ void writeAggregation(PrettyWriter& w, InternalAggregation& a, size_t batch) {
   if (auto* h = dynamic_cast<aggregations::Histogram*>(&a)) return writeBucketed(w, *h, batch);
   if (auto* h = dynamic_cast<aggregations::DateHistogram*>(&a)) return writeBucketed(w, *h, batch);
   // A metric, or a type written whole.
-  w.value(a.toWireJson());
+  w.value(toWireJson(a));
 }
 
 void writeList(PrettyWriter& w, InternalAggregations& aggs, size_t batch) {
@@ -402,13 +403,13 @@ json parseJsonLimited(std::string_view text) {
 InternalAggregations aggregationsFromWireJsonText(std::string_view text) {
   json j = parseJsonLimited(text);
   try {
-    return InternalAggregations::fromWireJson(j);
+    return aggregations::aggregationsFromWireJson(j);
   } catch (const StreamError& e) {
     if (!j.is_array()) throw;
     // Find the element that fails (a second pass over the error path only).
     for (size_t i = 0; i < j.size(); ++i) {
       try {
-        InternalAggregations::fromWireJson(json::array({j[i]}));
+        aggregations::aggregationsFromWireJson(json::array({j[i]}));
       } catch (const StreamError& inner) {
         rethrowAs(inner, describeElement(j, i) + ": " + capEcho(inner.what(), 2 * kMaxEcho));
       }

@@ -1,5 +1,5 @@
 // The text side of `wirestream decode` / `encode`: aggregation results as the
-// lossless wire JSON (InternalAggregations::toWireJson's shape), read and
+// lossless wire JSON (toWireJson's shape, aggregations/json), read and
 // written with bounded resources. Shared by tools/wirestream_main.cc and the
 // fuzz target fuzz/wire_json_fuzz.cc.
 //
@@ -13,7 +13,7 @@
 // path ($[0].buckets[3].key) with echoed text capped at kMaxEcho characters.
 // Writing streams: no JSON document of a whole aggregation is built, only one
 // bucket's fields at a time, and the text is byte for byte what
-// toWireJson().dump(2) would print.
+// toWireJson(aggs).dump(2) would print.
 //
 // Stateless functions; thread-safe for distinct arguments.
 #pragma once
@@ -25,6 +25,7 @@
 #include <string_view>
 
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json/aggregation_json.h"
 
 namespace wirestream::cli {
 
@@ -43,7 +44,7 @@ std::string capEcho(std::string_view text, size_t max = kMaxEcho);
 // LimitExceededError; messages say where ("at byte 17 ($[0].name)").
 nlohmann::ordered_json parseJsonLimited(std::string_view text);
 
-// parseJsonLimited, then InternalAggregations::fromWireJson. Its errors
+// parseJsonLimited, then aggregationsFromWireJson. Its errors
 // (StreamError subclasses) are re-thrown as the same type with the failing
 // top-level element named: "$[1] (histogram [h]): missing field [keyed]".
 aggregations::InternalAggregations aggregationsFromWireJsonText(std::string_view text);
@@ -51,7 +52,7 @@ aggregations::InternalAggregations aggregationsFromWireJsonText(std::string_view
 // Buckets rendered at a time by writeWireJson.
 inline constexpr size_t kBucketBatch = 256;
 
-// Writes aggs as toWireJson().dump(2) would, without building that document:
+// Writes aggs as toWireJson(aggs).dump(2) would, without building that document:
 // an aggregation with at most `bucket_batch` buckets (at every depth) is
 // rendered whole; a larger bucketed one (terms, histogram, date_histogram)
 // field by field, its buckets `bucket_batch` at a time and their

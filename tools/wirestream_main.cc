@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/registry.h"
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
@@ -183,6 +184,7 @@ int runReduce(const std::string& version, int32_t max_buckets,
   shards.reserve(files.size());
   for (const std::string& f : files) shards.push_back(decodeFile(f, v));
   std::vector<const InternalAggregations*> ptrs;
+  ptrs.reserve(shards.size());
   for (const auto& s : shards) ptrs.push_back(&s);
   InternalAggregations reduced;
   try {
@@ -193,7 +195,7 @@ int runReduce(const std::string& version, int32_t max_buckets,
     throw FileError{all, std::string("cannot reduce: ") + e.what()};
   }
   shards.clear();
-  std::cout << reduced.toResponseJson().dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  std::cout << toResponseJson(reduced).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   flushStdout();
   return 0;
 }

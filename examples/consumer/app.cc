@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/registry.h"
 #include "aggregations/terms.h"
 #include "stream/bytes_reference.h"
@@ -31,7 +32,7 @@ int main() {
 
   const InternalAggregations* shards[] = {&back, &shard};
   InternalAggregations merged = InternalAggregations::reduce(shards, ReduceContext::finalReduce());
-  std::string json = merged.toResponseJson().dump();
+  std::string json = toResponseJson(merged).dump();
   std::printf("%zu bytes on the wire: %s\n", out.size(), json.c_str());
   return json.find("\"doc_count\":20") == std::string::npos;  // 0 when the reduce added up
 }

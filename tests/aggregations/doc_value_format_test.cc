@@ -7,6 +7,7 @@
 
 #include "agg_test_util.h"
 #include "aggregations/date_format.h"
+#include "aggregations/json/aggregation_json.h"
 
 namespace wirestream::aggregations {
 namespace {
@@ -173,30 +174,30 @@ TEST(DocValueFormatResponse, KeysAndValuesAsString) {
   LongTerms t("t", GenericValue());
   t.setFormat(date_format);
   t.buckets().push_back({1420070400000, 3, 0, {}});
-  EXPECT_EQ(t.toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(t).dump(),
             R"({"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[)"
             R"({"key":1420070400000,"key_as_string":"2015-01-01T00:00:00.000Z","doc_count":3}]})");
   Histogram h("h", GenericValue());
   h.setFormat(F::decimal("0.0"));
   h.setKeyed(true);
   h.buckets().push_back({10, 2, {}});
-  EXPECT_EQ(h.toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(h).dump(),
             R"({"buckets":{"10.0":{"key_as_string":"10.0","key":10.0,"doc_count":2}}})");
   Max m("m", GenericValue(), 1420070400000.0);
   m.setFormat(date_format);
-  EXPECT_EQ(m.toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(m).dump(),
             R"({"value":1420070400000.0,"value_as_string":"2015-01-01T00:00:00.000Z"})");
   Max empty("m", GenericValue(), -INFINITY);
   empty.setFormat(date_format);
-  EXPECT_EQ(empty.toResponseJson().dump(), R"({"value":null})");
+  EXPECT_EQ(toResponseJson(empty).dump(), R"({"value":null})");
   StringTerms ips("ips", GenericValue());
   ips.setFormat(F::ip());
   ips.buckets().push_back({std::string("\0\0\0\0\0\0\0\0\0\0\xff\xff\x0a\0\0\x01", 16), 1, 0, {}});
-  EXPECT_EQ(ips.toResponseJson()["buckets"][0]["key"], "10.0.0.1");
+  EXPECT_EQ(toResponseJson(ips)["buckets"][0]["key"], "10.0.0.1");
   LongTerms flags("f", GenericValue());
   flags.setFormat(F::boolean());
   flags.buckets().push_back({1, 4, 0, {}});
-  EXPECT_EQ(flags.toResponseJson()["buckets"][0]["key_as_string"], "true");
+  EXPECT_EQ(toResponseJson(flags)["buckets"][0]["key_as_string"], "true");
 }
 
 }  // namespace

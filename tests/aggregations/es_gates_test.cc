@@ -53,7 +53,7 @@ std::string same(std::string s) { return s; }
 // ---- terms: reduce order from 7.10.0 (InternalTerms), the docCountError
 // presence boolean from 7.15.0 (InternalMappedTerms.writeTermTypeInfoTo) ----
 
-TEST(EsGates, StringTermsFromTheIssue) {
+TEST(EsGates, StringTermsWithDocCountError) {
   // ES 7.17.0's bytes for sterms "errs", docCountError 7 (the vector of the
   // compatibility report); 7.15.0 and 8.x write the same.
   check({"sterms",

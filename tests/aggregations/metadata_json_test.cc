@@ -2,6 +2,8 @@
 // of tags 13, 23, 26 and 27: the tagged form the CLI's decode/encode use
 // round-trips exactly; hand-written tagged JSON that the wire could not
 // carry is refused; the plain (response) form is as documented.
+#include "aggregations/json/metadata_json.h"
+
 #include <gtest/gtest.h>
 
 #include "aggregations/metadata.h"

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "agg_test_util.h"
+#include "aggregations/json/aggregation_json.h"
 
 namespace wirestream::aggregations {
 namespace {
@@ -72,7 +73,7 @@ TEST(TermsReduce, CountDescFullShards) {
   // a 19 and c 12 kept; b 8 and d 6 cut: 14 + the shards' 20 + 30.
   EXPECT_EQ(t.otherDocCount(), 64);
   ASSERT_EQ(t.buckets().size(), 2u);
-  EXPECT_EQ(r.toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(r).dump(),
             R"({"t":{"doc_count_error_upper_bound":11,"sum_other_doc_count":64,"buckets":[)"
             R"({"key":"a","doc_count":19,"doc_count_error_upper_bound":0},)"
             R"({"key":"c","doc_count":12,"doc_count_error_upper_bound":0}]}})");
@@ -204,7 +205,7 @@ TEST(TermsReduce, LongAndDoubleKeysMerge) {
   auto l2 = std::make_unique<LongTerms>("l", GenericValue());
   l2->buckets().push_back({-5, 4, 0, {}});
   auto s = shards(list(std::move(l1), std::move(l2)));
-  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(finalReduce(s)).dump(),
             R"({"l":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[)"
             R"({"key":-5,"doc_count":7},{"key":7,"doc_count":1}]}})");
   auto d1 = std::make_unique<DoubleTerms>("d", GenericValue());
@@ -259,24 +260,24 @@ TEST(MetricsReduce, AsElasticsearch) {
   auto s = shards(
       list(std::make_unique<Max>("m", GenericValue(), 3.0),
            std::make_unique<Max>("m", GenericValue(), -std::numeric_limits<double>::infinity())));
-  EXPECT_EQ(finalReduce(s).toResponseJson().dump(), R"({"m":{"value":3.0}})");
+  EXPECT_EQ(toResponseJson(finalReduce(s)).dump(), R"({"m":{"value":3.0}})");
   auto e = shards(
       list(std::make_unique<Min>("m", GenericValue(), std::numeric_limits<double>::infinity())));
-  EXPECT_EQ(finalReduce(e).toResponseJson().dump(), R"({"m":{"value":null}})");
+  EXPECT_EQ(toResponseJson(finalReduce(e)).dump(), R"({"m":{"value":null}})");
   auto a = shards(list(std::make_unique<Avg>("a", GenericValue(), 10.0, 4),
                        std::make_unique<Avg>("a", GenericValue(), 5.0, 1)));
-  EXPECT_EQ(finalReduce(a).toResponseJson().dump(), R"({"a":{"value":3.0}})");
+  EXPECT_EQ(toResponseJson(finalReduce(a)).dump(), R"({"a":{"value":3.0}})");
   auto c = shards(list(std::make_unique<ValueCount>("c", GenericValue(), 4),
                        std::make_unique<ValueCount>("c", GenericValue(), 5)));
-  EXPECT_EQ(finalReduce(c).toResponseJson().dump(), R"({"c":{"value":9}})");
+  EXPECT_EQ(toResponseJson(finalReduce(c)).dump(), R"({"c":{"value":9}})");
   auto st = shards(list(std::make_unique<Stats>("s", GenericValue(), 2, 1.0, 5.0, 6.0),
                         std::make_unique<Stats>("s", GenericValue(), 1, -1.0, 2.0, -1.0),
                         std::make_unique<Stats>("s", GenericValue(), 0, INFINITY, -INFINITY, 0.0)));
-  EXPECT_EQ(finalReduce(st).toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(finalReduce(st)).dump(),
             R"({"s":{"count":3,"min":-1.0,"max":5.0,"avg":1.6666666666666667,"sum":5.0}})");
   auto none =
       shards(list(std::make_unique<Stats>("s", GenericValue(), 0, INFINITY, -INFINITY, 0.0)));
-  EXPECT_EQ(finalReduce(none).toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(finalReduce(none)).dump(),
             R"({"s":{"count":0,"min":null,"max":null,"avg":null,"sum":0.0}})");
 }
 
@@ -289,7 +290,7 @@ TEST(MetricsReduce, AsElasticsearch) {
 TEST(ResponseJson, NonFiniteAsElasticsearch) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  auto body = [](const InternalAggregation& a) { return a.toResponseJson().dump(); };
+  auto body = [](const InternalAggregation& a) { return toResponseJson(a).dump(); };
   EXPECT_EQ(body(Max("m", GenericValue(), nan)), R"({"value":"NaN"})");
   EXPECT_EQ(body(Max("m", GenericValue(), inf)), R"({"value":null})");
   EXPECT_EQ(body(Min("m", GenericValue(), -inf)), R"({"value":null})");
@@ -308,7 +309,7 @@ TEST(ResponseJson, NonFiniteAsElasticsearch) {
   EXPECT_EQ(body(Sum("s", meta, 1.0)), R"({"meta":{"d":"NaN","f":"-Infinity"},"value":1.0})");
 
   // Histogram and DoubleTerms keys: builder.field(KEY, double).
-  auto aggs = InternalAggregations::fromWireJson(json::parse(
+  auto aggs = aggregationsFromWireJson(json::parse(
       R"([{"type":"histogram","name":"h","metadata":null,"order":{"_key":"asc"},)"
       R"("min_doc_count":1,"empty_bucket_info":null,"format":"raw","keyed":false,"buckets":[)"
       R"({"key":"-Infinity","doc_count":1,"aggregations":[]},)"
@@ -318,7 +319,7 @@ TEST(ResponseJson, NonFiniteAsElasticsearch) {
       R"("format":"raw","shard_size":2,"show_term_doc_count_error":false,"other_doc_count":0,)"
       R"("buckets":[{"doc_count":3,"aggregations":[],"key":"Infinity"},)"
       R"({"doc_count":1,"aggregations":[],"key":"NaN"}]}])"));
-  EXPECT_EQ(aggs.toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(aggs).dump(),
             R"({"h":{"buckets":[{"key":"-Infinity","doc_count":1},{"key":"NaN","doc_count":2}]},)"
             R"("d":{"doc_count_error_upper_bound":0,"sum_other_doc_count":0,"buckets":[)"
             R"({"key":"Infinity","doc_count":3},{"key":"NaN","doc_count":1}]}})");
@@ -345,7 +346,7 @@ TEST(MetricsReduce, CompensatedSum) {
 
 TEST(MetricsReduce, MetadataIsRendered) {
   auto s = shards(list(std::make_unique<Max>("m", GenericValue::ofMap({{"color", "blue"}}), 1.0)));
-  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(finalReduce(s)).dump(),
             R"({"m":{"meta":{"color":"blue"},"value":1.0}})");
 }
 
@@ -384,7 +385,7 @@ TEST(HistogramReduce, MinDocCountAndOrder) {
   h2->buckets().push_back({1, 2, {}});
   auto s = shards(list(std::move(h1), std::move(h2)));
   EXPECT_EQ(
-      finalReduce(s).toResponseJson().dump(),
+      toResponseJson(finalReduce(s)).dump(),
       R"({"h":{"buckets":[{"key":3.0,"doc_count":5},{"key":1.0,"doc_count":3},{"key":2.0,"doc_count":2}]}})");
 }
 
@@ -395,7 +396,7 @@ TEST(HistogramReduce, KeyedResponse) {
   h->buckets().push_back({2.5, 1, {}});
   auto s = shards(list(std::move(h)));
   EXPECT_EQ(
-      finalReduce(s).toResponseJson().dump(),
+      toResponseJson(finalReduce(s)).dump(),
       R"({"h":{"buckets":{"2.5":{"key":2.5,"doc_count":1},"10.0":{"key":10.0,"doc_count":2}}}})");
 }
 
@@ -431,7 +432,7 @@ TEST(CardinalityReduce, SparseShardsStayExactish) {
   const auto& c = static_cast<const Cardinality&>(c_result[0]);
   EXPECT_FALSE(c.sketch()->isDense());
   EXPECT_NEAR(c.value(), 1500, 3);
-  EXPECT_EQ(finalReduce(s).toResponseJson().dump(),
+  EXPECT_EQ(toResponseJson(finalReduce(s)).dump(),
             R"({"c":{"value":)" + std::to_string(c.value()) + "}}");
 }
 
@@ -493,7 +494,7 @@ TEST(DateHistogramReduce, DaysWithBounds) {
   const auto& h = dynamic_cast<const DateHistogram&>(r[0]);
   EXPECT_EQ(h.buckets()[1].doc_count, 5);
   EXPECT_EQ(h.buckets()[2].doc_count, 0);
-  EXPECT_EQ(r.toResponseJson()["d"]["buckets"][0].dump(),
+  EXPECT_EQ(toResponseJson(r)["d"]["buckets"][0].dump(),
             R"({"key_as_string":"2014-12-31T00:00:00.000Z","key":1419984000000,"doc_count":0})");
 }
 
@@ -545,7 +546,7 @@ TEST(DateHistogramReduce, RegionZoneDaysAcrossDst) {
   h->setFormat(DocValueFormat::dateTime("strict_date_optional_time", "Europe/Berlin"));
   InternalAggregations r = reduceBoth(std::move(h), dayHistogram({}, std::nullopt, day));
   EXPECT_EQ(keysOf(r), (std::vector<int64_t>{kMar27, 1616886000000, 1616968800000, kMar30}));
-  const json buckets = r.toResponseJson()["d"]["buckets"];
+  const json buckets = toResponseJson(r)["d"]["buckets"];
   EXPECT_EQ(buckets[1]["key_as_string"], "2021-03-28T00:00:00.000+01:00");
   EXPECT_EQ(buckets[2]["key_as_string"], "2021-03-29T00:00:00.000+02:00");
   // Extended bounds over the October transition: 2021-10-30 to 2021-11-01.

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "agg_test_util.h"
+#include "aggregations/json/aggregation_json.h"
 
 namespace wirestream::aggregations {
 namespace {
@@ -486,8 +487,8 @@ TEST(AggregationCorrupt, RandomDamageGivesTypedErrorsOnly) {
           InternalAggregations back = InternalAggregations::readFrom(in, defaultRegistry());
           ++successes;
           testing::writeAggs(back, v);
-          back.toResponseJson().dump(-1, ' ', false,
-                                     nlohmann::ordered_json::error_handler_t::replace);
+          toResponseJson(back).dump(-1, ' ', false,
+                                    nlohmann::ordered_json::error_handler_t::replace);
           const InternalAggregations* twice[] = {&back, &back};
           try {
             InternalAggregations::reduce(twice, ReduceContext::finalReduce());
@@ -513,7 +514,7 @@ TEST(AggregationCorrupt, DeepWireJsonIsLimited) {
   auto j = nlohmann::ordered_json::parse(
       R"([{"type":"max","name":"m","format":"raw","value":1,"metadata":{"map":[["k",)" + deep +
       "]]}}]");
-  EXPECT_THROW(InternalAggregations::fromWireJson(j), LimitExceededError);
+  EXPECT_THROW(aggregationsFromWireJson(j), LimitExceededError);
   std::string aggs = "[]";
   for (int i = 0; i < 300; ++i) {
     aggs =
@@ -521,8 +522,7 @@ TEST(AggregationCorrupt, DeepWireJsonIsLimited) {
         R"("empty_bucket_info":null,"format":"raw","keyed":false,"buckets":[{"key":1,"doc_count":1,"aggregations":)" +
         aggs + "}]}]";
   }
-  EXPECT_THROW(InternalAggregations::fromWireJson(nlohmann::ordered_json::parse(aggs)),
-               LimitExceededError);
+  EXPECT_THROW(aggregationsFromWireJson(nlohmann::ordered_json::parse(aggs)), LimitExceededError);
 }
 
 }  // namespace

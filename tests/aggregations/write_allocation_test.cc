@@ -1,29 +1,11 @@
 // writeTo allocates nothing: a StringTerms of StringTerms (with metadata,
 // metrics and a cardinality sketch in the leaves) written again and again
-// into one reused BytesStreamOutput makes no heap allocation once warm. This
-// binary replaces the global operator new to count.
+// into one reused BytesStreamOutput makes no heap allocation once warm,
+// counted by //tests/support:counting_allocator.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "agg_test_util.h"
-
-namespace {
-std::atomic<int64_t> allocations{0};
-}  // namespace
-
-void* operator new(size_t n) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t n) { return operator new(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
+#include "tests/support/counting_allocator.h"
 
 namespace wirestream::aggregations {
 namespace {
@@ -62,18 +44,18 @@ TEST(WriteAllocation, ReusedOutputAllocatesNothing) {
     aggs.writeTo(out);  // warm: the pages, the page list
     size_t size = out.size();
     out.reset();
-    int64_t before = allocations.load();
+    wirestream::testing::AllocationScope scope;
     for (int i = 0; i < 5; ++i) {
       aggs.writeTo(out);
       ASSERT_EQ(out.size(), size);
       out.reset();
     }
-    EXPECT_EQ(allocations.load() - before, 0) << "at " << v.toString();
+    EXPECT_EQ(scope.allocations(), 0u) << "at " << v.toString();
   }
   // The counter works.
-  int64_t before = allocations.load();
+  wirestream::testing::AllocationScope scope;
   auto p = std::make_unique<int>(1);
-  EXPECT_EQ(allocations.load() - before, 1);
+  EXPECT_EQ(scope.allocations(), 1u);
 }
 
 }  // namespace

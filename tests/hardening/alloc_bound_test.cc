@@ -33,6 +33,7 @@
 
 #include "aggregations/columnar.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/registry.h"
 #include "codecs/tsm.h"
 #include "codecs/tsm_stream.h"
@@ -41,7 +42,7 @@
 #include "stream/page_recycler.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
-#include "tests/hardening/counting_allocator.h"
+#include "tests/support/counting_allocator.h"
 #include "transport/frame_decoder.h"
 #include "transport/inbound_message.h"
 
@@ -451,7 +452,7 @@ TEST(AllocationBoundRegression, TermsBucketsWereReservedForTheirCount) {
 }
 
 // Found by the aggregations fuzz target: an sterms key is bytes, not
-// necessarily UTF-8, and toResponseJson() put them into a JSON string as they
+// necessarily UTF-8, and toResponseJson put them into a JSON string as they
 // were, so dump() threw nlohmann's type_error 316 on a shard's result.
 // Invalid bytes now render as U+FFFD (aggregations/json_util.h toUtf8Lossy).
 TEST(FuzzRegression, StermsKeyThatIsNotUtf8BrokeTheResponseJson) {
@@ -459,7 +460,7 @@ TEST(FuzzRegression, StermsKeyThatIsNotUtf8BrokeTheResponseJson) {
   ByteArrayStreamInput stream(in);
   auto aggs = aggregations::InternalAggregations::readFrom(stream, aggregations::defaultRegistry());
   std::string json;
-  ASSERT_NO_THROW(json = aggs.toResponseJson().dump());
+  ASSERT_NO_THROW(json = toResponseJson(aggs).dump());
   EXPECT_NE(json.find("\"key\":\"a\xEF\xBF\xBD\""), std::string::npos) << json;
 }
 

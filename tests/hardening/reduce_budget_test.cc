@@ -27,7 +27,7 @@
 #include "aggregations/terms.h"
 #include "stream/bytes_stream_output.h"
 #include "stream/stream_input.h"
-#include "tests/hardening/counting_allocator.h"
+#include "tests/support/counting_allocator.h"
 
 namespace wirestream::aggregations {
 namespace {
@@ -215,7 +215,7 @@ std::string esMessage(int32_t max, int64_t was) {
          "]. This limit can be set by changing the [search.max_buckets] cluster level setting.";
 }
 
-// The bomb: 65,536 empty buckets, each to hold a copy of a histogram
+// A nested fill bomb: 65,536 empty buckets, each to hold a copy of a histogram
 // of 65,536 empty buckets (2^32 buckets, ~170 GB before the budget).
 TEST(ReduceBudget, NestedFillBombFailsFastInSmallMemory) {
   Bytes inner = histogram("i", 0, 65535, list({}));
@@ -247,7 +247,7 @@ TEST(ReduceBudget, NestedFillsWithinBudgetAreBuiltAndCountedExactly) {
   }
 }
 
-// The 138 KB sterms: 2,000 buckets, each holding a histogram that
+// A 138 KB sterms: 2,000 buckets, each holding a histogram that
 // fills 65,536 empty buckets.
 TEST(ReduceBudget, ManyBucketsTimesFillsFail) {
   Bytes fills = list({histogram("h", 0, 65535, list({}))});

@@ -265,17 +265,17 @@ void runRoundTrips(TransportVersion version) {
     GV original = gen.value(0);
     size_t page = kPageSizes[static_cast<size_t>(gen.uniform(0, kPageSizes.size() - 1))];
     auto bytes = writeAt(
-        page, [&](StreamOutput& out) { out.writeGenericValue(original); }, version);
+        page, [&](StreamOutput& out) { writeGenericValue(out, original); }, version);
     PiecewiseInput input(bytes, static_cast<size_t>(gen.uniform(1, 17)));
     input.in().setTransportVersion(version);
-    GV back = input.in().readGenericValue();
+    GV back = readGenericValue(input.in());
     ASSERT_EQ(back, original) << original;
     ASSERT_EQ(back.hash(), original.hash());
     ASSERT_EQ(back.toString(), original.toString());
     ASSERT_EQ(input.in().available(), 0u);
     auto again = writeAt(
         kPageSizes[static_cast<size_t>(iter) % kPageSizes.size()],
-        [&](StreamOutput& out) { out.writeGenericValue(back); }, version);
+        [&](StreamOutput& out) { writeGenericValue(out, back); }, version);
     ASSERT_EQ(again, bytes) << original;
 
     std::vector<GV*> nodes;
@@ -319,7 +319,7 @@ void runDamage(TransportVersion version) {
   for (int iter = 0; iter < 1500; ++iter) {
     SCOPED_TRACE("iteration " + std::to_string(iter) + ", seed " + std::to_string(s));
     GV original = gen.value(0);
-    auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(original); }, version);
+    auto bytes = bytesOf([&](StreamOutput& out) { writeGenericValue(out, original); }, version);
     size_t at = static_cast<size_t>(gen.rng()() % bytes.size());
     switch (gen.uniform(0, 4)) {
       case 0:
@@ -342,17 +342,17 @@ void runDamage(TransportVersion version) {
     input.in().setTransportVersion(version);
     std::optional<GV> damaged;
     try {
-      damaged = input.in().readGenericValue();
+      damaged = readGenericValue(input.in());
     } catch (const StreamError&) {
       ++failed;
       ASSERT_EQ(input.in().nestingDepth(), 0);
       continue;
     }
     ++decoded;
-    auto again = bytesOf([&](StreamOutput& out) { out.writeGenericValue(*damaged); }, version);
+    auto again = bytesOf([&](StreamOutput& out) { writeGenericValue(out, *damaged); }, version);
     ByteArrayStreamInput in(again);
     in.setTransportVersion(version);
-    ASSERT_EQ(in.readGenericValue(), *damaged);
+    ASSERT_EQ(readGenericValue(in), *damaged);
   }
   std::printf("%d damaged inputs refused, %d decoded to other values\n", failed, decoded);
   EXPECT_GT(failed, 0);

@@ -159,11 +159,11 @@ TEST(GenericValueTest, ExpectedBytesAndReadBackAtBothVersions) {
       const std::string& expected = version == kOld && !c.old_hex.empty() ? c.old_hex : c.hex;
       for (size_t page : kPageSizes) {
         auto bytes = writeAt(
-            page, [&](StreamOutput& out) { out.writeGenericValue(c.value); }, version);
+            page, [&](StreamOutput& out) { writeGenericValue(out, c.value); }, version);
         ASSERT_EQ(toHex(bytes), expected) << "page size " << page;
         PiecewiseInput input(bytes, page);
         input.in().setTransportVersion(version);
-        GV back = input.in().readGenericValue();
+        GV back = readGenericValue(input.in());
         EXPECT_EQ(back, c.value);
         EXPECT_EQ(back.kind(), c.value.kind());
         EXPECT_EQ(input.in().available(), 0u);
@@ -175,14 +175,14 @@ TEST(GenericValueTest, ExpectedBytesAndReadBackAtBothVersions) {
 TEST(GenericValueTest, EveryStrictPrefixIsEndOfStream) {
   for (const Case& c : cases()) {
     for (TransportVersion version : {kOld, kNew}) {
-      auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(c.value); }, version);
+      auto bytes = bytesOf([&](StreamOutput& out) { writeGenericValue(out, c.value); }, version);
       for (size_t n = 0; n < bytes.size(); ++n) {
         SCOPED_TRACE(std::string(c.what) + " prefix " + std::to_string(n));
         std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
         for (size_t page : {size_t{1}, size_t{3}, size_t{64}}) {
           PiecewiseInput input(prefix, page);
           input.in().setTransportVersion(version);
-          EXPECT_THROW(input.in().readGenericValue(), EndOfStreamError);
+          EXPECT_THROW(readGenericValue(input.in()), EndOfStreamError);
         }
       }
     }
@@ -197,16 +197,16 @@ TEST(GenericValueTest, EveryKindIsCovered) {
 
 TEST(GenericValueTest, GenericMapKeysFrom870) {
   GV map = GV::ofMap({{GV::ofInt(1), nullptr}, {GV::ofList({GV("k")}), GV::ofLong(0)}});
-  auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(map); }, kNew);
+  auto bytes = bytesOf([&](StreamOutput& out) { writeGenericValue(out, map); }, kNew);
   EXPECT_EQ(toHex(bytes), "0a 02 01 00 00 00 01 ff 07 01 00 01 6b 02 00 00 00 00 00 00 00 00");
   ByteArrayStreamInput in(bytes);
-  EXPECT_EQ(in.readGenericValue(), map);
+  EXPECT_EQ(readGenericValue(in), map);
 }
 
 TEST(GenericValueTest, NonStringKeyBefore870IsCallerError) {
   GV map = GV::ofOrderedMap({{GV::ofInt(1), nullptr}});
   try {
-    bytesOf([&](StreamOutput& out) { out.writeGenericValue(map); }, kOld);
+    bytesOf([&](StreamOutput& out) { writeGenericValue(out, map); }, kOld);
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("map keys must be strings before 8.7.0"),
@@ -216,7 +216,7 @@ TEST(GenericValueTest, NonStringKeyBefore870IsCallerError) {
   // Text is not a string key either: the key is writeString, text is a distinct
   // kind.
   GV text_key = GV::ofMap({{GV::ofText("t"), nullptr}});
-  EXPECT_THROW(bytesOf([&](StreamOutput& out) { out.writeGenericValue(text_key); }, kOld),
+  EXPECT_THROW(bytesOf([&](StreamOutput& out) { writeGenericValue(out, text_key); }, kOld),
                std::invalid_argument);
 }
 
@@ -226,16 +226,16 @@ TEST(GenericValueTest, OldStreamReadsKeysAsStrings) {
   auto bytes = hexBytes("0a 01 01 61 ff");
   ByteArrayStreamInput old_in(bytes);
   old_in.setTransportVersion(kOld);
-  EXPECT_EQ(old_in.readGenericValue(), GV::ofMap({{"a", nullptr}}));
+  EXPECT_EQ(readGenericValue(old_in), GV::ofMap({{"a", nullptr}}));
   ByteArrayStreamInput new_in(bytes);
   new_in.setTransportVersion(kNew);
-  EXPECT_THROW(new_in.readGenericValue(), EndOfStreamError);
+  EXPECT_THROW(readGenericValue(new_in), EndOfStreamError);
 }
 
 TEST(GenericValueTest, InvalidUtf8IsCallerErrorOnWrite) {
-  EXPECT_THROW(bytesOf([](StreamOutput& out) { out.writeGenericValue(GV("\xFF")); }),
+  EXPECT_THROW(bytesOf([](StreamOutput& out) { writeGenericValue(out, GV("\xFF")); }),
                std::invalid_argument);
-  EXPECT_THROW(bytesOf([](StreamOutput& out) { out.writeGenericValue(GV::ofText("\xC3")); }),
+  EXPECT_THROW(bytesOf([](StreamOutput& out) { writeGenericValue(out, GV::ofText("\xC3")); }),
                std::invalid_argument);
 }
 
@@ -249,7 +249,7 @@ void expectError(const std::string& hex, const std::string& message,
   ByteArrayStreamInput in(bytes);
   in.setTransportVersion(version);
   try {
-    in.readGenericValue();
+    readGenericValue(in);
     FAIL() << "expected an error";
   } catch (const E& e) {
     EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
@@ -280,7 +280,7 @@ TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
     bytes[0] = static_cast<uint8_t>(t);
     ByteArrayStreamInput in(bytes);
     try {
-      in.readGenericValue();
+      readGenericValue(in);
       FAIL() << "tag " << t << " was accepted";
     } catch (const CorruptStreamError& e) {
       EXPECT_EQ(std::string(e.what()), "Can't read unknown type [" + std::to_string(t) + "]");
@@ -325,7 +325,7 @@ TEST(GenericValueErrorsTest, SizesAboveTheConfiguredLimit) {
     auto bytes = hexBytes(hex);
     ByteArrayStreamInput in(bytes);
     in.setMaxArraySize(2);
-    EXPECT_THROW(in.readGenericValue(), LimitExceededError) << hex;
+    EXPECT_THROW(readGenericValue(in), LimitExceededError) << hex;
   }
 }
 
@@ -348,7 +348,7 @@ TEST(GenericValueErrorsTest, RepeatedKeysAndElements) {
   // The same key at different levels is fine.
   auto nested = hexBytes("0a 01 00 01 6b 0a 01 00 01 6b ff");
   ByteArrayStreamInput in(nested);
-  EXPECT_EQ(in.readGenericValue(), GV::ofMap({{"k", GV::ofMap({{"k", nullptr}})}}));
+  EXPECT_EQ(readGenericValue(in), GV::ofMap({{"k", GV::ofMap({{"k", nullptr}})}}));
 }
 
 TEST(GenericValueErrorsTest, InvalidStringsAndText) {
@@ -392,7 +392,7 @@ TEST(GenericValueTest, ZoneIdsJavaWrites) {
     SCOPED_TRACE(id);
     auto bytes = hexBytes("17 " + asciiHex(id) + kZeroLong);
     ByteArrayStreamInput in(bytes);
-    EXPECT_EQ(in.readGenericValue(), zoned(0, id));
+    EXPECT_EQ(readGenericValue(in), zoned(0, id));
   }
 }
 
@@ -414,7 +414,7 @@ TEST(GenericValueErrorsTest, BigIntegersNotAsJavaWritesThem) {
   // 10^9864 < 2^32768 is fine.
   auto bytes = hexBytes("1a " + asciiHex("1" + std::string(9864, '0')));
   ByteArrayStreamInput in(bytes);
-  GV v = in.readGenericValue();
+  GV v = readGenericValue(in);
   EXPECT_EQ(v.asBigInteger().magnitude().size(), 4096u);
   EXPECT_EQ(v.asBigInteger().toDecimal(), "1" + std::string(9864, '0'));
 }
@@ -440,7 +440,7 @@ TEST(GenericValueTest, DateTimesAndOffsetTimesNotAsJavaWritesThemAreCallerErrors
   for (GV bad : {zoned(0, "UTC+1"), joda(0, ""), offsetTime(24h, 0s), offsetTime(-1ns, 0s),
                  offsetTime(0ns, 18h + 1s)}) {
     SCOPED_TRACE(bad.toString());
-    EXPECT_THROW(bytesOf([&](StreamOutput& out) { out.writeGenericValue(bad); }),
+    EXPECT_THROW(bytesOf([&](StreamOutput& out) { writeGenericValue(out, bad); }),
                  std::invalid_argument);
   }
 }
@@ -457,7 +457,7 @@ TEST(GenericValueErrorsTest, DeepNestingIsLimitExceeded) {
     SCOPED_TRACE(open);
     auto ok = hexBytes(nested(100, open));
     ByteArrayStreamInput in(ok);
-    EXPECT_NO_THROW(in.readGenericValue());
+    EXPECT_NO_THROW(readGenericValue(in));
     EXPECT_EQ(in.nestingDepth(), 0);
     expectError<LimitExceededError>(nested(101, open), "nesting depth [101]");
   }
@@ -472,7 +472,7 @@ TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
   ByteArrayStreamInput in(bytes);
   in.setMaxNestingDepth(2);
   try {
-    in.readGenericValue();
+    readGenericValue(in);
     FAIL();
   } catch (const LimitExceededError& e) {
     EXPECT_EQ(std::string(e.what()), "nesting depth [3] exceeds the limit of [2]");
@@ -480,7 +480,7 @@ TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
   EXPECT_EQ(in.nestingDepth(), 0);
   in.seek(0);
   in.setMaxNestingDepth(3);
-  EXPECT_EQ(in.readGenericValue(), GV::ofList({GV::ofList({GV::ofList({GV()})})}));
+  EXPECT_EQ(readGenericValue(in), GV::ofList({GV::ofList({GV::ofList({GV()})})}));
   EXPECT_EQ(in.nestingDepth(), 0);
 }
 
@@ -560,7 +560,7 @@ TEST(GenericValueTest, RepeatsCannotBeWritten) {
         GV::ofOrderedMap({{"k", 1}, {"k", 1}}), GV::ofList({GV::ofSet({GV(), GV()})})}) {
     for (TransportVersion version : {kOld, kNew}) {
       try {
-        bytesOf([&](StreamOutput& out) { out.writeGenericValue(v); }, version);
+        bytesOf([&](StreamOutput& out) { writeGenericValue(out, v); }, version);
         ADD_FAILURE() << v << " was written";
       } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("duplicate"), std::string::npos) << e.what();

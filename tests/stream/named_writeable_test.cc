@@ -39,7 +39,7 @@ class Circle final : public Shape {
 class Group final : public Shape {
  public:
   explicit Group(std::vector<std::unique_ptr<Shape>> parts) : parts_(std::move(parts)) {}
-  explicit Group(StreamInput& in) : parts_(in.readNamedWriteableCollection<Shape>()) {}
+  explicit Group(StreamInput& in) : parts_(readNamedWriteableCollection<Shape>(in)) {}
   std::string_view getWriteableName() const override { return "group"; }
   void writeTo(StreamOutput& out) const override { out.writeNamedWriteableCollection(parts_); }
   double area() const override {
@@ -104,13 +104,13 @@ TEST(NamedWriteableTest, ReadsThroughTheInputsRegistry) {
     PiecewiseInput input(bytes, page);
     StreamInput& in = input.in();
     in.setNamedWriteableRegistry(&registry);
-    std::unique_ptr<Shape> s = in.readNamedWriteable<Shape>();
+    std::unique_ptr<Shape> s = readNamedWriteable<Shape>(in);
     ASSERT_NE(dynamic_cast<Circle*>(s.get()), nullptr);
     EXPECT_EQ(static_cast<Circle&>(*s).r(), 1.5);
-    std::unique_ptr<DocFormat> f = in.readNamedWriteable<DocFormat>();
+    std::unique_ptr<DocFormat> f = readNamedWriteable<DocFormat>(in);
     EXPECT_EQ(f->getWriteableName(), "raw");
     // The same name in another category picks that category's reader.
-    std::unique_ptr<DocFormat> g = in.readNamedWriteable<DocFormat>();
+    std::unique_ptr<DocFormat> g = readNamedWriteable<DocFormat>(in);
     EXPECT_NE(dynamic_cast<CircleFormat*>(g.get()), nullptr);
     EXPECT_EQ(in.available(), 0u);
   }
@@ -120,20 +120,20 @@ TEST(NamedWriteableTest, ExplicitRegistryAndOptional) {
   NamedWriteableRegistry registry = makeRegistry();
   auto bytes = hexBytes(kCircleHex);
   ByteArrayStreamInput in(bytes);
-  EXPECT_EQ(in.readNamedWriteable<Shape>(registry)->area(), 3 * 1.5 * 1.5);
+  EXPECT_EQ(readNamedWriteable<Shape>(in, registry)->area(), 3 * 1.5 * 1.5);
 
   auto optional = hexBytes("00 01 " + kCircleHex);
   ByteArrayStreamInput opt(optional);
   opt.setNamedWriteableRegistry(&registry);
-  EXPECT_EQ(opt.readOptionalNamedWriteable<Shape>(), nullptr);
-  EXPECT_NE(opt.readOptionalNamedWriteable<Shape>(), nullptr);
+  EXPECT_EQ(readOptionalNamedWriteable<Shape>(opt), nullptr);
+  EXPECT_NE(readOptionalNamedWriteable<Shape>(opt), nullptr);
 }
 
 TEST(NamedWriteableTest, NoRegistryIsAClearErrorAndConsumesNothing) {
   auto bytes = hexBytes(kCircleHex);
   ByteArrayStreamInput in(bytes);
   try {
-    in.readNamedWriteable<Shape>();
+    readNamedWriteable<Shape>(in);
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("without a NamedWriteableRegistry"), std::string::npos)
@@ -141,7 +141,7 @@ TEST(NamedWriteableTest, NoRegistryIsAClearErrorAndConsumesNothing) {
     EXPECT_NE(std::string(e.what()).find("[Shape]"), std::string::npos) << e.what();
   }
   EXPECT_EQ(in.position(), 0u);
-  EXPECT_THROW(in.readNamedWriteableCollection<Shape>(), std::invalid_argument);
+  EXPECT_THROW(readNamedWriteableCollection<Shape>(in), std::invalid_argument);
   EXPECT_EQ(in.position(), 0u);
 }
 
@@ -151,7 +151,7 @@ TEST(NamedWriteableTest, UnknownNameOrCategoryIsCorrupt) {
   ByteArrayStreamInput in(hexagon);
   in.setNamedWriteableRegistry(&registry);
   try {
-    in.readNamedWriteable<Shape>();
+    readNamedWriteable<Shape>(in);
     FAIL();
   } catch (const CorruptStreamError& e) {
     EXPECT_STREQ(e.what(), "Unknown NamedWriteable [Shape][hexagon]");
@@ -164,7 +164,7 @@ TEST(NamedWriteableTest, UnknownNameOrCategoryIsCorrupt) {
   ByteArrayStreamInput in2(raw);
   in2.setNamedWriteableRegistry(&shapes_only);
   try {
-    in2.readNamedWriteable<DocFormat>();
+    readNamedWriteable<DocFormat>(in2);
     FAIL();
   } catch (const CorruptStreamError& e) {
     EXPECT_NE(std::string(e.what()).find("DocFormat][raw]"), std::string::npos) << e.what();
@@ -200,7 +200,7 @@ TEST(NamedWriteableTest, CollectionsAndRecursion) {
             "06 63 69 72 63 6c 65 3f f0 00 00 00 00 00 00");  // circle 1
   ByteArrayStreamInput in(bytes);
   in.setNamedWriteableRegistry(&registry);
-  std::unique_ptr<Shape> back = in.readNamedWriteable<Shape>();
+  std::unique_ptr<Shape> back = readNamedWriteable<Shape>(in);
   EXPECT_EQ(back->area(), g.area());
   EXPECT_EQ(in.nestingDepth(), 0);
   EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeNamedWriteable(*back); }), bytes);
@@ -209,7 +209,7 @@ TEST(NamedWriteableTest, CollectionsAndRecursion) {
     std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + n);
     ByteArrayStreamInput p(prefix);
     p.setNamedWriteableRegistry(&registry);
-    EXPECT_THROW(p.readNamedWriteable<Shape>(), EndOfStreamError) << "prefix " << n;
+    EXPECT_THROW(readNamedWriteable<Shape>(p), EndOfStreamError) << "prefix " << n;
     EXPECT_EQ(p.nestingDepth(), 0);
   }
 }
@@ -224,13 +224,13 @@ TEST(NamedWriteableTest, NestedNamedWriteablesHitTheNestingLimit) {
   auto ok = groups(99);  // 100 named writeables deep
   ByteArrayStreamInput in(ok);
   in.setNamedWriteableRegistry(&registry);
-  EXPECT_NO_THROW(in.readNamedWriteable<Shape>());
+  EXPECT_NO_THROW(readNamedWriteable<Shape>(in));
 
   auto deep = groups(100);
   ByteArrayStreamInput too_deep(deep);
   too_deep.setNamedWriteableRegistry(&registry);
   try {
-    too_deep.readNamedWriteable<Shape>();
+    readNamedWriteable<Shape>(too_deep);
     FAIL();
   } catch (const LimitExceededError& e) {
     EXPECT_STREQ(e.what(), "nesting depth [101] exceeds the limit of [100]");

@@ -77,7 +77,7 @@ TEST(NestingLimitTest, MillionLevelsOnASmallStackIsLimitExceeded) {
     runOnSmallStack([&] {
       ByteArrayStreamInput in(bytes);
       try {
-        in.readGenericValue();
+        readGenericValue(in);
         ADD_FAILURE() << "expected LimitExceededError";
       } catch (const LimitExceededError& e) {
         EXPECT_STREQ(e.what(), "nesting depth [101] exceeds the limit of [100]");
@@ -113,28 +113,28 @@ TEST(NestingLimitTest, TreeAtTheLimitWorksOnASmallStack) {
         break;
     }
   }
-  auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(tree); });
+  auto bytes = bytesOf([&](StreamOutput& out) { writeGenericValue(out, tree); });
   std::string text = tree.toString();
   size_t hash = tree.hash();
   runOnSmallStack([&] {
     ByteArrayStreamInput in(bytes);
-    GV back = in.readGenericValue();
+    GV back = readGenericValue(in);
     EXPECT_EQ(back, tree);
     EXPECT_EQ(back.hash(), hash);
     EXPECT_EQ(back.toString(), text);
-    EXPECT_EQ(bytesOf([&](StreamOutput& out) { out.writeGenericValue(back); }), bytes);
+    EXPECT_EQ(bytesOf([&](StreamOutput& out) { writeGenericValue(out, back); }), bytes);
     GV copy = back;
     EXPECT_EQ(copy, back);
   });
   // One level more is refused at the default limit, accepted when raised.
   GV deeper = GV::ofList({tree});
-  auto deeper_bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(deeper); });
+  auto deeper_bytes = bytesOf([&](StreamOutput& out) { writeGenericValue(out, deeper); });
   runOnSmallStack([&] {
     ByteArrayStreamInput in(deeper_bytes);
-    EXPECT_THROW(in.readGenericValue(), LimitExceededError);
+    EXPECT_THROW(readGenericValue(in), LimitExceededError);
     ByteArrayStreamInput raised(deeper_bytes);
     raised.setMaxNestingDepth(101);
-    EXPECT_EQ(raised.readGenericValue(), deeper);
+    EXPECT_EQ(readGenericValue(raised), deeper);
   });
 }
 

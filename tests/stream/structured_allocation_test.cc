@@ -1,5 +1,5 @@
 // How much the structured readers allocate before they fail on hostile
-// input. Global operator new is replaced to count bytes while a read runs.
+// input, counted by //tests/support:counting_allocator while a read runs.
 //
 // - Readers of flat data (collections, maps, enum sets, bytes references,
 //   text, primitive arrays) stay within max(4 KiB, 4 x input bytes).
@@ -11,29 +11,14 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
-#include <new>
 #include <random>
 
 #include "stream/bytes_reference.h"
 #include "stream/generic_value.h"
 #include "tests/stream/structured_test_util.h"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<size_t> g_allocated{0};
-}  // namespace
-
-void* operator new(size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocated += n;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "tests/support/counting_allocator.h"
 
 namespace wirestream {
 namespace {
@@ -48,16 +33,15 @@ using testing::writeAt;
 // per input byte at worst.
 constexpr size_t kTreeBytesPerInputByte = 4 * sizeof(GenericValue);
 
+// Bytes allocated while `read` runs (freed or not).
 template <typename F>
 size_t allocatedBy(F read) {
-  g_allocated = 0;
-  g_counting = true;
+  wirestream::testing::AllocationScope scope;
   try {
     read();
   } catch (const StreamError&) {
   }
-  g_counting = false;
-  return g_allocated;
+  return scope.totalBytes();
 }
 
 // The exception's message is allocated too; it is not part of the budget.
@@ -71,7 +55,7 @@ TEST(AllocationTest, CounterSeesLibraryAllocations) {
   auto bytes = hexBytes("06 03 01 02 03");
   size_t got = allocatedBy([&] {
     ByteArrayStreamInput in(bytes);
-    in.readGenericValue();
+    readGenericValue(in);
   });
   EXPECT_GE(got, 3u);
 }
@@ -105,14 +89,14 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
                     [](StreamInput& i) { return i.readVInt(); });
        }},
       {"enum set of INT32_MAX", "ff ff ff ff 07 00 01",
-       [](StreamInput& in) { in.readEnumSet<TimeUnit>(); }},
+       [](StreamInput& in) { readEnumSet<TimeUnit>(in); }},
       {"bytes reference", "ff ff ff ff 07 00", [](StreamInput& in) { in.readBytesReference(); }},
       {"optional bytes reference", "ff ff ff ff 07 00",
        [](StreamInput& in) { in.readOptionalBytesReference(); }},
-      {"text", "0f 7f ff ff ff 61", [](StreamInput& in) { in.readGenericValue(); }},
-      {"double array", "14 ff ff ff ff 07 00", [](StreamInput& in) { in.readGenericValue(); }},
-      {"list of INT32_MAX", "07 ff ff ff ff 07 ff", [](StreamInput& in) { in.readGenericValue(); }},
-      {"map of INT32_MAX", "0a ff ff ff ff 07 ff", [](StreamInput& in) { in.readGenericValue(); }},
+      {"text", "0f 7f ff ff ff 61", [](StreamInput& in) { readGenericValue(in); }},
+      {"double array", "14 ff ff ff ff 07 00", [](StreamInput& in) { readGenericValue(in); }},
+      {"list of INT32_MAX", "07 ff ff ff ff 07 ff", [](StreamInput& in) { readGenericValue(in); }},
+      {"map of INT32_MAX", "0a ff ff ff ff 07 ff", [](StreamInput& in) { readGenericValue(in); }},
   };
   for (auto& c : cases) {
     auto bytes = hexBytes(c.hex);
@@ -147,7 +131,7 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
   };
   double worst = 0;
   for (const GV& tree : trees) {
-    auto bytes = bytesOf([&](StreamOutput& out) { out.writeGenericValue(tree); });
+    auto bytes = bytesOf([&](StreamOutput& out) { writeGenericValue(out, tree); });
     std::vector<size_t> cuts;
     for (int i = 0; i < 40; ++i) cuts.push_back(rng() % bytes.size());
     cuts.push_back(bytes.size() - 1);
@@ -155,7 +139,7 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
       std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + cut);
       size_t got = allocatedBy([&] {
         ByteArrayStreamInput in(prefix);
-        in.readGenericValue();
+        readGenericValue(in);
       });
       worst = std::max(worst, static_cast<double>(got) / std::max<size_t>(1, cut));
       ASSERT_LE(got, std::max<size_t>(4096, kTreeBytesPerInputByte * cut) + kMessageBytes)
@@ -166,7 +150,7 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
       flipped[rng() % flipped.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
       size_t got = allocatedBy([&] {
         ByteArrayStreamInput in(flipped);
-        in.readGenericValue();
+        readGenericValue(in);
       });
       ASSERT_LE(got,
                 std::max<size_t>(4096, kTreeBytesPerInputByte * flipped.size()) + kMessageBytes);

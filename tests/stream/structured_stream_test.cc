@@ -211,38 +211,38 @@ TEST(OptionalWriteableTest, PresentAndAbsent) {
 
 TEST(EnumTest, OrdinalsAndErrors) {
   EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
-              out.writeEnum(Color::kRed);
-              out.writeEnum(Color::kBlue);
-              out.writeOptionalEnum<Color>(std::nullopt);
-              out.writeOptionalEnum(std::optional(Color::kGreen));
+              writeEnum(out, Color::kRed);
+              writeEnum(out, Color::kBlue);
+              writeOptionalEnum<Color>(out, std::nullopt);
+              writeOptionalEnum(out, std::optional(Color::kGreen));
             })),
             "00 02 00 01 01");
   auto bytes = hexBytes("00 02 00 01 01");
   ByteArrayStreamInput in(bytes);
-  EXPECT_EQ(in.readEnum<Color>(), Color::kRed);
-  EXPECT_EQ(in.readEnum<Color>(), Color::kBlue);
-  EXPECT_EQ(in.readOptionalEnum<Color>(), std::nullopt);
-  EXPECT_EQ(in.readOptionalEnum<Color>(), Color::kGreen);
+  EXPECT_EQ(readEnum<Color>(in), Color::kRed);
+  EXPECT_EQ(readEnum<Color>(in), Color::kBlue);
+  EXPECT_EQ(readOptionalEnum<Color>(in), std::nullopt);
+  EXPECT_EQ(readOptionalEnum<Color>(in), Color::kGreen);
 
-  auto readColor = [](StreamInput& i) { i.readEnum<Color>(); };
+  auto readColor = [](StreamInput& i) { readEnum<Color>(i); };
   expectThrows<CorruptStreamError>("03", readColor, "Unknown Color ordinal [3]");
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", readColor, "Unknown Color ordinal [-1]");
   expectThrows<CorruptStreamError>("80 80 80 80 08", readColor,
                                    "Unknown Color ordinal [-2147483648]");
   expectThrows<EndOfStreamError>("", readColor, "");
-  EXPECT_THROW(bytesOf([](StreamOutput& out) { out.writeEnum(static_cast<Color>(3)); }),
+  EXPECT_THROW(bytesOf([](StreamOutput& out) { writeEnum(out, static_cast<Color>(3)); }),
                std::invalid_argument);
 }
 
 TEST(EnumTest, EnumSets) {
   std::set<Color> colors = {Color::kBlue, Color::kRed};
-  auto write = [&](StreamOutput& out) { out.writeEnumSet(colors); };
-  auto read = [](StreamInput& in) { return in.readEnumSet<Color>(); };
+  auto write = [&](StreamOutput& out) { writeEnumSet(out, colors); };
+  auto read = [](StreamInput& in) { return readEnumSet<Color>(in); };
   EXPECT_EQ(toHex(bytesOf(write)), "02 00 02");
   auto bytes = bytesOf(write);
   ByteArrayStreamInput in(bytes);
   EXPECT_EQ(read(in), colors);
-  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) { out.writeEnumSet(std::set<Color>{}); })), "00");
+  EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) { writeEnumSet(out, std::set<Color>{}); })), "00");
   expectPrefixesFail(write, read);
   auto descending = hexBytes("02 02 00");
   ByteArrayStreamInput unordered(descending);
@@ -276,15 +276,15 @@ TEST(TimeValueTest, ExpectedBytes) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
-    auto bytes = bytesOf([&](StreamOutput& out) { out.writeTimeValue(c.value); });
+    auto bytes = bytesOf([&](StreamOutput& out) { writeTimeValue(out, c.value); });
     EXPECT_EQ(toHex(bytes), c.hex);
     EXPECT_EQ(c.value.toString(), c.text);
     for (size_t page : kPageSizes) {
       PiecewiseInput input(bytes, page);
-      EXPECT_EQ(input.in().readTimeValue(), c.value);
+      EXPECT_EQ(readTimeValue(input.in()), c.value);
     }
-    expectPrefixesFail([&](StreamOutput& out) { out.writeTimeValue(c.value); },
-                       [](StreamInput& in) { return in.readTimeValue(); });
+    expectPrefixesFail([&](StreamOutput& out) { writeTimeValue(out, c.value); },
+                       [](StreamInput& in) { return readTimeValue(in); });
   }
   EXPECT_NE(TimeValue::timeValueSeconds(60), TimeValue::timeValueMinutes(1));
   EXPECT_EQ(TimeValue::timeValueSeconds(60).nanos(), TimeValue::timeValueMinutes(1).nanos());
@@ -296,16 +296,16 @@ TEST(TimeValueTest, ExpectedBytes) {
 
 TEST(TimeValueTest, OptionalAndErrors) {
   EXPECT_EQ(toHex(bytesOf([](StreamOutput& out) {
-              out.writeOptionalTimeValue(std::nullopt);
-              out.writeOptionalTimeValue(TimeValue::timeValueSeconds(30));
+              writeOptionalTimeValue(out, std::nullopt);
+              writeOptionalTimeValue(out, TimeValue::timeValueSeconds(30));
             })),
             "00 01 3c 03");
   auto optional_bytes = hexBytes("00 01 3c 03");
   ByteArrayStreamInput in(optional_bytes);
-  EXPECT_EQ(in.readOptionalTimeValue(), std::nullopt);
-  EXPECT_EQ(in.readOptionalTimeValue(), TimeValue::timeValueSeconds(30));
+  EXPECT_EQ(readOptionalTimeValue(in), std::nullopt);
+  EXPECT_EQ(readOptionalTimeValue(in), TimeValue::timeValueSeconds(30));
 
-  auto read = [](StreamInput& i) { i.readTimeValue(); };
+  auto read = [](StreamInput& i) { readTimeValue(i); };
   expectThrows<CorruptStreamError>("02 07", read, "Unknown TimeUnit ordinal [7]");
   expectThrows<CorruptStreamError>("02 ff", read, "Unknown TimeUnit ordinal [255]");
   expectThrows<CorruptStreamError>("03 02", read, "duration cannot be negative, was given [-2]");
@@ -320,23 +320,23 @@ TEST(InstantTest, ExpectedBytesAndErrors) {
   Instant i = Instant::ofEpochMilli(1500);
   EXPECT_EQ(i, (Instant{1, 500000000}));
   EXPECT_EQ(Instant::ofEpochMilli(-1), (Instant{-1, 999000000}));
-  auto bytes = bytesOf([&](StreamOutput& out) { out.writeInstant(i); });
+  auto bytes = bytesOf([&](StreamOutput& out) { writeInstant(out, i); });
   EXPECT_EQ(toHex(bytes), "00 00 00 00 00 00 00 01 1d cd 65 00");
   ByteArrayStreamInput in(bytes);
-  EXPECT_EQ(in.readInstant(), i);
+  EXPECT_EQ(readInstant(in), i);
   EXPECT_EQ(i.toString(), "1.500000000s");
-  expectPrefixesFail([&](StreamOutput& out) { out.writeInstant(i); },
-                     [](StreamInput& in) { return in.readInstant(); });
+  expectPrefixesFail([&](StreamOutput& out) { writeInstant(out, i); },
+                     [](StreamInput& in) { return readInstant(in); });
   for (Instant edge : {Instant{Instant::kMinSecond, 0}, Instant{Instant::kMaxSecond, 999999999}}) {
-    auto b = bytesOf([&](StreamOutput& out) { out.writeOptionalInstant(edge); });
+    auto b = bytesOf([&](StreamOutput& out) { writeOptionalInstant(out, edge); });
     ByteArrayStreamInput e(b);
-    EXPECT_EQ(e.readOptionalInstant(), edge);
+    EXPECT_EQ(readOptionalInstant(e), edge);
   }
   auto absent_bytes = hexBytes("00");
   ByteArrayStreamInput absent(absent_bytes);
-  EXPECT_EQ(absent.readOptionalInstant(), std::nullopt);
+  EXPECT_EQ(readOptionalInstant(absent), std::nullopt);
 
-  auto read = [](StreamInput& s) { s.readInstant(); };
+  auto read = [](StreamInput& s) { readInstant(s); };
   expectThrows<CorruptStreamError>("00 00 00 00 00 00 00 01 3b 9a ca 00", read,
                                    "Invalid Instant [1s, 1000000000ns]");
   expectThrows<CorruptStreamError>("00 00 00 00 00 00 00 01 ff ff ff ff", read,
@@ -344,7 +344,7 @@ TEST(InstantTest, ExpectedBytesAndErrors) {
   expectThrows<CorruptStreamError>("7f ff ff ff ff ff ff ff 00 00 00 00", read,
                                    "Invalid Instant [9223372036854775807s");
   EXPECT_THROW(bytesOf([](StreamOutput& out) {
-                 out.writeInstant(Instant{0, -1});
+                 writeInstant(out, Instant{0, -1});
                }),
                std::invalid_argument);
 }

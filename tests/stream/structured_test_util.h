@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "stream/structured/structured_stream.h"
 #include "tests/stream/test_util.h"
 
 namespace wirestream::testing {

@@ -68,7 +68,7 @@ want_types = names("aggregations/metrics.h", r'kType = "(\w+)"') | \
     names("aggregations/date_histogram.h", r'kType = "(\w+)"') | \
     names("aggregations/cardinality.h", r'kType = "(\w+)"')
 want_formats = names("aggregations/doc_value_format.cc", r'\{DocValueFormat::Kind::\w+, "(\w+)"\}')
-kind_list = re.search(r"kNames\[\] = \{(.*?)\};", open(f"{src}/stream/generic_value.cc").read(), re.S)
+kind_list = re.search(r"kNames\[\] = \{(.*?)\};", open(f"{src}/stream/structured/generic_value.cc").read(), re.S)
 want_kinds = set(re.findall(r'"([a-z ]+)"', kind_list.group(1))) - {"null", "string", "boolean"}
 for what, want, have in (("aggregation types", want_types, types),
                          ("formats", want_formats, formats), ("generic kinds", want_kinds, kinds)):

@@ -1,5 +1,5 @@
 // tools/wire_json: the streamed writer prints byte for byte what
-// toWireJson().dump(2) prints, at every batch size; the bounded parser builds
+// toWireJson(aggs).dump(2) prints, at every batch size; the bounded parser builds
 // the document json::parse builds, and its errors are typed and say where.
 #include "tools/wire_json.h"
 
@@ -10,6 +10,7 @@
 
 #include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
+#include "aggregations/json/aggregation_json.h"
 #include "aggregations/metrics.h"
 #include "aggregations/terms.h"
 #include "stream/errors.h"
@@ -22,7 +23,7 @@ using aggregations::InternalAggregations;
 using json = nlohmann::ordered_json;
 
 std::string dump2(const InternalAggregations& aggs) {
-  return aggs.toWireJson().dump(2, ' ', false, json::error_handler_t::replace);
+  return toWireJson(aggs).dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 std::string streamed(InternalAggregations& aggs, size_t batch) {
@@ -99,7 +100,7 @@ TEST(WireJsonWriter, DateHistogramIsStreamed) {
 TEST(WireJsonParser, BuildsWhatJsonParseBuilds) {
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     aggregations::testing::RandomAggs random(seed, TransportVersion::current());
-    std::string text = random.aggs().toWireJson().dump();
+    std::string text = toWireJson(random.aggs()).dump();
     EXPECT_EQ(parseJsonLimited(text), json::parse(text)) << "seed " << seed;
   }
   EXPECT_EQ(parseJsonLimited(R"({"b":1,"a":[true,null,"x",-2.5,18446744073709551615]})").dump(),

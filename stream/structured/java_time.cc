@@ -1,7 +1,7 @@
 // Zone and offset ids as java.time writes them (ZoneOffset.getId,
 // ZoneId.of's prefixes, ZoneRegion's id pattern). No byte grammar here: the
 // generic-value codec writes these ids with writeString.
-#include "stream/java_time.h"
+#include "stream/structured/java_time.h"
 
 #include <cstdio>
 

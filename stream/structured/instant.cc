@@ -1,4 +1,4 @@
-#include "stream/instant.h"
+#include "stream/structured/instant.h"
 
 #include <cstdio>
 

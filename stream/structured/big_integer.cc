@@ -1,7 +1,7 @@
 // BigInteger's decimal conversions. Both directions work on 32-bit limbs,
 // least significant first, nine decimal digits at a time: quadratic in the
 // length, which kMaxMagnitudeBytes bounds.
-#include "stream/big_integer.h"
+#include "stream/structured/big_integer.h"
 
 #include <algorithm>
 #include <stdexcept>

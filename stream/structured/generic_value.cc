@@ -1,4 +1,4 @@
-#include "stream/generic_value.h"
+#include "stream/structured/generic_value.h"
 
 #include <algorithm>
 #include <bit>

@@ -46,11 +46,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "stream/generic_value.h"
-#include "stream/java_time.h"
-#include "stream/stream_input.h"
-#include "stream/stream_output.h"
 #include "stream/string_codec.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/java_time.h"
+#include "stream/structured/structured_stream.h"
 
 namespace wirestream {
 
@@ -432,10 +431,10 @@ GenericValue readValue(StreamInput& in) {
 
 }  // namespace
 
-void StreamOutput::writeGenericValue(const GenericValue& value) {
-  writeValue(*this, value, transportVersion().onOrAfter(TransportVersion::V_8_7_0));
+void writeGenericValue(StreamOutput& out, const GenericValue& value) {
+  writeValue(out, value, out.transportVersion().onOrAfter(TransportVersion::V_8_7_0));
 }
 
-GenericValue StreamInput::readGenericValue() { return readValue(*this); }
+GenericValue readGenericValue(StreamInput& in) { return readValue(in); }
 
 }  // namespace wirestream

@@ -1,4 +1,4 @@
-#include "stream/time_value.h"
+#include "stream/structured/time_value.h"
 
 #include <limits>
 #include <stdexcept>
