@@ -1,7 +1,5 @@
 // CPU detection and the choice of kernel table: detected once, overridable by
 // WIRESTREAM_SIMD (read on first use) and by setLevel().
-#include <cpuid.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -12,10 +10,15 @@
 
 #include "simd/internal.h"
 
+#if WIRESTREAM_SIMD_X86
+#include <cpuid.h>
+#endif
+
 namespace wirestream::simd {
 
 namespace {
 
+#if WIRESTREAM_SIMD_X86
 // Whether the OS saves the opmask and all 32 ZMM registers on a context switch
 // (XCR0 bits 1, 2, 5, 6, 7); without it AVX-512 instructions fault even where
 // CPUID lists them. XGETBV exists only where CPUID.1:ECX.OSXSAVE is set.
@@ -44,15 +47,21 @@ Level detect() {
   }
   return Level::kScalar;
 }
+#else
+// Other architectures run the scalar level.
+Level detect() { return Level::kScalar; }
+#endif
 
 const Kernels& table(Level level) {
   switch (level) {
+#if WIRESTREAM_SIMD_X86
     case Level::kAvx512:
       return internal::kAvx512Kernels;
     case Level::kAvx2:
       return internal::kAvx2Kernels;
     case Level::kSse4:
       return internal::kSse4Kernels;
+#endif
     default:
       return internal::kScalarKernels;
   }
