@@ -298,6 +298,18 @@ ws_cc_test(tests_aggregations_time_zone_test
     SRCS tests/aggregations/time_zone_test.cc
     DEPS aggregations GTest::gtest_main
     SIZE small)
+ws_cc_test(tests_codec_byte_order_test
+    DIR tests/codec
+    NAME byte_order_test
+    SRCS tests/codec/byte_order_test.cc
+    DEPS codec GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_codec_varint_test
+    DIR tests/codec
+    NAME varint_test
+    SRCS tests/codec/varint_test.cc
+    DEPS codec GTest::gtest_main
+    SIZE small)
 ws_cc_library(tests_stream_test_util
     DIR tests/stream
     NAME test_util
