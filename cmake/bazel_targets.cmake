@@ -11,7 +11,7 @@ ws_cc_library(simd
     EXPORT simd
     DIR simd
     NAME simd
-    SRCS simd/avx2.cc simd/avx512.cc simd/dispatch.cc simd/internal.h simd/scalar.cc simd/sse4.cc simd/tables.cc simd/x86_sse4.h
+    SRCS simd/avx2.cc simd/avx512.cc simd/dispatch.cc simd/hwy_kernels.cc simd/internal.h simd/scalar.cc simd/sse4.cc simd/tables.cc simd/x86_sse4.h
     HDRS simd/simd.h
     DEPS codec hwy::hwy)
 ws_cc_library(stream
@@ -390,6 +390,13 @@ ws_cc_test(tests_simd_env_level_avx512_test
     SRCS tests/simd/env_level_test.cc
     DEPS simd GTest::gtest_main
     ENV WIRESTREAM_SIMD=avx512
+    SIZE small)
+ws_cc_test(tests_simd_env_level_neon_test
+    DIR tests/simd
+    NAME env_level_neon_test
+    SRCS tests/simd/env_level_test.cc
+    DEPS simd GTest::gtest_main
+    ENV WIRESTREAM_SIMD=neon
     SIZE small)
 ws_cc_test(tests_simd_env_level_auto_test
     DIR tests/simd

@@ -200,8 +200,7 @@ inline const uint8_t* decodeVarint64Unchecked(const uint8_t* p, uint64_t* out) {
 }
 
 // One 64-bit varint from [p, limit), checking every byte against limit.
-inline const uint8_t* decodeVarint64Checked(const uint8_t* p, const uint8_t* limit,
-                                            uint64_t* out) {
+inline const uint8_t* decodeVarint64Checked(const uint8_t* p, const uint8_t* limit, uint64_t* out) {
   uint64_t r = 0;
   for (int i = 0; i < 9; ++i) {
     if (p + i >= limit) return nullptr;

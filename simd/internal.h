@@ -28,6 +28,11 @@
 #else
 #define WIRESTREAM_SIMD_X86 0
 #endif
+#if defined(__aarch64__)
+#define WIRESTREAM_SIMD_ARM64 1
+#else
+#define WIRESTREAM_SIMD_ARM64 0
+#endif
 
 // Vector helpers are forced inline: gcc otherwise keeps a transpose that is
 // called twice out of line and passes its registers through memory.
@@ -40,6 +45,9 @@ extern const Kernels kScalarKernels;
 extern const Kernels kSse4Kernels;
 extern const Kernels kAvx2Kernels;
 extern const Kernels kAvx512Kernels;
+// aarch64 only (hwy_kernels.cc): the table of the Highway target dynamic dispatch
+// picks, or nullptr when that target is no level of ours.
+const Kernels* highwayKernels();
 
 // avx2's kernels that the avx512 table reuses (see avx512.cc on why): plain
 // functions defined in avx2.cc, called only on CPUs with AVX-512 (and so AVX2).

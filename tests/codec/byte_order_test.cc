@@ -17,8 +17,7 @@ TEST(ByteOrder, StoresHighByteFirst) {
   storeBig32(buf + 1, 0x01020304);
   EXPECT_EQ(std::vector<uint8_t>(buf + 1, buf + 5), (std::vector<uint8_t>{1, 2, 3, 4}));
   storeBig64(buf + 1, 0x0102030405060708ull);
-  EXPECT_EQ(std::vector<uint8_t>(buf + 1, buf + 9),
-            (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(std::vector<uint8_t>(buf + 1, buf + 9), (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8}));
 }
 
 TEST(ByteOrder, LoadsHighByteFirst) {
