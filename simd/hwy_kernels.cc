@@ -7,8 +7,8 @@
 // ASCII scan and UTF-16 length compare whole vectors of bytes. ByteStreamSplit sorts the
 // bytes of one vector of values by position with log2(width) rounds of ConcatEven /
 // ConcatOdd (NEON uzp1/uzp2), and back with InterleaveLower / InterleaveUpper (zip1/zip2).
-// The varint kernels are the per-value codec (codec/varint.h) built for the target: a
-// vector VInt decoder needs a byte shuffle by a table lookup per group, not ported yet.
+// The varint kernels are the scalar level's per-value loops (codec/varint.h): the
+// vector ones need a byte shuffle by a table lookup per group of values, not ported yet.
 #include <hwy/detect_compiler_arch.h>
 
 #if HWY_ARCH_ARM_A64
@@ -28,24 +28,6 @@ HWY_BEFORE_NAMESPACE();
 namespace wirestream::simd::internal {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-uint8_t* EncodeVInts(const int32_t* in, size_t n, uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i) dst = encodeVIntOne(dst, static_cast<uint32_t>(in[i]));
-  return dst;
-}
-
-uint8_t* EncodeVLongs(const int64_t* in, size_t n, uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i) dst = encodeVLongOne(dst, static_cast<uint64_t>(in[i]));
-  return dst;
-}
-
-DecodeBatch DecodeVInts(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n) {
-  return decodeVIntsTail(p, limit, out, n, 0);
-}
-
-DecodeBatch DecodeVLongs(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n) {
-  return decodeVLongsTail(p, limit, out, n, 0);
-}
 
 size_t AsciiPrefixLength(const uint8_t* p, size_t n) {
   const hn::ScalableTag<int8_t> d;
@@ -159,9 +141,9 @@ void SplitDecodeDoubles(const uint8_t* in, size_t n, double* out) {
 const Kernels* TargetKernels() {
 #if HWY_TARGET == HWY_NEON
   static const Kernels kKernels = {
-      Level::kNeon,      EncodeVInts,       EncodeVLongs,       DecodeVInts,
-      DecodeVLongs,      AsciiPrefixLength, Utf16Length,        SplitEncodeFloats,
-      SplitDecodeFloats, SplitEncodeDoubles, SplitDecodeDoubles,
+      Level::kNeon,       encodeVIntsScalar,  encodeVLongsScalar, decodeVIntsScalar,
+      decodeVLongsScalar, AsciiPrefixLength,  Utf16Length,        SplitEncodeFloats,
+      SplitDecodeFloats,  SplitEncodeDoubles, SplitDecodeDoubles,
   };
   return &kKernels;
 #else

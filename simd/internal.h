@@ -45,6 +45,12 @@ extern const Kernels kScalarKernels;
 extern const Kernels kSse4Kernels;
 extern const Kernels kAvx2Kernels;
 extern const Kernels kAvx512Kernels;
+// The scalar varint loops, which the neon level reuses (hwy_kernels.cc says why).
+uint8_t* encodeVIntsScalar(const int32_t* in, size_t n, uint8_t* dst);
+uint8_t* encodeVLongsScalar(const int64_t* in, size_t n, uint8_t* dst);
+DecodeBatch decodeVIntsScalar(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n);
+DecodeBatch decodeVLongsScalar(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n);
+
 // aarch64 only (hwy_kernels.cc): the table of the Highway target dynamic dispatch
 // picks, or nullptr when that target is no level of ours.
 const Kernels* highwayKernels();
