@@ -12,7 +12,7 @@ build=${1:-${TMPDIR:-/tmp}/wirestream-build-aarch64}
 suites='stream|simd|aggregations'
 
 # ---- packages ----
-HOST_PACKAGES=(g++-aarch64-linux-gnu qemu-user cmake ccache nlohmann-json3-dev)
+HOST_PACKAGES=(g++-aarch64-linux-gnu qemu-user cmake ninja-build ccache nlohmann-json3-dev)
 # What the CMake configure finds (cmake/Dependencies.cmake) and the suites link, for arm64.
 ARM64_PACKAGES=(libhwy-dev libgtest-dev libgmock-dev libboost-dev libssl-dev zlib1g-dev
   libsnappy-dev liblz4-dev)
@@ -31,7 +31,9 @@ if ((${#missing[@]})); then
 fi
 
 # ---- build only what the suites need ----
-cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+# Ninja: with Makefiles, `--target a b c` builds one target after the other, and a test
+# is one source file, so only one core would work.
+cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
   -DCMAKE_BUILD_TYPE=Release -DWIRESTREAM_BUILD_TOOLS=OFF \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 mapfile -t targets < <(grep -oE "^ws_cc_test\(tests_($suites)_[A-Za-z0-9_]+" \
