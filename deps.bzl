@@ -34,13 +34,12 @@ _STAND_INS = {
 
 # Repository name -> BUILD file under third_party/system/. The libraries need the first
 # group; the CLI, tests and benchmarks the rest (wirestream_dependencies(dev = True)).
-_SYSTEM = ["boost", "nlohmann_json", "lz4", "zlib", "openssl", "snappy"]
+_SYSTEM = ["boost", "nlohmann_json", "lz4", "zlib", "openssl", "snappy", "hwy"]
 _SYSTEM_DEV = [
     "cli11",
     "gtest",
     "benchmark",
     "protobuf",
-    "hwy",
     "zstd",
     "flatbuffers",
     "capnp",

@@ -1,4 +1,4 @@
-// The avx2 level (AVX2 + BMI1 + POPCNT), compiled with those flags only.
+// The avx2 level (AVX2 + BMI1 + POPCNT), x86 only.
 //
 // The same algorithms as sse4.cc at twice the width: VInt/VLong encode spread
 // four values per register; VLong decode takes 4 values from a 32-byte window
@@ -7,6 +7,14 @@
 // VInt decode is the 16-byte loop of x86_sse4.h (see there why); ByteStream-
 // Split transposes 32 values per step, the two lanes holding values 0..15 and
 // 16..31 so that each stream's 32 bytes come out in order.
+#include "simd/internal.h"
+
+#if WIRESTREAM_SIMD_X86
+#include <immintrin.h>
+
+// Everything from here on is compiled for avx2,bmi,popcnt (the
+// dispatcher calls it only on CPUs that have them).
+HWY_PUSH_ATTRIBUTES("avx2,bmi,popcnt")
 #include "simd/x86_sse4.h"
 
 namespace wirestream::simd::internal {
@@ -326,3 +334,6 @@ const Kernels kAvx2Kernels = {
 };
 
 }  // namespace wirestream::simd::internal
+
+HWY_POP_ATTRIBUTES
+#endif  // WIRESTREAM_SIMD_X86

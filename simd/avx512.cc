@@ -1,5 +1,4 @@
-// The avx512 level (AVX-512 F + BW + VL + VBMI), compiled with those flags
-// only.
+// The avx512 level (AVX-512 F + BW + VL + VBMI), x86 only.
 //
 // 512-bit registers pay off in ByteStreamSplit, one long stream of
 // independent work: 64 values a step, VBMI's vpermb sorts each 64-byte register
@@ -13,9 +12,19 @@
 // every ~64 bytes (many short calls). The varint kernels are not widened:
 // their cost is per-value length arithmetic, and the byte compaction that
 // would help (vpcompressb) needs VBMI2, which that CPU lacks.
+#include "simd/internal.h"
+
+#if WIRESTREAM_SIMD_X86
 #include <immintrin.h>
 
-#include "simd/internal.h"
+// Everything from here on is compiled for avx512f,avx512bw,avx512vl,avx512vbmi (the
+// dispatcher calls it only on CPUs that have them).
+HWY_PUSH_ATTRIBUTES("avx512f,avx512bw,avx512vl,avx512vbmi")
+// gcc 12's own AVX-512 headers (`__m512i __Y = __Y;` in their undefined-vector
+// helpers) trip this at -O1, as under --config=asan.
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace wirestream::simd::internal {
 
@@ -169,3 +178,6 @@ const Kernels kAvx512Kernels = {
 };
 
 }  // namespace wirestream::simd::internal
+
+HWY_POP_ATTRIBUTES
+#endif  // WIRESTREAM_SIMD_X86

@@ -1,21 +1,25 @@
 // CPU detection and the choice of kernel table: detected once, overridable by
 // WIRESTREAM_SIMD (read on first use) and by setLevel().
-#include <cpuid.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 
 #include "simd/internal.h"
 
+#if WIRESTREAM_SIMD_X86
+#include <cpuid.h>
+#endif
+
 namespace wirestream::simd {
 
 namespace {
 
+#if WIRESTREAM_SIMD_X86
 // Whether the OS saves the opmask and all 32 ZMM registers on a context switch
 // (XCR0 bits 1, 2, 5, 6, 7); without it AVX-512 instructions fault even where
 // CPUID lists them. XGETBV exists only where CPUID.1:ECX.OSXSAVE is set.
@@ -45,21 +49,48 @@ Level detect() {
   return Level::kScalar;
 }
 
+constexpr Level kLadder[] = {Level::kScalar, Level::kSse4, Level::kAvx2, Level::kAvx512};
+#elif WIRESTREAM_SIMD_ARM64
+// Highway's dynamic dispatch picks its best target; only NEON is a level of ours.
+Level detect() { return internal::highwayKernels() != nullptr ? Level::kNeon : Level::kScalar; }
+
+constexpr Level kLadder[] = {Level::kScalar, Level::kNeon};
+#else
+// Other architectures run the scalar level.
+Level detect() { return Level::kScalar; }
+
+constexpr Level kLadder[] = {Level::kScalar};
+#endif
+
+// A level's step on this architecture's ladder; -1 for another architecture's.
+int rank(Level level) {
+  for (size_t i = 0; i < std::size(kLadder); ++i) {
+    if (kLadder[i] == level) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 const Kernels& table(Level level) {
   switch (level) {
+#if WIRESTREAM_SIMD_X86
     case Level::kAvx512:
       return internal::kAvx512Kernels;
     case Level::kAvx2:
       return internal::kAvx2Kernels;
     case Level::kSse4:
       return internal::kSse4Kernels;
+#elif WIRESTREAM_SIMD_ARM64
+    case Level::kNeon:
+      return *internal::highwayKernels();
+#endif
     default:
       return internal::kScalarKernels;
   }
 }
 
 std::atomic<const Kernels*> g_active{nullptr};
-std::atomic<int> g_cap{static_cast<int>(Level::kAvx512)};
+// The testing cap as a rank on the ladder.
+std::atomic<int> g_cap{static_cast<int>(std::size(kLadder)) - 1};
 std::atomic<bool> g_warned{false};
 
 void warnOnce(const std::string& message) {
@@ -71,7 +102,7 @@ void warnOnce(const std::string& message) {
 Level resolve(std::optional<Level> want) {
   Level best = detectedLevel();
   if (!want) return best;
-  if (static_cast<int>(*want) <= static_cast<int>(best)) return *want;
+  if (cpuSupports(*want)) return *want;
   warnOnce(std::string("SIMD level ") + levelName(*want) + " is not supported by this CPU; using " +
            levelName(best));
   return best;
@@ -84,7 +115,7 @@ const Kernels& initFromEnvironment() {
     want = parseLevel(name);
     if (!want && name != "auto" && !name.empty()) {
       warnOnce("unknown WIRESTREAM_SIMD=" + std::string(name) +
-               " (expected scalar, sse4, avx2, avx512 or auto); using auto");
+               " (expected scalar, sse4, avx2, avx512, neon or auto); using auto");
     }
   }
   const Kernels* chosen = &table(resolve(want));
@@ -106,6 +137,8 @@ const char* levelName(Level level) {
       return "avx2";
     case Level::kAvx512:
       return "avx512";
+    case Level::kNeon:
+      return "neon";
   }
   return "unknown";
 }
@@ -119,15 +152,18 @@ std::optional<Level> parseLevel(std::string_view name) {
 
 Level detectedLevel() {
   static const Level level = detect();
-  return static_cast<Level>(std::min(static_cast<int>(level), g_cap.load()));
+  return kLadder[std::min(rank(level), g_cap.load())];
 }
 
+// A cap from another architecture's ladder caps nothing.
 void capDetectedLevelForTesting(std::optional<Level> cap) {
-  g_cap.store(static_cast<int>(cap.value_or(Level::kAvx512)));
+  int r = cap ? rank(*cap) : -1;
+  g_cap.store(r >= 0 ? r : static_cast<int>(std::size(kLadder)) - 1);
 }
 
 bool cpuSupports(Level level) {
-  return static_cast<int>(level) <= static_cast<int>(detectedLevel());
+  int r = rank(level);
+  return r >= 0 && r <= rank(detectedLevel());
 }
 
 std::vector<Level> supportedLevels() {

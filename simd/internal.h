@@ -1,22 +1,38 @@
 // Internal to //simd: the per-level kernel tables, the shuffle tables, and the
-// per-value LEB128 helpers every level falls back to.
+// per-value helpers (on codec/varint.h) every level falls back to.
 //
-// The sse4, avx2 and avx512 kernels live in their own translation units
-// compiled with -mssse3/-msse4.1, -mavx2 and -mavx512*. Anything they share
-// with other units must not be an inline function with external linkage (the
-// linker could keep the copy compiled for AVX2 and run it on a CPU without it),
-// so the helpers below are `static inline` and the ISA units include no
-// templates from std.
+// The sse4, avx2 and avx512 kernels live in their own translation units, x86
+// only, each compiling its code for its instruction set through a target
+// region (HWY_PUSH_ATTRIBUTES, a pragma, so the build needs no per-file flags
+// and the same sources build on any architecture). Anything they share with
+// other units must not be an inline function with external linkage (the linker
+// could keep the copy compiled for AVX2 and run it on a CPU without it), so the
+// helpers below are `static inline` and no std template is instantiated inside
+// a target region.
 //
-// The per-value helpers restate stream/varint.h without throwing, because
-// //simd sits below //stream; tests/simd checks them against stream/varint.h.
+// //simd sits below //stream; the per-value varints come from //codec, which both
+// use, so a kernel's fallback decodes exactly what StreamInput does.
 #pragma once
+
+#include <hwy/base.h>  // HWY_PUSH_ATTRIBUTES / HWY_POP_ATTRIBUTES
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "codec/varint.h"
 #include "simd/simd.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define WIRESTREAM_SIMD_X86 1
+#else
+#define WIRESTREAM_SIMD_X86 0
+#endif
+#if defined(__aarch64__)
+#define WIRESTREAM_SIMD_ARM64 1
+#else
+#define WIRESTREAM_SIMD_ARM64 0
+#endif
 
 // Vector helpers are forced inline: gcc otherwise keeps a transpose that is
 // called twice out of line and passes its registers through memory.
@@ -25,9 +41,19 @@
 namespace wirestream::simd::internal {
 
 extern const Kernels kScalarKernels;
+// x86 only:
 extern const Kernels kSse4Kernels;
 extern const Kernels kAvx2Kernels;
 extern const Kernels kAvx512Kernels;
+// The scalar varint loops, which the neon level reuses (hwy_kernels.cc says why).
+uint8_t* encodeVIntsScalar(const int32_t* in, size_t n, uint8_t* dst);
+uint8_t* encodeVLongsScalar(const int64_t* in, size_t n, uint8_t* dst);
+DecodeBatch decodeVIntsScalar(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n);
+DecodeBatch decodeVLongsScalar(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n);
+
+// aarch64 only (hwy_kernels.cc): the table of the Highway target dynamic dispatch
+// picks, or nullptr when that target is no level of ours.
+const Kernels* highwayKernels();
 
 // avx2's kernels that the avx512 table reuses (see avx512.cc on why): plain
 // functions defined in avx2.cc, called only on CPUs with AVX-512 (and so AVX2).
@@ -61,92 +87,22 @@ struct VLongShuffleTable {
 };
 extern const VLongShuffleTable kVLongShuffles;
 
+// The per-value codec (codec/varint.h) every kernel falls back to. Its inline functions
+// are defined outside any target region, so a copy the linker keeps is baseline code.
 static inline uint8_t* encodeVIntOne(uint8_t* dst, uint32_t v) {
-  while (v >= 0x80) {
-    *dst++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *dst++ = static_cast<uint8_t>(v);
-  return dst;
+  return codec::encodeVarint32(dst, v);
 }
-
 static inline uint8_t* encodeVLongOne(uint8_t* dst, uint64_t v) {
-  while (v >= 0x80) {
-    *dst++ = static_cast<uint8_t>(v | 0x80);
-    v >>= 7;
-  }
-  *dst++ = static_cast<uint8_t>(v);
-  return dst;
+  return codec::encodeVarint64(dst, v);
 }
-
-// One VInt from [p, limit), or nullptr if it runs past limit or its 5th byte
-// has any bit of 0xF0 set (what decodeVInt throws for). With 5 bytes left it
-// checks no bound per byte, as stream/varint.h does.
 static inline const uint8_t* tryDecodeVInt(const uint8_t* p, const uint8_t* limit, int32_t* out) {
-  if (limit - p >= 5) {
-    uint32_t b = p[0];
-    uint32_t r = b & 0x7F;
-    if (!(b & 0x80)) {
-      *out = static_cast<int32_t>(r);
-      return p + 1;
-    }
-    b = p[1];
-    r |= (b & 0x7F) << 7;
-    if (!(b & 0x80)) {
-      *out = static_cast<int32_t>(r);
-      return p + 2;
-    }
-    b = p[2];
-    r |= (b & 0x7F) << 14;
-    if (!(b & 0x80)) {
-      *out = static_cast<int32_t>(r);
-      return p + 3;
-    }
-    b = p[3];
-    r |= (b & 0x7F) << 21;
-    if (!(b & 0x80)) {
-      *out = static_cast<int32_t>(r);
-      return p + 4;
-    }
-    b = p[4];
-    if (b & 0xF0) return nullptr;
-    *out = static_cast<int32_t>(r | (b << 28));
-    return p + 5;
-  }
-  uint32_t r = 0;
-  for (int i = 0; i < 4; ++i) {
-    if (p + i >= limit) return nullptr;
-    uint32_t b = p[i];
-    r |= (b & 0x7F) << (7 * i);
-    if (!(b & 0x80)) {
-      *out = static_cast<int32_t>(r);
-      return p + i + 1;
-    }
-  }
-  if (p + 4 >= limit) return nullptr;
-  uint32_t b = p[4];
-  if (b & 0xF0) return nullptr;
-  *out = static_cast<int32_t>(r | (b << 28));
-  return p + 5;
+  return codec::decodeVInt(p, limit, out);
 }
-
-// One VLong: up to 10 bytes, the 10th only 0 or 1; nullptr otherwise.
 static inline const uint8_t* tryDecodeVLong(const uint8_t* p, const uint8_t* limit, int64_t* out) {
-  uint64_t r = 0;
-  for (int i = 0; i < 9; ++i) {
-    if (p + i >= limit) return nullptr;
-    uint64_t b = p[i];
-    r |= (b & 0x7F) << (7 * i);
-    if (!(b & 0x80)) {
-      *out = static_cast<int64_t>(r);
-      return p + i + 1;
-    }
-  }
-  if (p + 9 >= limit) return nullptr;
-  uint64_t b = p[9];
-  if (b > 1) return nullptr;
-  *out = static_cast<int64_t>(r | (b << 63));
-  return p + 10;
+  uint64_t v;
+  const uint8_t* next = codec::decodeVarint64(p, limit, &v);
+  if (next != nullptr) *out = static_cast<int64_t>(v);
+  return next;
 }
 
 // Per-value tails shared by the vector kernels.

@@ -4,8 +4,7 @@
 
 namespace wirestream::simd::internal {
 
-namespace {
-
+// The varint loops are also the neon level's (internal.h).
 uint8_t* encodeVIntsScalar(const int32_t* in, size_t n, uint8_t* dst) {
   for (size_t i = 0; i < n; ++i) dst = encodeVIntOne(dst, static_cast<uint32_t>(in[i]));
   return dst;
@@ -23,6 +22,8 @@ DecodeBatch decodeVIntsScalar(const uint8_t* p, const uint8_t* limit, int32_t* o
 DecodeBatch decodeVLongsScalar(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n) {
   return decodeVLongsTail(p, limit, out, n, 0);
 }
+
+namespace {
 
 size_t asciiPrefixLengthScalar(const uint8_t* p, size_t n) {
   // Eight bytes at a time in a general register.

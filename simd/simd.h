@@ -13,14 +13,16 @@
 // never throw, they stop before the first value they cannot prove valid and
 // wholly inside [p, limit), and never read at or past `limit`.
 //
-// Levels: scalar (always), sse4 (SSSE3 + SSE4.1 + POPCNT), avx2 (AVX2 + BMI1),
-// avx512 (AVX-512 F/BW/VL/VBMI with the OS saving ZMM state, plus avx2's
-// needs; its own ByteStreamSplit, avx2's other kernels).
+// Levels: scalar (always); on x86 sse4 (SSSE3 + SSE4.1 + POPCNT), avx2 (AVX2 +
+// BMI1), avx512 (AVX-512 F/BW/VL/VBMI with the OS saving ZMM state, plus avx2's
+// needs; its own ByteStreamSplit, avx2's other kernels); on aarch64 neon
+// (Highway's NEON target, detected by Highway). Each architecture's levels are a
+// ladder: a CPU runs scalar and its levels up to the detected one.
 // The CPU is detected once and cached.
-// WIRESTREAM_SIMD=scalar|sse4|avx2|avx512|auto, read on first use, forces a
+// WIRESTREAM_SIMD=scalar|sse4|avx2|avx512|neon|auto, read on first use, forces a
 // level; setLevel() does the same for tests and benchmarks. A forced level the
-// CPU lacks falls back to the best level it has, with a one-time warning on
-// stderr.
+// CPU lacks (or another architecture's) falls back to the best level it has,
+// with a one-time warning on stderr.
 //
 // Thread-safety: kernels are stateless; the active level is an atomic pointer,
 // so setLevel() may race with users (each call sees one table or the other).
@@ -34,11 +36,12 @@
 
 namespace wirestream::simd {
 
-enum class Level : uint8_t { kScalar = 0, kSse4 = 1, kAvx2 = 2, kAvx512 = 3 };
+enum class Level : uint8_t { kScalar = 0, kSse4 = 1, kAvx2 = 2, kAvx512 = 3, kNeon = 4 };
 
-inline constexpr Level kAllLevels[] = {Level::kScalar, Level::kSse4, Level::kAvx2, Level::kAvx512};
+inline constexpr Level kAllLevels[] = {Level::kScalar, Level::kSse4, Level::kAvx2, Level::kAvx512,
+                                       Level::kNeon};
 
-// "scalar", "sse4", "avx2", "avx512".
+// "scalar", "sse4", "avx2", "avx512", "neon".
 const char* levelName(Level level);
 // Parses a WIRESTREAM_SIMD value; "auto" and unknown names give nullopt.
 std::optional<Level> parseLevel(std::string_view name);

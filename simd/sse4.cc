@@ -1,4 +1,4 @@
-// The sse4 level (SSSE3 + SSE4.1 + POPCNT), compiled with those flags only.
+// The sse4 level (SSSE3 + SSE4.1 + POPCNT), x86 only.
 //
 // VInt/VLong encode: two values per register; their 7-bit groups are spread
 // into 64-bit lanes, continuation bits come from a byte-wise non-zero test
@@ -6,6 +6,14 @@
 // bytes, plus the 9th/10th for VLong) and the cursor advances by its length.
 // VInt decode: a 16-byte window, the terminators from pmovmskb, four lengths
 // index a shuffle that lays the four values' bytes into 32-bit lanes.
+#include "simd/internal.h"
+
+#if WIRESTREAM_SIMD_X86
+#include <immintrin.h>
+
+// Everything from here on is compiled for ssse3,sse4.1,popcnt (the
+// dispatcher calls it only on CPUs that have them).
+HWY_PUSH_ATTRIBUTES("ssse3,sse4.1,popcnt")
 #include "simd/x86_sse4.h"
 
 namespace wirestream::simd::internal {
@@ -212,3 +220,6 @@ const Kernels kSse4Kernels = {
 };
 
 }  // namespace wirestream::simd::internal
+
+HWY_POP_ATTRIBUTES
+#endif  // WIRESTREAM_SIMD_X86

@@ -1,6 +1,7 @@
 // 128-bit building blocks shared by the sse4 and avx2 translation units (both
-// are compiled with at least SSSE3 + SSE4.1 + POPCNT). Everything here is
-// `static inline` so that each unit keeps its own copy (see internal.h).
+// include it inside their target region of at least SSSE3 + SSE4.1 + POPCNT).
+// Everything here is `static inline` so that each unit keeps its own copy (see
+// internal.h).
 #pragma once
 
 #include <immintrin.h>

@@ -1,37 +1,15 @@
-// The one place that converts between host and wire byte order.
-//
-// Every fixed-width value on the wire is big-endian (wire format §1). These
-// helpers take unaligned pointers; Boost.Endian compiles them to a single
-// load/store plus bswap.
+// Forwarding header: the byte-order helpers live in codec/byte_order.h (//codec); this
+// path and the names in namespace wirestream stay for existing code.
 #pragma once
 
-#include <boost/endian/conversion.hpp>
-#include <cstdint>
+#include "codec/byte_order.h"
 
 namespace wirestream {
-
-inline void storeBig16(uint8_t* p, uint16_t v) {
-  boost::endian::endian_store<uint16_t, 2, boost::endian::order::big>(p, v);
-}
-inline void storeBig32(uint8_t* p, uint32_t v) {
-  boost::endian::endian_store<uint32_t, 4, boost::endian::order::big>(p, v);
-}
-inline void storeBig64(uint8_t* p, uint64_t v) {
-  boost::endian::endian_store<uint64_t, 8, boost::endian::order::big>(p, v);
-}
-// Little-endian: only for varints assembled in a register (LEB128 puts the
-// low group first), never for a fixed-width wire value.
-inline void storeLittle64(uint8_t* p, uint64_t v) {
-  boost::endian::endian_store<uint64_t, 8, boost::endian::order::little>(p, v);
-}
-inline uint16_t loadBig16(const uint8_t* p) {
-  return boost::endian::endian_load<uint16_t, 2, boost::endian::order::big>(p);
-}
-inline uint32_t loadBig32(const uint8_t* p) {
-  return boost::endian::endian_load<uint32_t, 4, boost::endian::order::big>(p);
-}
-inline uint64_t loadBig64(const uint8_t* p) {
-  return boost::endian::endian_load<uint64_t, 8, boost::endian::order::big>(p);
-}
-
+using codec::loadBig16;
+using codec::loadBig32;
+using codec::loadBig64;
+using codec::storeBig16;
+using codec::storeBig32;
+using codec::storeBig64;
+using codec::storeLittle64;
 }  // namespace wirestream

@@ -25,34 +25,23 @@ void throwInvalidVLong(uint8_t tenth) {
 
 void throwZLongTooLong() { throwCorrupt("variable-length stream is too long"); }
 
-DecodeResult<int32_t> decodeVIntCareful(const uint8_t* p, const uint8_t* limit) {
-  uint32_t r = 0;
+// The codec refused the value: walk it again to say why (the first byte past limit, or
+// the bad last byte).
+void throwVIntError(const uint8_t* p, const uint8_t* limit) {
   for (int i = 0; i < kMaxVIntBytes; ++i) {
     if (p + i >= limit) throwEndOfStream(i + 1, limit - p);
-    uint32_t b = p[i];
-    if (i == 4 && (b & 0xF0)) throwInvalidVInt(static_cast<uint8_t>(b));
-    r |= (b & 0x7F) << (7 * i);
-    if (!(b & 0x80)) return {static_cast<int32_t>(r), p + i + 1};
+    if (i == 4 || !(p[i] & 0x80)) break;
   }
-  __builtin_unreachable();
+  throwInvalidVInt(p[4]);
 }
 
-DecodeResult<uint64_t> decodeVLongCareful(const uint8_t* p, const uint8_t* limit, bool zigzag) {
-  uint64_t r = 0;
+void throwVarint64Error(const uint8_t* p, const uint8_t* limit, bool zigzag) {
   for (int i = 0; i < kMaxVLongBytes; ++i) {
     if (p + i >= limit) throwEndOfStream(i + 1, limit - p);
-    uint64_t b = p[i];
-    if (i == 9) {
-      if (b > 1) {
-        if (zigzag) throwZLongTooLong();
-        throwInvalidVLong(static_cast<uint8_t>(b));
-      }
-      return {r | (b << 63), p + 10};
-    }
-    r |= (b & 0x7F) << (7 * i);
-    if (!(b & 0x80)) return {r, p + i + 1};
+    if (i == 9 || !(p[i] & 0x80)) break;
   }
-  __builtin_unreachable();
+  if (zigzag) throwZLongTooLong();
+  throwInvalidVLong(p[9]);
 }
 
 }  // namespace wirestream::internal

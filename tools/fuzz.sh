@@ -58,14 +58,8 @@ done
 start=$(date +%s)
 if ((${#stale[@]})); then
   echo "fuzz.sh: compiling ${#stale[@]} sources with $cxx"
-  # Per-file target flags, as simd/BUILD.bazel gives its kernels.
   printf '%s\n' "${stale[@]}" | xargs -P "$(nproc)" -I{} sh -c '
     o="$1/obj/$(echo "$2" | tr / _).o"; src=$0; shift 2
-    case "$src" in
-      simd/sse4.cc) set -- "$@" -mssse3 -msse4.1 -mpopcnt ;;
-      simd/avx2.cc) set -- "$@" -mavx2 -mbmi -mpopcnt ;;
-      simd/avx512.cc) set -- "$@" -mavx512f -mavx512bw -mavx512vl -mavx512vbmi ;;
-    esac
     exec "$@" -c "$src" -o "$o"' \
     {} "$out" {} "$cxx" "${flags[@]}" -fsanitize=fuzzer-no-link
   rm -f "$lib"
