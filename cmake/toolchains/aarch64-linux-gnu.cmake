@@ -22,8 +22,15 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 # pkg-config (FindOpenSSL asks it first) must answer with the arm64 .pc files only.
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
 set(ENV{PKG_CONFIG_PATH} "")
-# ctest (and add_test commands naming a target) run the binaries through qemu; -L finds
-# the aarch64 dynamic loader and libc of the cross toolchain, the multiarch libraries
-# are found through the host's /etc/ld.so.conf.d.
+# ctest (and add_test commands naming a target) run the binaries through qemu. The loader,
+# libc and libstdc++ must come from one glibc build: the multiarch arm64 ones (libc6:arm64,
+# which every arm64 -dev package pulls in), with -L /. Debian's cross toolchain carries an
+# older glibc build in /usr/aarch64-linux-gnu; its loader with the multiarch libc hangs the
+# first program that starts a thread (seen with qemu 7.2), so it is used only where no
+# multiarch loader is installed.
 find_program(WS_QEMU_AARCH64 NAMES qemu-aarch64 qemu-aarch64-static REQUIRED)
-set(CMAKE_CROSSCOMPILING_EMULATOR ${WS_QEMU_AARCH64} -L /usr/aarch64-linux-gnu)
+if(EXISTS /lib/aarch64-linux-gnu/ld-linux-aarch64.so.1)
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${WS_QEMU_AARCH64} -L /)
+else()
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${WS_QEMU_AARCH64} -L /usr/aarch64-linux-gnu)
+endif()
