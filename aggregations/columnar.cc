@@ -610,10 +610,14 @@ bool visit(A& agg, F&& f) {
       return static_cast<T&>(agg);
     }
   };
-  if (type == DateHistogram::kType) return f.template operator()<TimeKeys>(as((DateHistogram*)0));
-  if (type == Histogram::kType) return f.template operator()<DoubleKeys>(as((Histogram*)0));
-  if (type == LongTerms::kType) return f.template operator()<IntegerKeys>(as((LongTerms*)0));
-  if (type == DoubleTerms::kType) return f.template operator()<DoubleKeys>(as((DoubleTerms*)0));
+  if (type == DateHistogram::kType)
+    return f.template operator()<TimeKeys>(as(static_cast<DateHistogram*>(nullptr)));
+  if (type == Histogram::kType)
+    return f.template operator()<DoubleKeys>(as(static_cast<Histogram*>(nullptr)));
+  if (type == LongTerms::kType)
+    return f.template operator()<IntegerKeys>(as(static_cast<LongTerms*>(nullptr)));
+  if (type == DoubleTerms::kType)
+    return f.template operator()<DoubleKeys>(as(static_cast<DoubleTerms*>(nullptr)));
   return false;
 }
 

@@ -140,7 +140,12 @@ class TermsStringKeyRef {
     owner_->setKey(i_, k);
     return *this;
   }
-  TermsStringKeyRef& operator=(const TermsStringKeyRef& o) { return *this = o.view(); }
+  // Safe for any two proxies, the same key included: setKey copies the new
+  // key before it changes the arena.
+  TermsStringKeyRef& operator=(const TermsStringKeyRef& o) {
+    if (&o == this) return *this;
+    return *this = o.view();
+  }
   friend bool operator==(const TermsStringKeyRef& a, std::string_view b) { return a.view() == b; }
   friend std::ostream& operator<<(std::ostream& os, const TermsStringKeyRef& k) {
     return os << k.view();

@@ -139,7 +139,7 @@ BytesReference BytesStreamOutput::bytes() const {
       for (BytesReference::Piece piece : splices_[i].ref.pieces()) pieces.push_back(piece);
     }
     addOwnedPieces(pieces, owned, ownedSize());
-    return BytesReference(std::move(pieces));
+    return BytesReference(pieces);
   }
   size_t total = size();
   std::vector<BytesReference::Piece> pieces;

@@ -19,6 +19,7 @@ PACKAGES=(
   liblz4-dev            # transport frame compression
   python3               # tools/*.py (test counting, charts)
   clang-format-14       # tools/check_format.sh (CI)
+  clang-tidy-14         # tools/check_tidy.sh (CI)
   libssl-dev            # TLS between nodes (OpenSSL 3)
   zlib1g-dev            # DEFLATE frames, as Elasticsearch writes them
   libsnappy-dev         # codecs/: TSM string blocks
