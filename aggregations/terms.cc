@@ -282,6 +282,12 @@ void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
   const bool show_error = show_term_doc_count_error_;
   StreamOutput::Cursor c(out);
   c.writeArraySize(bs.size());
+  if constexpr (TermsBuckets<Key>::kStringKeys) {
+    if (!has_aggs) {
+      show_error ? writeStringLeaves<true>(c) : writeStringLeaves<false>(c);
+      return;
+    }
+  }
   for (size_t i = 0; i < bs.size(); ++i) {
     if (has_aggs && !bs.aggs_[i].empty()) {
       c.writeVLong(bs.counts_[i]);
@@ -290,23 +296,86 @@ void InternalTerms<Key>::doWriteTo(StreamOutput& out) const {
       writeKey(c, i);
       continue;
     }
-    // Most buckets: the count, the error, 00 for no sub-aggregations, the key.
-    if constexpr (TermsBuckets<Key>::kStringKeys) {
-      std::string_view key = bs.wireKeyAt(i);
-      c.writeWithin(kMaxVLongBytes + 8 + 1 + key.size(), [&](auto& w) {
-        w.writeVLong(bs.counts_[i]);
-        if (show_error) w.writeLong(bs.errorAt(i));
-        w.writeByte(0);
-        w.writeBytes({reinterpret_cast<const uint8_t*>(key.data()), key.size()});
-      });
-    } else {
-      c.writeWithin(kMaxVLongBytes + 8 + 1 + 8, [&](auto& w) {
-        w.writeVLong(bs.counts_[i]);
-        if (show_error) w.writeLong(bs.errorAt(i));
-        w.writeByte(0);
-        Key::write(w, bs.keys_[i]);
-      });
+    writeLeafBucket(c, i);
+  }
+}
+
+template <class Key>
+void InternalTerms<Key>::writeLeafBucket(StreamOutput::Cursor& c, size_t i) const {
+  // The count, the error, 00 for no sub-aggregations, the key.
+  const TermsBuckets<Key>& bs = buckets_;
+  const bool show_error = show_term_doc_count_error_;
+  if constexpr (TermsBuckets<Key>::kStringKeys) {
+    std::string_view key = bs.wireKeyAt(i);
+    c.writeWithin(kMaxVLongBytes + 8 + 1 + key.size(), [&](auto& w) {
+      w.writeVLong(bs.counts_[i]);
+      if (show_error) w.writeLong(bs.errorAt(i));
+      w.writeByte(0);
+      w.writeBytes({reinterpret_cast<const uint8_t*>(key.data()), key.size()});
+    });
+  } else {
+    c.writeWithin(kMaxVLongBytes + 8 + 1 + 8, [&](auto& w) {
+      w.writeVLong(bs.counts_[i]);
+      if (show_error) w.writeLong(bs.errorAt(i));
+      w.writeByte(0);
+      Key::write(w, bs.keys_[i]);
+    });
+  }
+}
+
+template <class Key>
+template <bool kShowError>
+void InternalTerms<Key>::writeStringLeaves(StreamOutput::Cursor& c) const {
+  // Each bucket: the count (at most kMaxVLongBytes), the error, 00 for no
+  // sub-aggregations, the key's wire bytes from the arena. A run's room is
+  // the sum of its keys' sizes plus kPer a bucket, checked once; a run that
+  // does not fit in the rest of the buffer is halved, and a single bucket
+  // that does not fit goes through the cursor (the buffer's end).
+  const TermsBuckets<Key>& bs = buckets_;
+  constexpr size_t kPer = kMaxVLongBytes + (kShowError ? 8 : 0) + 1;
+  constexpr size_t kMaxRun = 256;
+  const uint32_t* starts = bs.key_starts_.data();
+  const auto* arena = reinterpret_cast<const uint8_t*>(bs.key_wire_.data());
+  // A key with kReservedSlop arena bytes from its start is copied with one
+  // padded copy.
+  const size_t arena_size = bs.key_wire_.size();
+  const int64_t* counts = bs.counts_.data();
+  const size_t n = bs.size();
+  size_t i = 0;
+  while (i < n) {
+    const size_t avail = c.reservable();
+    size_t k = std::min(n - i, kMaxRun);
+    size_t bytes = starts[i + k] - starts[i] + k * kPer;
+    while (bytes > avail && k > 0) {
+      k >>= 1;
+      bytes = starts[i + k] - starts[i] + k * kPer;
     }
+    if (k == 0) {
+      writeLeafBucket(c, i);
+      ++i;
+      continue;
+    }
+    const size_t stop = i + k;
+    c.writeReserved(bytes, [&](StreamOutput::Reserved& w) {
+      for (; i < stop; ++i) {
+        const int64_t count = counts[i];
+        if (static_cast<uint64_t>(count) < 0x80) [[likely]] {
+          w.writeByte(static_cast<uint8_t>(count));
+        } else {
+          w.writeVLong(count);
+        }
+        if constexpr (kShowError) w.writeLong(bs.errorAt(i));
+        w.writeByte(0);
+        const size_t s = starts[i];
+        const size_t len = starts[i + 1] - s;
+        if (len <= StreamOutput::kReservedSlop && s + StreamOutput::kReservedSlop <= arena_size)
+            [[likely]] {
+          w.writeBytesPadded(arena + s, len);
+        } else {
+          w.writeBytes({arena + s, len});
+        }
+      }
+    });
   }
 }
 

@@ -387,6 +387,12 @@ class InternalTerms final : public InternalAggregation {
 
  private:
   void writeKey(StreamOutput::Cursor& c, size_t i) const;
+  // Bucket i, which has no sub-aggregations, through the cursor.
+  void writeLeafBucket(StreamOutput::Cursor& c, size_t i) const;
+  // Every bucket, when none has sub-aggregations and keys are strings: in
+  // runs whose total size is checked once.
+  template <bool kShowError>
+  void writeStringLeaves(StreamOutput::Cursor& c) const;
 
   BucketOrder reduce_order_ = BucketOrder::key(true);
   BucketOrder order_ = BucketOrder::count(false);

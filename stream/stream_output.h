@@ -257,7 +257,8 @@ class StreamOutput {
   // The writer inside a Cursor::writeEach run: the room is already checked,
   // so every write is unchecked and straight-line. Stores at most
   // kReservedSlop bytes at the position per write and advances by at most
-  // the value's wire size. Only Cursor::writeEach makes one.
+  // the value's wire size. Only Cursor's writeEach, writeWithin and
+  // writeReserved make one.
   class Reserved {
    public:
     void writeByte(uint8_t b) { *pos_++ = b; }
@@ -292,6 +293,14 @@ class StreamOutput {
     void writeBytes(std::span<const uint8_t> bytes) {
       copyBytes(pos_, bytes.data(), bytes.size());
       pos_ += bytes.size();
+    }
+    // n <= kReservedSlop bytes from src, where kReservedSlop bytes are
+    // readable: one fixed-size copy of kReservedSlop bytes, no size switch.
+    // Counts n against the run's max_bytes.
+    void writeBytesPadded(const uint8_t* src, size_t n) {
+      assert(n <= kReservedSlop);
+      std::memcpy(pos_, src, kReservedSlop);
+      pos_ += n;
     }
 
    private:
@@ -406,6 +415,25 @@ class StreamOutput {
       } else {
         write(*this);
       }
+    }
+
+    // Bytes a writeReserved may write now: the buffer's room less the slop.
+    size_t reservable() const {
+      size_t room = static_cast<size_t>(end_ - pos_);
+      return room >= kReservedSlop ? room - kReservedSlop : 0;
+    }
+
+    // write(w) with `w` a Reserved writer, where write writes at most
+    // max_bytes <= reservable() bytes (the caller checked; asserted in debug
+    // builds): for a run whose total size the caller sums itself (a run of
+    // buckets with their keys), checked once for the run.
+    template <typename F>
+    void writeReserved(size_t max_bytes, F&& write) {
+      assert(max_bytes <= reservable());
+      Reserved w(pos_);
+      write(w);
+      assert(w.pos_ <= pos_ + max_bytes);
+      pos_ = w.pos_;
     }
 
     // write_one(w, value) for each value in order, where each call writes at

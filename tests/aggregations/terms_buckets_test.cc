@@ -141,5 +141,60 @@ TEST(TermsBuckets, KeysOfEveryLengthPrefixWriteTheBytesOfSection7) {
   EXPECT_EQ(back.buckets()[1].doc_count_error, 2);
 }
 
+// ES's writeVLong: seven bits at a time, low first, high bit = more.
+void appendVarint(std::vector<uint8_t>& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<uint8_t>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(v));
+}
+
+// Many leaf buckets (keys of 0-40 bytes, so padded and plain copies; counts
+// of one to nine bytes; the arena's last keys) written in runs: at every
+// page size the bytes end with the buckets of §7 encoded here (VLong count,
+// long error when shown, 00 for no sub-aggregations, VInt key length + key),
+// and the whole output is the same at every page size.
+TEST(TermsBuckets, LeafRunsWriteTheBytesOfSection7AtEveryPageSize) {
+  std::mt19937_64 rng(testing::testSeed());
+  for (bool show_error : {false, true}) {
+    StringTerms t("t", GenericValue());
+    t.setShowTermDocCountError(show_error);
+    std::vector<uint8_t> want;
+    appendVarint(want, 700);
+    for (int i = 0; i < 700; ++i) {
+      std::string key(rng() % 41, static_cast<char>('a' + i % 26));
+      int64_t count = static_cast<int64_t>((rng() >> 1) >> (rng() % 63));
+      int64_t error = show_error ? static_cast<int64_t>(rng() % 1000) : 0;
+      t.buckets().push_back({key, count, error, {}});
+      appendVarint(want, static_cast<uint64_t>(count));
+      if (show_error) {
+        for (int b = 7; b >= 0; --b) want.push_back(static_cast<uint8_t>(error >> (8 * b)));
+      }
+      want.push_back(0);
+      appendVarint(want, key.size());
+      want.insert(want.end(), key.begin(), key.end());
+    }
+    std::vector<uint8_t> first;
+    for (size_t page :
+         {size_t{1}, size_t{7}, size_t{16}, size_t{17}, size_t{100}, size_t{1000}, size_t{16384}}) {
+      PageRecycler recycler(page);
+      BytesStreamOutput out(recycler);
+      t.writeTo(out);
+      std::vector<uint8_t> got = out.bytes().toVector();
+      ASSERT_GE(got.size(), want.size()) << page;
+      EXPECT_EQ(std::vector<uint8_t>(got.end() - static_cast<ptrdiff_t>(want.size()), got.end()),
+                want)
+          << "page " << page << " show_error " << show_error;
+      if (first.empty()) first = got;
+      EXPECT_EQ(got, first) << "page " << page;
+    }
+    // A negative count inside a run is the caller's error, as in ES.
+    t.buckets()[350].doc_count = -1;
+    BytesStreamOutput out;
+    EXPECT_THROW(t.writeTo(out), std::invalid_argument);
+  }
+}
+
 }  // namespace
 }  // namespace wirestream::aggregations
