@@ -20,9 +20,8 @@ json docValueFormatToJson(const DocValueFormat& f) {
   j["pattern"] = f.pattern();
   if (f.kind() == Kind::kDateTime) {
     j["zone"] = f.zoneId();
-    j["resolution"] = f.resolution() == DocValueFormat::Resolution::kMilliseconds
-                          ? "milliseconds"
-                          : "nanoseconds";
+    j["resolution"] = f.resolution() == DocValueFormat::Resolution::kMilliseconds ? "milliseconds"
+                                                                                  : "nanoseconds";
     j["format_sort_values"] = f.formatSortValues();
     if (f.joda()) j["joda"] = true;
   }
@@ -41,41 +40,32 @@ DocValueFormat docValueFormatFromJson(const json& j) {
     internal::throwCorrupt("unknown date resolution [" + res + "]");
   }
   return DocValueFormat::dateTime(ju::getString(j, "pattern"), ju::getString(j, "zone"),
-                                  res == "milliseconds"
-                                      ? DocValueFormat::Resolution::kMilliseconds
-                                      : DocValueFormat::Resolution::kNanoseconds,
+                                  res == "milliseconds" ? DocValueFormat::Resolution::kMilliseconds
+                                                        : DocValueFormat::Resolution::kNanoseconds,
                                   ju::getBool(j, "format_sort_values"),
                                   j.contains("joda") && ju::getBool(j, "joda"));
 }
 
+namespace {
+
+// The formats whose format(long) and format(double) return a String.
+bool rendersAsString(Kind k) {
+  return k == Kind::kDateTime || k == Kind::kDecimal || k == Kind::kGeoHash || k == Kind::kGeoTile;
+}
+
+}  // namespace
+
 json formatLongJson(const DocValueFormat& f, int64_t v) {
-  switch (f.kind()) {
-    case Kind::kBoolean:
-      return v != 0;
-    case Kind::kDateTime:
-    case Kind::kDecimal:
-    case Kind::kGeoHash:
-    case Kind::kGeoTile:
-      return f.formatLongAsString(v);
-    case Kind::kUnsignedLongShifted:
-      return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63);
-    default:
-      return v;
-  }
+  if (f.kind() == Kind::kBoolean) return v != 0;
+  if (rendersAsString(f.kind())) return f.formatLongAsString(v);
+  if (f.kind() == Kind::kUnsignedLongShifted) return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63);
+  return v;
 }
 
 json formatDoubleJson(const DocValueFormat& f, double v) {
-  switch (f.kind()) {
-    case Kind::kBoolean:
-      return v != 0;
-    case Kind::kDateTime:
-    case Kind::kDecimal:
-    case Kind::kGeoHash:
-    case Kind::kGeoTile:
-      return f.formatDoubleAsString(v);
-    default:
-      return ju::fromDouble(v);
-  }
+  if (f.kind() == Kind::kBoolean) return v != 0;
+  if (rendersAsString(f.kind())) return f.formatDoubleAsString(v);
+  return ju::fromDouble(v);
 }
 
 json formatBytesJson(const DocValueFormat& f, std::string_view v) {

@@ -35,8 +35,7 @@ HyperLogLogPlusPlus hllFromJson(const json& j) {
   if (!hashes.is_array()) internal::throwCorrupt("HyperLogLog++ hashes must be an array");
   // No more than the largest sparse sketch before allocating; fromSparse
   // checks the bound of this precision.
-  constexpr size_t kMaxSparse =
-      (size_t{1} << HyperLogLogPlusPlus::kMaxPrecision) * 3 / 16;
+  constexpr size_t kMaxSparse = (size_t{1} << HyperLogLogPlusPlus::kMaxPrecision) * 3 / 16;
   if (hashes.size() > kMaxSparse) {
     internal::throwCorrupt("HyperLogLog++ sparse size [" + std::to_string(hashes.size()) +
                            "] above " + std::to_string(kMaxSparse));

@@ -117,6 +117,12 @@ TEST(DocValueFormatRender, TheOtherFormats) {
   EXPECT_EQ(formatLongJson(F::unsignedLongShifted(), 0), uint64_t{1} << 63);
   EXPECT_EQ(F::unsignedLongShifted().formatLongAsString(-1), "9223372036854775807");
   EXPECT_EQ(F::raw().formatBytesAsString("rock"), "rock");
+  // ES's format(double): BOOLEAN gives value != 0, RAW the Double (which
+  // Jackson quotes when not finite), a geo_hash the String of (long) value.
+  EXPECT_EQ(formatDoubleJson(F::boolean(), 0.0), false);
+  EXPECT_EQ(formatDoubleJson(F::raw(), std::numeric_limits<double>::quiet_NaN()), "NaN");
+  EXPECT_EQ(formatDoubleJson(F::raw(), 2.5), 2.5);
+  EXPECT_EQ(formatDoubleJson(F::geoHash(), ((((26 << 10) | 9) << 4) | 3) + 0.5), "u09");
 }
 
 TEST(DocValueFormatRender, JavaDoubleToString) {
