@@ -5,7 +5,6 @@
 //                  FF compound: VInt count (>= 1), count x order (none compound)
 #include "aggregations/bucket_order.h"
 
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace wirestream::aggregations {
@@ -93,48 +92,6 @@ BucketOrder BucketOrder::readOne(StreamInput& in, bool allow_compound) {
     default:
       internal::throwCorrupt("Unknown BucketOrder id [" + std::to_string(id) + "]");
   }
-}
-
-nlohmann::ordered_json BucketOrder::toJson() const {
-  switch (kind_) {
-    case Kind::kCountDesc:
-      return {{"_count", "desc"}};
-    case Kind::kCountAsc:
-      return {{"_count", "asc"}};
-    case Kind::kKeyDesc:
-      return {{"_key", "desc"}};
-    case Kind::kKeyAsc:
-      return {{"_key", "asc"}};
-    case Kind::kAggregation:
-      return {{path_, ascending_ ? "asc" : "desc"}};
-    case Kind::kCompound: {
-      nlohmann::ordered_json a = nlohmann::ordered_json::array();
-      for (const BucketOrder& o : orders_) a.push_back(o.toJson());
-      return a;
-    }
-  }
-  return nullptr;
-}
-
-BucketOrder BucketOrder::fromJsonOne(const nlohmann::ordered_json& j) {
-  if (!j.is_object() || j.size() != 1 || !j.begin().value().is_string()) {
-    internal::throwCorrupt("bad order, expected {\"<path>\":\"asc|desc\"}: " + j.dump());
-  }
-  const std::string& path = j.begin().key();
-  const std::string dir = j.begin().value().get<std::string>();
-  if (dir != "asc" && dir != "desc") internal::throwCorrupt("bad order direction [" + dir + "]");
-  bool asc = dir == "asc";
-  if (path == "_count") return count(asc);
-  if (path == "_key") return key(asc);
-  return aggregation(path, asc);
-}
-
-BucketOrder BucketOrder::fromJson(const nlohmann::ordered_json& j) {
-  if (!j.is_array()) return fromJsonOne(j);
-  if (j.empty()) internal::throwCorrupt("compound order with no orders");
-  BucketOrder o(Kind::kCompound);
-  for (const auto& e : j) o.orders_.push_back(fromJsonOne(e));
-  return o;
 }
 
 }  // namespace wirestream::aggregations

@@ -11,12 +11,12 @@
 // sub-aggregation=0 (+ boolean ascending, string path), compound=0xFF (+ VInt
 // count, orders). As in ES a compound never contains a compound (ES flattens
 // them), so a nested compound on the wire is CorruptStreamError; so is an
-// unknown id. A value type; thread-safe for concurrent reads.
+// unknown id. Its JSON is aggregations/json/model_json.h. A value type; thread-safe for concurrent
+// reads.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,11 +62,6 @@ class BucketOrder {
   void writeTo(StreamOutput& out) const;
   static BucketOrder readFrom(StreamInput& in);
 
-  // {"_count":"desc"}, {"_key":"asc"}, {"path":"asc"}; compound: an array.
-  nlohmann::ordered_json toJson() const;
-  // The reverse of toJson; CorruptStreamError on anything else.
-  static BucketOrder fromJson(const nlohmann::ordered_json& j);
-
   // Negative, zero or positive as a sorts before, with or after b. Bucket
   // provides docCount(), compareKey(other) (key ascending) and
   // sortValue(path) (NaN when the path names nothing: such buckets sort last).
@@ -82,7 +77,6 @@ class BucketOrder {
  private:
   explicit BucketOrder(Kind kind) : kind_(kind) {}
   static BucketOrder readOne(StreamInput& in, bool allow_compound);
-  static BucketOrder fromJsonOne(const nlohmann::ordered_json& j);
 
   template <class Bucket>
   int compareNoTieBreak(const Bucket& a, const Bucket& b) const {

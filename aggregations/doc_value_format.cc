@@ -18,14 +18,11 @@
 #include <vector>
 
 #include "aggregations/date_format.h"
-#include "aggregations/json_util.h"
+#include "aggregations/text_util.h"
 #include "stream/errors.h"
 #include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations {
-
-namespace ju = json_util;
-using json = nlohmann::ordered_json;
 
 namespace {
 
@@ -320,8 +317,9 @@ std::string javaDoubleToString(double v) {
 }
 
 DocValueFormat DocValueFormat::dateTime(std::string pattern, std::string zone_id,
-                                        Resolution resolution, bool format_sort_values) {
+                                        Resolution resolution, bool format_sort_values, bool joda) {
   DocValueFormat f(Kind::kDateTime);
+  f.joda_ = joda;
   f.pattern_ = std::move(pattern);
   f.zone_id_ = std::move(zone_id);
   f.resolution_ = resolution;
@@ -401,53 +399,6 @@ DocValueFormat DocValueFormat::readFrom(StreamInput& in, const NamedWriteableReg
   return *readNamedWriteable<DocValueFormat>(in, registry);
 }
 
-json DocValueFormat::toJson() const {
-  if (!hasBody(kind_)) return std::string(getWriteableName());
-  json j = json::object();
-  j["name"] = std::string(getWriteableName());
-  j["pattern"] = pattern_;
-  if (kind_ == Kind::kDateTime) {
-    j["zone"] = zone_id_;
-    j["resolution"] = resolution_ == Resolution::kMilliseconds ? "milliseconds" : "nanoseconds";
-    j["format_sort_values"] = format_sort_values_;
-    if (joda_) j["joda"] = true;
-  }
-  return j;
-}
-
-DocValueFormat DocValueFormat::fromJson(const json& j) {
-  if (j.is_string()) return fromName(j.get_ref<const std::string&>());
-  std::string name = ju::getString(j, "name");
-  if (name == "decimal") return decimal(ju::getString(j, "pattern"));
-  if (name != "date_time") unknown(name);
-  std::string res = ju::getString(j, "resolution");
-  if (res != "milliseconds" && res != "nanoseconds") {
-    internal::throwCorrupt("unknown date resolution [" + res + "]");
-  }
-  DocValueFormat f =
-      dateTime(ju::getString(j, "pattern"), ju::getString(j, "zone"),
-               res == "milliseconds" ? Resolution::kMilliseconds : Resolution::kNanoseconds,
-               ju::getBool(j, "format_sort_values"));
-  f.joda_ = j.contains("joda") && ju::getBool(j, "joda");
-  return f;
-}
-
-json DocValueFormat::formatLong(int64_t v) const {
-  switch (kind_) {
-    case Kind::kBoolean:
-      return v != 0;
-    case Kind::kDateTime:
-    case Kind::kDecimal:
-    case Kind::kGeoHash:
-    case Kind::kGeoTile:
-      return formatLongAsString(v);
-    case Kind::kUnsignedLongShifted:
-      return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63);
-    default:
-      return v;
-  }
-}
-
 std::string DocValueFormat::formatLongAsString(int64_t v) const {
   switch (kind_) {
     case Kind::kBoolean:
@@ -469,20 +420,6 @@ std::string DocValueFormat::formatLongAsString(int64_t v) const {
       return std::to_string(static_cast<uint64_t>(v) ^ (uint64_t{1} << 63));
     default:
       return std::to_string(v);
-  }
-}
-
-json DocValueFormat::formatDouble(double v) const {
-  switch (kind_) {
-    case Kind::kBoolean:
-      return v != 0;
-    case Kind::kDateTime:
-    case Kind::kDecimal:
-    case Kind::kGeoHash:
-    case Kind::kGeoTile:
-      return formatDoubleAsString(v);
-    default:
-      return ju::fromDouble(v);
   }
 }
 
@@ -511,16 +448,16 @@ std::string DocValueFormat::formatDoubleAsString(double v) const {
   }
 }
 
-json DocValueFormat::formatBytes(std::string_view v) const {
+std::string DocValueFormat::formatBytesAsString(std::string_view v) const {
   switch (kind_) {
     case Kind::kIp: {
       auto s = ipString(v);
-      return s ? *s : ju::toUtf8Lossy(v);
+      return s ? *s : text_util::toUtf8Lossy(v);
     }
     case Kind::kBinary:
       return base64NoPadding(v);
     default:
-      return ju::toUtf8Lossy(v);
+      return text_util::toUtf8Lossy(v);
   }
 }
 

@@ -31,7 +31,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -72,9 +71,10 @@ class DocValueFormat final : public NamedWriteable {
   static DocValueFormat unsignedLongShifted() { return DocValueFormat(Kind::kUnsignedLongShifted); }
   static DocValueFormat timeSeriesId() { return DocValueFormat(Kind::kTimeSeriesId); }
   // ES's date fields default to "strict_date_optional_time||epoch_millis" in "Z".
+  // `joda`: see joda() below.
   static DocValueFormat dateTime(std::string pattern, std::string zone_id,
                                  Resolution resolution = Resolution::kMilliseconds,
-                                 bool format_sort_values = false);
+                                 bool format_sort_values = false, bool joda = false);
   static DocValueFormat decimal(std::string pattern);
 
   Kind kind() const { return kind_; }
@@ -103,21 +103,16 @@ class DocValueFormat final : public NamedWriteable {
   // when unknown or when the format has a body.
   static DocValueFormat fromName(std::string_view name);
 
-  // Wire JSON: the name for the formats without a body, else
-  // {"name": ..., "pattern": ..., ...}. fromJson takes either.
-  nlohmann::ordered_json toJson() const;
-  static DocValueFormat fromJson(const nlohmann::ordered_json& j);
-
-  // What ES's format(long), format(double) and format(BytesRef) return, as
-  // JSON (a number, a boolean or a string), and Java's toString of it (the
-  // key_as_string / value_as_string of a response). A format that has no
-  // rendering for the value (ES throws UnsupportedOperationException) gives
-  // the raw rendering.
-  nlohmann::ordered_json formatLong(int64_t v) const;
-  nlohmann::ordered_json formatDouble(double v) const;
-  nlohmann::ordered_json formatBytes(std::string_view v) const;
+  // Java's toString of what ES's format(long), format(double) and
+  // format(BytesRef) return (the key_as_string / value_as_string of a
+  // response; format(BytesRef) always returns a string: invalid UTF-8 becomes
+  // U+FFFD). A format that has no rendering for the value (ES throws
+  // UnsupportedOperationException) gives the raw rendering. The JSON values
+  // themselves (a number, a boolean or a string) and the format's wire JSON
+  // are in aggregations/json/model_json.h.
   std::string formatLongAsString(int64_t v) const;
   std::string formatDoubleAsString(double v) const;
+  std::string formatBytesAsString(std::string_view v) const;
 
   bool operator==(const DocValueFormat& o) const {
     return kind_ == o.kind_ && pattern_ == o.pattern_ && zone_id_ == o.zone_id_ &&

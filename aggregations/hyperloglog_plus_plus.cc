@@ -15,7 +15,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "aggregations/json_util.h"
 #include "stream/errors.h"
 
 namespace wirestream::aggregations {
@@ -242,36 +241,37 @@ void HyperLogLogPlusPlus::writeTo(StreamOutput& out) const {
   }
 }
 
-HyperLogLogPlusPlus HyperLogLogPlusPlus::readFrom(StreamInput& in) {
-  int32_t p = in.readVInt();
-  checkPrecision(p);
-  HyperLogLogPlusPlus s(p);
-  s.dense_ = in.readBoolean();
-  if (s.dense_) {
-    size_t m = size_t{1} << p;
-    if (in.available() < m) internal::throwEndOfStream(m, in.available());
-    s.registers_.resize(m);
-    in.readBytes(s.registers_);
-    for (uint8_t r : s.registers_) {
-      if (r > 65 - p) {
-        internal::throwCorrupt("HyperLogLog++ register [" + std::to_string(r) +
-                               "] above the maximum run length " + std::to_string(65 - p));
-      }
+HyperLogLogPlusPlus HyperLogLogPlusPlus::fromDense(int64_t precision,
+                                                   std::vector<uint8_t> registers) {
+  checkPrecision(precision);
+  const auto p = static_cast<int>(precision);
+  if (registers.size() != (size_t{1} << p)) {
+    internal::throwCorrupt("HyperLogLog++ needs " + std::to_string(1 << p) + " registers, got " +
+                           std::to_string(registers.size()));
+  }
+  for (uint8_t r : registers) {
+    if (r > 65 - p) {
+      internal::throwCorrupt("HyperLogLog++ register [" + std::to_string(r) +
+                             "] above the maximum run length " + std::to_string(65 - p));
     }
-    return s;
   }
-  int64_t n = in.readVLong();
-  if (n < 0 || static_cast<uint64_t>(n) > s.sparseThreshold()) {
-    internal::throwCorrupt("HyperLogLog++ sparse size [" + std::to_string(n) + "] outside [0, " +
-                           std::to_string(s.sparseThreshold()) + "]");
+  HyperLogLogPlusPlus s(p);
+  s.dense_ = true;
+  s.registers_ = std::move(registers);
+  return s;
+}
+
+HyperLogLogPlusPlus HyperLogLogPlusPlus::fromSparse(int64_t precision,
+                                                    std::span<const uint32_t> hashes) {
+  checkPrecision(precision);
+  HyperLogLogPlusPlus s(static_cast<int>(precision));
+  if (hashes.size() > s.sparseThreshold()) {
+    internal::throwCorrupt("HyperLogLog++ sparse size [" + std::to_string(hashes.size()) +
+                           "] outside [0, " + std::to_string(s.sparseThreshold()) + "]");
   }
-  if (in.available() < static_cast<size_t>(n) * 4) {
-    internal::throwEndOfStream(static_cast<uint64_t>(n) * 4, in.available());
-  }
-  s.read_order_.reserve(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    auto e = static_cast<uint32_t>(in.readInt());
-    checkEncoded(e, p);
+  s.read_order_.reserve(hashes.size());
+  for (uint32_t e : hashes) {
+    checkEncoded(e, s.p_);
     if (!s.read_set_.insert(e).second) {
       internal::throwCorrupt("duplicate HyperLogLog++ hash [" + std::to_string(e) + "]");
     }
@@ -280,51 +280,28 @@ HyperLogLogPlusPlus HyperLogLogPlusPlus::readFrom(StreamInput& in) {
   return s;
 }
 
-nlohmann::ordered_json HyperLogLogPlusPlus::toJson() const {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  j["precision"] = p_;
-  j["dense"] = dense_;
-  if (dense_) {
-    j["registers"] =
-        json_util::toHex({reinterpret_cast<const char*>(registers_.data()), registers_.size()});
-  } else {
-    j["hashes"] = sparseHashes();
-  }
-  return j;
-}
-
-HyperLogLogPlusPlus HyperLogLogPlusPlus::fromJson(const nlohmann::ordered_json& j) {
-  int64_t p = json_util::getLong(j, "precision");
+HyperLogLogPlusPlus HyperLogLogPlusPlus::readFrom(StreamInput& in) {
+  int32_t p = in.readVInt();
   checkPrecision(p);
-  HyperLogLogPlusPlus s(static_cast<int>(p));
-  s.dense_ = json_util::getBool(j, "dense");
-  if (s.dense_) {
-    std::string regs = json_util::fromHex(json_util::getString(j, "registers"));
-    if (regs.size() != (size_t{1} << p)) {
-      internal::throwCorrupt("HyperLogLog++ needs " + std::to_string(1 << p) + " registers, got " +
-                             std::to_string(regs.size()));
-    }
-    s.registers_.assign(regs.begin(), regs.end());
-    for (uint8_t r : s.registers_) {
-      if (r > 65 - p) internal::throwCorrupt("HyperLogLog++ register above the maximum");
-    }
-    return s;
+  if (in.readBoolean()) {
+    size_t m = size_t{1} << p;
+    if (in.available() < m) internal::throwEndOfStream(m, in.available());
+    std::vector<uint8_t> registers(m);
+    in.readBytes(registers);
+    return fromDense(p, std::move(registers));
   }
-  const auto& hashes = json_util::field(j, "hashes");
-  if (!hashes.is_array() || hashes.size() > s.sparseThreshold()) {
-    internal::throwCorrupt("HyperLogLog++ hashes must be an array of at most " +
-                           std::to_string(s.sparseThreshold()));
+  int64_t n = in.readVLong();
+  const size_t threshold = (size_t{1} << p) * 3 / 16;  // sparseThreshold() at p
+  if (n < 0 || static_cast<uint64_t>(n) > threshold) {
+    internal::throwCorrupt("HyperLogLog++ sparse size [" + std::to_string(n) + "] outside [0, " +
+                           std::to_string(threshold) + "]");
   }
-  for (const auto& h : hashes) {
-    if (!h.is_number_unsigned() || h.get<uint64_t>() > UINT32_MAX) {
-      internal::throwCorrupt("bad HyperLogLog++ hash " + h.dump());
-    }
-    auto e = h.get<uint32_t>();
-    checkEncoded(e, s.p_);
-    if (!s.read_set_.insert(e).second) internal::throwCorrupt("duplicate HyperLogLog++ hash");
-    s.read_order_.push_back(e);
+  if (in.available() < static_cast<size_t>(n) * 4) {
+    internal::throwEndOfStream(static_cast<uint64_t>(n) * 4, in.available());
   }
-  return s;
+  std::vector<uint32_t> hashes(static_cast<size_t>(n));
+  for (uint32_t& e : hashes) e = static_cast<uint32_t>(in.readInt());
+  return fromSparse(p, hashes);
 }
 
 uint64_t HyperLogLogPlusPlus::hashLong(int64_t v) {

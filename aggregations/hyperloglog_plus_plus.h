@@ -34,7 +34,6 @@
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <unordered_set>
 #include <vector>
@@ -79,10 +78,13 @@ class HyperLogLogPlusPlus {
   // above 65 - p.
   static HyperLogLogPlusPlus readFrom(StreamInput& in);
 
-  // {"precision":p,"dense":false,"hashes":[...]} or
-  // {"precision":p,"dense":true,"registers":"<hex>"}; fromJson validates as readFrom.
-  nlohmann::ordered_json toJson() const;
-  static HyperLogLogPlusPlus fromJson(const nlohmann::ordered_json& j);
+  // A sketch from its parts, validated as readFrom does (its JSON is
+  // aggregations/json/model_json.h). CorruptStreamError for a precision
+  // outside 4..18; dense: unless there are 2^p registers, each at most 65 - p;
+  // sparse: for more hashes than sparseThreshold(), or an invalid or
+  // duplicate one. The sparse hashes keep their order.
+  static HyperLogLogPlusPlus fromDense(int64_t precision, std::vector<uint8_t> registers);
+  static HyperLogLogPlusPlus fromSparse(int64_t precision, std::span<const uint32_t> hashes);
 
   // Same precision, representation, and contents (sparse: in the same order).
   bool operator==(const HyperLogLogPlusPlus& o) const {

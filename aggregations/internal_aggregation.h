@@ -151,6 +151,10 @@ class InternalAggregation : public NamedWriteable {
 //   class Avg final : public AggregationBase<Avg, MetricAggregation> {
 //     Avg(...) : AggregationBase(std::move(name), std::move(metadata)) {}
 //   };
+//
+// In a class template (InternalTerms<Key>) the base is dependent: name it
+// with its arguments, AggregationBase<InternalTerms>(...), and reach the
+// inherited members through this->.
 template <class Derived, class Base = InternalAggregation>
 class AggregationBase : public Base {
  public:

@@ -182,7 +182,7 @@ bool TermsBuckets<Key>::equals(const TermsBuckets& o) const {
 
 template <class Key>
 InternalTerms<Key>::InternalTerms(StreamInput& in, const NamedWriteableRegistry& registry)
-    : InternalAggregation(in) {
+    : AggregationBase<InternalTerms>(in) {
   TransportVersion v = in.transportVersion();
   if (v.onOrAfter(TransportVersion::V_7_10_0)) {
     reduce_order_ = BucketOrder::readFrom(in);

@@ -336,13 +336,13 @@ class TermsBuckets {
 };
 
 template <class Key>
-class InternalTerms final : public InternalAggregation {
+class InternalTerms final : public AggregationBase<InternalTerms<Key>> {
  public:
   using Bucket = TermsBucket<Key>;
   static constexpr std::string_view kType = Key::kType;
 
   InternalTerms(std::string name, Metadata metadata)
-      : InternalAggregation(std::move(name), std::move(metadata)) {}
+      : AggregationBase<InternalTerms>(std::move(name), std::move(metadata)) {}
   InternalTerms(StreamInput& in, const NamedWriteableRegistry& registry);
 
   // The order shards sorted by for the reduce (key asc from 7.10 on).
@@ -373,12 +373,8 @@ class InternalTerms final : public InternalAggregation {
   // This shard's contribution to the error bound (wire format §8).
   int64_t shardDocCountError() const;
 
-  std::string_view getWriteableName() const override { return kType; }
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
-  std::unique_ptr<InternalAggregation> clone() const override {
-    return std::make_unique<InternalTerms>(*this);
-  }
   int64_t bucketCount() const override;
 
  protected:

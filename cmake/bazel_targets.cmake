@@ -38,9 +38,9 @@ ws_cc_library(aggregations
     EXPORT aggregations
     DIR aggregations
     NAME aggregations
-    SRCS aggregations/bucket_order.cc aggregations/cardinality.cc aggregations/date_format.cc aggregations/date_histogram.cc aggregations/doc_value_format.cc aggregations/histogram.cc aggregations/histogram_common.h aggregations/hyperloglog_plus_plus.cc aggregations/internal_aggregation.cc aggregations/json_util.cc aggregations/metadata.cc aggregations/metrics.cc aggregations/registry.cc aggregations/terms.cc aggregations/time_zone.cc
-    HDRS aggregations/bucket_order.h aggregations/cardinality.h aggregations/compensated_sum.h aggregations/date_format.h aggregations/date_histogram.h aggregations/doc_value_format.h aggregations/histogram.h aggregations/hyperloglog_plus_plus.h aggregations/internal_aggregation.h aggregations/java_double.h aggregations/json_util.h aggregations/metadata.h aggregations/metrics.h aggregations/registry.h aggregations/terms.h aggregations/time_zone.h
-    DEPS stream nlohmann_json::nlohmann_json)
+    SRCS aggregations/bucket_order.cc aggregations/cardinality.cc aggregations/date_format.cc aggregations/date_histogram.cc aggregations/doc_value_format.cc aggregations/histogram.cc aggregations/histogram_common.h aggregations/hyperloglog_plus_plus.cc aggregations/internal_aggregation.cc aggregations/metadata.cc aggregations/metrics.cc aggregations/registry.cc aggregations/terms.cc aggregations/text_util.cc aggregations/time_zone.cc
+    HDRS aggregations/bucket_order.h aggregations/cardinality.h aggregations/compensated_sum.h aggregations/date_format.h aggregations/date_histogram.h aggregations/doc_value_format.h aggregations/histogram.h aggregations/hyperloglog_plus_plus.h aggregations/internal_aggregation.h aggregations/java_double.h aggregations/metadata.h aggregations/metrics.h aggregations/registry.h aggregations/terms.h aggregations/text_util.h aggregations/time_zone.h
+    DEPS stream)
 ws_cc_library(codecs_tsm
     EXPORT codecs_tsm
     DIR codecs
@@ -66,8 +66,8 @@ ws_cc_library(aggregations_json
     EXPORT aggregations_json
     DIR aggregations/json
     NAME json
-    SRCS aggregations/json/aggregation_json.cc aggregations/json/histogram_json.cc aggregations/json/json_codecs.h aggregations/json/metadata_json.cc aggregations/json/metrics_json.cc aggregations/json/terms_json.cc
-    HDRS aggregations/json/aggregation_json.h aggregations/json/metadata_json.h
+    SRCS aggregations/json/aggregation_json.cc aggregations/json/bucket_order_json.cc aggregations/json/doc_value_format_json.cc aggregations/json/histogram_json.cc aggregations/json/hll_json.cc aggregations/json/json_codecs.h aggregations/json/json_util.cc aggregations/json/metadata_json.cc aggregations/json/metrics_json.cc aggregations/json/terms_json.cc
+    HDRS aggregations/json/aggregation_json.h aggregations/json/json_util.h aggregations/json/metadata_json.h aggregations/json/model_json.h
     DEPS aggregations stream nlohmann_json::nlohmann_json)
 ws_cc_library(transport_compression
     EXPORT transport_compression

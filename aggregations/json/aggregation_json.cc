@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "aggregations/json/json_codecs.h"
+#include "aggregations/json/json_util.h"
 #include "aggregations/json/metadata_json.h"
-#include "aggregations/json_util.h"
 #include "stream/errors.h"
 
 namespace wirestream::aggregations {

@@ -11,7 +11,8 @@
 #include "aggregations/histogram.h"
 #include "aggregations/json/aggregation_json.h"
 #include "aggregations/json/json_codecs.h"
-#include "aggregations/json_util.h"
+#include "aggregations/json/json_util.h"
+#include "aggregations/json/model_json.h"
 #include "stream/errors.h"
 
 namespace wirestream::aggregations {
@@ -105,7 +106,7 @@ void histogramResponse(const InternalAggregation& agg, json& j,
 void histogramWire(const InternalAggregation& agg, json& j,
                    const AggregationJsonRegistry& registry) {
   const auto& h = static_cast<const Histogram&>(agg);
-  j["order"] = h.order().toJson();
+  j["order"] = bucketOrderToJson(h.order());
   j["min_doc_count"] = h.minDocCount();
   if (h.emptyBucketInfo()) {
     const Histogram::EmptyBucketInfo& e = *h.emptyBucketInfo();
@@ -119,7 +120,7 @@ void histogramWire(const InternalAggregation& agg, json& j,
   } else {
     j["empty_bucket_info"] = nullptr;
   }
-  j["format"] = h.format().toJson();
+  j["format"] = docValueFormatToJson(h.format());
   j["keyed"] = h.keyed();
   j["buckets"] = bucketsToWireJson(h.buckets(), ju::fromDouble, registry);
 }
@@ -128,7 +129,7 @@ std::unique_ptr<InternalAggregation> histogramFromWire(const json& j, std::strin
                                                        Metadata metadata,
                                                        const AggregationJsonRegistry& registry) {
   auto h = std::make_unique<Histogram>(std::move(name), std::move(metadata));
-  h->setOrder(BucketOrder::fromJson(ju::field(j, "order")));
+  h->setOrder(bucketOrderFromJson(ju::field(j, "order")));
   int64_t min_doc_count = 0;
   const json& ej = minDocCountFromJson(j, min_doc_count);
   h->setMinDocCount(min_doc_count);
@@ -142,7 +143,7 @@ std::unique_ptr<InternalAggregation> histogramFromWire(const json& j, std::strin
     e.aggregations = aggregationsFromWireJson(ju::field(ej, "aggregations"), registry);
     h->setEmptyBucketInfo(std::move(e));
   }
-  h->setFormat(DocValueFormat::fromJson(ju::field(j, "format")));
+  h->setFormat(docValueFormatFromJson(ju::field(j, "format")));
   h->setKeyed(ju::getBool(j, "keyed"));
   bucketsFromWireJson(
       ju::field(j, "buckets"), h->buckets(),
@@ -185,7 +186,7 @@ void dateHistogramResponse(const InternalAggregation& agg, json& j,
 void dateHistogramWire(const InternalAggregation& agg, json& j,
                        const AggregationJsonRegistry& registry) {
   const auto& h = static_cast<const DateHistogram&>(agg);
-  j["order"] = h.order().toJson();
+  j["order"] = bucketOrderToJson(h.order());
   j["min_doc_count"] = h.minDocCount();
   if (h.emptyBucketInfo()) {
     const DateHistogram::EmptyBucketInfo& e = *h.emptyBucketInfo();
@@ -207,7 +208,7 @@ void dateHistogramWire(const InternalAggregation& agg, json& j,
     j["empty_bucket_info"] = nullptr;
   }
   j["offset"] = h.offset();
-  j["format"] = h.format().toJson();
+  j["format"] = docValueFormatToJson(h.format());
   j["keyed"] = h.keyed();
   j["buckets"] = bucketsToWireJson(h.buckets(), longJson, registry);
 }
@@ -215,7 +216,7 @@ void dateHistogramWire(const InternalAggregation& agg, json& j,
 std::unique_ptr<InternalAggregation> dateHistogramFromWire(
     const json& j, std::string name, Metadata metadata, const AggregationJsonRegistry& registry) {
   auto h = std::make_unique<DateHistogram>(std::move(name), std::move(metadata));
-  h->setOrder(BucketOrder::fromJson(ju::field(j, "order")));
+  h->setOrder(bucketOrderFromJson(ju::field(j, "order")));
   int64_t min_doc_count = 0;
   const json& ej = minDocCountFromJson(j, min_doc_count);
   h->setMinDocCount(min_doc_count);
@@ -235,7 +236,7 @@ std::unique_ptr<InternalAggregation> dateHistogramFromWire(
     h->setEmptyBucketInfo(std::move(e));
   }
   h->setOffset(ju::getLong(j, "offset"));
-  h->setFormat(DocValueFormat::fromJson(ju::field(j, "format")));
+  h->setFormat(docValueFormatFromJson(ju::field(j, "format")));
   h->setKeyed(ju::getBool(j, "keyed"));
   bucketsFromWireJson(
       ju::field(j, "buckets"), h->buckets(), [](const json& bj) { return ju::getLong(bj, "key"); },

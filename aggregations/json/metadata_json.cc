@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "aggregations/json_util.h"
+#include "aggregations/json/json_util.h"
 #include "stream/errors.h"
 #include "stream/stream_input.h"
 #include "stream/structured/generic_value.h"

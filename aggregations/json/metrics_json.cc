@@ -9,7 +9,8 @@
 #include "aggregations/cardinality.h"
 #include "aggregations/json/aggregation_json.h"
 #include "aggregations/json/json_codecs.h"
-#include "aggregations/json_util.h"
+#include "aggregations/json/json_util.h"
+#include "aggregations/json/model_json.h"
 #include "aggregations/metrics.h"
 #include "stream/errors.h"
 
@@ -20,9 +21,7 @@ namespace {
 namespace ju = json_util;
 using json = nlohmann::ordered_json;
 
-DocValueFormat formatFrom(const json& j) {
-  return DocValueFormat::fromJson(ju::field(j, "format"));
-}
+DocValueFormat formatFrom(const json& j) { return docValueFormatFromJson(ju::field(j, "format")); }
 
 // ---- max / min / sum ----
 
@@ -41,7 +40,7 @@ struct SingleDoubleJson {
   }
   static void wire(const InternalAggregation& agg, json& j, const AggregationJsonRegistry&) {
     const auto& m = static_cast<const M&>(agg);
-    j["format"] = m.format().toJson();
+    j["format"] = docValueFormatToJson(m.format());
     j["value"] = ju::fromDouble(m.value());
   }
   static std::unique_ptr<InternalAggregation> fromWire(const json& j, std::string name,
@@ -67,7 +66,7 @@ void avgResponse(const InternalAggregation& agg, json& j, const AggregationJsonR
 
 void avgWire(const InternalAggregation& agg, json& j, const AggregationJsonRegistry&) {
   const auto& a = static_cast<const Avg&>(agg);
-  j["format"] = a.format().toJson();
+  j["format"] = docValueFormatToJson(a.format());
   j["sum"] = ju::fromDouble(a.sum());
   j["count"] = a.count();
 }
@@ -119,7 +118,7 @@ void statsResponse(const InternalAggregation& agg, json& j, const AggregationJso
 
 void statsWire(const InternalAggregation& agg, json& j, const AggregationJsonRegistry&) {
   const auto& s = static_cast<const Stats&>(agg);
-  j["format"] = s.format().toJson();
+  j["format"] = docValueFormatToJson(s.format());
   j["count"] = s.count();
   j["min"] = ju::fromDouble(s.min());
   j["max"] = ju::fromDouble(s.max());
@@ -148,8 +147,8 @@ void cardinalityResponse(const InternalAggregation& agg, json& j, const Aggregat
 
 void cardinalityWire(const InternalAggregation& agg, json& j, const AggregationJsonRegistry&) {
   const auto& c = static_cast<const Cardinality&>(agg);
-  j["format"] = c.format().toJson();
-  j["sketch"] = c.sketch() ? c.sketch()->toJson() : json(nullptr);
+  j["format"] = docValueFormatToJson(c.format());
+  j["sketch"] = c.sketch() ? hllToJson(*c.sketch()) : json(nullptr);
 }
 
 std::unique_ptr<InternalAggregation> cardinalityFromWire(const json& j, std::string name,
@@ -158,7 +157,7 @@ std::unique_ptr<InternalAggregation> cardinalityFromWire(const json& j, std::str
   DocValueFormat format = formatFrom(j);
   const json& s = ju::field(j, "sketch");
   std::optional<HyperLogLogPlusPlus> sketch;
-  if (!s.is_null()) sketch = HyperLogLogPlusPlus::fromJson(s);
+  if (!s.is_null()) sketch = hllFromJson(s);
   auto c = std::make_unique<Cardinality>(std::move(name), std::move(metadata), std::move(sketch));
   c->setFormat(std::move(format));
   return c;

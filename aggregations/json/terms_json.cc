@@ -10,7 +10,8 @@
 
 #include "aggregations/json/aggregation_json.h"
 #include "aggregations/json/json_codecs.h"
-#include "aggregations/json_util.h"
+#include "aggregations/json/json_util.h"
+#include "aggregations/json/model_json.h"
 #include "aggregations/terms.h"
 #include "stream/errors.h"
 
@@ -27,10 +28,10 @@ using json = nlohmann::ordered_json;
 template <class Key>
 void putResponseKey(json& b, typename Key::View k, const DocValueFormat& format) {
   if constexpr (std::is_same_v<Key, StringKey>) {
-    b["key"] = format.formatBytes(k);
+    b["key"] = formatBytesJson(format, k);
   } else if constexpr (std::is_same_v<Key, LongKey>) {
     if (format.kind() == DocValueFormat::Kind::kUnsignedLongShifted) {
-      b["key"] = format.formatLong(k);
+      b["key"] = formatLongJson(format, k);
       return;
     }
     b["key"] = k;
@@ -92,12 +93,12 @@ struct TermsJson {
   static void wire(const InternalAggregation& agg, json& j,
                    const AggregationJsonRegistry& registry) {
     const auto& t = static_cast<const Terms&>(agg);
-    j["reduce_order"] = t.reduceOrder().toJson();
-    j["order"] = t.order().toJson();
+    j["reduce_order"] = bucketOrderToJson(t.reduceOrder());
+    j["order"] = bucketOrderToJson(t.order());
     j["required_size"] = t.requiredSize();
     j["min_doc_count"] = t.minDocCount();
     j["doc_count_error"] = t.docCountError() ? json(*t.docCountError()) : json(nullptr);
-    j["format"] = t.format().toJson();
+    j["format"] = docValueFormatToJson(t.format());
     j["shard_size"] = t.shardSize();
     j["show_term_doc_count_error"] = t.showTermDocCountError();
     j["other_doc_count"] = t.otherDocCount();
@@ -117,15 +118,15 @@ struct TermsJson {
                                                        Metadata metadata,
                                                        const AggregationJsonRegistry& registry) {
     auto t = std::make_unique<Terms>(std::move(name), std::move(metadata));
-    t->setReduceOrder(BucketOrder::fromJson(ju::field(j, "reduce_order")));
-    t->setOrder(BucketOrder::fromJson(ju::field(j, "order")));
+    t->setReduceOrder(bucketOrderFromJson(ju::field(j, "reduce_order")));
+    t->setOrder(bucketOrderFromJson(ju::field(j, "order")));
     t->setRequiredSize(ju::getInt(j, "required_size"));
     t->setShardSize(ju::getInt(j, "shard_size"));
     t->setMinDocCount(ju::getLong(j, "min_doc_count"));
     const json& err = ju::field(j, "doc_count_error");
     t->setDocCountError(err.is_null() ? std::nullopt
                                       : std::optional<int64_t>(ju::getLong(j, "doc_count_error")));
-    t->setFormat(DocValueFormat::fromJson(ju::field(j, "format")));
+    t->setFormat(docValueFormatFromJson(ju::field(j, "format")));
     t->setShowTermDocCountError(ju::getBool(j, "show_term_doc_count_error"));
     t->setOtherDocCount(ju::getLong(j, "other_doc_count"));
     if (t->requiredSize() < 0 || t->shardSize() < 0 || t->minDocCount() < 0 ||

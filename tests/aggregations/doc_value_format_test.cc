@@ -8,6 +8,7 @@
 #include "agg_test_util.h"
 #include "aggregations/date_format.h"
 #include "aggregations/json/aggregation_json.h"
+#include "aggregations/json/model_json.h"
 
 namespace wirestream::aggregations {
 namespace {
@@ -96,25 +97,32 @@ TEST(DocValueFormatRender, TheOtherFormats) {
     for (int c : b) s += static_cast<char>(c);
     return s;
   };
-  EXPECT_EQ(F::ip().formatBytes(bytes({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 0, 1})),
+  EXPECT_EQ(F::ip().formatBytesAsString(
+                bytes({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 0, 1})),
             "192.168.0.1");
-  EXPECT_EQ(
-      F::ip().formatBytes(bytes({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1})),
-      "2001:db8::1");
-  EXPECT_EQ(F::ip().formatBytes(std::string(16, '\0')), "::");
-  EXPECT_EQ(F::ip().formatBytes(bytes({0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1})),
+  EXPECT_EQ(F::ip().formatBytesAsString(
+                bytes({0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1})),
+            "2001:db8::1");
+  EXPECT_EQ(F::ip().formatBytesAsString(std::string(16, '\0')), "::");
+  EXPECT_EQ(F::ip().formatBytesAsString(bytes({0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1})),
             "1:0:0:1::1");  // the longer zero run is compressed
-  EXPECT_EQ(F::binary().formatBytes("hello"), "aGVsbG8");
-  EXPECT_EQ(F::boolean().formatLong(1), true);
+  EXPECT_EQ(F::binary().formatBytesAsString("hello"), "aGVsbG8");
+  EXPECT_EQ(formatLongJson(F::boolean(), 1), true);
   EXPECT_EQ(F::boolean().formatLongAsString(0), "false");
   // Geohash "u09": level 3, characters u (26), 0, 9 in 5 bits each above it.
   EXPECT_EQ(F::geoHash().formatLongAsString((((26 << 10) | 9) << 4) | 3), "u09");
   EXPECT_EQ(F::geoTile().formatLongAsString((int64_t{5} << 58) | (int64_t{10} << 29) | 12),
             "5/10/12");
-  EXPECT_EQ(F::unsignedLongShifted().formatLong(std::numeric_limits<int64_t>::min()), 0u);
-  EXPECT_EQ(F::unsignedLongShifted().formatLong(0), uint64_t{1} << 63);
+  EXPECT_EQ(formatLongJson(F::unsignedLongShifted(), std::numeric_limits<int64_t>::min()), 0u);
+  EXPECT_EQ(formatLongJson(F::unsignedLongShifted(), 0), uint64_t{1} << 63);
   EXPECT_EQ(F::unsignedLongShifted().formatLongAsString(-1), "9223372036854775807");
-  EXPECT_EQ(F::raw().formatBytes("rock"), "rock");
+  EXPECT_EQ(F::raw().formatBytesAsString("rock"), "rock");
+  // ES's format(double): BOOLEAN gives value != 0, RAW the Double (which
+  // Jackson quotes when not finite), a geo_hash the String of (long) value.
+  EXPECT_EQ(formatDoubleJson(F::boolean(), 0.0), false);
+  EXPECT_EQ(formatDoubleJson(F::raw(), std::numeric_limits<double>::quiet_NaN()), "NaN");
+  EXPECT_EQ(formatDoubleJson(F::raw(), 2.5), 2.5);
+  EXPECT_EQ(formatDoubleJson(F::geoHash(), ((((26 << 10) | 9) << 4) | 3) + 0.5), "u09");
 }
 
 TEST(DocValueFormatRender, JavaDoubleToString) {
@@ -144,7 +152,9 @@ TEST(DocValueFormatWire, EveryRegisteredNameReadsAndRefusesBadInput) {
       in.setTransportVersion(v);
       EXPECT_TRUE(F::readFrom(in, defaultRegistry()) == f) << name;
       EXPECT_EQ(in.available(), 0u);
-      EXPECT_TRUE(F::fromJson(nlohmann::ordered_json::parse(f.toJson().dump())) == f) << name;
+      EXPECT_TRUE(docValueFormatFromJson(
+                      nlohmann::ordered_json::parse(docValueFormatToJson(f).dump())) == f)
+          << name;
     }
   }
   // 7.x's joda flag is kept as read (ES 8 ignores it), so the bytes come back.
@@ -159,7 +169,8 @@ TEST(DocValueFormatWire, EveryRegisteredNameReadsAndRefusesBadInput) {
   jout.setTransportVersion(TransportVersion::V_7_17_0);
   j.writeNamed(jout);
   EXPECT_EQ(jout.bytes().toVector(), joda);
-  EXPECT_TRUE(F::fromJson(nlohmann::ordered_json::parse(j.toJson().dump())) == j);
+  EXPECT_TRUE(
+      docValueFormatFromJson(nlohmann::ordered_json::parse(docValueFormatToJson(j).dump())) == j);
   // Resolution ordinal 2 does not exist (DateFieldMapper.Resolution.ofOrdinal).
   std::vector<uint8_t> bad = {9, 'd', 'a', 't', 'e', '_', 't', 'i', 'm', 'e', 1, 'y', 1, 'Z', 2, 0};
   ByteArrayStreamInput in(bad);

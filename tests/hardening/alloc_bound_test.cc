@@ -454,7 +454,7 @@ TEST(AllocationBoundRegression, TermsBucketsWereReservedForTheirCount) {
 // Found by the aggregations fuzz target: an sterms key is bytes, not
 // necessarily UTF-8, and toResponseJson put them into a JSON string as they
 // were, so dump() threw nlohmann's type_error 316 on a shard's result.
-// Invalid bytes now render as U+FFFD (aggregations/json_util.h toUtf8Lossy).
+// Invalid bytes now render as U+FFFD (aggregations/text_util.h toUtf8Lossy).
 TEST(FuzzRegression, StermsKeyThatIsNotUtf8BrokeTheResponseJson) {
   Bytes in = concat({stermsUpToBuckets({0x01}), {0x01, 0x05, 0x00, 0x02, 'a', 0xFF}});
   ByteArrayStreamInput stream(in);

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "aggregations/text_util.h"
+
 namespace wirestream::aggregations::json_util {
 
 using json = nlohmann::ordered_json;
@@ -27,13 +29,10 @@ bool getBool(const json& j, std::string_view key);
 std::string getString(const json& j, std::string_view key);
 double toDouble(const json& v, std::string_view what);
 
-// Strings that are valid UTF-8 go to JSON as they are; other bytes as hex.
-bool isValidUtf8(std::string_view s);
-// `s` with every byte that does not start a valid UTF-8 sequence replaced by
-// U+FFFD, as ES's BytesRef.utf8ToString renders a non-UTF-8 sterms key: JSON
-// strings must be UTF-8 (nlohmann's dump() throws otherwise).
-std::string toUtf8Lossy(std::string_view s);
-std::string toHex(std::string_view bytes);
-std::string fromHex(std::string_view hex);  // CorruptStreamError on bad hex
+// The byte helpers the JSON forms use (text_util.h).
+using text_util::fromHex;
+using text_util::isValidUtf8;
+using text_util::toHex;
+using text_util::toUtf8Lossy;
 
 }  // namespace wirestream::aggregations::json_util
