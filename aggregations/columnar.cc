@@ -572,7 +572,16 @@ void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const 
   checkObjects(int64_t{count} * (1 + int64_t{m}));
   std::vector<SubColumn> subs;
   subs.reserve(static_cast<size_t>(m));
-  for (int32_t j = 0; j < m; ++j) subs.push_back(readSubColumn(in, registry, n, counts, slots));
+  for (int32_t j = 0; j < m; ++j) {
+    subs.push_back(readSubColumn(in, registry, n, counts, slots));
+    // Each bucket's list gets these names: refused as the ES encoding's reader refuses them.
+    for (int32_t k = 0; k < j; ++k) {
+      if (subs[static_cast<size_t>(k)].name == subs.back().name) {
+        internal::throwCorrupt("duplicate aggregation name [" + subs.back().name +
+                               "] in a list of " + std::to_string(m));
+      }
+    }
+  }
   int64_t per_bucket = 1;
   for (const SubColumn& sub : subs) per_bucket += sub.weight;
   checkObjects(int64_t{count} * per_bucket);
