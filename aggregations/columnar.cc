@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <typeinfo>
+#include <unordered_set>
 #include <vector>
 
 #include "aggregations/date_histogram.h"
@@ -682,6 +683,15 @@ InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegis
     list.push_back(std::move(agg));
   }
   trim();
+  // Names are unique in a list, as the ES encoding's reader requires.
+  std::unordered_set<std::string_view> names;
+  names.reserve(list.size());
+  for (const InternalAggregations::Ptr& a : list) {
+    if (!names.insert(a->getName()).second) {
+      internal::throwCorrupt("duplicate aggregation name [" + a->getName() + "] in a list of " +
+                             std::to_string(n));
+    }
+  }
   return InternalAggregations(std::move(list));
 }
 
