@@ -5,10 +5,11 @@
 # arm64 architecture, the cross compiler, qemu, the arm64 -dev packages); idempotent, like
 # tools/setup.sh. Builds only those suites' targets. With ccache (installed here) a warm
 # cache (CCACHE_DIR, default ~/.cache/ccache) makes a repeated run mostly link and test.
-#   tools/check_aarch64.sh [BUILD_DIR]    (default: build-aarch64 under $TMPDIR)
+#   tools/check_aarch64.sh [BUILD_DIR]    (default: a fresh temporary directory; ccache
+#                                          keeps repeated runs fast)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-${TMPDIR:-/tmp}/wirestream-build-aarch64}
+build=${1:-$(mktemp -d)}
 suites='stream|simd|aggregations'
 
 # ---- packages ----
