@@ -24,8 +24,10 @@
 // Reading takes untrusted input. Besides the errors of the ES readers (the
 // aggregation's own fields are read by them) and of the TSM block readers
 // (codecs/tsm_stream.h), a column whose value count is not the bucket count,
-// an unknown column encoding or sub-aggregation type, a negative count, or a
-// shell that already holds buckets is CorruptStreamError. TSM blocks can hold
+// an unknown column encoding or sub-aggregation type, a negative count, a
+// name twice in one list (the top level or a bucket's sub-aggregations, as the
+// ES reader refuses it), or a shell that already holds buckets is
+// CorruptStreamError. TSM blocks can hold
 // many values in a few bytes (RLE), so the bytes cannot bound what a read
 // builds: buckets plus metric objects above Limits::max_objects (or a bucket
 // count above in.maxArraySize()) is LimitExceededError, thrown before they are
