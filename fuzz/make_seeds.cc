@@ -363,26 +363,24 @@ std::vector<Seed> aggregationSeeds() {
   using namespace wirestream::aggregations;
   using aggregations::testing::RandomAggs;
   std::vector<Seed> seeds;
-  const TransportVersion kVersions[] = {TransportVersion::V_7_10_0, TransportVersion::V_7_17_0,
-                                        TransportVersion::V_8_7_0};
-  const char* kNames[] = {"v7_10", "v7_17", "v8_7"};
-  for (uint8_t vb = 0; vb < 3; ++vb) {
+  for (uint8_t vb = 0; vb < kVersionBytes; ++vb) {
+    const TransportVersion v = versionFromByte(vb);
     uint64_t seed = 8 + vb;
     for (const std::string& type : aggregations::testing::kAllTypes) {
-      RandomAggs random(seed++, kVersions[vb]);
+      RandomAggs random(seed++, v);
       InternalAggregations aggs;
       aggs.add(random.agg(type, type == "cardinality" ? 0 : 2));
       Bytes b{vb};
-      Bytes e = aggregations::testing::writeAggs(aggs, kVersions[vb]);
+      Bytes e = aggregations::testing::writeAggs(aggs, v);
       b.insert(b.end(), e.begin(), e.end());
       if (b.size() > 4096) continue;  // keep the corpus small and fast
-      seeds.push_back({type + "-" + kNames[vb], std::move(b)});
+      seeds.push_back({type + "-" + versionNameFromByte(vb), std::move(b)});
     }
-    RandomAggs random(seed, kVersions[vb]);
+    RandomAggs random(seed, v);
     Bytes b{vb};
-    Bytes e = aggregations::testing::writeAggs(random.aggs(1), kVersions[vb]);
+    Bytes e = aggregations::testing::writeAggs(random.aggs(1), v);
     b.insert(b.end(), e.begin(), e.end());
-    seeds.push_back({std::string("mixed-") + kNames[vb], std::move(b)});
+    seeds.push_back({std::string("mixed-") + versionNameFromByte(vb), std::move(b)});
   }
   return seeds;
 }
@@ -556,9 +554,6 @@ std::vector<Seed> columnarSeeds() {
   using namespace wirestream::aggregations;
   using aggregations::testing::RandomAggs;
   std::vector<Seed> seeds;
-  const TransportVersion kVersions[] = {TransportVersion::V_7_10_0, TransportVersion::V_7_17_0,
-                                        TransportVersion::V_8_7_0};
-  const char* kNames[] = {"v7_10", "v7_17", "v8_7"};
   auto subs = [](int64_t i) {
     std::vector<InternalAggregations::Ptr> s;
     s.push_back(std::make_unique<Avg>("avg", Metadata(), double(i) * 1.25, i + 1));
@@ -568,8 +563,8 @@ std::vector<Seed> columnarSeeds() {
     s.push_back(std::make_unique<Stats>("s", Metadata(), i + 1, -1.0, double(i), 2.5));
     return InternalAggregations(std::move(s));
   };
-  for (uint8_t vb = 0; vb < 3; ++vb) {
-    const TransportVersion v = kVersions[vb];
+  for (uint8_t vb = 0; vb < kVersionBytes; ++vb) {
+    const TransportVersion v = versionFromByte(vb);
     InternalAggregations aggs;
     auto dh = std::make_unique<DateHistogram>("dh", Metadata());
     auto h = std::make_unique<Histogram>("h", Metadata());
@@ -597,7 +592,7 @@ std::vector<Seed> columnarSeeds() {
     Bytes e = encode([&](StreamOutput& out) { columnar::writeAggregations(out, aggs); }, v);
     b.insert(b.end(), e.begin(), e.end());
     if (b.size() > 16384) b.resize(16384);  // a cut input is a seed too
-    seeds.push_back({std::string("four-types-") + kNames[vb], std::move(b)});
+    seeds.push_back({std::string("four-types-") + versionNameFromByte(vb), std::move(b)});
   }
   return seeds;
 }

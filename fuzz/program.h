@@ -79,12 +79,17 @@ uint8_t opIndex(std::span<const Op> ops, const char* name);
 // Lower-case hex of at most the first 64 bytes, for failure messages.
 std::string hexPrefix(std::span<const uint8_t> bytes);
 
-// The version a leading input byte picks (% 3: 7.10.0, 8.0.0, 8.7.0, the
-// gates of the aggregation results).
+// The version a leading input byte picks (% 3: 7.10.0, 7.17.0, 8.7.0: each side of
+// the aggregation results' gates), and its name in seed file names.
+inline constexpr int kVersionBytes = 3;
 inline TransportVersion versionFromByte(uint8_t b) {
-  static constexpr TransportVersion kVersions[] = {
+  static constexpr TransportVersion kVersions[kVersionBytes] = {
       TransportVersion::V_7_10_0, TransportVersion::V_7_17_0, TransportVersion::V_8_7_0};
-  return kVersions[b % 3];
+  return kVersions[b % kVersionBytes];
+}
+inline const char* versionNameFromByte(uint8_t b) {
+  static constexpr const char* kNames[kVersionBytes] = {"v7_10", "v7_17", "v8_7"};
+  return kNames[b % kVersionBytes];
 }
 
 }  // namespace wirestream::fuzz
