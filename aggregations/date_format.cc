@@ -119,8 +119,8 @@ struct Field {
   int max = 0;
   bool exceeds_pad = false;  // SignStyle.EXCEEDS_PAD: '+' when wider than min
   bool decimal_point = false;
-  std::string text;  // literal, or the offset pattern
-  std::string zero;  // the offset's text for zero
+  std::string text{};  // literal, or the offset pattern
+  std::string zero{};  // the offset's text for zero
 };
 
 void appendPadded(std::string& out, int64_t v, int min_width) {
@@ -271,12 +271,14 @@ void print(std::string& out, const Field& f, const Local& t, int64_t epoch_secon
 }
 
 Field lit(std::string s) { return {Op::kLiteral, 0, 0, false, false, std::move(s), {}}; }
-Field num(Op op, int width) { return {op, width, width}; }
+Field num(Op op, int width) { return {.op = op, .min = width, .max = width}; }
 Field offset(std::string pattern, std::string zero) {
   return {Op::kOffset, 0, 0, false, false, std::move(pattern), std::move(zero)};
 }
-Field fraction(int min, int max) { return {Op::kFraction, min, max, false, true}; }
-Field year4() { return {Op::kYear, 4, 19, true}; }
+Field fraction(int min, int max) {
+  return {.op = Op::kFraction, .min = min, .max = max, .decimal_point = true};
+}
+Field year4() { return {.op = Op::kYear, .min = 4, .max = 19, .exceeds_pad = true}; }
 
 std::vector<Field> ymd() {
   return {year4(), lit("-"), num(Op::kMonth, 2), lit("-"), num(Op::kDay, 2)};
@@ -308,9 +310,9 @@ std::optional<std::vector<Field>> builtIn(std::string_view name) {
   if (name == "year_month") return std::vector<Field>{year4(), lit("-"), num(Op::kMonth, 2)};
   if (name == "year") return std::vector<Field>{year4()};
   if (name == "basic_date")
-    return std::vector<Field>{{Op::kYear, 4, 4, false}, num(Op::kMonth, 2), num(Op::kDay, 2)};
-  if (name == "epoch_millis") return std::vector<Field>{{Op::kEpochMillis}};
-  if (name == "epoch_second") return std::vector<Field>{{Op::kEpochSecond}};
+    return std::vector<Field>{num(Op::kYear, 4), num(Op::kMonth, 2), num(Op::kDay, 2)};
+  if (name == "epoch_millis") return std::vector<Field>{{.op = Op::kEpochMillis}};
+  if (name == "epoch_second") return std::vector<Field>{{.op = Op::kEpochSecond}};
   return std::nullopt;
 }
 

@@ -5,7 +5,7 @@ ws_cc_library(codec
     EXPORT codec
     DIR codec
     NAME codec
-    HDRS codec/byte_order.h codec/varint.h
+    HDRS codec/byte_order.h codec/cesu8.h codec/varint.h
     DEPS Boost::headers Threads::Threads)
 ws_cc_library(simd
     EXPORT simd
@@ -390,6 +390,12 @@ ws_cc_test(tests_codec_byte_order_test
     DIR tests/codec
     NAME byte_order_test
     SRCS tests/codec/byte_order_test.cc
+    DEPS codec GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_codec_cesu8_test
+    DIR tests/codec
+    NAME cesu8_test
+    SRCS tests/codec/cesu8_test.cc
     DEPS codec GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_codec_varint_test

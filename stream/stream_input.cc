@@ -217,16 +217,9 @@ std::string StreamInput::readString() {
         span_units += static_cast<int32_t>(run);
         continue;
       }
-      if (end_ - q < 3) break;
-      uint8_t b1 = q[1];
-      if (b0 >= 0xC2 && b0 <= 0xDF && (b1 & 0xC0) == 0x80) {
-        q += 2;
-      } else if (b0 >= 0xE0 && b0 <= 0xEF && (b1 & 0xC0) == 0x80 && (q[2] & 0xC0) == 0x80 &&
-                 (b0 != 0xE0 || b1 >= 0xA0) && (b0 != 0xED || b1 < 0xA0)) {
-        q += 3;
-      } else {
-        break;
-      }
+      const size_t unit_len = codec::wireUnitAsUtf8Length(q, static_cast<size_t>(end_ - q));
+      if (unit_len == 0) break;
+      q += unit_len;
       ++span_units;
     }
     if (span_units > 0) {

@@ -4,13 +4,16 @@
 // always speaks ordinary UTF-8.
 //
 // These helpers work over plain memory; StreamOutput::writeString and
-// StreamInput::readString drive them. Stateless; thread-safe.
+// StreamInput::readString drive them. The byte rules live in codec/cesu8.h; this
+// layer adds the SIMD scans and the errors. Stateless; thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "codec/cesu8.h"
 
 namespace wirestream {
 
@@ -26,12 +29,14 @@ Utf8Measure measureUtf8(std::string_view utf8);
 
 // Writes the wire bytes of a string measured by measureUtf8 (no count prefix).
 // `dst` has room for measure.wire_bytes. Returns the byte after the last.
-uint8_t* encodeUtf8AsWire(uint8_t* dst, std::string_view utf8);
+inline uint8_t* encodeUtf8AsWire(uint8_t* dst, std::string_view utf8) {
+  return codec::encodeUtf8AsWire(dst, reinterpret_cast<const uint8_t*>(utf8.data()), utf8.size());
+}
 
 // Length of the run of ASCII bytes at the start of [p, p + n) (a SIMD scan).
 size_t asciiPrefixLength(const uint8_t* p, size_t n);
 
 // Appends the UTF-8 form of code point cp (<= U+10FFFF, not a surrogate).
-void appendUtf8(std::string& out, uint32_t cp);
+using codec::appendUtf8;
 
 }  // namespace wirestream

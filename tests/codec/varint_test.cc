@@ -169,7 +169,9 @@ TEST(Varint, FifthVIntByteCarriesOnlyFourBits) {
     int32_t v = 0;
     auto p = exact(b);
     EXPECT_EQ(decodeVInt(p.get(), p.get() + 5, &v) != nullptr, valid) << fifth;
-    if (valid) EXPECT_EQ(static_cast<uint32_t>(v), static_cast<uint32_t>(fifth) << 28);
+    if (valid) {
+      EXPECT_EQ(static_cast<uint32_t>(v), static_cast<uint32_t>(fifth) << 28);
+    }
     b.resize(12, 0);  // the unrolled path
     EXPECT_EQ(decodeVInt(b.data(), b.data() + b.size(), &v) != nullptr, valid) << fifth;
   }
@@ -184,7 +186,9 @@ TEST(Varint, TenthVarint64ByteIsZeroOrOne) {
     uint64_t v = 0;
     auto p = exact(b);
     EXPECT_EQ(decodeVarint64(p.get(), p.get() + 10, &v) != nullptr, valid) << tenth;
-    if (valid) EXPECT_EQ(v, static_cast<uint64_t>(tenth) << 63);
+    if (valid) {
+      EXPECT_EQ(v, static_cast<uint64_t>(tenth) << 63);
+    }
     b.resize(16, 0);
     EXPECT_EQ(decodeVarint64(b.data(), b.data() + b.size(), &v) != nullptr, valid) << tenth;
   }
