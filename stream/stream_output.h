@@ -467,8 +467,9 @@ class StreamOutput {
                       std::random_access_iterator<decltype(it)>) {
           // A counted run: the loop's only compare is the run's end, once
           // every four values (the loads take fixed offsets from `it`).
-          auto stop = it + static_cast<std::ptrdiff_t>(std::min(n, static_cast<size_t>(last - it)));
-          for (; stop - it >= 4; it += 4) {
+          auto count = static_cast<std::ptrdiff_t>(std::min(n, static_cast<size_t>(last - it)));
+          auto stop = it + count;
+          for (auto fours = it + (count & ~std::ptrdiff_t{3}); it != fours; it += 4) {
             write_one(w, it[0]);
             write_one(w, it[1]);
             write_one(w, it[2]);
