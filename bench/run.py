@@ -203,28 +203,30 @@ def main():
     load = "not recorded" if args.json else "%.1f" % os.getloadavg()[0]
 
     ctx = data.get("context", {})
+    # A filtered run replaces the whole section and README table with what it
+    # ran: say so, so that it cannot pass for the full suite.
+    binary = "`//bench:serialization_bench`"
+    if args.filter:
+        binary += " filtered to `%s`" % args.filter
+        print("run.py: a filtered run: RESULTS.md's section and the README table now hold only "
+              "its benchmarks", file=sys.stderr)
     shown = set()
-    section = "\n".join([
+    parts = [
         "## %s" % kind,
-        "",
-        "Run %s by `bench/run.py`: `//bench:serialization_bench`, %d repetitions interleaved "
+        "Run %s by `bench/run.py`: %s, %d repetitions interleaved "
         "at random; each cell is the **median CPU time per iteration (min–max)**, bold the "
         "times faster than protobuf (> 1 is better). %d CPUs, load average %s at the end "
         "(the machine was shared with other builds: compare within a row, not across runs). "
         "Allocation figures come from `//bench:alloc_bench` (the timed binary has the plain "
-        "allocator)." % (started, reps, ctx.get("num_cpus", 0), load),
-        "",
+        "allocator)." % (started, binary, reps, ctx.get("num_cpus", 0), load),
         table(runs, lambda op, case: "VInt" in op, shown),
-        "",
         table(runs, lambda op, case: op.startswith("StringTerms"), shown),
-        "",
         bounds(runs),
-        "",
-        "Every other benchmark of the same run:",
-        "",
-        others(runs, shown),
-        "",
-    ])
+    ]
+    rest = others(runs, shown)
+    if rest:
+        parts += ["Every other benchmark of the same run:", rest]
+    section = "\n\n".join(p for p in parts if p) + "\n"
     key = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
     results_md = os.path.join(ROOT, "bench/RESULTS.md")
     with open(results_md) as f:
@@ -239,10 +241,12 @@ def main():
         text = f.read()
     text = replace_between(
         text, "<!-- run.py: readme begin -->", "<!-- run.py: readme end -->",
-        "From the last run of `bench/run.py` on %s (%s; median of %d interleaved repetitions, "
+        "From the last run of `bench/run.py` on %s (%s%s; median of %d interleaved repetitions, "
         "min–max in brackets; bold: times faster than protobuf):\n\n%s" % (
-            kind, started, reps, table(runs, lambda op, case: "VInt" in op) + "\n\n" +
-            table(runs, lambda op, case: op.startswith("StringTerms"))))
+            kind, started, ", filtered to `%s`" % args.filter if args.filter else "", reps,
+            "\n\n".join(t for t in (table(runs, lambda op, case: "VInt" in op),
+                                     table(runs, lambda op, case: op.startswith("StringTerms")))
+                         if t)))
     with open(readme, "w") as f:
         f.write(text)
 

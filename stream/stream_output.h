@@ -465,8 +465,16 @@ class StreamOutput {
         Reserved w(pos_);
         if constexpr (std::ranges::sized_range<Range> &&
                       std::random_access_iterator<decltype(it)>) {
-          // A counted run: the loop's only compare is the run's end.
-          auto stop = it + static_cast<std::ptrdiff_t>(std::min(n, static_cast<size_t>(last - it)));
+          // A counted run: the loop's only compare is the run's end, once
+          // every four values (the loads take fixed offsets from `it`).
+          auto count = static_cast<std::ptrdiff_t>(std::min(n, static_cast<size_t>(last - it)));
+          auto stop = it + count;
+          for (auto fours = it + (count & ~std::ptrdiff_t{3}); it != fours; it += 4) {
+            write_one(w, it[0]);
+            write_one(w, it[1]);
+            write_one(w, it[2]);
+            write_one(w, it[3]);
+          }
           for (; it != stop; ++it) write_one(w, *it);
         } else {
           for (; n > 0 && it != last; --n, ++it) write_one(w, *it);

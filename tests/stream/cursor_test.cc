@@ -346,7 +346,7 @@ std::vector<int32_t> vintsOfEveryWidth(uint64_t seed, size_t n) {
 
 TEST(CursorEach, WriteEachHasTheReferenceBytesAtEveryPageSize) {
   uint64_t seed = testSeed(0xEAC4);
-  for (size_t n : {0, 1, 2, 3, 7, 100, 5000}) {
+  for (size_t n : {0, 1, 2, 3, 4, 5, 7, 8, 9, 100, 5000}) {
     std::vector<int32_t> values = vintsOfEveryWidth(seed + n, n);
     std::vector<uint8_t> expected;
     for (int32_t v : values) esVInt(expected, static_cast<uint32_t>(v));
