@@ -287,8 +287,7 @@ TEST(ReadLoop, StreamErrorsPropagate) {
   Receiver r(loop);
   const std::string http = "GET / HTTP/1.1\r\n\r\n";
   EXPECT_THROW(r.receive({http.begin(), http.end()}, 1 << 20), CorruptStreamError);
-  ReadLoop small({.direction = Direction::kInbound, .max_frame_size = 100, .version = kV8_7},
-                 sink);
+  ReadLoop small({.direction = Direction::kInbound, .max_frame_size = 100, .version = kV8_7}, sink);
   Receiver r2(small);
   EXPECT_THROW(r2.receive(request(1, kV8_7, 1000, true), 1 << 20), LimitExceededError);
 }

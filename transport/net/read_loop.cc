@@ -69,8 +69,8 @@ bool ReadLoop::admit(const FrameHeader& h) {
   // (the body is never buffered), so the label is ES's generic one.
   const CircuitBreakingError breaker(inFlightBreakerMessage("<transport_request>", would_be, limit),
                                      would_be, limit, CircuitBreakingError::Durability::kTransient);
-  const bool answer = h.isRequest() && !h.isHandshake() && handshakeDone() &&
-                      h.version_id == version_id_.load();
+  const bool answer =
+      h.isRequest() && !h.isHandshake() && handshakeDone() && h.version_id == version_id_.load();
   sink_.onRefused(h, breaker, answer);
   return false;
 }
