@@ -20,12 +20,12 @@
 // deadline timer per connection) and the write queue (net::WriteQueue: the
 // thread that enqueues into an idle connection sends right away with a
 // non-blocking sendmsg; the strand takes over only when the kernel's buffer
-// is full). The handshake's decisions are net/handshake_exchange.h. Closing
-// the socket takes fd_mu_ exclusively so no sendmsg can run on a closed
-// (reused) fd number.
-// A TLS connection (options.tls) handshakes first, on the strand, and then
-// reads and writes only on the strand: an SSL object takes one operation at
-// a time, so enqueueing posts the writer there (readTls, writeTls).
+// is full; what the strand itself sends while dispatching one read's frames
+// goes out after the last of them, in one sendmsg). The handshake's decisions are
+// net/handshake_exchange.h. Closing the socket takes fd_mu_ exclusively so no sendmsg can run on a
+// closed (reused) fd number. A TLS connection (options.tls) handshakes first, on the strand, and
+// then reads and writes only on the strand: an SSL object takes one operation at a time, so
+// enqueueing posts the writer there (readTls, writeTls).
 #include "transport/transport_service.h"
 
 #include <openssl/err.h>
@@ -85,6 +85,10 @@ constexpr size_t kTlsFlushBytes = 256 * 1024;
 std::string endpointText(const tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
 }
+
+// The connection whose received frames this thread is dispatching (see
+// TcpConnection::enqueue), or null.
+thread_local const void* t_dispatching = nullptr;
 
 void safeFail(const TransportService::FailureCallback& on_failure, std::exception_ptr e) {
   try {
@@ -300,9 +304,18 @@ class TcpConnection final : public Connection,
   }
 
   // Sends `frame` after every frame enqueued before it; from any thread.
+  // While the strand dispatches the frames one read brought, what their
+  // handlers and callbacks send on this connection goes out after the last
+  // of them, together (one sendmsg for a batch of responses, or of requests
+  // sent from response callbacks, instead of one each).
   void enqueue(std::shared_ptr<BytesStreamOutput> frame) {
     if (closed_) return;
-    if (write_queue_.push(std::move(frame))) drainWrites();
+    if (!write_queue_.push(std::move(frame))) return;
+    if (t_dispatching == this) {
+      flush_after_dispatch_ = true;
+      return;
+    }
+    drainWrites();
   }
 
   // Registers a call and sends its frame, on the caller's thread; the call
@@ -429,10 +442,24 @@ class TcpConnection final : public Connection,
       closeNow(reason, warn ? LogLevel::kWarn : LogLevel::kDebug);
       return;
     }
+    std::optional<std::string> failure;
+    const void* outer = std::exchange(t_dispatching, this);
     try {
       loop_.received(n, direct);
     } catch (const std::exception& e) {
-      closeNow(e.what(), LogLevel::kWarn);
+      failure = e.what();
+    } catch (...) {
+      t_dispatching = outer;
+      throw;
+    }
+    t_dispatching = outer;
+    // What the frames before a bad one answered still goes out first.
+    if (flush_after_dispatch_) {
+      flush_after_dispatch_ = false;
+      drainWrites();
+    }
+    if (failure) {
+      closeNow(*failure, LogLevel::kWarn);
       return;
     }
     if (closed_) return;
@@ -797,6 +824,8 @@ class TcpConnection final : public Connection,
   std::string tls_failure_ WS_GUARDED_BY(tls_failure_mu_);
 
   net::WriteQueue write_queue_;
+  // The strand's: this thread became the writer while dispatching (enqueue).
+  bool flush_after_dispatch_ = false;
   std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;  // the writer's
   std::vector<iovec> iov_;                                          // the writer's
   size_t iov_next_ = 0;                                             // the writer's

@@ -633,6 +633,30 @@ TEST_F(TransportTest, GarbageClosesOnlyThatConnection) {
   EXPECT_TRUE(bystander->isOpen());
 }
 
+// The answers to the frames of one read go out after the last of them,
+// together, in order; a bad frame after good ones in the same read still
+// lets their answers out before the connection closes.
+TEST_F(TransportTest, AnswersToOneReadGoOutInOrderEvenBeforeAClose) {
+  startServer();
+  RawSocket s = testing::handshakenClient(port);
+  std::vector<uint8_t> burst;
+  for (int64_t id = 2; id < 22; ++id) {
+    const std::vector<uint8_t> frame =
+        testing::requestFrame(id, "echo", Blob(pattern(static_cast<size_t>(id) * 100, 1)));
+    burst.insert(burst.end(), frame.begin(), frame.end());
+  }
+  burst.insert(burst.end(), {'E', 'S', 0xff, 0xff, 0xff, 0xf0});
+  s.write(burst);
+  for (int64_t id = 2; id < 22; ++id) {
+    DecodedFrame f = s.readFrame(5s);
+    EXPECT_EQ(f.header.request_id, id);
+    EXPECT_TRUE(f.header.isResponse());
+    EXPECT_FALSE(f.header.isError());
+  }
+  EXPECT_TRUE(s.waitClosed(5s));
+  EXPECT_NE(server_log.waitFor({"invalid data length: -16"}), "");
+}
+
 TEST_F(TransportTest, ChannelDirectionIsEnforced) {
   startServer();
   // A response sent to the accepting side.
