@@ -241,6 +241,27 @@ enum class Driver { kPipeline, kCallerThread };
 constexpr int64_t kLargeBatch = 128;
 constexpr int64_t kSmallBatch = 4096;
 
+// The benchmark loop: keeps range(1) calls in flight with `driver`, starting
+// `meter`; send(done) sends one call and runs `done` once it completed.
+void drive(benchmark::State& state, Driver driver, int64_t batch, ProcessMeter& meter,
+           const std::function<void(std::function<void()>)>& send) {
+  const int inflight = static_cast<int>(state.range(1));
+  if (driver == Driver::kPipeline) {
+    std::optional<Pipeline> pipeline;
+    pipeline.emplace(inflight, [&] { send([&] { pipeline->completed(); }); });
+    meter.start();
+    while (state.KeepRunningBatch(batch)) pipeline->run(batch);
+    return;
+  }
+  Window window(inflight);
+  meter.start();
+  for (auto _ : state) {
+    window.acquire();
+    send([&] { window.release(); });
+  }
+  window.drain();
+}
+
 // range(0): response bytes; range(1): requests in flight (1 = one round trip
 // at a time, latency-bound; more = a pipelined stream, throughput-bound);
 // range(2): whether the reader copies the payload out (see `reader`).
@@ -275,45 +296,21 @@ void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, b
     }
     return n;
   };
-  const int inflight = static_cast<int>(state.range(1));
   std::atomic<bool> short_response{false};
   ProcessMeter meter;
-  if (driver == Driver::kPipeline) {
-    std::optional<Pipeline> pipeline;
-    pipeline.emplace(inflight, [&] {
-      client.sendRequest(
-          conn, "bench/payload", request, reader,
-          [&](int32_t n) {
-            if (static_cast<size_t>(n) != size) short_response = true;
-            pipeline->completed();
-          },
-          [&](std::exception_ptr) {
-            short_response = true;
-            pipeline->completed();
-          },
-          10s);
-    });
-    meter.start();
-    while (state.KeepRunningBatch(kLargeBatch)) pipeline->run(kLargeBatch);
-  } else {
-    Window window(inflight);
-    meter.start();
-    for (auto _ : state) {
-      window.acquire();
-      client.sendRequest(
-          conn, "bench/payload", request, reader,
-          [&](int32_t n) {
-            if (static_cast<size_t>(n) != size) short_response = true;
-            window.release();
-          },
-          [&](std::exception_ptr) {
-            short_response = true;
-            window.release();
-          },
-          10s);
-    }
-    window.drain();
-  }
+  drive(state, driver, kLargeBatch, meter, [&](std::function<void()> done) {
+    client.sendRequest(
+        conn, "bench/payload", request, reader,
+        [&, done](int32_t n) {
+          if (static_cast<size_t>(n) != size) short_response = true;
+          done();
+        },
+        [&, done](std::exception_ptr) {
+          short_response = true;
+          done();
+        },
+        10s);
+  });
   meter.stop(state, state.iterations(), size);
   if (short_response) state.SkipWithError("a response was short or failed");
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
@@ -499,7 +496,6 @@ void runSmallService(benchmark::State& state, Driver driver) {
     in.skip(static_cast<size_t>(n));
     return n;
   };
-  const int inflight = static_cast<int>(state.range(1));
   Latencies latencies;
   std::atomic<bool> failed{false};
   ProcessMeter meter;
@@ -519,20 +515,7 @@ void runSmallService(benchmark::State& state, Driver driver) {
         },
         10s);
   };
-  if (driver == Driver::kPipeline) {
-    std::optional<Pipeline> pipeline;
-    pipeline.emplace(inflight, [&] { send([&] { pipeline->completed(); }); });
-    meter.start();
-    while (state.KeepRunningBatch(kSmallBatch)) pipeline->run(kSmallBatch);
-  } else {
-    Window window(inflight);
-    meter.start();
-    for (auto _ : state) {
-      window.acquire();
-      send([&] { window.release(); });
-    }
-    window.drain();
-  }
+  drive(state, driver, kSmallBatch, meter, send);
   meter.stop(state, state.iterations(), size);
   latencies.report(state);
   if (failed) state.SkipWithError("a response was short or failed");
