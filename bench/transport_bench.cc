@@ -7,7 +7,11 @@
 // Large bodies: an iteration is one 1 MiB response read completely, for a
 // small request; `inflight` requests are outstanding at a time on both sides
 // (1: one round trip at a time, bound by thread hand-offs; 8: a pipelined
-// stream, bound by bytes moved).
+// stream, bound by bytes moved). The service's client keeps them in flight
+// from its response callbacks, on its I/O thread (Pipeline), as the raw
+// socket's one client thread sends and receives; the *CallerThread variants
+// keep the benchmark thread waiting for each response instead (Window: one
+// thread hop per response, what a blocking caller pays).
 //   BM_Transport_Service: the handler returns a 1 MiB byte array that the
 //     frame references (writeByteArrayByReference: its iovec points at the
 //     caller's buffer); the client receives it into pages and its reader
@@ -19,11 +23,14 @@
 //     send() of the identical, pre-serialized frame from one contiguous
 //     buffer; the client recv()s it into a buffer. No serialization, no
 //     framing: the bound the transport is measured against.
+//   BM_Transport_ServiceCallerThread: BM_Transport_Service driven by the
+//     waiting benchmark thread.
 //   BM_Transport_Tls: BM_Transport_Service over mutual TLS (TLS 1.3,
 //     AES-128-GCM, an ephemeral CA's P-256 certificates).
 // Small messages (RPC between nodes): 1 KiB request, 1 KiB response,
 // inflight 1 and 64; an iteration is one request answered.
-//   BM_Transport_SmallService / BM_Transport_SmallRawSocket.
+//   BM_Transport_SmallService (I/O-thread driver),
+//   BM_Transport_SmallServiceCallerThread, BM_Transport_SmallRawSocket.
 //
 // Wall time on a shared 2-core machine mostly measures the scheduler, so
 // every benchmark also reports what the whole process (client, server and
@@ -49,6 +56,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -154,7 +162,8 @@ TransportOptions quietOptions(const std::optional<TlsOptions>& tls) {
   return options;
 }
 
-// Keeps `window` calls outstanding: acquire() blocks while it is full.
+// Keeps `window` calls outstanding: acquire() blocks while it is full. The
+// caller's thread waits for each response (a thread hop per response).
 class Window {
  public:
   explicit Window(int size) : size_(size) {}
@@ -180,10 +189,84 @@ class Window {
   int in_flight_ = 0;
 };
 
+// Keeps `window` calls outstanding by sending the next request from each
+// response callback, on the client's I/O thread, as an asynchronous caller
+// does (ES's transport handlers run on the network thread when cheap): no
+// thread is woken per response. run(n) returns once n calls completed.
+class Pipeline {
+ public:
+  Pipeline(int window, std::function<void()> send_one)
+      : window_(window), send_one_(std::move(send_one)) {}
+  void run(int64_t count) {
+    to_send_ = count;
+    completed_ = 0;
+    count_ = count;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = false;
+    }
+    const int64_t first = std::min<int64_t>(window_, count);
+    to_send_ -= first;
+    for (int64_t i = 0; i < first; ++i) send_one_();
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return done_; });
+  }
+  // From a response or failure callback: counts it, sends the next.
+  void completed() {
+    if (to_send_.fetch_sub(1) > 0) send_one_();
+    if (completed_.fetch_add(1) + 1 == count_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      cv_.notify_one();
+    }
+  }
+
+ private:
+  const int window_;
+  const std::function<void()> send_one_;
+  std::atomic<int64_t> to_send_{0};
+  std::atomic<int64_t> completed_{0};
+  int64_t count_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+};
+
+// How requests are kept in flight: from the response callbacks on the I/O
+// thread (kPipeline), or by the benchmark thread waiting for a free slot
+// after each response (kCallerThread).
+enum class Driver { kPipeline, kCallerThread };
+
+// Iterations a Pipeline runs at a time (it drains between batches).
+constexpr int64_t kLargeBatch = 128;
+constexpr int64_t kSmallBatch = 4096;
+
+// The benchmark loop: keeps range(1) calls in flight with `driver`, starting
+// `meter`; send(done) sends one call and runs `done` once it completed.
+void drive(benchmark::State& state, Driver driver, int64_t batch, ProcessMeter& meter,
+           const std::function<void(std::function<void()>)>& send) {
+  const int inflight = static_cast<int>(state.range(1));
+  if (driver == Driver::kPipeline) {
+    std::optional<Pipeline> pipeline;
+    pipeline.emplace(inflight, [&] { send([&] { pipeline->completed(); }); });
+    meter.start();
+    while (state.KeepRunningBatch(batch)) pipeline->run(batch);
+    return;
+  }
+  Window window(inflight);
+  meter.start();
+  for (auto _ : state) {
+    window.acquire();
+    send([&] { window.release(); });
+  }
+  window.drain();
+}
+
 // range(0): response bytes; range(1): requests in flight (1 = one round trip
 // at a time, latency-bound; more = a pipelined stream, throughput-bound);
 // range(2): whether the reader copies the payload out (see `reader`).
-void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, bool by_reference) {
+void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, bool by_reference,
+                Driver driver = Driver::kPipeline) {
   const size_t size = static_cast<size_t>(state.range(0));
   const bool copy_out = state.range(2) != 0;
   // Owned by a shared_ptr, as a caller handing bytes over by reference must:
@@ -213,25 +296,21 @@ void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, b
     }
     return n;
   };
-  Window window(static_cast<int>(state.range(1)));
   std::atomic<bool> short_response{false};
   ProcessMeter meter;
-  meter.start();
-  for (auto _ : state) {
-    window.acquire();
+  drive(state, driver, kLargeBatch, meter, [&](std::function<void()> done) {
     client.sendRequest(
         conn, "bench/payload", request, reader,
-        [&](int32_t n) {
+        [&, done](int32_t n) {
           if (static_cast<size_t>(n) != size) short_response = true;
-          window.release();
+          done();
         },
-        [&](std::exception_ptr) {
+        [&, done](std::exception_ptr) {
           short_response = true;
-          window.release();
+          done();
         },
         10s);
-  }
-  window.drain();
+  });
   meter.stop(state, state.iterations(), size);
   if (short_response) state.SkipWithError("a response was short or failed");
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
@@ -240,6 +319,9 @@ void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, b
 void BM_Transport_Service(benchmark::State& state) { runService(state, std::nullopt, true); }
 void BM_Transport_ServiceSerialized(benchmark::State& state) {
   runService(state, std::nullopt, false);
+}
+void BM_Transport_ServiceCallerThread(benchmark::State& state) {
+  runService(state, std::nullopt, true, Driver::kCallerThread);
 }
 // 1 MiB responses, 1 or 8 in flight, copied out or consumed in place.
 void serviceArgs(benchmark::internal::Benchmark* b) {
@@ -253,6 +335,7 @@ void serviceArgs(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_Transport_Service)->Apply(serviceArgs);
 BENCHMARK(BM_Transport_ServiceSerialized)->Apply(serviceArgs);
+BENCHMARK(BM_Transport_ServiceCallerThread)->Apply(serviceArgs);
 
 void BM_Transport_Tls(benchmark::State& state) {
   // One node certificate serves both ends; made once, removed at exit.
@@ -392,7 +475,7 @@ BENCHMARK(BM_Transport_RawSocket)
 
 // Small messages: a 1 KiB byte-array request answered by a 1 KiB byte-array
 // response. range(0): body bytes; range(1): requests in flight.
-void BM_Transport_SmallService(benchmark::State& state) {
+void runSmallService(benchmark::State& state, Driver driver) {
   const size_t size = static_cast<size_t>(state.range(0));
   const std::vector<uint8_t> body = payloadOf(size);
   TransportService server(quietOptions(std::nullopt));
@@ -413,32 +496,37 @@ void BM_Transport_SmallService(benchmark::State& state) {
     in.skip(static_cast<size_t>(n));
     return n;
   };
-  Window window(static_cast<int>(state.range(1)));
   Latencies latencies;
   std::atomic<bool> failed{false};
   ProcessMeter meter;
-  meter.start();
-  for (auto _ : state) {
-    window.acquire();
+  // Sends one request; `done` runs once it completed.
+  auto send = [&](std::function<void()> done) {
     const Clock::time_point sent = Clock::now();
     client.sendRequest(
         conn, "bench/echo", request, read_response,
-        [&, sent, size](int32_t n) {
+        [&, sent, size, done](int32_t n) {
           latencies.add(Clock::now() - sent);
           if (static_cast<size_t>(n) != size) failed = true;
-          window.release();
+          done();
         },
-        [&](std::exception_ptr) {
+        [&, done](std::exception_ptr) {
           failed = true;
-          window.release();
+          done();
         },
         10s);
-  }
-  window.drain();
+  };
+  drive(state, driver, kSmallBatch, meter, send);
   meter.stop(state, state.iterations(), size);
   latencies.report(state);
   if (failed) state.SkipWithError("a response was short or failed");
   state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Transport_SmallService(benchmark::State& state) {
+  runSmallService(state, Driver::kPipeline);
+}
+void BM_Transport_SmallServiceCallerThread(benchmark::State& state) {
+  runSmallService(state, Driver::kCallerThread);
 }
 
 // The same exchange over a raw socket: the client sends the exact request
@@ -490,6 +578,7 @@ void smallArgs(benchmark::internal::Benchmark* b) {
       ->MinTime(1.0);
 }
 BENCHMARK(BM_Transport_SmallService)->Apply(smallArgs);
+BENCHMARK(BM_Transport_SmallServiceCallerThread)->Apply(smallArgs);
 BENCHMARK(BM_Transport_SmallRawSocket)->Apply(smallArgs);
 
 }  // namespace

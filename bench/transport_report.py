@@ -90,49 +90,30 @@ def f(v, fmt="%.0f"):
 
 def tables(runs):
     lines = []
-    lines.append("| 1 MiB responses | in flight | Service wall | RawSocket wall | wall ratio | "
+    lines.append("| 1 MiB responses | driver | in flight | Service wall | RawSocket wall | wall ratio | "
                  "Service CPU/MiB | RawSocket CPU/MiB | **CPU ratio** | copying serializer "
                  "CPU/MiB | ctx switches/frame (service, raw) |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for copy in (0, 1):
-        for inflight in (1, 8):
-            svc = ("Service", inflight, copy)
-            ser = ("ServiceSerialized", inflight, copy)
-            raw = ("RawSocket", inflight, None)
-            if svc not in runs or raw not in runs:
-                continue
-            gbs = lambda k: (f(med(runs, k, "bytes_per_second") / 1e9, "%.2f GB/s")
-                             if med(runs, k, "bytes_per_second") else "")
-            lines.append("| %s | %d | %s | %s | %s | %s µs | %s µs | **%s** | %s µs | %s, %s |" % (
-                "reader copies out (copy:1)" if copy else "reader uses in place (copy:0)",
-                inflight, gbs(svc), gbs(raw),
-                f(ratio(runs, svc, raw, "bytes_per_second"), "%.2f"),
-                f(med(runs, svc, "cpu_us_per_MiB")), f(med(runs, raw, "cpu_us_per_MiB")),
-                f(ratio(runs, svc, raw, "cpu_us_per_MiB"), "%.2f×"),
-                f(med(runs, ser, "cpu_us_per_MiB")),
-                f(med(runs, svc, "csw_per_frame"), "%.1f"),
-                f(med(runs, raw, "csw_per_frame"), "%.1f")))
+    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for kind, driver in (("Service", DRIVERS[0]), ("ServiceCallerThread", DRIVERS[1])):
+        for copy in (0, 1):
+            for inflight in (1, 8):
+                svc = (kind, inflight, copy)
+                ser = ("ServiceSerialized", inflight, copy) if kind == "Service" else None
+                raw = ("RawSocket", inflight, None)
+                if svc not in runs or raw not in runs:
+                    continue
+                lines.append(large_row(runs, copy, driver, inflight, svc, ser, raw))
     lines.append("")
-    lines.append("| 1 KiB request + 1 KiB response | in flight | Service req/s | RawSocket "
-                 "req/s | Service CPU/req | RawSocket CPU/req | **CPU ratio** | p50 (service, "
-                 "raw) | p99 (service, raw) | ctx switches/req (service, raw) |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---|---|---|")
-    for inflight in (1, 64):
-        svc = ("SmallService", inflight, None)
-        raw = ("SmallRawSocket", inflight, None)
-        if svc not in runs or raw not in runs:
-            continue
-        lines.append("| small RPC | %d | %s | %s | %s µs | %s µs | **%s** | %s, %s µs | %s, %s µs "
-                     "| %s, %s |" % (
-                         inflight, f(med(runs, svc, "items_per_second")),
-                         f(med(runs, raw, "items_per_second")),
-                         f(med(runs, svc, "cpu_us_per_req"), "%.1f"),
-                         f(med(runs, raw, "cpu_us_per_req"), "%.1f"),
-                         f(ratio(runs, svc, raw, "cpu_us_per_req"), "%.2f×"),
-                         f(med(runs, svc, "p50_us"), "%.0f"), f(med(runs, raw, "p50_us"), "%.0f"),
-                         f(med(runs, svc, "p99_us"), "%.0f"), f(med(runs, raw, "p99_us"), "%.0f"),
-                         f(med(runs, svc, "csw_per_frame"), "%.2f"),
-                         f(med(runs, raw, "csw_per_frame"), "%.2f")))
+    lines.append("| 1 KiB request + 1 KiB response | driver | in flight | Service req/s | "
+                 "RawSocket req/s | Service CPU/req | RawSocket CPU/req | **CPU ratio** | p50 "
+                 "(service, raw) | p99 (service, raw) | ctx switches/req (service, raw) |")
+    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---|---|---|")
+    for kind, driver in (("SmallService", DRIVERS[0]), ("SmallServiceCallerThread", DRIVERS[1])):
+        for inflight in (1, 64):
+            svc = (kind, inflight, None)
+            raw = ("SmallRawSocket", inflight, None)
+            if svc in runs and raw in runs:
+                lines.append(small_row(runs, driver, inflight, svc, raw))
     tls_rows = []
     for copy in (0, 1):
         for inflight in (1, 8):
@@ -145,11 +126,46 @@ def tables(runs):
                     f(ratio(runs, tls, svc, "bytes_per_second"), "%.2f")))
     if tls_rows:
         lines.append("")
-        lines.append("| mutual TLS, 1 MiB | in flight | Tls CPU/MiB | Service CPU/MiB | "
-                     "wall ratio Tls / Service |")
+        lines.append("| mutual TLS, 1 MiB (I/O-thread driver) | in flight | Tls CPU/MiB | "
+                     "Service CPU/MiB | wall ratio Tls / Service |")
         lines.append("|---|---:|---:|---:|---:|")
         lines.extend(tls_rows)
     return "\n".join(lines)
+
+
+# How the benchmark keeps requests in flight (bench/transport_bench.cc Driver).
+DRIVERS = ("I/O thread", "caller thread")
+
+
+def gbs(runs, k):
+    v = med(runs, k, "bytes_per_second")
+    return f(v / 1e9, "%.2f GB/s") if v else ""
+
+
+def large_row(runs, copy, driver, inflight, svc, ser, raw):
+    return ("| %s | %s | %d | %s | %s | %s | %s µs | %s µs | **%s** | %s | %s, %s |" % (
+                "reader copies out (copy:1)" if copy else "reader uses in place (copy:0)",
+                driver, inflight, gbs(runs, svc), gbs(runs, raw),
+                f(ratio(runs, svc, raw, "bytes_per_second"), "%.2f"),
+                f(med(runs, svc, "cpu_us_per_MiB")), f(med(runs, raw, "cpu_us_per_MiB")),
+                f(ratio(runs, svc, raw, "cpu_us_per_MiB"), "%.2f×"),
+                f(med(runs, ser, "cpu_us_per_MiB"), "%.0f µs") if ser else "",
+                f(med(runs, svc, "csw_per_frame"), "%.1f"),
+                f(med(runs, raw, "csw_per_frame"), "%.1f")))
+
+
+def small_row(runs, driver, inflight, svc, raw):
+    return ("| small RPC | %s | %d | %s | %s | %s µs | %s µs | **%s** | %s, %s µs | %s, %s µs "
+            "| %s, %s |" % (
+                driver, inflight, f(med(runs, svc, "items_per_second")),
+                f(med(runs, raw, "items_per_second")),
+                f(med(runs, svc, "cpu_us_per_req"), "%.1f"),
+                f(med(runs, raw, "cpu_us_per_req"), "%.1f"),
+                f(ratio(runs, svc, raw, "cpu_us_per_req"), "%.2f×"),
+                f(med(runs, svc, "p50_us"), "%.0f"), f(med(runs, raw, "p50_us"), "%.0f"),
+                f(med(runs, svc, "p99_us"), "%.0f"), f(med(runs, raw, "p99_us"), "%.0f"),
+                f(med(runs, svc, "csw_per_frame"), "%.2f"),
+                f(med(runs, raw, "csw_per_frame"), "%.2f")))
 
 
 def splice(path, body):
@@ -187,7 +203,10 @@ def main():
               "after (the machine is shared). CPU is user + system time of the whole process "
               "(client, server and I/O threads; getrusage) per MiB or per request; the ratios "
               "are medians of per-repetition ratios, service / raw socket (lower is better "
-              "for CPU)." % (data.get("context", {}).get("date", time.strftime("%Y-%m-%d")),
+              "for CPU). Driver: how the client keeps requests in flight; *I/O thread*: each "
+              "response callback sends the next request on the client's I/O thread (as the raw "
+              "socket's one client thread does); *caller thread*: the benchmark thread waits "
+              "for a free slot after each response (a thread hop per response)." % (data.get("context", {}).get("date", time.strftime("%Y-%m-%d")),
                              cpu_model(), reps, load_before, load_after))
     body = header + "\n\n" + tables(runs)
     splice(os.path.join(ROOT, "bench/RESULTS.md"), body)

@@ -121,9 +121,9 @@ ws_cc_library(transport_net
     EXPORT transport_net
     DIR transport
     NAME net
-    SRCS transport/net/handshake_exchange.cc transport/net/pending_calls.cc transport/net/write_queue.cc
-    HDRS transport/net/handshake_exchange.h transport/net/pending_calls.h transport/net/thread_annotations.h transport/net/write_queue.h
-    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception stream)
+    SRCS transport/net/handshake_exchange.cc transport/net/pending_calls.cc transport/net/read_loop.cc transport/net/write_queue.cc
+    HDRS transport/net/handshake_exchange.h transport/net/pending_calls.h transport/net/read_loop.h transport/net/thread_annotations.h transport/net/write_queue.h
+    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_limits transport_remote_exception stream)
 ws_cc_library(transport_tls
     EXPORT transport_tls
     DIR transport
@@ -741,6 +741,12 @@ ws_cc_test(tests_transport_handshake_exchange_test
     NAME handshake_exchange_test
     SRCS tests/transport/handshake_exchange_test.cc
     DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_net transport_remote_exception GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_read_loop_test
+    DIR tests/transport
+    NAME read_loop_test
+    SRCS tests/transport/read_loop_test.cc
+    DEPS stream transport_errors transport_frame transport_limits transport_net GTest::gtest_main
     SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL

@@ -1,8 +1,9 @@
-// The Asio side of the transport: accepting, connecting, reading into the
-// FrameDecoder, gather-writing serialized frames, and routing decoded frames
-// to handlers and pending calls. The frame bytes themselves are built and
-// parsed by the socket-free units (frame.h, frame_decoder.h,
-// inbound_message.h).
+// The Asio side of the transport: accepting, connecting, reading,
+// gather-writing serialized frames, and running handlers and pending calls.
+// The frame bytes themselves are built and parsed by the socket-free units
+// (frame.h, frame_decoder.h, inbound_message.h); where each read lands, the
+// decoding, the admission of frames and their routing with the protocol's
+// rules are net::ReadLoop (net/read_loop.h), which the connection drives.
 //
 // Handshake (frames with status 0x08, action "internal:tcp/handshake", bodies
 // in handshake.h):
@@ -19,12 +20,12 @@
 // deadline timer per connection) and the write queue (net::WriteQueue: the
 // thread that enqueues into an idle connection sends right away with a
 // non-blocking sendmsg; the strand takes over only when the kernel's buffer
-// is full). The handshake's decisions are net/handshake_exchange.h. Closing
-// the socket takes fd_mu_ exclusively so no sendmsg can run on a closed
-// (reused) fd number.
-// A TLS connection (options.tls) handshakes first, on the strand, and then
-// reads and writes only on the strand: an SSL object takes one operation at
-// a time, so enqueueing posts the writer there (readTls, writeTls).
+// is full; what the strand itself sends while dispatching one read's frames
+// goes out after the last of them, in one sendmsg). The handshake's decisions are
+// net/handshake_exchange.h. Closing the socket takes fd_mu_ exclusively so no sendmsg can run on a
+// closed (reused) fd number. A TLS connection (options.tls) handshakes first, on the strand, and
+// then reads and writes only on the strand: an SSL object takes one operation at a time, so
+// enqueueing posts the writer there (readTls, writeTls).
 #include "transport/transport_service.h"
 
 #include <openssl/err.h>
@@ -61,6 +62,7 @@
 #include "transport/inbound_message.h"
 #include "transport/net/handshake_exchange.h"
 #include "transport/net/pending_calls.h"
+#include "transport/net/read_loop.h"
 #include "transport/net/thread_annotations.h"
 #include "transport/net/write_queue.h"
 #include "transport/net_stream.h"
@@ -75,24 +77,6 @@ using boost::system::error_code;
 
 namespace {
 
-// A peer broke the protocol (wrong direction, no handshake...): close.
-class ProtocolError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-constexpr size_t kReadBufferSize = 256 * 1024;
-// A frame with at least this much content still to come is received straight
-// into its pages.
-constexpr size_t kDirectReadThreshold = 64 * 1024;
-// The most one read into a frame's pages takes (64 pages: one recvmsg and one
-// completion per MiB where 256 KiB reads made four).
-constexpr size_t kMaxDirectRead = 1024 * 1024;
-// After a large frame the next read at a frame boundary takes only this much
-// into read_buffer_: enough for its header and for small frames, so that the
-// body of another large frame lands in its pages, not in read_buffer_ first
-// (copying the first 256 KiB of each MiB into pages cost ~8% of the CPU).
-constexpr size_t kProbeReadSize = 4 * 1024;
 // iovecs a sendmsg takes (Linux's IOV_MAX).
 constexpr size_t kMaxIovPerCall = 1024;
 // TLS records collected before they are sent in one write.
@@ -101,6 +85,10 @@ constexpr size_t kTlsFlushBytes = 256 * 1024;
 std::string endpointText(const tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
 }
+
+// The connection whose received frames this thread is dispatching (see
+// TcpConnection::enqueue), or null.
+thread_local const void* t_dispatching = nullptr;
 
 void safeFail(const TransportService::FailureCallback& on_failure, std::exception_ptr e) {
   try {
@@ -224,9 +212,11 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   std::atomic<uint64_t> refused_frames{0};
 };
 
-class TcpConnection final : public Connection, public std::enable_shared_from_this<TcpConnection> {
+class TcpConnection final : public Connection,
+                            public std::enable_shared_from_this<TcpConnection>,
+                            private net::ReadLoop::Sink {
  public:
-  enum class Direction { kInbound, kOutbound };
+  using Direction = net::Direction;
 
   TcpConnection(std::shared_ptr<TransportService::Impl> service, tcp::socket socket,
                 Direction direction)
@@ -237,19 +227,17 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
         deadline_(strand_),
         handshake_timer_(strand_),
         direction_(direction),
-        decoder_(service_->options.max_frame_size, service_->options.recycler
-                                                       ? *service_->options.recycler
-                                                       : PageRecycler::defaultRecycler()),
-        version_id_(service_->options.version.id()),
-        read_buffer_(new uint8_t[kReadBufferSize]) {
+        loop_({.direction = direction,
+               .max_frame_size = service_->options.max_frame_size,
+               .version = service_->options.version,
+               .recycler = service_->options.recycler,
+               .budget = direction == Direction::kInbound ? &service_->inbound_budget : nullptr},
+              *this) {
     error_code ec;
     tcp::endpoint local = socket_.local_endpoint(ec);
     tcp::endpoint remote = socket_.remote_endpoint(ec);
     description_ = (direction == Direction::kInbound ? "inbound " : "outbound ") +
                    endpointText(local) + " -> " + endpointText(remote);
-    if (direction == Direction::kInbound) {
-      decoder_.setAdmission([this](const FrameHeader& h) { return admitFrame(h); });
-    }
     try {
       local_address_ =
           TransportAddress::fromIp(local.address().to_string(), local.port()).toString();
@@ -293,7 +281,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     return tls_failure_;
   }
 
-  TransportVersion version() const override { return TransportVersion(version_id_.load()); }
+  TransportVersion version() const override { return loop_.version(); }
   bool isOpen() const override { return !closed_.load(); }
   void close() override { closeAsync("closed by the local node", LogLevel::kDebug); }
   void sendPing() override {
@@ -302,8 +290,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     enqueue(std::move(frame));
   }
   uint64_t bytesSent() const override { return bytes_sent_.load(); }
-  uint64_t bytesReceived() const override { return bytes_received_.load(); }
-  uint64_t pingsReceived() const override { return pings_received_.load(); }
+  uint64_t bytesReceived() const override { return loop_.bytesReceived(); }
+  uint64_t pingsReceived() const override { return loop_.pingsReceived(); }
   std::string description() const override { return description_; }
 
   Direction direction() const { return direction_; }
@@ -316,9 +304,18 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
   // Sends `frame` after every frame enqueued before it; from any thread.
+  // While the strand dispatches the frames one read brought, what their
+  // handlers and callbacks send on this connection goes out after the last
+  // of them, together (one sendmsg for a batch of responses, or of requests
+  // sent from response callbacks, instead of one each).
   void enqueue(std::shared_ptr<BytesStreamOutput> frame) {
     if (closed_) return;
-    if (write_queue_.push(std::move(frame))) drainWrites();
+    if (!write_queue_.push(std::move(frame))) return;
+    if (t_dispatching == this) {
+      flush_after_dispatch_ = true;
+      return;
+    }
+    drainWrites();
   }
 
   // Registers a call and sends its frame, on the caller's thread; the call
@@ -349,9 +346,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
 
   void releaseInFlight(size_t bytes) { in_flight_.fetch_sub(bytes); }
 
+  // On the strand (the handshake's response or request is handled there).
   void completeHandshake(TransportVersion agreed) {
-    version_id_.store(agreed.id());
-    handshake_done_ = true;
+    loop_.completeHandshake(agreed);
     handshake_timer_.cancel();
   }
 
@@ -393,41 +390,27 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
   void onHandshakeTimeout() {
-    if (closed_ || handshake_done_) return;
+    if (closed_ || loop_.handshakeDone()) return;
     ++service_->handshake_timeouts;
     std::string reason = "handshake not completed within " +
                          std::to_string(options().handshake_timeout.count()) + "ms (received " +
-                         std::to_string(bytes_received_.load()) + " bytes)";
+                         std::to_string(loop_.bytesReceived()) + " bytes)";
     const LogLevel level = service_->limitedLevel(service_->handshake_log, reason);
     closeNow(reason, level);
   }
 
-  // The decoder's admission hook: reserves the frame's declared size against
-  // the node's inbound budget before any of its content is stored. A refused
-  // request is answered now; its content is then dropped as it arrives.
-  bool admitFrame(const FrameHeader& h) {
-    if (closed_) return false;
-    InboundBudget& budget = service_->inbound_budget;
-    frame_lease_ = budget.tryAcquire(h.frameSize());
-    if (frame_lease_) return true;
+  // The node budget refused a frame (ReadLoop::admit): counted, logged at
+  // most once a second, and a request answered now.
+  void onRefused(const FrameHeader& h, const CircuitBreakingError& breaker, bool answer) override {
     ++service_->refused_frames;
-    const int64_t would_be = static_cast<int64_t>(budget.used() + h.frameSize());
-    const int64_t limit = static_cast<int64_t>(budget.limit());
-    // As ES's in-flight-requests breaker words and sends it; the action is
-    // not known yet (the body is never buffered), so the label is ES's generic one.
-    const CircuitBreakingError breaker(
-        inFlightBreakerMessage("<transport_request>", would_be, limit), would_be, limit,
-        CircuitBreakingError::Durability::kTransient);
     service_->logLimited(service_->budget_log,
                          "[" + description_ + "] refusing a frame of " +
                              std::to_string(h.frameSize()) + " bytes (request id [" +
                              std::to_string(h.request_id) + "]): " + breaker.what());
-    if (h.isRequest() && !h.isHandshake() && handshake_done_ &&
-        h.version_id == version_id_.load()) {
-      enqueue(errorFrame(h.request_id, version(), "", breaker.remoteException()));
-    }
-    return false;
+    if (answer) enqueue(errorFrame(h.request_id, version(), "", breaker.remoteException()));
   }
+
+  void answerPing() override { sendPing(); }
 
   void doRead() {
     if (closed_) return;
@@ -435,24 +418,14 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       readTls();
       return;
     }
-    // The rest of a large frame goes straight into its pages: one copy (the
-    // kernel's) instead of two.
-    if (decoder_.contentRemaining() >= kDirectReadThreshold) {
-      std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kMaxDirectRead);
-      direct_buffers_.clear();
-      for (std::span<uint8_t> s : space) direct_buffers_.emplace_back(s.data(), s.size());
-      stream_.asyncReadSome(
-          direct_buffers_,
-          asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
-            self->onRead(ec, n, true);
-          }));
-      return;
-    }
+    net::ReadLoop::Target target = loop_.nextRead();
+    direct_buffers_.clear();
+    for (std::span<uint8_t> s : target.buffers) direct_buffers_.emplace_back(s.data(), s.size());
     stream_.asyncReadSome(
-        asio::buffer(read_buffer_.get(), last_frame_large_ ? kProbeReadSize : kReadBufferSize),
-        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t n) {
-          self->onRead(ec, n, false);
-        }));
+        direct_buffers_,
+        asio::bind_executor(strand_,
+                            [self = shared_from_this(), direct = target.direct](
+                                const error_code& ec, size_t n) { self->onRead(ec, n, direct); }));
   }
 
   void onRead(const error_code& ec, size_t n, bool direct) {
@@ -464,31 +437,29 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
       return;
     }
     if (ec) {
-      std::string reason = ec == asio::error::eof ? "the peer closed the connection"
-                                                  : "read failed: " + ec.message();
-      if (decoder_.midFrame()) {
-        reason += " in the middle of a frame (received " +
-                  std::to_string(decoder_.bufferedBytes()) + " of " +
-                  std::to_string(decoder_.expectedFrameSize()) + " bytes)";
-        closeNow(reason, LogLevel::kWarn);
-      } else {
-        closeNow(reason, LogLevel::kDebug);
-      }
+      bool warn = false;
+      const std::string reason = loop_.closeReason(ec == asio::error::eof, ec.message(), warn);
+      closeNow(reason, warn ? LogLevel::kWarn : LogLevel::kDebug);
       return;
     }
-    bytes_received_ += n;
+    std::optional<std::string> failure;
+    const void* outer = std::exchange(t_dispatching, this);
     try {
-      auto on_frame = [this](DecodedFrame&& frame) {
-        last_frame_large_ = frame.header.contentSize() >= kDirectReadThreshold;
-        handleFrame(std::move(frame));
-      };
-      if (direct) {
-        decoder_.commitContent(n, on_frame);
-      } else {
-        decoder_.feed({read_buffer_.get(), n}, on_frame);
-      }
+      loop_.received(n, direct);
     } catch (const std::exception& e) {
-      closeNow(e.what(), LogLevel::kWarn);
+      failure = e.what();
+    } catch (...) {
+      t_dispatching = outer;
+      throw;
+    }
+    t_dispatching = outer;
+    // What the frames before a bad one answered still goes out first.
+    if (flush_after_dispatch_) {
+      flush_after_dispatch_ = false;
+      drainWrites();
+    }
+    if (failure) {
+      closeNow(*failure, LogLevel::kWarn);
       return;
     }
     if (closed_) return;
@@ -497,86 +468,29 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   }
 
   void updateDeadline() {
-    if (!decoder_.midFrame()) {
-      if (deadline_armed_) {
-        deadline_armed_ = false;
+    switch (loop_.deadlineAfterRead()) {
+      case net::ReadLoop::Deadline::kKeep:
+        return;
+      case net::ReadLoop::Deadline::kCancel:
         deadline_.cancel();
-      }
-      return;
+        return;
+      case net::ReadLoop::Deadline::kArm:
+        break;
     }
-    uint64_t start = decoder_.position() - decoder_.bufferedBytes();
-    if (deadline_armed_ && start == deadline_frame_start_) return;
-    deadline_armed_ = true;
-    deadline_frame_start_ = start;
     deadline_.expires_after(options().read_deadline);
-    deadline_.async_wait([weak = weak_from_this(), start](const error_code& ec) {
-      if (ec) return;
-      if (auto self = weak.lock()) self->onDeadline(start);
-    });
+    deadline_.async_wait(
+        [weak = weak_from_this(), start = loop_.deadlineFrameStart()](const error_code& ec) {
+          if (ec) return;
+          if (auto self = weak.lock()) self->onDeadline(start);
+        });
   }
 
   void onDeadline(uint64_t start) {
-    if (closed_ || !deadline_armed_ || deadline_frame_start_ != start || !decoder_.midFrame()) {
-      return;
-    }
-    closeNow("read deadline of " + std::to_string(options().read_deadline.count()) +
-                 "ms exceeded: received " + std::to_string(decoder_.bufferedBytes()) + " of " +
-                 std::to_string(decoder_.expectedFrameSize()) + " bytes of a frame",
-             LogLevel::kWarn);
+    if (closed_ || !loop_.deadlineExpired(start)) return;
+    closeNow(loop_.deadlineReason(options().read_deadline), LogLevel::kWarn);
   }
 
-  void handleFrame(DecodedFrame&& frame) {
-    const FrameHeader& h = frame.header;
-    // Held until the frame is answered (a request hands it to its channel)
-    // or dropped.
-    InboundBudget::Lease lease = std::move(frame_lease_);
-    if (h.isPing()) {
-      ++pings_received_;
-      // ES's TransportKeepAlive: the accepting side answers a ping with one.
-      if (direction_ == Direction::kInbound) sendPing();
-      return;
-    }
-    if (h.isResponse() && direction_ == Direction::kInbound) {
-      throw ProtocolError("received a response (request id [" + std::to_string(h.request_id) +
-                          "]) on an inbound connection");
-    }
-    if (h.isRequest() && direction_ == Direction::kOutbound) {
-      throw ProtocolError("received a request (request id [" + std::to_string(h.request_id) +
-                          "]) on an outbound connection");
-    }
-    if (h.isHandshake()) {
-      if (frame.refused) throw ProtocolError("handshake refused: the node inbound budget is full");
-      if (h.isRequest()) {
-        handleHandshakeRequest(std::move(frame));
-      } else {
-        handleResponse(std::move(frame));
-      }
-      return;
-    }
-    // A refused handshake is answered with a plain error response.
-    if (!handshake_done_ && h.isResponse() && h.isError()) {
-      handleResponse(std::move(frame));
-      return;
-    }
-    if (!handshake_done_) {
-      throw ProtocolError("received a " + std::string(h.isRequest() ? "request" : "response") +
-                          " before the handshake");
-    }
-    if (h.version_id != version_id_.load()) {
-      throw ProtocolError("frame version " + h.version().toString() +
-                          " differs from the version agreed in the handshake, " +
-                          version().toString());
-    }
-    if (frame.refused) return;  // answered when its header arrived
-    if (h.isRequest()) {
-      handleRequest(std::move(frame), std::move(lease));
-    } else {
-      handleResponse(std::move(frame));
-    }
-  }
-
-  void handleHandshakeRequest(DecodedFrame&& frame) {
-    if (handshake_done_) throw ProtocolError("received a second handshake");
+  void onHandshakeRequest(DecodedFrame&& frame) override {
     const InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
     net::HandshakeAnswer answer =
         net::answerHandshake(m, {options().version, options().minimum_compatible_version,
@@ -589,8 +503,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     enqueue(std::move(answer.frame));
   }
 
-  void handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease);
-  void handleResponse(DecodedFrame&& frame) {
+  void onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) override;
+  void onResponse(DecodedFrame&& frame) override {
     const FrameHeader h = frame.header;
     std::optional<net::PendingCall> taken = pending_.take(h.request_id);
     if (!taken) {
@@ -722,16 +636,12 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
     while (!closed_) {
       error_code ec;
       size_t n;
-      const bool direct = decoder_.contentRemaining() >= kDirectReadThreshold;
-      if (direct) {
-        // Straight into the frame's pages (the first that has room).
-        std::vector<std::span<uint8_t>> space = decoder_.contentSpace(kReadBufferSize);
-        n = tls::read(ssl, space.front().data(), space.front().size(), ec);
-      } else {
-        n = tls::read(ssl, read_buffer_.get(), kReadBufferSize, ec);
-      }
+      // Straight into a large frame's pages (the first that has room).
+      const net::ReadLoop::Target target = loop_.nextSingleRead();
+      const std::span<uint8_t> into = target.buffers.front();
+      n = tls::read(ssl, into.data(), into.size(), ec);
       if (ec == asio::error::would_block) break;
-      onRead(ec, n, direct);
+      onRead(ec, n, target.direct);
     }
     tls_reading_ = false;
     if (closed_) return;
@@ -845,7 +755,7 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   // transport handshake the reason is kept for connect() to throw.
   void failTls(const std::string& what, const error_code& ec) {
     const std::string reason = tls::failureReason(ec, stream_.tls().native_handle());
-    if (!handshake_done_) {
+    if (!loop_.handshakeDone()) {
       net::MutexLock lock(tls_failure_mu_);
       tls_failure_ = reason;
     }
@@ -869,10 +779,9 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   void closeNow(const std::string& reason, LogLevel level) {
     if (closed_.exchange(true)) return;
     service_->log(level, "closing connection [" + description_ + "]: " + reason);
-    deadline_armed_ = false;
+    loop_.close();
     deadline_.cancel();
     handshake_timer_.cancel();
-    frame_lease_.reset();
     {
       net::WriterLock fd_lock(fd_mu_);
       error_code ignored;
@@ -906,17 +815,8 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   std::string description_;
   std::string local_address_;  // "127.0.0.1:9300", as ES's NetworkAddress formats it
 
-  FrameDecoder decoder_;
-  std::atomic<int32_t> version_id_;
-  bool handshake_done_ = false;
-  // The node budget held for the frame being received (strand only).
-  InboundBudget::Lease frame_lease_;
-  // Not zero-filled: its pages become resident only as reads fill them, so an
-  // idle connection does not cost kReadBufferSize of RSS (a zeroed buffer made
-  // 10,000 idle connections hold 2.5 GiB).
-  std::unique_ptr<uint8_t[]> read_buffer_;
-  std::vector<asio::mutable_buffer> direct_buffers_;
-  bool last_frame_large_ = false;  // the strand's: see kProbeReadSize
+  net::ReadLoop loop_;                                // the strand's
+  std::vector<asio::mutable_buffer> direct_buffers_;  // the strand's: loop_'s next read
 
   net::PendingCalls pending_;
   asio::steady_timer call_timer_{strand_};  // the strand's: see armCallTimer
@@ -924,19 +824,16 @@ class TcpConnection final : public Connection, public std::enable_shared_from_th
   std::string tls_failure_ WS_GUARDED_BY(tls_failure_mu_);
 
   net::WriteQueue write_queue_;
+  // The strand's: this thread became the writer while dispatching (enqueue).
+  bool flush_after_dispatch_ = false;
   std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;  // the writer's
   std::vector<iovec> iov_;                                          // the writer's
   size_t iov_next_ = 0;                                             // the writer's
   net::SharedMutex fd_mu_;
 
-  bool deadline_armed_ = false;
-  uint64_t deadline_frame_start_ = 0;
-
   std::atomic<bool> closed_{false};
   std::atomic<size_t> in_flight_{0};
   std::atomic<uint64_t> bytes_sent_{0};
-  std::atomic<uint64_t> bytes_received_{0};
-  std::atomic<uint64_t> pings_received_{0};
 };
 
 namespace {
@@ -1055,7 +952,7 @@ class ChannelImpl final : public TransportChannel {
 
 }  // namespace
 
-void TcpConnection::handleRequest(DecodedFrame&& frame, InboundBudget::Lease lease) {
+void TcpConnection::onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) {
   const FrameHeader h = frame.header;
   const size_t size = h.frameSize();
   const size_t budget = options().in_flight_budget;

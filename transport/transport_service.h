@@ -24,6 +24,11 @@
 // Handlers and response callbacks run on the service's I/O threads (one
 // connection's frames are handled in order, never concurrently); keep them
 // short or answer later through the TransportChannel from another thread.
+// A callback may send the next request itself (sendRequest / sendRawRequest
+// never block: the frame goes out with a non-blocking send or is queued), so
+// an asynchronous caller keeps calls in flight without waking a thread of
+// its own per response; the callbacks of one connection's calls run in the
+// order their responses arrive.
 // Every call completes exactly once: a response, a RemoteTransportError or
 // one of its typed subclasses (the handler threw; ES's serialized exception
 // travelled back in an error frame), a ReceiveTimeoutError, or a

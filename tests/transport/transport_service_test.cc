@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <future>
+#include <set>
 
 #include "stream/errors.h"
 #include "tests/stream/test_util.h"
@@ -98,6 +99,61 @@ TEST_F(TransportTest, CallbackApiCompletesOnce) {
   EXPECT_EQ(f.get(), std::vector<uint8_t>{9});
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(calls.load(), 1);
+}
+
+// An asynchronous caller keeps a window of calls in flight by sending the
+// next request from each response callback, on the client's I/O thread (no
+// thread hop per response): every call completes, in the order sent (one
+// connection, answered in order), with bodies large enough that the sends
+// from the I/O thread fill the socket's buffer.
+TEST_F(TransportTest, RequestsSentFromResponseCallbacksKeepAPipelineGoing) {
+  startServer();
+  startClient();
+  auto conn = client->connect("127.0.0.1", port);
+  constexpr int kCalls = 120;
+  constexpr int kWindow = 8;
+  const size_t sizes[] = {0, 10, 16385, 300 * 1024};
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int> order;
+  std::set<std::thread::id> callback_threads;
+  int failures = 0;
+  // Taking an index and sending are one step, so that the frames go out in
+  // index order whichever thread sends (the first window is sent from here).
+  std::mutex send_mu;
+  int next = 0;
+  std::function<void()> send_next = [&] {
+    std::lock_guard<std::mutex> send_lock(send_mu);
+    const int i = next++;
+    if (i >= kCalls) return;
+    const std::vector<uint8_t> body = pattern(sizes[i % 4], static_cast<uint8_t>(i));
+    client->sendRequest(
+        conn, "echo", Blob(body), readBlob,
+        [&, i, body](Blob&& b) {
+          send_next();
+          std::lock_guard<std::mutex> lock(mu);
+          if (b.bytes != body) ++failures;
+          order.push_back(i);
+          callback_threads.insert(std::this_thread::get_id());
+          cv.notify_all();
+        },
+        [&](std::exception_ptr) {
+          std::lock_guard<std::mutex> lock(mu);
+          ++failures;
+          order.push_back(-1);
+          cv.notify_all();
+        },
+        10s);
+  };
+  for (int i = 0; i < kWindow; ++i) send_next();
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, 30s, [&] { return order.size() == kCalls; }));
+  EXPECT_EQ(failures, 0);
+  for (int i = 0; i < kCalls; ++i) EXPECT_EQ(order[i], i);
+  EXPECT_EQ(callback_threads.size(), 1u);
+  EXPECT_EQ(callback_threads.count(std::this_thread::get_id()), 0u);
+  lock.unlock();
+  client->stop();  // no callback may run on once the locals above are gone
 }
 
 TEST_F(TransportTest, HandshakeAgreesOnTheLowerVersion) {
@@ -575,6 +631,30 @@ TEST_F(TransportTest, GarbageClosesOnlyThatConnection) {
   EXPECT_NE(server_log.waitFor({"invalid data length: -16"}), "");
   expectServerStillServes();
   EXPECT_TRUE(bystander->isOpen());
+}
+
+// The answers to the frames of one read go out after the last of them,
+// together, in order; a bad frame after good ones in the same read still
+// lets their answers out before the connection closes.
+TEST_F(TransportTest, AnswersToOneReadGoOutInOrderEvenBeforeAClose) {
+  startServer();
+  RawSocket s = testing::handshakenClient(port);
+  std::vector<uint8_t> burst;
+  for (int64_t id = 2; id < 22; ++id) {
+    const std::vector<uint8_t> frame =
+        testing::requestFrame(id, "echo", Blob(pattern(static_cast<size_t>(id) * 100, 1)));
+    burst.insert(burst.end(), frame.begin(), frame.end());
+  }
+  burst.insert(burst.end(), {'E', 'S', 0xff, 0xff, 0xff, 0xf0});
+  s.write(burst);
+  for (int64_t id = 2; id < 22; ++id) {
+    DecodedFrame f = s.readFrame(5s);
+    EXPECT_EQ(f.header.request_id, id);
+    EXPECT_TRUE(f.header.isResponse());
+    EXPECT_FALSE(f.header.isError());
+  }
+  EXPECT_TRUE(s.waitClosed(5s));
+  EXPECT_NE(server_log.waitFor({"invalid data length: -16"}), "");
 }
 
 TEST_F(TransportTest, ChannelDirectionIsEnforced) {
