@@ -97,17 +97,17 @@ TEST(Cesu8, WireUnitAsUtf8Length) {
     size_t length;
   };
   const Case cases[] = {
-      {{0xC3, 0xA9, 'x'}, 2},
-      {{0xE2, 0x82, 0xAC}, 3},
-      {{0xE0, 0xA0, 0x80}, 3},
+      {{0xC3, 0xA9, 'x'}, 2},   // U+00E9
+      {{0xE2, 0x82, 0xAC}, 3},  // U+20AC
+      {{0xE0, 0xA0, 0x80}, 3},  // U+0800, the first 3-byte unit
       {{0xED, 0x9F, 0xBF}, 3},  // U+D7FF, the last unit below the surrogates
       {{0xED, 0xA0, 0xBD}, 0},  // high surrogate: needs its pair
       {{0xED, 0xB8, 0x80}, 0},  // low surrogate
       {{0xE0, 0x80, 0x80}, 0},  // overlong
       {{0xC0, 0x80, 'x'}, 0},   // overlong
-      {{0x80, 0x80, 0x80}, 0},
-      {{0xE2, 0x82, 'x'}, 0},
-      {{0xC3, 0x29, 'x'}, 0},
+      {{0x80, 0x80, 0x80}, 0},  // stray continuation
+      {{0xE2, 0x82, 'x'}, 0},   // third byte not a continuation
+      {{0xC3, 0x29, 'x'}, 0},   // second byte not a continuation
       {{0xF0, 0x90, 0x80}, 0},  // never a wire unit
   };
   for (const Case& c : cases) {

@@ -16,10 +16,7 @@
 namespace wirestream::transport {
 namespace {
 
-using wirestream::testing::hexBytes;
-using wirestream::testing::paged;
-using wirestream::testing::testSeed;
-using wirestream::testing::toHex;
+using namespace wirestream::testing;  // tests/stream/test_util.h: bytes, pages, prefixes
 
 std::vector<uint8_t> compress(CompressionScheme s, const std::vector<uint8_t>& plain,
                               size_t piece = 1 << 20) {

@@ -15,12 +15,7 @@
 namespace wirestream::transport {
 namespace {
 
-using wirestream::testing::expectEveryPrefixFails;
-using wirestream::testing::hexBytes;
-using wirestream::testing::kPageSizes;
-using wirestream::testing::readAll;
-using wirestream::testing::toHex;
-using wirestream::testing::writeAt;
+using namespace wirestream::testing;  // tests/stream/test_util.h: bytes, pages, prefixes
 
 template <class T>
 std::vector<uint8_t> bytesOf(const T& value, size_t page = 16384) {

@@ -13,12 +13,7 @@
 namespace wirestream::transport {
 namespace {
 
-using wirestream::testing::expectEveryPrefixFails;
-using wirestream::testing::hexBytes;
-using wirestream::testing::kPageSizes;
-using wirestream::testing::readAll;
-using wirestream::testing::toHex;
-using wirestream::testing::writeAt;
+using namespace wirestream::testing;  // tests/stream/test_util.h: bytes, pages, prefixes
 
 const TransportVersion kV7_17 = TransportVersion::fromRelease(7, 17, 0);
 const TransportVersion kV8_7 = TransportVersion::V_8_7_0;
