@@ -59,40 +59,46 @@ struct StringKey {
   static double asDouble(std::string_view);
 };
 
-struct LongKey {
-  using Type = int64_t;
-  using View = int64_t;
-  static constexpr std::string_view kType = "lterms";
+// A numeric key: a long (lterms, date_histogram) or a double (dterms,
+// histogram, compared as Java's Double.compare).
+template <class T>
+struct NumericKey {
+  using Type = T;
+  using View = T;
   static constexpr size_t kMinWireBytes = 8;
   template <typename Out>
   static void write(Out& out, Type k) {
-    out.writeLong(k);
+    if constexpr (std::is_same_v<T, double>) {
+      out.writeDouble(k);
+    } else {
+      out.writeLong(k);
+    }
   }
   template <typename In>
   static void read(In& in, Type& k) {
-    k = in.readLong();
+    if constexpr (std::is_same_v<T, double>) {
+      k = in.readDouble();
+    } else {
+      k = in.readLong();
+    }
   }
-  static int compare(Type a, Type b) { return a < b ? -1 : (a == b ? 0 : 1); }
-  static bool equal(Type a, Type b) { return a == b; }
+  static int compare(Type a, Type b) {
+    if constexpr (std::is_same_v<T, double>) {
+      return javaDoubleCompare(a, b);
+    } else {
+      return a < b ? -1 : (a == b ? 0 : 1);
+    }
+  }
+  static bool equal(Type a, Type b) { return compare(a, b) == 0; }
   static double asDouble(Type k) { return static_cast<double>(k); }
 };
 
-struct DoubleKey {
-  using Type = double;
-  using View = double;
+struct LongKey : NumericKey<int64_t> {
+  static constexpr std::string_view kType = "lterms";
+};
+
+struct DoubleKey : NumericKey<double> {
   static constexpr std::string_view kType = "dterms";
-  static constexpr size_t kMinWireBytes = 8;
-  template <typename Out>
-  static void write(Out& out, Type k) {
-    out.writeDouble(k);
-  }
-  template <typename In>
-  static void read(In& in, Type& k) {
-    k = in.readDouble();
-  }
-  static int compare(Type a, Type b) { return javaDoubleCompare(a, b); }
-  static bool equal(Type a, Type b) { return compare(a, b) == 0; }
-  static double asDouble(Type k) { return k; }
 };
 
 // The iterator of a bucket container's view: yields Owner::operator[]'s
@@ -121,6 +127,35 @@ class BucketIterator {
  private:
   OwnerType* owner_ = nullptr;
   size_t i_ = 0;
+};
+
+// The vector-like surface of a bucket container (CRTP): back, begin and end
+// from the Derived's size() and operator[] (proxies).
+template <class Derived>
+class BucketView {
+ public:
+  auto back() { return self()[self().size() - 1]; }
+  auto back() const { return self()[self().size() - 1]; }
+  BucketIterator<Derived, false> begin() { return {&self(), 0}; }
+  BucketIterator<Derived, false> end() { return {&self(), self().size()}; }
+  BucketIterator<Derived, true> begin() const { return {&self(), 0}; }
+  BucketIterator<Derived, true> end() const { return {&self(), self().size()}; }
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+};
+
+// What BucketOrder::compare asks of a const bucket proxy (CRTP: Ref has key,
+// doc_count and aggregations; Key the key traits).
+template <class Ref, class Key>
+struct OrderedBucketRef {
+  int64_t docCount() const { return self().doc_count; }
+  int compareKey(const Ref& o) const { return Key::compare(self().key, o.key); }
+  double sortValue(std::string_view path) const { return self().aggregations.sortValue(path); }
+
+ private:
+  const Ref& self() const { return static_cast<const Ref&>(*this); }
 };
 
 // A bucket's sub-aggregations as a const proxy hands them out: the stored

@@ -32,7 +32,7 @@ namespace wirestream::aggregations {
 // Key: LongKey or DoubleKey (bucket_columns.h); Bucket: the owner's bucket
 // struct {key, doc_count, aggregations}.
 template <class Key, class Bucket>
-class HistogramBuckets {
+class HistogramBuckets : public BucketView<HistogramBuckets<Key, Bucket>> {
  public:
   using KeyTraits = Key;
   using KeyType = typename Key::Type;
@@ -71,19 +71,12 @@ class HistogramBuckets {
     operator Bucket() const { return {key, doc_count, aggregations}; }
   };
 
-  struct ConstBucketRef {
+  struct ConstBucketRef : OrderedBucketRef<ConstBucketRef, Key> {
     KeyType key;
     int64_t doc_count;
     BucketAggregations aggregations;
     operator Bucket() const { return {key, doc_count, aggregations.ref()}; }
-    // For BucketOrder::compare.
-    int64_t docCount() const { return doc_count; }
-    int compareKey(const ConstBucketRef& o) const { return Key::compare(key, o.key); }
-    double sortValue(std::string_view path) const { return aggregations.sortValue(path); }
   };
-
-  template <bool kConst>
-  using Iterator = BucketIterator<HistogramBuckets, kConst>;
 
   size_t size() const { return counts_.size(); }
   bool empty() const { return counts_.empty(); }
@@ -103,7 +96,7 @@ class HistogramBuckets {
   // Appends a bucket with key 0, doc count 0 and no sub-aggregations.
   BucketRef emplace_back() {
     append(KeyType{}, 0, InternalAggregations{});
-    return back();
+    return this->back();
   }
   void pop_back() {
     keys_.pop_back();
@@ -116,13 +109,9 @@ class HistogramBuckets {
     materialize();
     return {keys_[i], counts_[i], aggs_[i]};
   }
-  ConstBucketRef operator[](size_t i) const { return {keys_[i], counts_[i], aggregationsAt(i)}; }
-  BucketRef back() { return (*this)[size() - 1]; }
-  ConstBucketRef back() const { return (*this)[size() - 1]; }
-  Iterator<false> begin() { return {this, 0}; }
-  Iterator<false> end() { return {this, size()}; }
-  Iterator<true> begin() const { return {this, 0}; }
-  Iterator<true> end() const { return {this, size()}; }
+  ConstBucketRef operator[](size_t i) const {
+    return {{}, keys_[i], counts_[i], aggregationsAt(i)};
+  }
 
   // ---- the columns, for the wire, reduce and JSON paths ----
   KeyType keyAt(size_t i) const { return keys_[i]; }

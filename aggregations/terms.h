@@ -100,7 +100,7 @@ class InternalTerms;
 // to a string key. Taking a BucketRef materialises the error and
 // sub-aggregation columns, so read through a const container where you can.
 template <class Key>
-class TermsBuckets {
+class TermsBuckets : public BucketView<TermsBuckets<Key>> {
  public:
   using Bucket = TermsBucket<Key>;
   using KeyView = typename Key::View;
@@ -119,7 +119,7 @@ class TermsBuckets {
     }
   };
 
-  struct ConstBucketRef {
+  struct ConstBucketRef : OrderedBucketRef<ConstBucketRef, Key> {
     KeyView key;
     int64_t doc_count;
     int64_t doc_count_error;
@@ -127,14 +127,7 @@ class TermsBuckets {
     operator Bucket() const {
       return {typename Key::Type(key), doc_count, doc_count_error, aggregations};
     }
-    // For BucketOrder::compare.
-    int64_t docCount() const { return doc_count; }
-    int compareKey(const ConstBucketRef& o) const { return Key::compare(key, o.key); }
-    double sortValue(std::string_view path) const { return aggregations.sortValue(path); }
   };
-
-  template <bool kConst>
-  using Iterator = BucketIterator<TermsBuckets, kConst>;
 
   size_t size() const { return counts_.size(); }
   bool empty() const { return counts_.empty(); }
@@ -147,7 +140,7 @@ class TermsBuckets {
   // Appends a bucket with a default key, 0 counts and no sub-aggregations.
   BucketRef emplace_back() {
     append(KeyView{}, 0, 0, InternalAggregations{});
-    return back();
+    return this->back();
   }
   void pop_back();
 
@@ -156,14 +149,8 @@ class TermsBuckets {
     return {keyRef(i), counts_[i], errors_[i], aggs_[i]};
   }
   ConstBucketRef operator[](size_t i) const {
-    return {keyAt(i), counts_[i], errorAt(i), aggregationsAt(i)};
+    return {{}, keyAt(i), counts_[i], errorAt(i), aggregationsAt(i)};
   }
-  BucketRef back() { return (*this)[size() - 1]; }
-  ConstBucketRef back() const { return (*this)[size() - 1]; }
-  Iterator<false> begin() { return {this, 0}; }
-  Iterator<false> end() { return {this, size()}; }
-  Iterator<true> begin() const { return {this, 0}; }
-  Iterator<true> end() const { return {this, size()}; }
 
   // ---- the columns, for the wire and reduce paths ----
   KeyView keyAt(size_t i) const {
