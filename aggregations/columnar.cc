@@ -274,13 +274,7 @@ void writeSubColumns(StreamOutput& out, const MetricColumns& metrics,
                      std::span<const int64_t> doc_counts) {
   out.writeArraySize(metrics.columns().size());
   for (const Column& c : metrics.columns()) {
-    const InternalAggregation& a = *c.prototype;
-    out.writeString(a.getWriteableName());
-    out.writeString(a.getName());
-    writeGenericValue(out, a.getMetadata());
-    if (c.metric != Metric::kValueCount) {
-      static_cast<const MetricAggregation&>(a).format().writeNamed(out);
-    }
+    MetricColumns::writeHeader(out, c);
     switch (c.metric) {
       case Metric::kMax:
       case Metric::kMin:

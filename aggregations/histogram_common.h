@@ -248,18 +248,16 @@ void readBuckets(StreamInput& in, const NamedWriteableRegistry& registry, Bucket
   }
 }
 
-// Metric columns are written row by row with their headers' bytes made once.
 template <class Buckets>
 void writeBuckets(StreamOutput& out, const Buckets& buckets) {
   using KeyTraits = typename Buckets::KeyTraits;
   out.writeArraySize(buckets.size());
   const MetricColumns& metrics = buckets.metrics();
   if (metrics.active()) {
-    std::vector<std::string> headers = metrics.headers(out);
     for (size_t i = 0; i < buckets.size(); ++i) {
       KeyTraits::write(out, buckets.keyAt(i));
       out.writeVLong(buckets.docCountAt(i));
-      metrics.writeRow(out, i, headers);
+      metrics.writeRow(out, i);
     }
     return;
   }

@@ -1,5 +1,5 @@
 // A row in the ES encoding (wire format §7), as InternalAggregations::writeTo
-// writes the objects: VInt m, then per column its header bytes (string type,
+// writes the objects: VInt m, then per column its header (string type,
 // string name, metadata, [format]) and the metric's values in the order of
 // its body (metrics.cc): max/min/sum double; avg double sum, VLong count;
 // value_count VLong; stats VLong count, double min, max, sum.
@@ -11,7 +11,7 @@
 
 #include "aggregations/java_double.h"
 #include "aggregations/metrics.h"
-#include "stream/bytes_stream_output.h"
+#include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations {
 
@@ -40,23 +40,6 @@ bool sameName(const std::string& a, const std::string& b) {
     if (*p++ != *q++) return false;
   }
   return true;
-}
-
-// The bytes of a metric's values with all values 0 (the header is the rest).
-size_t zeroValueBytes(Metric m) {
-  switch (m) {
-    case Metric::kMax:
-    case Metric::kMin:
-    case Metric::kSum:
-      return 8;
-    case Metric::kAvg:
-      return 9;
-    case Metric::kValueCount:
-      return 1;
-    case Metric::kStats:
-      return 25;
-  }
-  return 0;
 }
 
 // Sets the values of `x` (of kind c.metric) from row i.
@@ -272,29 +255,20 @@ InternalAggregations MetricColumns::row(size_t i) const {
   return list;
 }
 
-std::vector<std::string> MetricColumns::headers(const StreamOutput& like) const {
-  std::vector<std::string> out;
-  out.reserve(columns_.size());
-  for (const Column& c : columns_) {
-    // The prototype with its values 0, written; the header is all but the values.
-    InternalAggregations::Ptr zero = c.prototype->clone();
-    Column z{c.metric, nullptr, {0}, {0}, {0}, {0}};
-    load(z, 0, *zero);
-    BytesStreamOutput bytes;
-    bytes.setTransportVersion(like.transportVersion());
-    bytes.writeNamedWriteable(*zero);
-    std::vector<uint8_t> v = bytes.bytes().toVector();
-    out.emplace_back(reinterpret_cast<const char*>(v.data()), v.size() - zeroValueBytes(c.metric));
+void MetricColumns::writeHeader(StreamOutput& out, const Column& c) {
+  const InternalAggregation& a = *c.prototype;
+  out.writeString(a.getWriteableName());
+  out.writeString(a.getName());
+  writeGenericValue(out, a.getMetadata());
+  if (c.metric != Metric::kValueCount) {
+    static_cast<const MetricAggregation&>(a).format().writeNamed(out);
   }
-  return out;
 }
 
-void MetricColumns::writeRow(StreamOutput& out, size_t i,
-                             std::span<const std::string> headers) const {
+void MetricColumns::writeRow(StreamOutput& out, size_t i) const {
   out.writeArraySize(columns_.size());
-  for (size_t j = 0; j < columns_.size(); ++j) {
-    const Column& c = columns_[j];
-    out.writeBytes({reinterpret_cast<const uint8_t*>(headers[j].data()), headers[j].size()});
+  for (const Column& c : columns_) {
+    writeHeader(out, c);
     switch (c.metric) {
       case Metric::kMax:
       case Metric::kMin:

@@ -83,10 +83,12 @@ class MetricColumns {
   InternalAggregations prototypes() const;
   // Sets the values of `scratch` (from prototypes() of this shape) to row i.
   void loadRow(size_t i, InternalAggregations& scratch) const;
-  // Row i in the ES encoding: exactly row(i).writeTo(out). `headers` are the
-  // columns' type, name, metadata and format bytes from headers(out).
-  void writeRow(StreamOutput& out, size_t i, std::span<const std::string> headers) const;
-  std::vector<std::string> headers(const StreamOutput& out) const;
+  // Row i in the ES encoding: exactly row(i).writeTo(out). Allocates nothing.
+  void writeRow(StreamOutput& out, size_t i) const;
+  // A column's string type, string name, metadata and (but for value_count)
+  // format: what the ES encoding writes before a metric's values, and the
+  // columnar encoding before a column's.
+  static void writeHeader(StreamOutput& out, const Column& c);
 
   // The value BucketOrder names ("avg_price", "stats.max") of row i, as
   // InternalAggregations::sortValue on row(i).

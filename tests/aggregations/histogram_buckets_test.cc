@@ -127,16 +127,16 @@ TEST(HistogramBuckets, MetricColumnsWriteTheEsBytes) {
   h.buckets().push_back({1420156800000, 200, avg(-0.0, 0, "a")});
   ASSERT_TRUE(h.buckets().metrics().active());
   DateHistogram shell("h", GenericValue());
-  std::vector<uint8_t> expected = testing::writeAggs(testing::single(shell.clone()),
-                                                     TransportVersion::current());
+  std::vector<uint8_t> expected =
+      testing::writeAggs(testing::single(shell.clone()), TransportVersion::current());
   ASSERT_EQ(expected.back(), 0x00);  // the bucket count
   expected.pop_back();
-  std::vector<uint8_t> buckets = hex(
-      "02"
-      // 1420070400000, 3, one aggregation "avg" named "a", no metadata, "raw", 7.5, 3
-      "0000014aa2cab000 03 01 03617667 0161 ff 03726177 401e000000000000 03"
-      // 1420156800000, 200 (VLong c8 01), -0.0, 0
-      "0000014aa7f10c00 c801 01 03617667 0161 ff 03726177 8000000000000000 00");
+  std::vector<uint8_t> buckets =
+      hex("02"
+          // 1420070400000, 3, one aggregation "avg" named "a", no metadata, "raw", 7.5, 3
+          "0000014aa2cab000 03 01 03617667 0161 ff 03726177 401e000000000000 03"
+          // 1420156800000, 200 (VLong c8 01), -0.0, 0
+          "0000014aa7f10c00 c801 01 03617667 0161 ff 03726177 8000000000000000 00");
   expected.insert(expected.end(), buckets.begin(), buckets.end());
   EXPECT_EQ(testing::writeAggs(testing::single(h.clone()), TransportVersion::current()), expected);
 }
