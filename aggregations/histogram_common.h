@@ -80,6 +80,7 @@ typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> agg
   std::vector<InternalAggregations> scratch;
   std::vector<InternalAggregations> built;
   std::vector<const InternalAggregations*> lists;
+  std::vector<const InternalAggregation*> group;
   Buckets buckets;
   buckets.reserve(merged.size());
   for (auto& [key, m] : merged) {
@@ -91,19 +92,35 @@ typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> agg
     if (shape != nullptr) {
       while (scratch.size() < m.rows.size()) scratch.push_back(shape->prototypes());
     }
+    bool all_scratch = shape != nullptr;
     for (size_t p = 0; p < m.rows.size(); ++p) {
       auto [k, i] = m.rows[p];
       const Buckets& bs = inputs[k]->buckets();
       if (const InternalAggregations* stored = bs.storedAggregations(i)) {
         lists.push_back(stored);
+        all_scratch = false;
       } else if (scratchable[k]) {
         bs.metrics().loadRow(i, scratch[p]);
         lists.push_back(&scratch[p]);
       } else {
         lists.push_back(&built.emplace_back(bs.metrics().row(i)));
+        all_scratch = false;
       }
     }
-    buckets.append(key, m.doc_count, InternalAggregations::reduce(lists, context));
+    if (!all_scratch) {
+      buckets.append(key, m.doc_count, InternalAggregations::reduce(lists, context));
+      continue;
+    }
+    // Lists of one shape: InternalAggregations::reduce's groups are the
+    // columns, in order, so each column's metrics are reduced directly.
+    std::vector<InternalAggregations::Ptr> reduced;
+    reduced.reserve(shape->columns().size());
+    for (size_t j = 0; j < shape->columns().size(); ++j) {
+      group.clear();
+      for (const InternalAggregations* list : lists) group.push_back(&(*list)[j]);
+      reduced.push_back(group.front()->reduce(group, context));
+    }
+    buckets.append(key, m.doc_count, InternalAggregations(std::move(reduced)));
   }
   return buckets;
 }
