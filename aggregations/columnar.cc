@@ -22,7 +22,8 @@
 //   block         := VInt length, one TSM block (codecs/tsm_stream.h) of exactly n values
 //
 // Bucket i is (keys[i], doc counts[i], [errors[i]]) with sub-aggregations built
-// from row i of every sub's columns, in the order of the subs.
+// from row i of every sub's columns, in the order of the subs (a histogram
+// keeps the columns: HistogramBuckets, MetricColumns).
 #include "aggregations/columnar.h"
 
 #include <algorithm>
