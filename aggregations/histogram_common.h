@@ -1,10 +1,10 @@
 // Internal to //aggregations: what `histogram` and `date_histogram` share
-// (ES's InternalHistogram / InternalDateHistogram), as templates over the
-// bucket type: the reduce, and the bucket list on the wire (its JSON: aggregations/json). The
-// key type, how a key is read, written and printed, and the key-stepping
-// function are what differ.
+// (ES's InternalHistogram / InternalDateHistogram), as templates over their
+// bucket columns (HistogramBuckets): the reduce, and the bucket list on the
+// wire (its JSON: aggregations/json). The key type, how a key is read, written
+// and printed, and the key-stepping function are what differ.
 //
-//   HistogramBuckets<...> buckets =
+//   Histogram::Buckets buckets =
 //       histogram_common::mergeByKey<Histogram>(aggs, first.minDocCount(), context, less);
 //   if (context.final_reduce && fill) {
 //     histogram_common::addEmptyBuckets(buckets, template_aggs, context, range, next);

@@ -148,6 +148,7 @@ std::unique_ptr<DateHistogram> shard(uint64_t seed, bool objects) {
   DateHistogram::EmptyBucketInfo e;
   e.rounding = DateHistogram::Rounding::timeInterval(1000, "Z");
   e.aggregations = stats(0, INFINITY, -INFINITY, 0);
+  e.bounds = DateHistogram::Bounds{0, 39000, std::nullopt, std::nullopt};  // extended_bounds
   h->setEmptyBucketInfo(std::move(e));
   for (int64_t k = 0; k < 40; ++k) {
     if (rng() % 3 == 0) continue;
@@ -177,7 +178,7 @@ TEST(HistogramBuckets, ReduceIsTheSameFromEitherLayout) {
     EXPECT_EQ(testing::writeAggs(results[0], TransportVersion::current()),
               testing::writeAggs(results[1], TransportVersion::current()));
     const auto& h = static_cast<const DateHistogram&>(results[0][0]);
-    EXPECT_EQ(h.buckets().size(), 40u);  // filled: 0 .. 39 s
+    EXPECT_EQ(h.buckets().size(), 40u);  // filled out to the bounds: 0 .. 39 s
     EXPECT_TRUE(h.buckets().metrics().active());
   }
 }
