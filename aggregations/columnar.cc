@@ -22,7 +22,8 @@
 //   block         := VInt length, one TSM block (codecs/tsm_stream.h) of exactly n values
 //
 // Bucket i is (keys[i], doc counts[i], [errors[i]]) with sub-aggregations built
-// from row i of every sub's columns, in the order of the subs.
+// from row i of every sub's columns, in the order of the subs (a histogram
+// keeps the columns: HistogramBuckets, MetricColumns).
 #include "aggregations/columnar.h"
 
 #include <algorithm>
@@ -32,12 +33,12 @@
 #include <optional>
 #include <string>
 #include <typeinfo>
-#include <unordered_set>
 #include <vector>
 
 #include "aggregations/date_histogram.h"
 #include "aggregations/histogram.h"
 #include "aggregations/metadata.h"
+#include "aggregations/metric_columns.h"
 #include "aggregations/metrics.h"
 #include "aggregations/terms.h"
 #include "codecs/tsm_stream.h"
@@ -54,17 +55,8 @@ constexpr uint8_t kSplitDoubles = 1;
 constexpr uint8_t kIntegerBlock = 0;
 constexpr uint8_t kSameAsDocCounts = 1;
 
-enum class Metric { kMax, kMin, kSum, kAvg, kValueCount, kStats };
-
-std::optional<Metric> metricOf(std::string_view type) {
-  if (type == Max::kType) return Metric::kMax;
-  if (type == Min::kType) return Metric::kMin;
-  if (type == Sum::kType) return Metric::kSum;
-  if (type == Avg::kType) return Metric::kAvg;
-  if (type == ValueCount::kType) return Metric::kValueCount;
-  if (type == Stats::kType) return Metric::kStats;
-  return std::nullopt;
-}
+using Metric = MetricColumns::Metric;
+using Column = MetricColumns::Column;
 
 // ---- buffers ----
 
@@ -112,122 +104,51 @@ struct Slots {
 
 // ---- shape ----
 
-bool sameFormat(const DocValueFormat& a, const DocValueFormat& b) {
-  return a.kind() == b.kind() && (a.isRaw() || a == b);
-}
-
-// Names are short: compared inline, 8 bytes at a time, rather than through a
-// memcmp call once a bucket.
-bool sameName(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  const char* p = a.data();
-  const char* q = b.data();
-  size_t n = a.size();
-  for (; n >= 8; n -= 8, p += 8, q += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, p, 8);
-    std::memcpy(&y, q, 8);
-    if (x != y) return false;
-  }
-  for (; n > 0; --n) {
-    if (*p++ != *q++) return false;
-  }
-  return true;
-}
-
-// `b` is of the same dynamic type as `a` (a metric of kind `metric`), with
-// the same name, metadata and format.
-bool sameShape(const InternalAggregation& a, const InternalAggregation& b, Metric metric) {
-  if (&a == &b) return true;
-  if (typeid(a) != typeid(b) || !sameName(a.getName(), b.getName())) return false;
-  if (!(a.getMetadata().isNull() && b.getMetadata().isNull()) &&
-      !(a.getMetadata() == b.getMetadata())) {
-    return false;
-  }
-  return metric == Metric::kValueCount ||
-         sameFormat(static_cast<const MetricAggregation&>(a).format(),
-                    static_cast<const MetricAggregation&>(b).format());
-}
-
-// One sub-aggregation's values over the buckets, gathered for writing.
-struct SubValues {
-  Metric metric;
-  const InternalAggregation* first;
-  std::vector<double>* a = nullptr;   // max/min/sum value, avg sum, stats min
-  std::vector<double>* b = nullptr;   // stats max
-  std::vector<double>* c = nullptr;   // stats sum
-  std::vector<int64_t>* l = nullptr;  // avg, value_count, stats counts
-};
-
-// Checks that every bucket carries sub-aggregations of one shape, all
-// metrics, and gathers their values in the same pass (one visit of each
-// object); false when they do not.
-// Buckets: a histogram's std::vector<Bucket> or terms' TermsBuckets columns.
+// Bucket i's stored sub-aggregation list (a histogram's held as objects).
 template <class Buckets>
-bool gatherSubs(const Buckets& buckets, Slots& slots, std::vector<SubValues>& subs) {
-  if (buckets.empty()) return false;
-  const size_t n = buckets.size();
-  const InternalAggregations& first = buckets[0].aggregations;
-  subs.clear();
-  for (const auto& a : first.list()) {
-    std::optional<Metric> metric = metricOf(a->getWriteableName());
-    if (!metric) return false;
-    SubValues v{*metric, a.get()};
-    switch (*metric) {
-      case Metric::kStats:
-        v.b = &slots.nextDoubles(n);
-        v.c = &slots.nextDoubles(n);
-        [[fallthrough]];
-      case Metric::kAvg:
-        v.l = &slots.nextLongs(n);
-        v.a = &slots.nextDoubles(n);
-        break;
-      case Metric::kValueCount:
-        v.l = &slots.nextLongs(n);
-        break;
-      default:
-        v.a = &slots.nextDoubles(n);
-        break;
-    }
-    subs.push_back(v);
+const InternalAggregations& storedAt(const Buckets& buckets, size_t i) {
+  if constexpr (requires { buckets.storedAggregations(i); }) {
+    return *buckets.storedAggregations(i);
+  } else {
+    return buckets.aggregationsAt(i);
   }
-  for (size_t i = 0; i < n; ++i) {
-    const InternalAggregations& list = buckets[i].aggregations;
-    if (list.size() != subs.size()) return false;
-    for (size_t j = 0; j < subs.size(); ++j) {
-      const InternalAggregation& x = list[j];
-      SubValues& v = subs[j];
-      if (!sameShape(*v.first, x, v.metric)) [[unlikely]]
-        return false;
-      switch (v.metric) {
-        case Metric::kMax:
-          (*v.a)[i] = static_cast<const Max&>(x).value();
-          break;
-        case Metric::kMin:
-          (*v.a)[i] = static_cast<const Min&>(x).value();
-          break;
-        case Metric::kSum:
-          (*v.a)[i] = static_cast<const Sum&>(x).value();
-          break;
-        case Metric::kAvg:
-          (*v.a)[i] = static_cast<const Avg&>(x).sum();
-          (*v.l)[i] = static_cast<const Avg&>(x).count();
-          break;
-        case Metric::kValueCount:
-          (*v.l)[i] = static_cast<const ValueCount&>(x).value();
-          break;
-        case Metric::kStats: {
-          const auto& s = static_cast<const Stats&>(x);
-          (*v.l)[i] = s.count();
-          (*v.a)[i] = s.min();
-          (*v.b)[i] = s.max();
-          (*v.c)[i] = s.sum();
-          break;
-        }
-      }
+}
+
+// Gathers the buckets' sub-aggregation lists (objects) into `out`: false
+// unless they are all of one metric shape. Empty lists give no columns.
+// Buckets: terms' TermsBuckets or a histogram's columns held as objects.
+template <class Buckets>
+bool gatherMetrics(const Buckets& buckets, MetricColumns& out) {
+  out.clear();
+  if (buckets.empty()) return false;
+  const InternalAggregations& first = storedAt(buckets, 0);
+  if (first.empty()) {
+    for (size_t i = 1; i < buckets.size(); ++i) {
+      if (!storedAt(buckets, i).empty()) return false;
     }
+    return true;
+  }
+  if (!out.start(first)) return false;
+  out.reserve(buckets.size());
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    if (!out.append(storedAt(buckets, i))) return false;
   }
   return true;
+}
+
+// The metric columns to write for `buckets`, or nullptr when they are not of
+// one metric shape: a histogram's own columns, else gathered into `scratch`.
+template <class Buckets>
+const MetricColumns* metricsOf(const Buckets& buckets, MetricColumns& scratch) {
+  if constexpr (requires { buckets.metrics(); }) {
+    if (buckets.empty()) return nullptr;
+    if (buckets.metrics().active()) return &buckets.metrics();
+    if (!buckets.hasObjects()) {
+      scratch.clear();
+      return &scratch;
+    }
+  }
+  return gatherMetrics(buckets, scratch) ? &scratch : nullptr;
 }
 
 // ---- columns ----
@@ -271,8 +192,7 @@ void writeCountColumn(StreamOutput& out, std::span<const int64_t> v,
 // Reads a column of at most n values into `v` (decoding stops past n) and
 // checks that it has exactly n.
 template <class T, class Read>
-std::span<const T> readColumn(StreamInput& in, size_t n, std::string_view what, std::vector<T>& v,
-                              Read read) {
+void readColumn(StreamInput& in, size_t n, std::string_view what, std::vector<T>& v, Read read) {
   try {
     read(in, v, n);
   } catch (const LimitExceededError&) {
@@ -280,59 +200,56 @@ std::span<const T> readColumn(StreamInput& in, size_t n, std::string_view what, 
                            " hold more than one value a bucket (" + std::to_string(n) + ")");
   }
   if (v.size() != n) throwColumnSize(what, v.size(), n);
-  return v;
 }
 
-std::span<const int64_t> readIntegerColumn(StreamInput& in, size_t n, std::string_view what,
-                                           Slots& slots) {
-  return readColumn<int64_t>(
-      in, n, what, slots.nextLongs(0),
-      [](StreamInput& s, auto& v, size_t m) { tsm::readIntegerBlock(s, v, m); });
+void readIntegerColumn(StreamInput& in, size_t n, std::string_view what, std::vector<int64_t>& v) {
+  readColumn<int64_t>(in, n, what, v,
+                      [](StreamInput& s, auto& w, size_t m) { tsm::readIntegerBlock(s, w, m); });
 }
 
-std::span<const int64_t> checkCounts(std::span<const int64_t> v, std::string_view what) {
+void checkCounts(std::span<const int64_t> v, std::string_view what) {
   for (int64_t x : v) {
     if (x < 0) [[unlikely]]
       throwNegativeCount(what, x);
   }
-  return v;
 }
 
-std::span<const int64_t> readCountColumn(StreamInput& in, size_t n, std::string_view what,
-                                         std::span<const int64_t> doc_counts, Slots& slots) {
+void readCountColumn(StreamInput& in, size_t n, std::string_view what,
+                     std::span<const int64_t> doc_counts, std::vector<int64_t>& v) {
   const uint8_t tag = in.readByte();
-  if (tag == kSameAsDocCounts) return doc_counts;
+  if (tag == kSameAsDocCounts) {
+    v.assign(doc_counts.begin(), doc_counts.end());
+    return;
+  }
   if (tag != kIntegerBlock) {
     internal::throwCorrupt("unknown count column encoding [" + std::to_string(tag) + "] of " +
                            std::string(what));
   }
-  return checkCounts(readIntegerColumn(in, n, what, slots), what);
+  readIntegerColumn(in, n, what, v);
+  checkCounts(v, what);
 }
 
-std::span<const double> readDoubleColumn(StreamInput& in, size_t n, std::string_view what,
-                                         Slots& slots) {
-  return readColumn<double>(
-      in, n, what, slots.nextDoubles(0), [what](StreamInput& s, auto& v, size_t m) {
-        uint8_t tag = s.readByte();
-        if (tag == kFloatBlock) {
-          tsm::readFloatBlock(s, v, m);
-        } else if (tag == kSplitDoubles) {
-          v = s.readDoubleArraySplit();
-        } else {
-          internal::throwCorrupt("unknown double column encoding [" + std::to_string(tag) +
-                                 "] of " + std::string(what));
-        }
-      });
+void readDoubleColumn(StreamInput& in, size_t n, std::string_view what, std::vector<double>& v) {
+  readColumn<double>(in, n, what, v, [what](StreamInput& s, auto& w, size_t m) {
+    uint8_t tag = s.readByte();
+    if (tag == kFloatBlock) {
+      tsm::readFloatBlock(s, w, m);
+    } else if (tag == kSplitDoubles) {
+      w = s.readDoubleArraySplit();
+    } else {
+      internal::throwCorrupt("unknown double column encoding [" + std::to_string(tag) + "] of " +
+                             std::string(what));
+    }
+  });
 }
 
 // Keys by column kind.
 struct TimeKeys {
   using T = int64_t;
   static void write(StreamOutput& out, std::span<const int64_t> v) { tsm::writeTimeBlock(out, v); }
-  static std::span<const int64_t> read(StreamInput& in, size_t n, Slots& slots) {
-    return readColumn<int64_t>(
-        in, n, "keys", slots.nextLongs(0),
-        [](StreamInput& s, auto& v, size_t m) { tsm::readTimeBlock(s, v, m); });
+  static void read(StreamInput& in, size_t n, std::vector<int64_t>& v) {
+    readColumn<int64_t>(in, n, "keys", v,
+                        [](StreamInput& s, auto& w, size_t m) { tsm::readTimeBlock(s, w, m); });
   }
 };
 struct IntegerKeys {
@@ -340,119 +257,116 @@ struct IntegerKeys {
   static void write(StreamOutput& out, std::span<const int64_t> v) {
     tsm::writeIntegerBlock(out, v);
   }
-  static std::span<const int64_t> read(StreamInput& in, size_t n, Slots& slots) {
-    return readIntegerColumn(in, n, "keys", slots);
+  static void read(StreamInput& in, size_t n, std::vector<int64_t>& v) {
+    readIntegerColumn(in, n, "keys", v);
   }
 };
 struct DoubleKeys {
   using T = double;
   static void write(StreamOutput& out, std::span<const double> v) { writeDoubleColumn(out, v); }
-  static std::span<const double> read(StreamInput& in, size_t n, Slots& slots) {
-    return readDoubleColumn(in, n, "keys", slots);
+  static void read(StreamInput& in, size_t n, std::vector<double>& v) {
+    readDoubleColumn(in, n, "keys", v);
   }
 };
 
 // ---- sub-aggregations ----
 
-void writeSubColumns(StreamOutput& out, const std::vector<SubValues>& subs,
+void writeSubColumns(StreamOutput& out, const MetricColumns& metrics,
                      std::span<const int64_t> doc_counts) {
-  out.writeArraySize(subs.size());
-  for (const SubValues& v : subs) {
-    const InternalAggregation& a = *v.first;
-    out.writeString(a.getWriteableName());
-    out.writeString(a.getName());
-    writeGenericValue(out, a.getMetadata());
-    if (v.metric != Metric::kValueCount) {
-      static_cast<const MetricAggregation&>(a).format().writeNamed(out);
-    }
-    switch (v.metric) {
+  out.writeArraySize(metrics.columns().size());
+  for (const Column& c : metrics.columns()) {
+    MetricColumns::writeHeader(out, c);
+    switch (c.metric) {
       case Metric::kMax:
       case Metric::kMin:
       case Metric::kSum:
-        writeDoubleColumn(out, *v.a);
+        writeDoubleColumn(out, c.a);
         break;
       case Metric::kAvg:
-        writeDoubleColumn(out, *v.a);
-        writeCountColumn(out, *v.l, doc_counts, "avg count");
+        writeDoubleColumn(out, c.a);
+        writeCountColumn(out, c.l, doc_counts, "avg count");
         break;
       case Metric::kValueCount:
-        writeCountColumn(out, *v.l, doc_counts, "value_count");
+        writeCountColumn(out, c.l, doc_counts, "value_count");
         break;
       case Metric::kStats:
-        writeCountColumn(out, *v.l, doc_counts, "stats count");
-        writeDoubleColumn(out, *v.a);
-        writeDoubleColumn(out, *v.b);
-        writeDoubleColumn(out, *v.c);
+        writeCountColumn(out, c.l, doc_counts, "stats count");
+        writeDoubleColumn(out, c.a);
+        writeDoubleColumn(out, c.b);
+        writeDoubleColumn(out, c.c);
         break;
     }
   }
 }
 
-// One sub-aggregation's header and columns, read.
-struct SubColumn {
-  Metric metric;
-  std::string name;
-  Metadata metadata;
-  DocValueFormat format;
-  std::span<const double> a, b, c;  // max/min/sum/avg sum; stats min, max, sum
-  std::span<const int64_t> l;       // avg, value_count, stats counts
-  int64_t weight;                   // objects a bucket's copy counts (Limits)
-
-  InternalAggregations::Ptr build(size_t i) const {
-    InternalAggregations::Ptr p;
-    switch (metric) {
-      case Metric::kMax:
-        p = std::make_unique<Max>(name, metadata, a[i]);
-        break;
-      case Metric::kMin:
-        p = std::make_unique<Min>(name, metadata, a[i]);
-        break;
-      case Metric::kSum:
-        p = std::make_unique<Sum>(name, metadata, a[i]);
-        break;
-      case Metric::kAvg:
-        p = std::make_unique<Avg>(name, metadata, a[i], l[i]);
-        break;
-      case Metric::kValueCount:
-        return std::make_unique<ValueCount>(name, metadata, l[i]);
-      case Metric::kStats:
-        p = std::make_unique<Stats>(name, metadata, l[i], a[i], b[i], c[i]);
-        break;
-    }
-    if (!format.isRaw()) static_cast<MetricAggregation&>(*p).setFormat(format);
-    return p;
+// The object every row of a column copies: type, name, metadata, format.
+InternalAggregations::Ptr prototypeOf(Metric metric, std::string name, Metadata metadata,
+                                      const DocValueFormat& format) {
+  InternalAggregations::Ptr p;
+  switch (metric) {
+    case Metric::kMax:
+      p = std::make_unique<Max>(std::move(name), std::move(metadata), 0);
+      break;
+    case Metric::kMin:
+      p = std::make_unique<Min>(std::move(name), std::move(metadata), 0);
+      break;
+    case Metric::kSum:
+      p = std::make_unique<Sum>(std::move(name), std::move(metadata), 0);
+      break;
+    case Metric::kAvg:
+      p = std::make_unique<Avg>(std::move(name), std::move(metadata), 0, 0);
+      break;
+    case Metric::kValueCount:
+      return std::make_unique<ValueCount>(std::move(name), std::move(metadata), 0);
+    case Metric::kStats:
+      p = std::make_unique<Stats>(std::move(name), std::move(metadata), 0, 0, 0, 0);
+      break;
   }
+  if (!format.isRaw()) static_cast<MetricAggregation&>(*p).setFormat(format);
+  return p;
+}
+
+// One sub-aggregation's column, read, and the objects a bucket's copy of it
+// counts (Limits).
+struct SubColumn {
+  Column column;
+  int64_t weight;
 };
 
 SubColumn readSubColumn(StreamInput& in, const NamedWriteableRegistry& registry, size_t n,
-                        std::span<const int64_t> doc_counts, Slots& slots) {
+                        std::span<const int64_t> doc_counts) {
   const size_t before = in.available();
   std::string type = in.readString();
-  std::optional<Metric> metric = metricOf(type);
+  std::optional<Metric> metric = MetricColumns::metricOf(type);
   if (!metric) internal::throwCorrupt("unknown columnar sub-aggregation type [" + type + "]");
-  SubColumn s{*metric, in.readString(), readMetadata(in), {}, {}, {}, {}, {}, 0};
-  if (s.metric != Metric::kValueCount) s.format = DocValueFormat::readFrom(in, registry);
+  std::string name = in.readString();
+  Metadata metadata = readMetadata(in);
+  DocValueFormat format;
+  if (*metric != Metric::kValueCount) format = DocValueFormat::readFrom(in, registry);
   // Every bucket gets its own copy of the name, metadata and format: a long
   // header weighs as one object more a 64 bytes.
-  s.weight = 1 + static_cast<int64_t>((before - in.available()) / 64);
-  switch (s.metric) {
+  SubColumn s{
+      {*metric, prototypeOf(*metric, std::move(name), std::move(metadata), format), {}, {}, {}, {}},
+      1 + static_cast<int64_t>((before - in.available()) / 64)};
+  Column& c = s.column;
+  switch (c.metric) {
     case Metric::kMax:
     case Metric::kMin:
     case Metric::kSum:
-      s.a = readDoubleColumn(in, n, type + " values", slots);
+      readDoubleColumn(in, n, type + " values", c.a);
       break;
     case Metric::kAvg:
-      s.a = readDoubleColumn(in, n, "avg sums", slots);
-      s.l = readCountColumn(in, n, "avg count", doc_counts, slots);
+      readDoubleColumn(in, n, "avg sums", c.a);
+      readCountColumn(in, n, "avg count", doc_counts, c.l);
       break;
     case Metric::kValueCount:
-      s.l = readCountColumn(in, n, "value_count", doc_counts, slots);
+      readCountColumn(in, n, "value_count", doc_counts, c.l);
       break;
     case Metric::kStats:
-      s.l = readCountColumn(in, n, "stats count", doc_counts, slots);
-      s.a = readDoubleColumn(in, n, "stats min", slots);
-      s.b = readDoubleColumn(in, n, "stats max", slots);
-      s.c = readDoubleColumn(in, n, "stats sum", slots);
+      readCountColumn(in, n, "stats count", doc_counts, c.l);
+      readDoubleColumn(in, n, "stats min", c.a);
+      readDoubleColumn(in, n, "stats max", c.b);
+      readDoubleColumn(in, n, "stats sum", c.c);
       break;
   }
   return s;
@@ -502,6 +416,14 @@ constexpr bool kHasErrors = requires(Bucket b) {
   b.doc_count_error;
 };
 
+// Histograms hold their buckets as columns (histogram_buckets.h), which are
+// written from and read into directly; terms' keys and sub-aggregations go
+// through buffers.
+template <class Agg>
+constexpr bool kHistogramColumns = requires(Agg& a) {
+  a.buckets().metrics();
+};
+
 // Writes 01, the shell and the columns, or nothing and false when the
 // buckets' sub-aggregations are not of one metric shape.
 template <class Keys, class Agg>
@@ -509,22 +431,26 @@ bool writeColumns(StreamOutput& out, const Agg& agg) {
   using Bucket = typename Agg::Bucket;
   const auto& buckets = agg.buckets();
   const size_t n = buckets.size();
+  thread_local MetricColumns gathered;
+  const MetricColumns* metrics = metricsOf(buckets, gathered);
+  if (metrics == nullptr) return false;
   Slots slots;
-  thread_local std::vector<SubValues> subs;
-  if (!gatherSubs(buckets, slots, subs)) return false;
-  std::vector<typename Keys::T>& keys = [&]() -> auto& {
-    if constexpr (std::is_same_v<typename Keys::T, double>) {
-      return slots.nextDoubles(n);
-    } else {
-      return slots.nextLongs(n);
+  std::span<const typename Keys::T> keys;
+  if constexpr (kHistogramColumns<Agg>) {
+    keys = buckets.keys();
+  } else {
+    std::vector<typename Keys::T>& v = [&]() -> auto& {
+      if constexpr (std::is_same_v<typename Keys::T, double>) {
+        return slots.nextDoubles(n);
+      } else {
+        return slots.nextLongs(n);
+      }
     }
+    ();
+    for (size_t i = 0; i < n; ++i) v[i] = buckets.keyAt(i);
+    keys = v;
   }
-  ();
-  std::vector<int64_t>& counts = slots.nextLongs(n);
-  for (size_t i = 0; i < n; ++i) {
-    keys[i] = buckets[i].key;
-    counts[i] = buckets[i].doc_count;
-  }
+  std::span<const int64_t> counts = buckets.docCounts();
   checkNonNegative(counts, "doc count");
   out.writeByte(kColumns);
   out.writeNamedWriteable(*shellOf(agg));
@@ -534,11 +460,12 @@ bool writeColumns(StreamOutput& out, const Agg& agg) {
   if constexpr (kHasErrors<Bucket>) {
     if (agg.showTermDocCountError()) {
       std::vector<int64_t>& errors = slots.nextLongs(n);
-      for (size_t i = 0; i < n; ++i) errors[i] = buckets[i].doc_count_error;
+      for (size_t i = 0; i < n; ++i) errors[i] = buckets.errorAt(i);
       tsm::writeIntegerBlock(out, errors);
     }
   }
-  writeSubColumns(out, subs, counts);
+  writeSubColumns(out, *metrics, counts);
+  gathered.clear();
   return true;
 }
 
@@ -561,48 +488,60 @@ void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const 
     }
   };
   checkObjects(count);
+  // A histogram's keys and counts become its columns; terms' are buffers.
   Slots slots;
-  std::span<const typename Keys::T> keys = Keys::read(in, n, slots);
-  std::span<const int64_t> counts =
-      checkCounts(readIntegerColumn(in, n, "doc count", slots), "doc count");
-  std::span<const int64_t> errors;
+  std::vector<typename Keys::T> own_keys;
+  std::vector<int64_t> own_counts;
+  std::vector<typename Keys::T>* keys = &own_keys;
+  std::vector<int64_t>* counts = &own_counts;
+  if constexpr (!kHistogramColumns<Agg>) {
+    if constexpr (std::is_same_v<typename Keys::T, double>) {
+      keys = &slots.nextDoubles(0);
+    } else {
+      keys = &slots.nextLongs(0);
+    }
+    counts = &slots.nextLongs(0);
+  }
+  Keys::read(in, n, *keys);
+  readIntegerColumn(in, n, "doc count", *counts);
+  checkCounts(*counts, "doc count");
+  std::vector<int64_t>* errors = nullptr;
   if constexpr (kHasErrors<Bucket>) {
-    if (agg.showTermDocCountError()) errors = readIntegerColumn(in, n, "doc count errors", slots);
+    if (agg.showTermDocCountError()) {
+      errors = &slots.nextLongs(0);
+      readIntegerColumn(in, n, "doc count errors", *errors);
+    }
   }
   const int32_t m = in.readArraySize(4);  // a sub is at least 4 bytes
   checkObjects(int64_t{count} * (1 + int64_t{m}));
-  std::vector<SubColumn> subs;
-  subs.reserve(static_cast<size_t>(m));
-  for (int32_t j = 0; j < m; ++j) {
-    subs.push_back(readSubColumn(in, registry, n, counts, slots));
-    // Each bucket's list gets these names: refused as the ES encoding's reader refuses them.
-    for (int32_t k = 0; k < j; ++k) {
-      if (subs[static_cast<size_t>(k)].name == subs.back().name) {
-        internal::throwCorrupt("duplicate aggregation name [" + subs.back().name +
-                               "] in a list of " + std::to_string(m));
-      }
-    }
-  }
+  MetricColumns metrics;
+  // Each bucket's list gets these names: refused as the ES encoding's reader refuses them.
+  UniqueNameCheck names(m);
   int64_t per_bucket = 1;
-  for (const SubColumn& sub : subs) per_bucket += sub.weight;
+  for (int32_t j = 0; j < m; ++j) {
+    SubColumn sub = readSubColumn(in, registry, n, *counts);
+    names.add(sub.column.prototype->getName());
+    per_bucket += sub.weight;
+    metrics.addColumn(std::move(sub.column));
+  }
   checkObjects(int64_t{count} * per_bucket);
+  metrics.setRows(n);
 
-  auto& buckets = agg.buckets();  // a vector, or terms' columns: both take push_back
-  buckets.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    Bucket b;
-    b.key = keys[i];
-    b.doc_count = counts[i];
-    if constexpr (kHasErrors<Bucket>) {
-      if (!errors.empty()) b.doc_count_error = errors[i];
+  if constexpr (kHistogramColumns<Agg>) {
+    agg.buckets().assign(std::move(own_keys), std::move(own_counts), std::move(metrics));
+  } else {
+    auto& buckets = agg.buckets();
+    buckets.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      Bucket b;
+      b.key = (*keys)[i];
+      b.doc_count = (*counts)[i];
+      if constexpr (kHasErrors<Bucket>) {
+        if (errors != nullptr) b.doc_count_error = (*errors)[i];
+      }
+      if (m > 0) b.aggregations = metrics.row(i);
+      buckets.push_back(std::move(b));
     }
-    if (!subs.empty()) {
-      std::vector<InternalAggregations::Ptr> list;
-      list.reserve(subs.size());
-      for (const SubColumn& s : subs) list.push_back(s.build(i));
-      b.aggregations = InternalAggregations(std::move(list));
-    }
-    buckets.push_back(std::move(b));
   }
 }
 
@@ -639,11 +578,8 @@ bool tryWriteColumnar(StreamOutput& out, const InternalAggregation& agg) {
 
 bool isColumnar(const InternalAggregation& agg) {
   return visit(agg, [&]<class Keys>(const auto& typed) {
-    Slots slots;
-    std::vector<SubValues> subs;
-    bool columns = gatherSubs(typed.buckets(), slots, subs);
-    trim();
-    return columns;
+    MetricColumns gathered;
+    return metricsOf(typed.buckets(), gathered) != nullptr;
   });
 }
 
@@ -663,6 +599,8 @@ InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegis
   const int32_t n = in.readArraySize(3);  // a tag and a type name at least
   std::vector<InternalAggregations::Ptr> list;
   list.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(InternalAggregations::Ptr)));
+  // Names are unique in a list, as the ES encoding's reader requires.
+  UniqueNameCheck names(n);
   for (int32_t i = 0; i < n; ++i) {
     const uint8_t tag = in.readByte();
     if (tag != kEsEncoding && tag != kColumns) {
@@ -680,18 +618,10 @@ InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegis
                                std::string(a.getWriteableName()) + "] has no columnar form");
       }
     }
+    names.add(agg->getName());
     list.push_back(std::move(agg));
   }
   trim();
-  // Names are unique in a list, as the ES encoding's reader requires.
-  std::unordered_set<std::string_view> names;
-  names.reserve(list.size());
-  for (const InternalAggregations::Ptr& a : list) {
-    if (!names.insert(a->getName()).second) {
-      internal::throwCorrupt("duplicate aggregation name [" + a->getName() + "] in a list of " +
-                             std::to_string(n));
-    }
-  }
   return InternalAggregations(std::move(list));
 }
 

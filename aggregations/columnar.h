@@ -17,7 +17,9 @@
 // min, sum, avg, value_count or stats. Every other aggregation in the list,
 // and every sub-aggregation list of any other shape, travels in its ES
 // encoding inside the columnar list, so any InternalAggregations can be
-// written. Writing throws what writeTo throws for the same objects
+// written. A histogram's or date_histogram's metric columns are written from
+// and read into its bucket columns (histogram_buckets.h) as they are: reading
+// one builds no object per bucket. Writing throws what writeTo throws for the same objects
 // (std::invalid_argument for a negative count, a minDocCount 0 histogram
 // without its empty bucket info).
 //

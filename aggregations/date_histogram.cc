@@ -309,8 +309,7 @@ DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& regi
   offset_ = in.readLong();
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
-  histogram_common::readBuckets(in, registry, buckets_,
-                                [](StreamInput& in) { return in.readLong(); });
+  histogram_common::readBuckets(in, registry, buckets_);
 }
 
 void DateHistogram::doWriteTo(StreamOutput& out) const {
@@ -335,7 +334,7 @@ void DateHistogram::doWriteTo(StreamOutput& out) const {
   out.writeLong(offset_);
   format_.writeNamed(out);
   out.writeBoolean(keyed_);
-  histogram_common::writeBuckets(out, buckets_, [](StreamOutput& o, int64_t k) { o.writeLong(k); });
+  histogram_common::writeBuckets(out, buckets_);
 }
 
 bool DateHistogram::doEquals(const InternalAggregation& other) const {
@@ -348,8 +347,8 @@ bool DateHistogram::doEquals(const InternalAggregation& other) const {
 std::unique_ptr<InternalAggregation> DateHistogram::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const DateHistogram*>(aggs[0]);
-  std::vector<Bucket> buckets = histogram_common::mergeByKey<DateHistogram>(
-      aggs, first.min_doc_count_, context, std::less<int64_t>());
+  Buckets buckets = histogram_common::mergeByKey<DateHistogram>(aggs, first.min_doc_count_, context,
+                                                                std::less<int64_t>());
   if (context.final_reduce) {
     if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
       first.addEmptyBuckets(buckets, context);
@@ -370,8 +369,7 @@ std::unique_ptr<InternalAggregation> DateHistogram::reduce(
 // As ES's InternalDateHistogram.iterateEmptyBuckets: from the bounds' min to
 // the first key, between the keys, and from the last key to the bounds' max,
 // each step nextKey(k) = rounding.nextRoundingValue(k - offset) + offset.
-void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
-                                    const ReduceContext& context) const {
+void DateHistogram::addEmptyBuckets(Buckets& buckets, const ReduceContext& context) const {
   const EmptyBucketInfo& e = *empty_bucket_info_;
   auto next = [&](int64_t k) {
     int64_t shifted, result;
@@ -392,6 +390,6 @@ void DateHistogram::addEmptyBuckets(std::vector<Bucket>& buckets,
   histogram_common::addEmptyBuckets(buckets, e.aggregations, context, range, next);
 }
 
-int64_t DateHistogram::bucketCount() const { return histogram_common::bucketCount(buckets_); }
+int64_t DateHistogram::bucketCount() const { return buckets_.bucketCount(); }
 
 }  // namespace wirestream::aggregations

@@ -32,6 +32,7 @@
 
 #include "aggregations/bucket_order.h"
 #include "aggregations/doc_value_format.h"
+#include "aggregations/histogram_buckets.h"
 #include "aggregations/internal_aggregation.h"
 #include "stream/errors.h"
 
@@ -133,8 +134,11 @@ class DateHistogram final : public AggregationBase<DateHistogram> {
   void setFormat(DocValueFormat f) { format_ = std::move(f); }
   bool keyed() const { return keyed_; }
   void setKeyed(bool v) { keyed_ = v; }
-  std::vector<Bucket>& buckets() { return buckets_; }
-  const std::vector<Bucket>& buckets() const { return buckets_; }
+  // The buckets as columns (histogram_buckets.h): a vector-like view whose
+  // elements are proxies (`auto&&`, or the Bucket they convert to).
+  using Buckets = HistogramBuckets<LongKey, Bucket>;
+  Buckets& buckets() { return buckets_; }
+  const Buckets& buckets() const { return buckets_; }
 
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
@@ -145,7 +149,7 @@ class DateHistogram final : public AggregationBase<DateHistogram> {
   bool doEquals(const InternalAggregation& other) const override;
 
  private:
-  void addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const;
+  void addEmptyBuckets(Buckets& buckets, const ReduceContext& context) const;
 
   BucketOrder order_ = BucketOrder::key(true);
   int64_t min_doc_count_ = 1;
@@ -153,7 +157,7 @@ class DateHistogram final : public AggregationBase<DateHistogram> {
   int64_t offset_ = 0;
   DocValueFormat format_;
   bool keyed_ = false;
-  std::vector<Bucket> buckets_;
+  Buckets buckets_;
 };
 
 }  // namespace wirestream::aggregations

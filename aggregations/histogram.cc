@@ -61,8 +61,7 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
   }
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
-  histogram_common::readBuckets(in, registry, buckets_,
-                                [](StreamInput& in) { return in.readDouble(); });
+  histogram_common::readBuckets(in, registry, buckets_);
 }
 
 void Histogram::doWriteTo(StreamOutput& out) const {
@@ -82,8 +81,7 @@ void Histogram::doWriteTo(StreamOutput& out) const {
   }
   format_.writeNamed(out);
   out.writeBoolean(keyed_);
-  histogram_common::writeBuckets(out, buckets_,
-                                 [](StreamOutput& o, double k) { o.writeDouble(k); });
+  histogram_common::writeBuckets(out, buckets_);
 }
 
 bool Histogram::doEquals(const InternalAggregation& other) const {
@@ -97,7 +95,7 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const Histogram*>(aggs[0]);
   auto less = [](double a, double b) { return javaDoubleCompare(a, b) < 0; };
-  std::vector<Bucket> buckets =
+  Buckets buckets =
       histogram_common::mergeByKey<Histogram>(aggs, first.min_doc_count_, context, less);
   if (context.final_reduce) {
     if (first.min_doc_count_ == 0 && first.empty_bucket_info_) {
@@ -117,7 +115,7 @@ std::unique_ptr<InternalAggregation> Histogram::reduce(
 
 // As ES's InternalHistogram.addEmptyBuckets: fill from the min bound to the
 // first key, between keys, and from the last key to the max bound.
-void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const {
+void Histogram::addEmptyBuckets(Buckets& buckets, const ReduceContext& context) const {
   const EmptyBucketInfo& e = *empty_bucket_info_;
   if (!(e.interval > 0) || !std::isfinite(e.interval)) return;
   auto round = [&](double k) {
@@ -131,6 +129,6 @@ void Histogram::addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContex
   histogram_common::addEmptyBuckets(buckets, e.aggregations, context, range, next);
 }
 
-int64_t Histogram::bucketCount() const { return histogram_common::bucketCount(buckets_); }
+int64_t Histogram::bucketCount() const { return buckets_.bucketCount(); }
 
 }  // namespace wirestream::aggregations

@@ -23,6 +23,7 @@
 
 #include "aggregations/bucket_order.h"
 #include "aggregations/doc_value_format.h"
+#include "aggregations/histogram_buckets.h"
 #include "aggregations/internal_aggregation.h"
 
 namespace wirestream::aggregations {
@@ -77,8 +78,11 @@ class Histogram final : public AggregationBase<Histogram> {
   void setKeyed(bool v) { keyed_ = v; }
   const DocValueFormat& format() const { return format_; }
   void setFormat(DocValueFormat f) { format_ = std::move(f); }
-  std::vector<Bucket>& buckets() { return buckets_; }
-  const std::vector<Bucket>& buckets() const { return buckets_; }
+  // The buckets as columns (histogram_buckets.h): a vector-like view whose
+  // elements are proxies (`auto&&`, or the Bucket they convert to).
+  using Buckets = HistogramBuckets<DoubleKey, Bucket>;
+  Buckets& buckets() { return buckets_; }
+  const Buckets& buckets() const { return buckets_; }
 
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
@@ -89,14 +93,14 @@ class Histogram final : public AggregationBase<Histogram> {
   bool doEquals(const InternalAggregation& other) const override;
 
  private:
-  void addEmptyBuckets(std::vector<Bucket>& buckets, const ReduceContext& context) const;
+  void addEmptyBuckets(Buckets& buckets, const ReduceContext& context) const;
 
   BucketOrder order_ = BucketOrder::key(true);
   int64_t min_doc_count_ = 1;
   std::optional<EmptyBucketInfo> empty_bucket_info_;
   DocValueFormat format_;
   bool keyed_ = false;
-  std::vector<Bucket> buckets_;
+  Buckets buckets_;
 };
 
 }  // namespace wirestream::aggregations

@@ -1,10 +1,10 @@
 // Internal to //aggregations: what `histogram` and `date_histogram` share
-// (ES's InternalHistogram / InternalDateHistogram), as templates over the
-// bucket type: the reduce, and the bucket list on the wire (its JSON: aggregations/json). The
-// key type, how a key is read, written and printed, and the key-stepping
-// function are what differ.
+// (ES's InternalHistogram / InternalDateHistogram), as templates over their
+// bucket columns (HistogramBuckets): the reduce, and the bucket list on the
+// wire (its JSON: aggregations/json). The key type, how a key is read, written
+// and printed, and the key-stepping function are what differ.
 //
-//   std::vector<Bucket> buckets =
+//   Histogram::Buckets buckets =
 //       histogram_common::mergeByKey<Histogram>(aggs, first.minDocCount(), context, less);
 //   if (context.final_reduce && fill) {
 //     histogram_common::addEmptyBuckets(buckets, template_aggs, context, range, next);
@@ -24,12 +24,15 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "aggregations/bucket_order.h"
 #include "aggregations/doc_value_format.h"
+#include "aggregations/histogram_buckets.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/metric_columns.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
 
@@ -42,45 +45,112 @@ inline constexpr size_t kEmptyCopyBytesPerBucket = 256;
 
 // Merges the buckets of `aggs` (all of type Agg) by key, in key order
 // (`Less`), reducing each key's sub-aggregations. A final reduce drops the
-// keys under `min_doc_count`; each bucket kept counts one.
+// keys under `min_doc_count`; each bucket kept counts one. Rows of metric
+// columns are reduced through scratch objects of their shape (one a row of a
+// key, reused from key to key), not built one by one.
 template <class Agg, class Less>
-std::vector<typename Agg::Bucket> mergeByKey(std::span<const InternalAggregation* const> aggs,
-                                             int64_t min_doc_count, const ReduceContext& context,
-                                             Less less) {
-  using Bucket = typename Agg::Bucket;
-  using Key = decltype(Bucket::key);
+typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> aggs,
+                                 int64_t min_doc_count, const ReduceContext& context, Less less) {
+  using Buckets = typename Agg::Buckets;
+  using Key = typename Buckets::KeyType;
   struct Merged {
     int64_t doc_count = 0;
-    std::vector<const InternalAggregations*> subs;
+    std::vector<std::pair<uint32_t, uint32_t>> rows;  // (input, bucket)
   };
+  DowncastView<Agg> inputs = downcast<Agg>(aggs);
   std::map<Key, Merged, Less> merged(less);
-  for (const Agg* h : downcast<Agg>(aggs)) {
-    for (const Bucket& b : h->buckets()) {
-      Merged& m = merged[b.key];
-      m.doc_count = checkedAdd(m.doc_count, b.doc_count, "doc count");
-      m.subs.push_back(&b.aggregations);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Buckets& bs = inputs[k]->buckets();
+    for (size_t i = 0; i < bs.size(); ++i) {
+      Merged& m = merged[bs.keyAt(i)];
+      m.doc_count = checkedAdd(m.doc_count, bs.docCountAt(i), "doc count");
+      m.rows.emplace_back(static_cast<uint32_t>(k), static_cast<uint32_t>(i));
     }
   }
-  std::vector<Bucket> buckets;
+  // The scratch shape: the first input held in metric columns; inputs in
+  // columns of another shape have their rows built.
+  const MetricColumns* shape = nullptr;
+  std::vector<char> scratchable(inputs.size(), 0);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const MetricColumns& mc = inputs[k]->buckets().metrics();
+    if (!mc.active()) continue;
+    if (shape == nullptr) shape = &mc;
+    scratchable[k] = shape == &mc || shape->sameShape(mc);
+  }
+  std::vector<InternalAggregations> scratch;
+  std::vector<InternalAggregations> built;
+  std::vector<const InternalAggregations*> lists;
+  std::vector<const InternalAggregation*> group;
+  Buckets buckets;
   buckets.reserve(merged.size());
   for (auto& [key, m] : merged) {
     if (context.final_reduce && m.doc_count < min_doc_count) continue;
     context.consumeBucketsAndMaybeBreak(1);
-    buckets.push_back({key, m.doc_count, InternalAggregations::reduce(m.subs, context)});
+    lists.clear();
+    built.clear();
+    built.reserve(m.rows.size());  // pointers into both stay valid
+    if (shape != nullptr) {
+      while (scratch.size() < m.rows.size()) scratch.push_back(shape->prototypes());
+    }
+    bool all_scratch = shape != nullptr;
+    for (size_t p = 0; p < m.rows.size(); ++p) {
+      auto [k, i] = m.rows[p];
+      const Buckets& bs = inputs[k]->buckets();
+      if (const InternalAggregations* stored = bs.storedAggregations(i)) {
+        lists.push_back(stored);
+        all_scratch = false;
+      } else if (scratchable[k]) {
+        bs.metrics().loadRow(i, scratch[p]);
+        lists.push_back(&scratch[p]);
+      } else {
+        lists.push_back(&built.emplace_back(bs.metrics().row(i)));
+        all_scratch = false;
+      }
+    }
+    if (!all_scratch) {
+      buckets.append(key, m.doc_count, InternalAggregations::reduce(lists, context));
+      continue;
+    }
+    // Lists of one shape: InternalAggregations::reduce's groups are the
+    // columns, in order, so each column's metrics are reduced directly.
+    std::vector<InternalAggregations::Ptr> reduced;
+    reduced.reserve(shape->columns().size());
+    for (size_t j = 0; j < shape->columns().size(); ++j) {
+      group.clear();
+      for (const InternalAggregations* list : lists) group.push_back(&(*list)[j]);
+      reduced.push_back(group.front()->reduce(group, context));
+    }
+    buckets.append(key, m.doc_count, InternalAggregations(std::move(reduced)));
   }
   return buckets;
 }
 
 // Puts key-ordered buckets in `order` (a final reduce): reversed for key
 // descending, a stable sort for any other order but key ascending.
-template <class Bucket>
-void orderFinal(std::vector<Bucket>& buckets, const BucketOrder& order) {
+template <class Buckets>
+void orderFinal(Buckets& buckets, const BucketOrder& order) {
+  if (order.kind() == BucketOrder::Kind::kKeyAsc) return;
+  std::vector<uint32_t> index(buckets.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
   if (order.kind() == BucketOrder::Kind::kKeyDesc) {
-    std::reverse(buckets.begin(), buckets.end());
-  } else if (order.kind() != BucketOrder::Kind::kKeyAsc) {
-    std::stable_sort(buckets.begin(), buckets.end(),
-                     [&](const Bucket& a, const Bucket& b) { return order.compare(a, b) < 0; });
+    std::reverse(index.begin(), index.end());
+  } else {
+    // Compared through light proxies: a sub-aggregation's value is looked up
+    // only when the order names one.
+    struct Ref {
+      const Buckets* b;
+      size_t i;
+      int64_t docCount() const { return b->docCountAt(i); }
+      int compareKey(const Ref& o) const {
+        return Buckets::KeyTraits::compare(b->keyAt(i), o.b->keyAt(o.i));
+      }
+      double sortValue(std::string_view path) const { return b->sortValueAt(i, path); }
+    };
+    std::stable_sort(index.begin(), index.end(), [&](uint32_t x, uint32_t y) {
+      return order.compare(Ref{&buckets, x}, Ref{&buckets, y}) < 0;
+    });
   }
+  buckets.permute(index);
 }
 
 // Where the empty buckets go, besides between the keys.
@@ -91,14 +161,6 @@ struct FillRange {
   // With no bucket at all: from first to second, inclusive.
   std::optional<std::pair<Key, Key>> when_empty;
 };
-
-// The number of buckets in `buckets` and their sub-aggregations.
-template <class Bucket>
-int64_t bucketCount(const std::vector<Bucket>& buckets) {
-  int64_t n = static_cast<int64_t>(buckets.size());
-  for (const Bucket& b : buckets) n += b.aggregations.bucketCount();
-  return n;
-}
 
 namespace detail {
 // The wire size of `aggs`, a measure of what a copy of them holds.
@@ -118,11 +180,11 @@ inline size_t copySize(const InternalAggregations& aggs) {
 // from next(last key) to range.max, each step next(k). A walk stops where
 // next makes no progress (a huge key, an overflow). The empty buckets hold
 // `empty_template` reduced once: the last takes it, every other a copy.
-template <class Bucket, class Next>
-void addEmptyBuckets(std::vector<Bucket>& buckets, const InternalAggregations& empty_template,
-                     const ReduceContext& context, const FillRange<decltype(Bucket::key)>& range,
-                     Next next) {
-  using Key = decltype(Bucket::key);
+template <class Buckets, class Next>
+void addEmptyBuckets(Buckets& buckets, const InternalAggregations& empty_template,
+                     const ReduceContext& context,
+                     const FillRange<typename Buckets::KeyType>& range, Next next) {
+  using Key = typename Buckets::KeyType;
   auto walk = [&](auto&& emit_empty, auto&& emit_existing) {
     auto fill = [&](Key from, Key until, bool inclusive) {
       for (Key k = from; inclusive ? k <= until : k < until;) {
@@ -136,14 +198,13 @@ void addEmptyBuckets(std::vector<Bucket>& buckets, const InternalAggregations& e
       if (range.when_empty) fill(range.when_empty->first, range.when_empty->second, true);
       return;
     }
-    if (range.min) fill(*range.min, buckets.front().key, false);
+    if (range.min) fill(*range.min, buckets.keyAt(0), false);
     for (size_t i = 0; i < buckets.size(); ++i) {
-      if (i > 0) fill(next(buckets[i - 1].key), buckets[i].key, false);
+      if (i > 0) fill(next(buckets.keyAt(i - 1)), buckets.keyAt(i), false);
       emit_existing(i);
     }
-    if (range.max && *range.max > buckets.back().key) {
-      fill(next(buckets.back().key), *range.max, true);
-    }
+    const Key last = buckets.keyAt(buckets.size() - 1);
+    if (range.max && *range.max > last) fill(next(last), *range.max, true);
   };
 
   // Count first, against the reduce's bucket budget, so that a request for
@@ -158,7 +219,8 @@ void addEmptyBuckets(std::vector<Bucket>& buckets, const InternalAggregations& e
   if (empty_count == 0) return;
 
   // The template reduced once (which counts its buckets once). ES shares one
-  // object among the empty buckets; here each copy is real memory, so each
+  // object among the empty buckets; here each copy is real memory (a row of
+  // values when the buckets hold metric columns, objects otherwise), so each
   // counts before the copies are made.
   const InternalAggregations* empty_subs[] = {&empty_template};
   InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
@@ -171,45 +233,55 @@ void addEmptyBuckets(std::vector<Bucket>& buckets, const InternalAggregations& e
   }
   context.consumeBucketsAndMaybeBreak(copies_cost);
 
-  std::vector<Bucket> out;
+  Buckets out;
   out.reserve(buckets.size() + static_cast<size_t>(empty_count));
   int64_t emitted = 0;
   walk(
       [&](Key key) {
         if (++emitted == empty_count) {
-          out.push_back({key, 0, std::move(reduced_empty)});
+          out.append(key, 0, std::move(reduced_empty));
         } else {
-          out.push_back({key, 0, reduced_empty});
+          out.append(key, 0, std::as_const(reduced_empty));
         }
       },
-      [&](size_t i) { out.push_back(std::move(buckets[i])); });
+      [&](size_t i) { out.appendFrom(buckets, i); });
   buckets = std::move(out);
 }
 
 // The bucket list on the wire: VInt count, count x (key, VLong doc_count,
 // InternalAggregations); a negative doc count is CorruptStreamError.
-template <class Bucket, class ReadKey>
-void readBuckets(StreamInput& in, const NamedWriteableRegistry& registry,
-                 std::vector<Bucket>& buckets, ReadKey read_key) {
+template <class Buckets>
+void readBuckets(StreamInput& in, const NamedWriteableRegistry& registry, Buckets& buckets) {
+  using KeyTraits = typename Buckets::KeyTraits;
   int32_t n = in.readArraySize(8 + 1 + 1);
-  // Reserve only what the bytes left justify (a bucket object is larger than
-  // its smallest encoding); the vector grows as buckets actually arrive.
-  buckets.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Bucket)));
+  // Reserve only what the bytes left justify (a bucket's columns take more
+  // than its smallest encoding); they grow as buckets actually arrive.
+  buckets.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(typename Buckets::KeyType) + 8));
   for (int32_t i = 0; i < n; ++i) {
-    Bucket& b = buckets.emplace_back();
-    b.key = read_key(in);
-    b.doc_count = readNonNegativeVLong(in, "doc count");
-    b.aggregations = InternalAggregations::readFrom(in, registry);
+    typename Buckets::KeyType key;
+    KeyTraits::read(in, key);
+    int64_t doc_count = readNonNegativeVLong(in, "doc count");
+    buckets.append(key, doc_count, InternalAggregations::readFrom(in, registry));
   }
 }
 
-template <class Bucket, class WriteKey>
-void writeBuckets(StreamOutput& out, const std::vector<Bucket>& buckets, WriteKey write_key) {
+template <class Buckets>
+void writeBuckets(StreamOutput& out, const Buckets& buckets) {
+  using KeyTraits = typename Buckets::KeyTraits;
   out.writeArraySize(buckets.size());
-  for (const Bucket& b : buckets) {
-    write_key(out, b.key);
-    out.writeVLong(b.doc_count);
-    b.aggregations.writeTo(out);
+  const MetricColumns& metrics = buckets.metrics();
+  if (metrics.active()) {
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      KeyTraits::write(out, buckets.keyAt(i));
+      out.writeVLong(buckets.docCountAt(i));
+      metrics.writeRow(out, i);
+    }
+    return;
+  }
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    KeyTraits::write(out, buckets.keyAt(i));
+    out.writeVLong(buckets.docCountAt(i));
+    buckets.storedAggregations(i)->writeTo(out);
   }
 }
 

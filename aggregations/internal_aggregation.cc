@@ -94,6 +94,16 @@ InternalAggregations& InternalAggregations::operator=(const InternalAggregations
   return *this;
 }
 
+void UniqueNameCheck::throwRepeated(std::string_view name) const {
+  internal::throwCorrupt("duplicate aggregation name [" + std::string(name) + "] in a list of " +
+                         std::to_string(n_));
+}
+
+const InternalAggregations& InternalAggregations::emptyList() {
+  static const InternalAggregations* empty = new InternalAggregations();
+  return *empty;
+}
+
 const InternalAggregation* InternalAggregations::get(std::string_view name) const {
   for (const Ptr& a : aggs_) {
     if (a->getName() == name) return a.get();
@@ -115,25 +125,10 @@ InternalAggregations InternalAggregations::readList(StreamInput& in,
   std::vector<Ptr> aggs;
   if (n == 0) return InternalAggregations();
   aggs.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(Ptr)));
-  // A response keys its aggregations by name, so a name may appear once per
-  // list; a repeat would make reduce merge unrelated results. Lists are
-  // mostly one or a few aggregations: those are searched, not hashed (a hash
-  // set's setup cost more than the rest of reading an empty bucket).
-  constexpr int32_t kHashAbove = 8;
-  std::unordered_set<std::string_view> names;
+  UniqueNameCheck names(n);
   for (int32_t i = 0; i < n; ++i) {
     Ptr agg = readNamedWriteable<InternalAggregation>(in, registry);
-    bool repeated;
-    if (n <= kHashAbove) {
-      repeated = std::any_of(aggs.begin(), aggs.end(),
-                             [&agg](const Ptr& a) { return a->getName() == agg->getName(); });
-    } else {
-      repeated = !names.insert(agg->getName()).second;
-    }
-    if (repeated) {
-      internal::throwCorrupt("duplicate aggregation name [" + agg->getName() + "] in a list of " +
-                             std::to_string(n));
-    }
+    names.add(agg->getName());
     aggs.push_back(std::move(agg));
   }
   return InternalAggregations(std::move(aggs));

@@ -26,6 +26,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "aggregations/metadata.h"
@@ -219,6 +220,38 @@ int64_t readNonNegativeVLong(In& in, std::string_view what) {
   return v;
 }
 
+// The names of one list as it is read, refused when one comes twice (a
+// response keys its aggregations by name; a repeat would make reduce merge
+// unrelated results): CorruptStreamError "duplicate aggregation name [x] in a
+// list of n", as ES's reader. The names are kept as views, so they must
+// outlive the check. Lists are mostly one or a few aggregations: those are
+// searched, not hashed (a hash set's setup cost more than the rest of reading
+// an empty bucket).
+class UniqueNameCheck {
+ public:
+  explicit UniqueNameCheck(int32_t n) : n_(n) {}
+  void add(std::string_view name) {
+    bool repeated;
+    if (n_ <= kFew && count_ < kFew) {
+      repeated = false;
+      for (size_t i = 0; i < count_; ++i) repeated |= few_[i] == name;
+      few_[count_++] = name;
+    } else {
+      repeated = !many_.insert(name).second;
+    }
+    if (repeated) [[unlikely]]
+      throwRepeated(name);
+  }
+
+ private:
+  static constexpr size_t kFew = 8;
+  [[noreturn]] void throwRepeated(std::string_view name) const;
+  int32_t n_;
+  size_t count_ = 0;
+  std::string_view few_[kFew];
+  std::unordered_set<std::string_view> many_;
+};
+
 class InternalAggregations {
  public:
   using Ptr = std::unique_ptr<InternalAggregation>;
@@ -229,6 +262,10 @@ class InternalAggregations {
   InternalAggregations& operator=(const InternalAggregations& other);
   InternalAggregations(InternalAggregations&&) noexcept = default;
   InternalAggregations& operator=(InternalAggregations&&) noexcept = default;
+
+  // An empty list that lives for the program (what a bucket without
+  // sub-aggregations hands out by reference).
+  static const InternalAggregations& emptyList();
 
   size_t size() const { return aggs_.size(); }
   bool empty() const { return aggs_.empty(); }

@@ -161,12 +161,6 @@ void TermsBuckets<Key>::setKey(size_t i, std::string_view k) {
 }
 
 template <class Key>
-const InternalAggregations& TermsBuckets<Key>::emptyAggregations() {
-  static const InternalAggregations* empty = new InternalAggregations();
-  return *empty;
-}
-
-template <class Key>
 bool TermsBuckets<Key>::equals(const TermsBuckets& o) const {
   if (size() != o.size()) return false;
   for (size_t i = 0; i < size(); ++i) {

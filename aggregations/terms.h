@@ -28,83 +28,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "aggregations/bucket_columns.h"
 #include "aggregations/bucket_order.h"
 #include "aggregations/doc_value_format.h"
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/java_double.h"
 
 namespace wirestream::aggregations {
-
-// How each key type goes on the wire, compares and renders.
-struct StringKey {
-  using Type = std::string;  // the key's bytes (usually UTF-8, need not be)
-  using View = std::string_view;
-  static constexpr std::string_view kType = "sterms";
-  static constexpr size_t kMinWireBytes = 1;
-  // writeBytesRef, spelled with the inline writers: this runs once a bucket.
-  template <typename Out>  // StreamOutput or StreamOutput::Cursor
-  static void write(Out& out, const Type& k) {
-    assert(k.size() <= static_cast<size_t>(std::numeric_limits<int32_t>::max()));
-    out.writeVInt(static_cast<int32_t>(k.size()));
-    out.writeBytes({reinterpret_cast<const uint8_t*>(k.data()), k.size()});
-  }
-  // readBytesRef into `k`: a size checked against the bytes left, then the
-  // bytes. Inline, with its errors thrown out of line: this too runs once a
-  // bucket; reading in place spares moving a short key's inline bytes.
-  template <typename In>  // StreamInput or StreamInput::Cursor
-  static void read(In& in, Type& k) {
-    auto n = static_cast<size_t>(in.readArraySize(1));
-    if (const uint8_t* bytes = in.readInChunk(n)) {
-      k.assign(reinterpret_cast<const char*>(bytes), n);
-    } else {
-      k.resize(n);
-      in.readBytes({reinterpret_cast<uint8_t*>(k.data()), n});
-    }
-  }
-  // Unsigned byte order, as ES's BytesRef.compareTo.
-  static int compare(std::string_view a, std::string_view b) {
-    int c = a.compare(b);
-    return (c > 0) - (c < 0);
-  }
-  static bool equal(std::string_view a, std::string_view b) { return a == b; }
-  static double asDouble(std::string_view);
-};
-
-struct LongKey {
-  using Type = int64_t;
-  using View = int64_t;
-  static constexpr std::string_view kType = "lterms";
-  static constexpr size_t kMinWireBytes = 8;
-  template <typename Out>
-  static void write(Out& out, Type k) {
-    out.writeLong(k);
-  }
-  template <typename In>
-  static void read(In& in, Type& k) {
-    k = in.readLong();
-  }
-  static int compare(Type a, Type b) { return a < b ? -1 : (a == b ? 0 : 1); }
-  static bool equal(Type a, Type b) { return a == b; }
-  static double asDouble(Type k) { return static_cast<double>(k); }
-};
-
-struct DoubleKey {
-  using Type = double;
-  using View = double;
-  static constexpr std::string_view kType = "dterms";
-  static constexpr size_t kMinWireBytes = 8;
-  template <typename Out>
-  static void write(Out& out, Type k) {
-    out.writeDouble(k);
-  }
-  template <typename In>
-  static void read(In& in, Type& k) {
-    k = in.readDouble();
-  }
-  static int compare(Type a, Type b) { return javaDoubleCompare(a, b); }
-  static bool equal(Type a, Type b) { return compare(a, b) == 0; }
-  static double asDouble(Type k) { return k; }
-};
 
 template <class Key>
 struct TermsBucket {
@@ -170,7 +100,7 @@ class InternalTerms;
 // to a string key. Taking a BucketRef materialises the error and
 // sub-aggregation columns, so read through a const container where you can.
 template <class Key>
-class TermsBuckets {
+class TermsBuckets : public BucketView<TermsBuckets<Key>> {
  public:
   using Bucket = TermsBucket<Key>;
   using KeyView = typename Key::View;
@@ -189,7 +119,7 @@ class TermsBuckets {
     }
   };
 
-  struct ConstBucketRef {
+  struct ConstBucketRef : OrderedBucketRef<ConstBucketRef, Key> {
     KeyView key;
     int64_t doc_count;
     int64_t doc_count_error;
@@ -197,35 +127,6 @@ class TermsBuckets {
     operator Bucket() const {
       return {typename Key::Type(key), doc_count, doc_count_error, aggregations};
     }
-    // For BucketOrder::compare.
-    int64_t docCount() const { return doc_count; }
-    int compareKey(const ConstBucketRef& o) const { return Key::compare(key, o.key); }
-    double sortValue(std::string_view path) const { return aggregations.sortValue(path); }
-  };
-
-  template <bool kConst>
-  class Iterator {
-   public:
-    using Owner = std::conditional_t<kConst, const TermsBuckets, TermsBuckets>;
-    using value_type = std::conditional_t<kConst, ConstBucketRef, BucketRef>;
-    using difference_type = std::ptrdiff_t;
-    Iterator() = default;
-    Iterator(Owner* owner, size_t i) : owner_(owner), i_(i) {}
-    value_type operator*() const { return (*owner_)[i_]; }
-    Iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    Iterator operator++(int) {
-      Iterator it = *this;
-      ++i_;
-      return it;
-    }
-    friend bool operator==(const Iterator& a, const Iterator& b) { return a.i_ == b.i_; }
-
-   private:
-    Owner* owner_ = nullptr;
-    size_t i_ = 0;
   };
 
   size_t size() const { return counts_.size(); }
@@ -239,7 +140,7 @@ class TermsBuckets {
   // Appends a bucket with a default key, 0 counts and no sub-aggregations.
   BucketRef emplace_back() {
     append(KeyView{}, 0, 0, InternalAggregations{});
-    return back();
+    return this->back();
   }
   void pop_back();
 
@@ -248,14 +149,8 @@ class TermsBuckets {
     return {keyRef(i), counts_[i], errors_[i], aggs_[i]};
   }
   ConstBucketRef operator[](size_t i) const {
-    return {keyAt(i), counts_[i], errorAt(i), aggregationsAt(i)};
+    return {{}, keyAt(i), counts_[i], errorAt(i), aggregationsAt(i)};
   }
-  BucketRef back() { return (*this)[size() - 1]; }
-  ConstBucketRef back() const { return (*this)[size() - 1]; }
-  Iterator<false> begin() { return {this, 0}; }
-  Iterator<false> end() { return {this, size()}; }
-  Iterator<true> begin() const { return {this, 0}; }
-  Iterator<true> end() const { return {this, size()}; }
 
   // ---- the columns, for the wire and reduce paths ----
   KeyView keyAt(size_t i) const {
@@ -274,7 +169,7 @@ class TermsBuckets {
   // Whether some bucket may have sub-aggregations (else every list is empty).
   bool hasAggregationsColumn() const { return !aggs_.empty(); }
   const InternalAggregations& aggregationsAt(size_t i) const {
-    return aggs_.empty() ? emptyAggregations() : aggs_[i];
+    return aggs_.empty() ? InternalAggregations::emptyList() : aggs_[i];
   }
   const std::vector<int64_t>& docCounts() const { return counts_; }
 
@@ -306,7 +201,6 @@ class TermsBuckets {
  private:
   friend class InternalTerms<Key>;
   friend class TermsStringKeyRef<TermsBuckets>;
-  static const InternalAggregations& emptyAggregations();
   KeyRef keyRef(size_t i) {
     if constexpr (kStringKeys) {
       return StringKeyRef(this, i);

@@ -11,6 +11,9 @@
 //                                                 timer paused (the same objects either way)
 //   BM_DateHistogramRoundTrip_{Es,Columnar}/N     both, end to end (destruction paused too)
 //   BM_DateHistogramRoundTripDestroy_{Es,Columnar}/N  the same with the destruction timed
+//   BM_DateHistogramReduce_Es/N                   a final reduce of two copies (two shards with
+//                                                 the same buckets); the result destroyed with
+//                                                 the timer paused
 //
 // Buckets: minute keys from 2026-11-01 with 5% of the minutes missing (no
 // document, so no bucket: minDocCount 1), doc counts 1..~200 (geometric-ish),
@@ -20,6 +23,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -145,6 +149,20 @@ void BM_DateHistogramRoundTripDestroy_Columnar(benchmark::State& s) {
   roundTrip(s, writeColumnar, readColumnar, true);
 }
 
+void BM_DateHistogramReduce_Es(benchmark::State& state) {
+  const InternalAggregations& aggs = dateHistogram(state.range(0));
+  const InternalAggregations* shards[] = {&aggs, &aggs};
+  for (auto _ : state) {
+    InternalAggregations total = InternalAggregations::reduce(
+        shards, aggregations::ReduceContext::finalReduce(std::numeric_limits<int32_t>::max()));
+    benchmark::DoNotOptimize(total.size());
+    state.PauseTiming();
+    total = InternalAggregations();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
 #define COLUMNAR_BENCH(f) BENCHMARK(f)->Arg(1000)->Arg(1000000)->Unit(benchmark::kMillisecond)
 COLUMNAR_BENCH(BM_DateHistogramSerialize_Es);
 COLUMNAR_BENCH(BM_DateHistogramSerialize_Columnar);
@@ -154,6 +172,7 @@ COLUMNAR_BENCH(BM_DateHistogramRoundTrip_Es);
 COLUMNAR_BENCH(BM_DateHistogramRoundTrip_Columnar);
 COLUMNAR_BENCH(BM_DateHistogramRoundTripDestroy_Es);
 COLUMNAR_BENCH(BM_DateHistogramRoundTripDestroy_Columnar);
+COLUMNAR_BENCH(BM_DateHistogramReduce_Es);
 
 }  // namespace
 }  // namespace wirestream::bench

@@ -37,24 +37,24 @@ const json& minDocCountFromJson(const json& j, int64_t& min_doc_count) {
 }
 
 // The lossless JSON of the bucket list: [{key, doc_count, aggregations}].
-template <class Bucket, class KeyFromJson>
-void bucketsFromWireJson(const json& bs, std::vector<Bucket>& buckets, KeyFromJson key_from_json,
+template <class Buckets, class KeyFromJson>
+void bucketsFromWireJson(const json& bs, Buckets& buckets, KeyFromJson key_from_json,
                          const AggregationJsonRegistry& registry) {
   if (!bs.is_array()) internal::throwCorrupt("buckets must be an array");
   for (const json& bj : bs) {
-    Bucket& b = buckets.emplace_back();
-    b.key = key_from_json(bj);
-    b.doc_count = ju::getLong(bj, "doc_count");
-    if (b.doc_count < 0) internal::throwCorrupt("negative doc count");
-    b.aggregations = aggregationsFromWireJson(ju::field(bj, "aggregations"), registry);
+    auto key = key_from_json(bj);
+    int64_t doc_count = ju::getLong(bj, "doc_count");
+    if (doc_count < 0) internal::throwCorrupt("negative doc count");
+    buckets.append(key, doc_count,
+                   aggregationsFromWireJson(ju::field(bj, "aggregations"), registry));
   }
 }
 
-template <class Bucket, class KeyToJson>
-json bucketsToWireJson(const std::vector<Bucket>& buckets, KeyToJson key_to_json,
+template <class Buckets, class KeyToJson>
+json bucketsToWireJson(const Buckets& buckets, KeyToJson key_to_json,
                        const AggregationJsonRegistry& registry) {
   json bs = json::array();
-  for (const Bucket& b : buckets) {
+  for (auto&& b : buckets) {
     json bj = json::object();
     bj["key"] = key_to_json(b.key);
     bj["doc_count"] = b.doc_count;
@@ -67,12 +67,12 @@ json bucketsToWireJson(const std::vector<Bucket>& buckets, KeyToJson key_to_json
 // As ES's Bucket.toXContent: key_as_string unless the format is raw, key,
 // doc_count, the sub-aggregations by name; the formatted key names a keyed
 // bucket.
-template <class Bucket, class KeyAsString, class KeyToJson>
-json bucketsToResponseJson(const std::vector<Bucket>& buckets, bool keyed,
-                           const DocValueFormat& format, KeyAsString key_as_string,
-                           KeyToJson key_to_json, const AggregationJsonRegistry& registry) {
+template <class Buckets, class KeyAsString, class KeyToJson>
+json bucketsToResponseJson(const Buckets& buckets, bool keyed, const DocValueFormat& format,
+                           KeyAsString key_as_string, KeyToJson key_to_json,
+                           const AggregationJsonRegistry& registry) {
   json bs = keyed ? json::object() : json::array();
-  for (const Bucket& b : buckets) {
+  for (auto&& b : buckets) {
     std::string text = key_as_string(b.key);
     json bj = json::object();
     if (!format.isRaw()) bj["key_as_string"] = text;

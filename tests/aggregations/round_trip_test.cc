@@ -25,7 +25,7 @@ int maxDepth(const InternalAggregation& a) {
   if (auto* t = dynamic_cast<const DoubleTerms*>(&a))
     for (const auto& b : t->buckets()) sub(b.aggregations);
   if (auto* h = dynamic_cast<const Histogram*>(&a))
-    for (auto& b : h->buckets()) sub(b.aggregations);
+    for (const auto& b : h->buckets()) sub(b.aggregations);
   return d;
 }
 

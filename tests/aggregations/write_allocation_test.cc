@@ -1,5 +1,6 @@
 // writeTo allocates nothing: a StringTerms of StringTerms (with metadata,
-// metrics and a cardinality sketch in the leaves) written again and again
+// metrics and a cardinality sketch in the leaves) and a date_histogram whose
+// avg sub-aggregations are metric columns, written again and again
 // into one reused BytesStreamOutput makes no heap allocation once warm,
 // counted by //tests/support:counting_allocator.
 #include <gtest/gtest.h>
@@ -35,8 +36,21 @@ std::unique_ptr<StringTerms> nested(int outer, int inner) {
   return top;
 }
 
+// Buckets whose avg sub-aggregations are held as metric columns.
+std::unique_ptr<DateHistogram> perMinute(int n) {
+  auto h = std::make_unique<DateHistogram>("per_minute", GenericValue());
+  for (int i = 0; i < n; ++i) {
+    h->buckets().push_back(
+        {i * int64_t{60000}, i + 1,
+         testing::single(std::make_unique<Avg>("avg_price", GenericValue(), 2.5 * i, i + 1))});
+  }
+  return h;
+}
+
 TEST(WriteAllocation, ReusedOutputAllocatesNothing) {
   InternalAggregations aggs = testing::single(nested(100, 100));
+  aggs.add(perMinute(1000));
+  ASSERT_TRUE(static_cast<const DateHistogram&>(aggs[1]).buckets().metrics().active());
   PageRecycler recycler;
   BytesStreamOutput out(recycler);
   for (TransportVersion v : {TransportVersion::V_7_10_0, TransportVersion::V_8_7_0}) {
