@@ -19,6 +19,7 @@
 #include <string>
 
 #include "codecs/internal.h"
+#include "codecs/tsm_kernels.h"
 #include "stream/byte_order.h"
 #include "stream/varint.h"
 
@@ -225,6 +226,13 @@ size_t decodeWith(std::span<const uint8_t> words, uint64_t* dst, F f) {
   return out - dst;
 }
 
+// The values of words already checked by count().
+size_t countWords(std::span<const uint8_t> words) {
+  size_t total = 0;
+  for (size_t i = 0; i + 8 <= words.size(); i += 8) total += kCount[words[i] >> 4];
+  return total;
+}
+
 }  // namespace
 
 size_t encode(std::span<const uint64_t> values, uint8_t* dst) {
@@ -300,13 +308,36 @@ size_t decode(std::span<const uint8_t> words, uint64_t* dst) {
 }
 
 size_t decodeZigZagSums(std::span<const uint8_t> words, uint64_t* dst, uint64_t sum) {
-  return decodeWith(words, dst,
-                    [&sum](uint64_t v) { return sum += static_cast<uint64_t>(zigZagDecode(v)); });
+  return tsm::internal::decodeZigZagSums(words, dst, countWords(words), sum);
 }
 
 size_t decodeScaledSums(std::span<const uint8_t> words, uint64_t* dst, uint64_t sum,
                         uint64_t scale) {
-  return decodeWith(words, dst, [&sum, scale](uint64_t v) { return sum += v * scale; });
+  return tsm::internal::decodeScaledSums(words, dst, countWords(words), sum, scale);
 }
 
 }  // namespace wirestream::tsm::simple8b
+
+namespace wirestream::tsm::internal {
+
+size_t decodeZigZagSums(std::span<const uint8_t> words, uint64_t* dst, size_t room, uint64_t sum) {
+  SumsCursor c{words.data(), words.data() + words.size() / 8 * 8, dst, dst + room, sum};
+  kernels().zigZagSums(c);
+  const size_t done = c.out - dst;
+  return done + simple8b::decodeWith(words.subspan(c.words - words.data()), c.out,
+                                     [s = c.sum](uint64_t v) mutable {
+                                       return s += static_cast<uint64_t>(zigZagDecode(v));
+                                     });
+}
+
+size_t decodeScaledSums(std::span<const uint8_t> words, uint64_t* dst, size_t room, uint64_t sum,
+                        uint64_t scale) {
+  SumsCursor c{words.data(), words.data() + words.size() / 8 * 8, dst, dst + room, sum};
+  kernels().scaledSums(c, scale);
+  const size_t done = c.out - dst;
+  return done +
+         simple8b::decodeWith(words.subspan(c.words - words.data()), c.out,
+                              [s = c.sum, scale](uint64_t v) mutable { return s += v * scale; });
+}
+
+}  // namespace wirestream::tsm::internal

@@ -1,0 +1,374 @@
+// The vector kernels of tsm_kernels.h: one Highway source, compiled by
+// foreach_target.h once per Highway target and picked at run time through
+// HWY_DYNAMIC_DISPATCH; the scalar table at the end is the plain loops.
+//
+// Encoding: a vector of deltas is a load at i minus a load at i - 1; zig-zag is
+// (x << 1) ^ -(x >> 63). The OR and the XOR against d[1] accumulate per lane.
+//
+// Decoding simple8b: a word of selector s >= 2 holds count(s) values of bits(s)
+// bits. Every vector of up to 8 lanes is the word shifted right by a per-lane
+// amount and masked (lanes past the word's values mask to 0), transformed, and
+// prefix-summed in the register (log2(lanes) shifted adds); the carry into the
+// next vector is the broadcast last lane, which a zero lane leaves at the total.
+// A vector store may run past the word's values into the next word's room, so a
+// word is done here only while the block has room for whole vectors; the last
+// words go to simple8b's scalar loop. Selectors 14 and 15 (two values and one)
+// are scalar here too.
+#include <hwy/detect_compiler_arch.h>
+
+#if HWY_ARCH_ARM_A64
+// NEON only, as //simd: SVE vectors may be wider than the tables below.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
+#endif
+#endif
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "codecs/tsm_kernels.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+// Per-target parts below include this unit again; these are defined once.
+#ifndef WIRESTREAM_CODECS_TSM_KERNELS_ONCE
+#define WIRESTREAM_CODECS_TSM_KERNELS_ONCE
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "codecs/tsm_kernels.h"
+#include "stream/byte_order.h"
+
+namespace wirestream::tsm::internal {
+namespace {
+
+constexpr size_t kMaxLanes = 8;  // the tables hold vectors of up to 8 lanes
+constexpr std::array<uint8_t, 16> kCount = {240, 120, 60, 30, 20, 15, 12, 10,
+                                            8,   7,   6,  5,  4,  3,  2,  1};
+constexpr std::array<uint8_t, 16> kBits = {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 60};
+
+// Per selector 2..13 and lane i < 64: the shift of value i, and its mask (0 past
+// the word's values, so those lanes decode to 0).
+struct Unpack {
+  alignas(64) uint64_t shift[16][64];
+  alignas(64) uint64_t mask[16][64];
+};
+
+constexpr Unpack kUnpack = [] {
+  Unpack u{};
+  for (int s = 2; s < 14; ++s) {
+    for (int i = 0; i < 64; ++i) {
+      u.shift[s][i] = i < kCount[s] ? uint64_t(i * kBits[s]) : 0;
+      u.mask[s][i] = i < kCount[s] ? (uint64_t{1} << kBits[s]) - 1 : 0;
+    }
+  }
+  return u;
+}();
+
+inline uint64_t zigZag(uint64_t x) { return (x << 1) ^ (0 - (x >> 63)); }
+inline uint64_t unZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+
+// Selectors 14 and 15, shared by the scalar steps of the vector kernels.
+template <typename F>
+inline uint64_t* unpackWide(uint64_t w, uint64_t* out, F f) {
+  if ((w >> 60) == 14) {
+    *out++ = f(w & ((uint64_t{1} << 30) - 1));
+    *out++ = f((w >> 30) & ((uint64_t{1} << 30) - 1));
+  } else {
+    *out++ = f(w & ((uint64_t{1} << 60) - 1));
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace wirestream::tsm::internal
+
+#endif  // WIRESTREAM_CODECS_TSM_KERNELS_ONCE
+
+HWY_BEFORE_NAMESPACE();
+namespace wirestream::tsm::internal {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The fallback targets (one lane, or 128 bits emulated) would be the scalar
+// loops again, slower: their table is the scalar one.
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+const Kernels* TargetKernels() { return nullptr; }
+#else
+
+using D = hn::CappedTag<uint64_t, kMaxLanes>;
+using V = hn::Vec<D>;
+
+// The lane-shifting steps of one target, built once per kernel call.
+using Indices = decltype(hn::SetTableIndices(D(), static_cast<const int64_t*>(nullptr)));
+
+struct PrefixSteps {
+  Indices up[3];       // lane i from i - 1, i - 2, i - 4
+  hn::Mask<D> low[3];  // lanes below 1, 2, 4
+  Indices last;        // every lane from the last
+};
+
+HWY_INLINE PrefixSteps MakeSteps(D d) {
+  PrefixSteps s;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t j = 0, k = 1; j < 3; ++j, k *= 2) {
+    HWY_ALIGN int64_t idx[kMaxLanes];
+    for (size_t i = 0; i < lanes; ++i) idx[i] = i >= k ? int64_t(i - k) : 0;
+    s.up[j] = hn::SetTableIndices(d, idx);
+    s.low[j] = hn::FirstN(d, k);
+  }
+  HWY_ALIGN int64_t last[kMaxLanes];
+  for (size_t i = 0; i < lanes; ++i) last[i] = int64_t(lanes - 1);
+  s.last = hn::SetTableIndices(d, last);
+  return s;
+}
+
+// Inclusive prefix sums of the lanes.
+HWY_INLINE V PrefixSum(D d, const PrefixSteps& s, V v) {
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  if constexpr (kLanes == 1) {
+    return v;
+  } else if constexpr (kLanes == 2) {
+    return hn::Add(v, hn::ShiftLeftLanes<1>(d, v));
+  } else {
+    for (size_t j = 0; (size_t{1} << j) < kLanes; ++j) {
+      v = hn::Add(v, hn::IfThenZeroElse(s.low[j], hn::TableLookupLanes(v, s.up[j])));
+    }
+    return v;
+  }
+}
+
+HWY_INLINE V ZigZag(D d, V x) {
+  return hn::Xor(hn::ShiftLeft<1>(x), hn::Sub(hn::Zero(d), hn::ShiftRight<63>(x)));
+}
+
+HWY_INLINE V UnZigZag(D d, V z) {
+  return hn::Xor(hn::ShiftRight<1>(z), hn::Sub(hn::Zero(d), hn::And(z, hn::Set(d, 1))));
+}
+
+// The OR of the lanes.
+HWY_INLINE uint64_t OrOfLanes(D d, V v) {
+  HWY_ALIGN uint64_t lanes[kMaxLanes];
+  hn::Store(v, d, lanes);
+  uint64_t r = 0;
+  for (size_t i = 0; i < hn::Lanes(d); ++i) r |= lanes[i];
+  return r;
+}
+
+// a * b modulo 2^64 from 32 x 32 -> 64-bit products (no 64-bit lane multiply in
+// Highway 1.0): lo*lo + ((hi(a)*lo(b) + lo(a)*hi(b)) << 32).
+HWY_INLINE V Mul64(V a, V b) {
+  const hn::Repartition<uint32_t, D> d32;
+  const V b_hi = hn::ShiftRight<32>(b);
+  const V a_hi = hn::ShiftRight<32>(a);
+  const V lo = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b));
+  const V cross = hn::Add(hn::MulEven(hn::BitCast(d32, a_hi), hn::BitCast(d32, b)),
+                          hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b_hi)));
+  return hn::Add(lo, hn::ShiftLeft<32>(cross));
+}
+
+template <bool kZigZag>
+HWY_INLINE Deltas DeltasT(const uint64_t* v, size_t n, uint64_t* d) {
+  d[0] = kZigZag ? zigZag(v[0]) : v[0];
+  if (n < 2) return {0, true};
+  const D dv;
+  const size_t lanes = hn::Lanes(dv);
+  const uint64_t first = kZigZag ? zigZag(v[1] - v[0]) : v[1] - v[0];
+  const V vfirst = hn::Set(dv, first);
+  V any = hn::Zero(dv);
+  V diff = hn::Zero(dv);
+  size_t i = 1;
+  for (; i + lanes <= n; i += lanes) {
+    V x = hn::Sub(hn::LoadU(dv, v + i), hn::LoadU(dv, v + i - 1));
+    if constexpr (kZigZag) x = ZigZag(dv, x);
+    hn::StoreU(x, dv, d + i);
+    any = hn::Or(any, x);
+    diff = hn::Or(diff, hn::Xor(x, vfirst));
+  }
+  uint64_t any_s = OrOfLanes(dv, any);
+  uint64_t diff_s = OrOfLanes(dv, diff);
+  for (; i < n; ++i) {
+    uint64_t x = v[i] - v[i - 1];
+    if constexpr (kZigZag) x = zigZag(x);
+    d[i] = x;
+    any_s |= x;
+    diff_s |= x ^ first;
+  }
+  return {any_s, diff_s == 0};
+}
+
+Deltas ZigZagDeltas(const uint64_t* v, size_t n, uint64_t* d) { return DeltasT<true>(v, n, d); }
+Deltas PlainDeltas(const uint64_t* v, size_t n, uint64_t* d) { return DeltasT<false>(v, n, d); }
+
+// Unpacks words into running sums of f(value); see the file comment.
+template <typename VecF, typename ScalarF>
+HWY_INLINE void Sums(SumsCursor& c, VecF vf, ScalarF sf) {
+  const D d;
+  const size_t lanes = hn::Lanes(d);
+  const PrefixSteps steps = MakeSteps(d);
+  // Runs of ones: f(1), 2 f(1), ... then a step of lanes * f(1) a vector.
+  const V ramp = PrefixSum(d, steps, vf(hn::Set(d, 1)));
+  const V ramp_step = hn::TableLookupLanes(ramp, steps.last);
+  const uint8_t* p = c.words;
+  uint64_t* out = c.out;
+  V carry = hn::Set(d, c.sum);
+  while (p != c.words_end) {
+    const uint64_t w = loadBig64(p);
+    const unsigned s = unsigned(w >> 60);
+    if (s >= 14) {
+      // Scalar until the next narrower word: the carry leaves the vector once.
+      uint64_t sum = hn::GetLane(carry);
+      uint64_t x = w;
+      do {
+        if (out + kCount[x >> 60] > c.out_end) break;
+        out = unpackWide(x, out, [&](uint64_t value) { return sum += sf(value); });
+        p += 8;
+      } while (p != c.words_end && ((x = loadBig64(p)) >> 60) >= 14);
+      carry = hn::Set(d, sum);
+      if (p != c.words_end && (loadBig64(p) >> 60) >= 14) break;  // out of room
+      continue;
+    }
+    const size_t vectors = (kCount[s] + lanes - 1) / lanes;
+    if (out + vectors * lanes > c.out_end) break;
+    if (s < 2) {
+      for (size_t k = 0; k < vectors; ++k) {
+        hn::StoreU(hn::Add(carry, ramp), d, out + k * lanes);
+        carry = hn::Add(carry, ramp_step);
+      }
+    } else {
+      const V word = hn::Set(d, w);
+      const uint64_t* shift = kUnpack.shift[s];
+      const uint64_t* mask = kUnpack.mask[s];
+      for (size_t k = 0; k < vectors; ++k) {
+        V x = hn::And(word >> hn::Load(d, shift + k * lanes), hn::Load(d, mask + k * lanes));
+        V sums = PrefixSum(d, steps, vf(x));
+        hn::StoreU(hn::Add(carry, sums), d, out + k * lanes);
+        carry = hn::Add(carry, hn::TableLookupLanes(sums, steps.last));
+      }
+    }
+    out += kCount[s];
+    p += 8;
+  }
+  c.words = p;
+  c.out = out;
+  c.sum = hn::GetLane(carry);
+}
+
+void ZigZagSums(SumsCursor& c) {
+  const D d;
+  Sums(
+      c, [d](V x) { return UnZigZag(d, x); }, unZigZag);
+}
+
+void ScaledSums(SumsCursor& c, uint64_t scale) {
+  const D d;
+  if (scale == 1) {
+    Sums(
+        c, [](V x) { return x; }, [](uint64_t x) { return x; });
+    return;
+  }
+  const V vscale = hn::Set(d, scale);
+  Sums(
+      c, [vscale](V x) { return Mul64(x, vscale); },
+      [scale](uint64_t x) { return x * scale; });
+}
+
+// This target's table.
+const Kernels* TargetKernels() {
+  static const Kernels kKernels = {hwy::TargetName(HWY_TARGET), ZigZagDeltas, PlainDeltas,
+                                   ZigZagSums, ScaledSums};
+  return &kKernels;
+}
+
+#endif  // vector targets
+}  // namespace HWY_NAMESPACE
+}  // namespace wirestream::tsm::internal
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace wirestream::tsm::internal {
+namespace {
+
+template <bool kZigZag>
+Deltas scalarDeltas(const uint64_t* v, size_t n, uint64_t* d) {
+  d[0] = kZigZag ? zigZag(v[0]) : v[0];
+  uint64_t any = 0;
+  bool equal = true;
+  for (size_t i = 1; i < n; ++i) {
+    uint64_t x = v[i] - v[i - 1];
+    if constexpr (kZigZag) x = zigZag(x);
+    d[i] = x;
+    any |= x;
+    equal &= x == d[1];
+  }
+  return {any, equal};
+}
+
+// The scalar decoders leave every word to simple8b's loop.
+void scalarZigZagSums(SumsCursor&) {}
+void scalarScaledSums(SumsCursor&, uint64_t) {}
+
+const Kernels kScalar = {"scalar", scalarDeltas<true>, scalarDeltas<false>, scalarZigZagSums,
+                         scalarScaledSums};
+
+HWY_EXPORT(TargetKernels);
+
+// The Highway tables this CPU runs, best last.
+std::vector<const Kernels*> highwayTables() {
+  std::vector<const Kernels*> tables;
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (auto it = targets.rbegin(); it != targets.rend(); ++it) {  // lowest bit = best
+#if (HWY_TARGETS & (HWY_TARGETS - 1)) == 0
+    const Kernels* k = HWY_STATIC_DISPATCH(TargetKernels)();
+#else
+    // HWY_DYNAMIC_DISPATCH's index for this target: its bit in the shifted
+    // mask, or the last entry for the fallback (EMU128 or SCALAR).
+    uint64_t bit = static_cast<uint64_t>(HWY_CHOSEN_TARGET_SHIFT(*it));
+    size_t index = bit != 0 ? hwy::Num0BitsBelowLS1Bit_Nonzero64(bit) : HWY_MAX_DYNAMIC_TARGETS + 1;
+    const Kernels* k = HWY_DISPATCH_TABLE(TargetKernels)[index]();
+#endif
+    if (k != nullptr) tables.push_back(k);
+  }
+  return tables;
+}
+
+const std::vector<const Kernels*>& allTables() {
+  static const std::vector<const Kernels*> tables = [] {
+    std::vector<const Kernels*> t = {&kScalar};
+    for (const Kernels* k : highwayTables()) t.push_back(k);
+    return t;
+  }();
+  return tables;
+}
+
+// WIRESTREAM_SIMD=scalar, else Highway's choice; decided on first use.
+const Kernels* defaultTable() {
+  static const Kernels* const kDefault = [] {
+    const char* env = std::getenv("WIRESTREAM_SIMD");
+    if (env != nullptr && std::strcmp(env, "scalar") == 0) return &kScalar;
+    const Kernels* best = HWY_DYNAMIC_DISPATCH(TargetKernels)();
+    return best != nullptr ? best : &kScalar;
+  }();
+  return kDefault;
+}
+
+std::atomic<const Kernels*> g_chosen{nullptr};
+
+}  // namespace
+
+const Kernels& kernels() {
+  const Kernels* k = g_chosen.load(std::memory_order_acquire);
+  return k != nullptr ? *k : *defaultTable();
+}
+
+size_t kernelTableCount() { return allTables().size(); }
+const Kernels& kernelTable(size_t i) { return *allTables().at(i); }
+
+void useKernels(const Kernels* table) {
+  g_chosen.store(table, std::memory_order_release);
+}
+
+}  // namespace wirestream::tsm::internal
+#endif  // HWY_ONCE
