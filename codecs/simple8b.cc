@@ -151,12 +151,14 @@ uint64_t packWord(int s, const uint64_t* v) {
 // Unpacks every value v of the words as *out++ = f(v): the running sums of the
 // integer and timestamp blocks happen inside each selector's unrolled loop.
 template <typename F>
-size_t decodeWith(std::span<const uint8_t> words, uint64_t* dst, F f) {
+// Stops at `end` or before the first word whose selector is below stop_below;
+// p is left there.
+size_t decodeWith(const uint8_t*& p, const uint8_t* end, uint64_t* dst, F f,
+                  unsigned stop_below = 0) {
   uint64_t* out = dst;
-  const uint8_t* p = words.data();
-  const uint8_t* end = p + words.size() / 8 * 8;
   for (; p != end; p += 8) {
     uint64_t w = loadBig64(p);
+    if ((w >> 60) < stop_below) break;
     switch (w >> 60) {
       case 0:
         for (int i = 0; i < 240; ++i) out[i] = f(1);
@@ -304,7 +306,8 @@ size_t count(std::span<const uint8_t> words) {
 }
 
 size_t decode(std::span<const uint8_t> words, uint64_t* dst) {
-  return decodeWith(words, dst, [](uint64_t v) { return v; });
+  const uint8_t* p = words.data();
+  return decodeWith(p, p + words.size() / 8 * 8, dst, [](uint64_t v) { return v; });
 }
 
 size_t decodeZigZagSums(std::span<const uint8_t> words, uint64_t* dst, uint64_t sum) {
@@ -320,24 +323,45 @@ size_t decodeScaledSums(std::span<const uint8_t> words, uint64_t* dst, uint64_t 
 
 namespace wirestream::tsm::internal {
 
+namespace {
+
+// Alternates the vector kernel (the words it takes) with the scalar loop: a run
+// of words of the selectors the kernel leaves, or all the rest once its stores
+// would pass the room.
+template <typename Kernel, typename Step>
+size_t decodeSums(std::span<const uint8_t> words, uint64_t* dst, size_t room, uint64_t sum,
+                  const Kernels& table, Kernel kernel, Step step) {
+  const uint8_t* end = words.data() + words.size() / 8 * 8;
+  SumsCursor c{words.data(), end, dst, dst + room, sum};
+  for (;;) {
+    kernel(c);
+    if (c.words == end) break;
+    // Stopped for room: the scalar loop takes the rest.
+    const unsigned stop_below = (*c.words >> 4) < table.scalar_from ? 0 : table.scalar_from;
+    uint64_t s = c.sum;
+    c.out += simple8b::decodeWith(
+        c.words, end, c.out, [&s, step](uint64_t v) { return s = step(s, v); }, stop_below);
+    c.sum = s;
+    if (c.words == end) break;
+  }
+  return c.out - dst;
+}
+
+}  // namespace
+
 size_t decodeZigZagSums(std::span<const uint8_t> words, uint64_t* dst, size_t room, uint64_t sum) {
-  SumsCursor c{words.data(), words.data() + words.size() / 8 * 8, dst, dst + room, sum};
-  kernels().zigZagSums(c);
-  const size_t done = c.out - dst;
-  return done + simple8b::decodeWith(words.subspan(c.words - words.data()), c.out,
-                                     [s = c.sum](uint64_t v) mutable {
-                                       return s += static_cast<uint64_t>(zigZagDecode(v));
-                                     });
+  const Kernels& k = kernels();
+  return decodeSums(
+      words, dst, room, sum, k, [&k](SumsCursor& c) { k.zigZagSums(c); },
+      [](uint64_t s, uint64_t v) { return s + static_cast<uint64_t>(zigZagDecode(v)); });
 }
 
 size_t decodeScaledSums(std::span<const uint8_t> words, uint64_t* dst, size_t room, uint64_t sum,
                         uint64_t scale) {
-  SumsCursor c{words.data(), words.data() + words.size() / 8 * 8, dst, dst + room, sum};
-  kernels().scaledSums(c, scale);
-  const size_t done = c.out - dst;
-  return done +
-         simple8b::decodeWith(words.subspan(c.words - words.data()), c.out,
-                              [s = c.sum, scale](uint64_t v) mutable { return s += v * scale; });
+  const Kernels& k = kernels();
+  return decodeSums(
+      words, dst, room, sum, k, [&k, scale](SumsCursor& c) { k.scaledSums(c, scale); },
+      [scale](uint64_t s, uint64_t v) { return s + v * scale; });
 }
 
 }  // namespace wirestream::tsm::internal

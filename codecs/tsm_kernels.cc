@@ -70,18 +70,6 @@ constexpr Unpack kUnpack = [] {
 inline uint64_t zigZag(uint64_t x) { return (x << 1) ^ (0 - (x >> 63)); }
 inline uint64_t unZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
 
-// Selectors 14 and 15, shared by the scalar steps of the vector kernels.
-template <typename F>
-inline uint64_t* unpackWide(uint64_t w, uint64_t* out, F f) {
-  if ((w >> 60) == 14) {
-    *out++ = f(w & ((uint64_t{1} << 30) - 1));
-    *out++ = f((w >> 30) & ((uint64_t{1} << 30) - 1));
-  } else {
-    *out++ = f(w & ((uint64_t{1} << 60) - 1));
-  }
-  return out;
-}
-
 }  // namespace
 }  // namespace wirestream::tsm::internal
 
@@ -98,8 +86,17 @@ namespace hn = hwy::HWY_NAMESPACE;
 const Kernels* TargetKernels() { return nullptr; }
 #else
 
-using D = hn::CappedTag<uint64_t, kMaxLanes>;
+// The sums kernels run 4 lanes at most: with 8 (AVX-512) the cross-block
+// permutes of the prefix sums cost more than the wider stores save (measured
+// per selector by BM_TsmSimple8bSums_*). The delta kernels take 8.
+using D = hn::CappedTag<uint64_t, 4>;
 using V = hn::Vec<D>;
+using DWide = hn::CappedTag<uint64_t, kMaxLanes>;
+
+// The first selector left to the scalar loop. With 4 lanes every selector up to
+// 13 (3 values a word) beats the scalar loop; with 2 (SSE4, NEON) only the runs
+// of ones do, a word's two-lane vectors costing as much as its scalar values.
+constexpr unsigned kScalarFrom = hn::MaxLanes(D()) >= 4 ? 14 : 2;
 
 // The lane-shifting steps of one target, built once per kernel call.
 using Indices = decltype(hn::SetTableIndices(D(), static_cast<const int64_t*>(nullptr)));
@@ -140,7 +137,8 @@ HWY_INLINE V PrefixSum(D d, const PrefixSteps& s, V v) {
   }
 }
 
-HWY_INLINE V ZigZag(D d, V x) {
+template <class DT, class VT>
+HWY_INLINE VT ZigZag(DT d, VT x) {
   return hn::Xor(hn::ShiftLeft<1>(x), hn::Sub(hn::Zero(d), hn::ShiftRight<63>(x)));
 }
 
@@ -149,7 +147,7 @@ HWY_INLINE V UnZigZag(D d, V z) {
 }
 
 // The OR of the lanes.
-HWY_INLINE uint64_t OrOfLanes(D d, V v) {
+HWY_INLINE uint64_t OrOfLanes(DWide d, hn::Vec<DWide> v) {
   HWY_ALIGN uint64_t lanes[kMaxLanes];
   hn::Store(v, d, lanes);
   uint64_t r = 0;
@@ -173,15 +171,15 @@ template <bool kZigZag>
 HWY_INLINE Deltas DeltasT(const uint64_t* v, size_t n, uint64_t* d) {
   d[0] = kZigZag ? zigZag(v[0]) : v[0];
   if (n < 2) return {0, true};
-  const D dv;
+  const DWide dv;
   const size_t lanes = hn::Lanes(dv);
   const uint64_t first = kZigZag ? zigZag(v[1] - v[0]) : v[1] - v[0];
-  const V vfirst = hn::Set(dv, first);
-  V any = hn::Zero(dv);
-  V diff = hn::Zero(dv);
+  const auto vfirst = hn::Set(dv, first);
+  auto any = hn::Zero(dv);
+  auto diff = hn::Zero(dv);
   size_t i = 1;
   for (; i + lanes <= n; i += lanes) {
-    V x = hn::Sub(hn::LoadU(dv, v + i), hn::LoadU(dv, v + i - 1));
+    auto x = hn::Sub(hn::LoadU(dv, v + i), hn::LoadU(dv, v + i - 1));
     if constexpr (kZigZag) x = ZigZag(dv, x);
     hn::StoreU(x, dv, d + i);
     any = hn::Or(any, x);
@@ -203,8 +201,8 @@ Deltas ZigZagDeltas(const uint64_t* v, size_t n, uint64_t* d) { return DeltasT<t
 Deltas PlainDeltas(const uint64_t* v, size_t n, uint64_t* d) { return DeltasT<false>(v, n, d); }
 
 // Unpacks words into running sums of f(value); see the file comment.
-template <typename VecF, typename ScalarF>
-HWY_INLINE void Sums(SumsCursor& c, VecF vf, ScalarF sf) {
+template <typename VecF>
+HWY_INLINE void Sums(SumsCursor& c, VecF vf) {
   const D d;
   const size_t lanes = hn::Lanes(d);
   const PrefixSteps steps = MakeSteps(d);
@@ -217,19 +215,7 @@ HWY_INLINE void Sums(SumsCursor& c, VecF vf, ScalarF sf) {
   while (p != c.words_end) {
     const uint64_t w = loadBig64(p);
     const unsigned s = unsigned(w >> 60);
-    if (s >= 14) {
-      // Scalar until the next narrower word: the carry leaves the vector once.
-      uint64_t sum = hn::GetLane(carry);
-      uint64_t x = w;
-      do {
-        if (out + kCount[x >> 60] > c.out_end) break;
-        out = unpackWide(x, out, [&](uint64_t value) { return sum += sf(value); });
-        p += 8;
-      } while (p != c.words_end && ((x = loadBig64(p)) >> 60) >= 14);
-      carry = hn::Set(d, sum);
-      if (p != c.words_end && (loadBig64(p) >> 60) >= 14) break;  // out of room
-      continue;
-    }
+    if (s >= kScalarFrom) break;
     const size_t vectors = (kCount[s] + lanes - 1) / lanes;
     if (out + vectors * lanes > c.out_end) break;
     if (s < 2) {
@@ -258,27 +244,23 @@ HWY_INLINE void Sums(SumsCursor& c, VecF vf, ScalarF sf) {
 
 void ZigZagSums(SumsCursor& c) {
   const D d;
-  Sums(
-      c, [d](V x) { return UnZigZag(d, x); }, unZigZag);
+  Sums(c, [d](V x) { return UnZigZag(d, x); });
 }
 
 void ScaledSums(SumsCursor& c, uint64_t scale) {
   const D d;
   if (scale == 1) {
-    Sums(
-        c, [](V x) { return x; }, [](uint64_t x) { return x; });
+    Sums(c, [](V x) { return x; });
     return;
   }
   const V vscale = hn::Set(d, scale);
-  Sums(
-      c, [vscale](V x) { return Mul64(x, vscale); },
-      [scale](uint64_t x) { return x * scale; });
+  Sums(c, [vscale](V x) { return Mul64(x, vscale); });
 }
 
 // This target's table.
 const Kernels* TargetKernels() {
-  static const Kernels kKernels = {hwy::TargetName(HWY_TARGET), ZigZagDeltas, PlainDeltas,
-                                   ZigZagSums, ScaledSums};
+  static const Kernels kKernels = {
+      hwy::TargetName(HWY_TARGET), ZigZagDeltas, PlainDeltas, ZigZagSums, ScaledSums, kScalarFrom};
   return &kKernels;
 }
 
@@ -310,8 +292,8 @@ Deltas scalarDeltas(const uint64_t* v, size_t n, uint64_t* d) {
 void scalarZigZagSums(SumsCursor&) {}
 void scalarScaledSums(SumsCursor&, uint64_t) {}
 
-const Kernels kScalar = {"scalar", scalarDeltas<true>, scalarDeltas<false>, scalarZigZagSums,
-                         scalarScaledSums};
+const Kernels kScalar = {"scalar",         scalarDeltas<true>, scalarDeltas<false>,
+                         scalarZigZagSums, scalarScaledSums,   0};
 
 HWY_EXPORT(TargetKernels);
 
@@ -366,9 +348,7 @@ const Kernels& kernels() {
 size_t kernelTableCount() { return allTables().size(); }
 const Kernels& kernelTable(size_t i) { return *allTables().at(i); }
 
-void useKernels(const Kernels* table) {
-  g_chosen.store(table, std::memory_order_release);
-}
+void useKernels(const Kernels* table) { g_chosen.store(table, std::memory_order_release); }
 
 }  // namespace wirestream::tsm::internal
 #endif  // HWY_ONCE

@@ -24,7 +24,8 @@ struct Deltas {
 };
 
 // A decode in progress: the vector kernels advance it word by word while the
-// output has room for their whole-vector stores; simple8b's scalar loop ends it.
+// output has room for their whole-vector stores and the selector is below the
+// table's scalar_from; simple8b's scalar loop takes the words they leave.
 struct SumsCursor {
   const uint8_t* words;      // next big-endian word, already checked by simple8b::count
   const uint8_t* words_end;  // whole words only
@@ -42,6 +43,8 @@ struct Kernels {
   // For each value x of the words: *out++ = sum += zigzag_decode(x) / x * scale.
   void (*zigZagSums)(SumsCursor& c);
   void (*scaledSums)(SumsCursor& c, uint64_t scale);
+  // The first selector the sums kernels stop at (0: they take no word).
+  unsigned scalar_from;
 };
 
 // The table in use (see tsm.h: Highway's best target, or WIRESTREAM_SIMD=scalar).
