@@ -45,7 +45,7 @@ ws_cc_library(codecs_tsm
     EXPORT codecs_tsm
     DIR codecs
     NAME tsm
-    SRCS codecs/internal.h codecs/simple8b.cc codecs/tsm_boolean.cc codecs/tsm_common.cc codecs/tsm_float.cc codecs/tsm_integer.cc codecs/tsm_kernels.cc codecs/tsm_string.cc
+    SRCS codecs/internal.h codecs/simple8b.cc codecs/simple8b_encode-inl.h codecs/simple8b_tables.h codecs/tsm_boolean.cc codecs/tsm_common.cc codecs/tsm_float.cc codecs/tsm_integer.cc codecs/tsm_kernels.cc codecs/tsm_string.cc
     HDRS codecs/simple8b.h codecs/tsm.h codecs/tsm_kernels.h
     DEPS stream hwy::hwy Snappy::snappy)
 ws_cc_library(codecs_tsm_stream

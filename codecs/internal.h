@@ -44,6 +44,9 @@ size_t decodeZigZagSums(std::span<const uint8_t> words, uint64_t* dst, size_t ro
 size_t decodeScaledSums(std::span<const uint8_t> words, uint64_t* dst, size_t room, uint64_t sum,
                         uint64_t scale);
 
+// simple8b::encode with the scalar loops (the scalar kernel table's).
+size_t simple8bEncodeScalar(const uint64_t* values, size_t n, uint8_t* dst);
+
 // The scratch of the integer and timestamp encoders (deltas), one a thread.
 std::vector<uint64_t>& scratch(size_t n);
 

@@ -32,12 +32,16 @@
 #ifndef WIRESTREAM_CODECS_TSM_KERNELS_ONCE
 #define WIRESTREAM_CODECS_TSM_KERNELS_ONCE
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "codecs/internal.h"
+#include "codecs/simple8b_tables.h"
 #include "codecs/tsm_kernels.h"
 #include "stream/byte_order.h"
 
@@ -45,9 +49,8 @@ namespace wirestream::tsm::internal {
 namespace {
 
 constexpr size_t kMaxLanes = 8;  // the tables hold vectors of up to 8 lanes
-constexpr std::array<uint8_t, 16> kCount = {240, 120, 60, 30, 20, 15, 12, 10,
-                                            8,   7,   6,  5,  4,  3,  2,  1};
-constexpr std::array<uint8_t, 16> kBits = {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 60};
+using simple8b::detail::kBits;
+using simple8b::detail::kCount;
 
 // Per selector 2..13 and lane i < 64: the shift of value i, and its mask (0 past
 // the word's values, so those lanes decode to 0).
@@ -147,7 +150,8 @@ HWY_INLINE V UnZigZag(D d, V z) {
 }
 
 // The OR of the lanes.
-HWY_INLINE uint64_t OrOfLanes(DWide d, hn::Vec<DWide> v) {
+template <class DT>
+HWY_INLINE uint64_t OrOfLanes(DT d, hn::Vec<DT> v) {
   HWY_ALIGN uint64_t lanes[kMaxLanes];
   hn::Store(v, d, lanes);
   uint64_t r = 0;
@@ -257,10 +261,55 @@ void ScaledSums(SumsCursor& c, uint64_t scale) {
   Sums(c, [vscale](V x) { return Mul64(x, vscale); });
 }
 
+#include "codecs/simple8b_encode-inl.h"
+
+// The OR of v[from..to): whole vectors, then the rest one by one.
+HWY_INLINE uint64_t OrOfRange(const uint64_t* v, size_t from, size_t to) {
+  const D d;
+  const size_t lanes = hn::Lanes(d);
+  size_t k = from;
+  uint64_t r = 0;
+  if (k + lanes <= to) {
+    V acc = hn::LoadU(d, v + k);
+    for (k += lanes; k + lanes <= to; k += lanes) acc = hn::Or(acc, hn::LoadU(d, v + k));
+    r = OrOfLanes(d, acc);
+  }
+  for (; k < to; ++k) r |= v[k];
+  return r;
+}
+
+// The word of selector s: each value shifted to its place, ORed together.
+// Lanes past the word's values are masked off; a vector that would read past
+// the `left` values goes the scalar way.
+HWY_INLINE uint64_t PackWord(int s, const uint64_t* v, size_t left) {
+  const D d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t vectors = (kCount[s] + lanes - 1) / lanes;
+  if (s >= 14) return uint64_t(s) << 60 | (s == 14 ? v[0] | v[1] << 30 : v[0]);
+  if (s >= int(kScalarFrom) || vectors * lanes > left) return simple8b::detail::packWord(s, v);
+  const uint64_t* shift = kUnpack.shift[s];
+  const uint64_t* mask = kUnpack.mask[s];
+  V w = hn::Zero(d);
+  for (size_t k = 0; k < vectors; ++k) {
+    V x = hn::And(hn::LoadU(d, v + k * lanes), hn::Load(d, mask + k * lanes));
+    w = hn::Or(w, x << hn::Load(d, shift + k * lanes));
+  }
+  return uint64_t(s) << 60 | OrOfLanes(d, w);
+}
+
+size_t Simple8bEncode(const uint64_t* values, size_t n, uint8_t* dst) {
+  return EncodeWords(values, n, dst, OrOfRange, PackWord);
+}
+
 // This target's table.
 const Kernels* TargetKernels() {
-  static const Kernels kKernels = {
-      hwy::TargetName(HWY_TARGET), ZigZagDeltas, PlainDeltas, ZigZagSums, ScaledSums, kScalarFrom};
+  static const Kernels kKernels = {hwy::TargetName(HWY_TARGET),
+                                   ZigZagDeltas,
+                                   PlainDeltas,
+                                   ZigZagSums,
+                                   ScaledSums,
+                                   kScalarFrom,
+                                   Simple8bEncode};
   return &kKernels;
 }
 
@@ -292,8 +341,9 @@ Deltas scalarDeltas(const uint64_t* v, size_t n, uint64_t* d) {
 void scalarZigZagSums(SumsCursor&) {}
 void scalarScaledSums(SumsCursor&, uint64_t) {}
 
-const Kernels kScalar = {"scalar",         scalarDeltas<true>, scalarDeltas<false>,
-                         scalarZigZagSums, scalarScaledSums,   0};
+const Kernels kScalar = {
+    "scalar", scalarDeltas<true>,  scalarDeltas<false>, scalarZigZagSums, scalarScaledSums,
+    0,        simple8bEncodeScalar};
 
 HWY_EXPORT(TargetKernels);
 

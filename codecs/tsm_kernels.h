@@ -45,6 +45,8 @@ struct Kernels {
   void (*scaledSums)(SumsCursor& c, uint64_t scale);
   // The first selector the sums kernels stop at (0: they take no word).
   unsigned scalar_from;
+  // simple8b::encode: the same words (values <= 2^60 - 1, else invalid_argument).
+  size_t (*simple8bEncode)(const uint64_t* values, size_t n, uint8_t* dst);
 };
 
 // The table in use (see tsm.h: Highway's best target, or WIRESTREAM_SIMD=scalar).

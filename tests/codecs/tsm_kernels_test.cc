@@ -6,9 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -137,6 +139,58 @@ TEST_F(TsmKernels, FusedDecodersMatchTheScalarLoops) {
       ASSERT_EQ(decodeScaledSums(words, s.data(), count, sum, scale), count);
       ASSERT_EQ(z, want_z) << kernelTable(t).name << " words=" << words.size() / 8;
       ASSERT_EQ(s, want_s) << kernelTable(t).name << " scale=" << scale;
+    }
+  }
+}
+
+// Values for simple8b: runs of ones, runs of one width, mixed widths, the
+// widest values of a selector, a single wide outlier.
+std::vector<uint64_t> randomSimple8bValues(std::mt19937_64& rng, size_t n) {
+  std::vector<uint64_t> v(n);
+  size_t i = 0;
+  while (i < n) {
+    size_t run = std::min<size_t>(n - i, 1 + rng() % 300);
+    int shape = rng() % 4;
+    int bits = int(rng() % 61);
+    for (size_t k = 0; k < run; ++k, ++i) {
+      const uint64_t max = bits == 0 ? 0 : (~uint64_t{0} >> (64 - bits));
+      switch (shape) {
+        case 0:
+          v[i] = 1;
+          break;
+        case 1:
+          v[i] = rng() & max;
+          break;
+        case 2:
+          v[i] = rng() % 3 == 0 ? max : rng() & max;
+          break;
+        default:
+          v[i] = (rng() & 0xFFFFFFFFFFFFFFF) >> (rng() % 60);
+          break;
+      }
+    }
+  }
+  return v;
+}
+
+TEST_F(TsmKernels, Simple8bEncodeMatchesTheScalarLoops) {
+  std::mt19937_64 rng(testing::testSeed(0x75a1e4c0de));
+  for (int iter = 0; iter < 3000; ++iter) {
+    size_t n = iter % 3 == 0 ? rng() % 2000 : rng() % 70;
+    std::vector<uint64_t> v = randomSimple8bValues(rng, n);
+    std::vector<uint8_t> want(8 * n), got(8 * n);
+    want.resize(scalar().simple8bEncode(v.data(), n, want.data()));
+    for (size_t t = 1; t < kernelTableCount(); ++t) {
+      got.assign(8 * n, 0);
+      got.resize(kernelTable(t).simple8bEncode(v.data(), n, got.data()));
+      ASSERT_EQ(got, want) << kernelTable(t).name << " n=" << n;
+    }
+    if (n > 0) {  // a value above 2^60 - 1 is a caller error at every target
+      v[rng() % n] |= uint64_t{1} << (60 + rng() % 4);
+      for (size_t t = 0; t < kernelTableCount(); ++t) {
+        EXPECT_THROW(kernelTable(t).simple8bEncode(v.data(), n, got.data()), std::invalid_argument)
+            << kernelTable(t).name;
+      }
     }
   }
 }
