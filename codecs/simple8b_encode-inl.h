@@ -44,7 +44,8 @@ inline size_t EncodeWords(const uint64_t* values, size_t n, uint8_t* dst, OrOf o
     if (guess >= s) {
       const uint64_t fit = or_of(v, 0, kCount[guess]);
       if (fit <= kLargest[guess]) {
-        if (guess == s || (fit | or_of(v, kCount[guess], kCount[guess - 1])) > kLargest[guess - 1]) {
+        if (guess == s ||
+            (fit | or_of(v, kCount[guess], kCount[guess - 1])) > kLargest[guess - 1]) {
           ::wirestream::storeBig64(p, pack_word(guess, v, left));
           p += 8;
           i += kCount[guess];

@@ -11,8 +11,9 @@
 namespace wirestream::tsm::simple8b::detail {
 
 inline constexpr std::array<uint8_t, 16> kCount = {240, 120, 60, 30, 20, 15, 12, 10,
-                                            8,   7,   6,  5,  4,  3,  2,  1};
-inline constexpr std::array<uint8_t, 16> kBits = {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 60};
+                                                   8,   7,   6,  5,  4,  3,  2,  1};
+inline constexpr std::array<uint8_t, 16> kBits = {0, 0, 1,  2,  3,  4,  5,  6,
+                                                  7, 8, 10, 12, 15, 20, 30, 60};
 inline constexpr uint64_t kPayload = kMaxValue;
 
 // Bits of a word's payload no value uses.
@@ -65,7 +66,6 @@ inline constexpr std::array<uint8_t, 61> kSelectorForLeft = [] {
   }
   return t;
 }();
-
 
 template <int N, int B>
 inline uint64_t pack(const uint64_t* v) {

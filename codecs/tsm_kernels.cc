@@ -13,7 +13,7 @@
 // A vector store may run past the word's values into the next word's room, so a
 // word is done here only while the block has room for whole vectors; the last
 // words go to simple8b's scalar loop. Selectors 14 and 15 (two values and one)
-// are scalar here too.
+// are scalar here too, except pairs of selector-14 words at 4 lanes.
 #include <hwy/detect_compiler_arch.h>
 
 #if HWY_ARCH_ARM_A64
@@ -69,6 +69,14 @@ constexpr Unpack kUnpack = [] {
   }
   return u;
 }();
+
+// Selector 14 two words at a time (4 lanes): the bytes of each 128-bit block
+// in big-endian order, the first word twice then the second twice; the shifts
+// of their two values.
+alignas(32) constexpr uint8_t kSwapPair[32] = {7, 6, 5,  4,  3,  2,  1,  0,  7,  6,  5,
+                                               4, 3, 2,  1,  0,  15, 14, 13, 12, 11, 10,
+                                               9, 8, 15, 14, 13, 12, 11, 10, 9,  8};
+alignas(32) constexpr uint64_t kShiftPair[4] = {0, 30, 0, 30};
 
 inline uint64_t zigZag(uint64_t x) { return (x << 1) ^ (0 - (x >> 63)); }
 inline uint64_t unZigZag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
@@ -219,6 +227,23 @@ HWY_INLINE void Sums(SumsCursor& c, VecF vf) {
   while (p != c.words_end) {
     const uint64_t w = loadBig64(p);
     const unsigned s = unsigned(w >> 60);
+    if constexpr (hn::MaxLanes(D()) == 4) {
+      // Two words of selector 14 (two 30-bit values each) fill one vector:
+      // both words in each 128-bit block, byte-swapped into lanes w0 w0 w1 w1.
+      if (s == 14) {
+        if (p + 16 > c.words_end || (p[8] >> 4) != 14 || out + 4 > c.out_end) break;
+        const hn::Repartition<uint8_t, D> d8;
+        const V pair =
+            hn::BitCast(d, hn::TableLookupBytes(hn::LoadDup128(d8, p), hn::Load(d8, kSwapPair)));
+        const V x = hn::And(pair >> hn::Load(d, kShiftPair), hn::Set(d, (uint64_t{1} << 30) - 1));
+        const V sums = PrefixSum(d, steps, vf(x));
+        hn::StoreU(hn::Add(carry, sums), d, out);
+        carry = hn::Add(carry, hn::TableLookupLanes(sums, steps.last));
+        out += 4;
+        p += 16;
+        continue;
+      }
+    }
     if (s >= kScalarFrom) break;
     const size_t vectors = (kCount[s] + lanes - 1) / lanes;
     if (out + vectors * lanes > c.out_end) break;
