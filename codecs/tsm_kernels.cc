@@ -2,18 +2,22 @@
 // foreach_target.h once per Highway target and picked at run time through
 // HWY_DYNAMIC_DISPATCH; the scalar table at the end is the plain loops.
 //
-// Encoding: a vector of deltas is a load at i minus a load at i - 1; zig-zag is
+// Deltas: a vector of deltas is a load at i minus a load at i - 1; zig-zag is
 // (x << 1) ^ -(x >> 63). The OR and the XOR against d[1] accumulate per lane.
 //
 // Decoding simple8b: a word of selector s >= 2 holds count(s) values of bits(s)
-// bits. Every vector of up to 8 lanes is the word shifted right by a per-lane
+// bits. Every vector of up to 4 lanes is the word shifted right by a per-lane
 // amount and masked (lanes past the word's values mask to 0), transformed, and
 // prefix-summed in the register (log2(lanes) shifted adds); the carry into the
 // next vector is the broadcast last lane, which a zero lane leaves at the total.
 // A vector store may run past the word's values into the next word's room, so a
 // word is done here only while the block has room for whole vectors; the last
-// words go to simple8b's scalar loop. Selectors 14 and 15 (two values and one)
-// are scalar here too, except pairs of selector-14 words at 4 lanes.
+// words go to simple8b's scalar loop, and so do the selectors where vectors do
+// not pay (kScalarFrom), except pairs of selector-14 words at 4 lanes.
+//
+// Encoding simple8b: simple8b_encode-inl.h's selector choice with the OR of a
+// word's candidate values and the packing (values shifted per lane, ORed) in
+// vectors.
 #include <hwy/detect_compiler_arch.h>
 
 #if HWY_ARCH_ARM_A64
