@@ -421,6 +421,13 @@ ws_cc_test(tests_codecs_tsm_stream_test
     SRCS tests/codecs/tsm_stream_test.cc
     DEPS tests_codecs_kernel_targets_main codecs_tsm_stream stream tests_stream_test_util GTest::gtest
     SIZE small)
+ws_cc_test(tests_codecs_tsm_kernels_scalar_env_test
+    DIR tests/codecs
+    NAME tsm_kernels_scalar_env_test
+    SRCS tests/codecs/tsm_kernels_test.cc
+    DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
+    ENV WIRESTREAM_SIMD=scalar
+    SIZE small)
 ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening
     NAME alloc_bound_test

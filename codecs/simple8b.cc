@@ -7,9 +7,12 @@
 // Encoder: per word, a run of 240 then 120 ones if at least that many values
 // are left (InfluxDB only looks for runs when >= 120 values remain), else the
 // lowest selector s >= 2 whose value count fits in what is left and whose bit
-// width holds each of those values. Found in one pass over the values: a value
-// too wide for the current selector moves to the next selectors until one stops
-// before it or is wide enough.
+// width holds each of those values. The previous word's selector is tried
+// first; otherwise one pass over the values finds it: a value too wide for the
+// current selector moves to the next selectors until one stops before it or is
+// wide enough (simple8b_encode-inl.h, shared with the vector kernels). The
+// integer and timestamp blocks decode through the vector kernels where they pay
+// (tsm_kernels.h), this file's loops doing the other words.
 #include "codecs/simple8b.h"
 
 #include <algorithm>
@@ -44,9 +47,9 @@ inline void unpack(uint64_t w, uint64_t* dst, F& f) {
 
 // Unpacks every value v of the words as *out++ = f(v): the running sums of the
 // integer and timestamp blocks happen inside each selector's unrolled loop.
-template <typename F>
 // Stops at `end` or before the first word whose selector is below stop_below;
 // p is left there.
+template <typename F>
 size_t decodeWith(const uint8_t*& p, const uint8_t* end, uint64_t* dst, F f,
                   unsigned stop_below = 0) {
   uint64_t* out = dst;

@@ -43,8 +43,8 @@
 // picks the best target this CPU runs; WIRESTREAM_SIMD=scalar (read then)
 // keeps the plain loops instead. Every target writes the same bytes and reads
 // the same values: the tests run each against InfluxDB's expected blocks.
-// Floats, booleans and strings have no vector kernel; the Gorilla encoder's
-// leading/trailing zero counts compile to bsr/tzcnt at the baseline flags.
+// Floats, booleans and strings have no vector kernel (the Gorilla encoder's
+// zero counts compile to bsr and tzcnt at the baseline flags).
 //
 // Thread-safety: the functions keep no shared state (encoders use a
 // thread_local scratch buffer; the kernel choice is made once, atomically)
