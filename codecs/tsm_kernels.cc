@@ -116,39 +116,45 @@ constexpr unsigned kScalarFrom = hn::MaxLanes(D()) >= 4 ? 14 : 2;
 // The lane-shifting steps of one target, built once per kernel call.
 using Indices = decltype(hn::SetTableIndices(D(), static_cast<const int64_t*>(nullptr)));
 
-struct PrefixSteps {
-  Indices up[3];       // lane i from i - 1, i - 2, i - 4
-  hn::Mask<D> low[3];  // lanes below 1, 2, 4
-  Indices last;        // every lane from the last
-};
-
-HWY_INLINE PrefixSteps MakeSteps(D d) {
-  PrefixSteps s;
-  const size_t lanes = hn::Lanes(d);
-  for (size_t j = 0, k = 1; j < 3; ++j, k *= 2) {
-    HWY_ALIGN int64_t idx[kMaxLanes];
-    for (size_t i = 0; i < lanes; ++i) idx[i] = i >= k ? int64_t(i - k) : 0;
-    s.up[j] = hn::SetTableIndices(d, idx);
-    s.low[j] = hn::FirstN(d, k);
-  }
-  HWY_ALIGN int64_t last[kMaxLanes];
-  for (size_t i = 0; i < lanes; ++i) last[i] = int64_t(lanes - 1);
-  s.last = hn::SetTableIndices(d, last);
-  return s;
+// Lane i of the result is lane i - k (clamped to 0; FirstN(k) masks those).
+HWY_INLINE Indices UpBy(D d, size_t k) {
+  HWY_ALIGN int64_t idx[kMaxLanes];
+  for (size_t i = 0; i < hn::Lanes(d); ++i) idx[i] = i >= k ? int64_t(i - k) : 0;
+  return hn::SetTableIndices(d, idx);
 }
 
-// Inclusive prefix sums of the lanes.
+HWY_INLINE Indices LastLane(D d) {
+  HWY_ALIGN int64_t idx[kMaxLanes];
+  for (size_t i = 0; i < hn::Lanes(d); ++i) idx[i] = int64_t(hn::Lanes(d) - 1);
+  return hn::SetTableIndices(d, idx);
+}
+
+// The lane-shifting steps of one target, built once per kernel call. Every
+// member is built in the constructor: the vector types' default constructors
+// are target-specific and an implicit one would lack the target (NEON).
+struct PrefixSteps {
+  explicit PrefixSteps(D d)
+      : up1(UpBy(d, 1)),
+        up2(UpBy(d, 2)),
+        low1(hn::FirstN(d, 1)),
+        low2(hn::FirstN(d, 2)),
+        last(LastLane(d)) {}
+  Indices up1, up2;        // lane i from i - 1, i - 2
+  hn::Mask<D> low1, low2;  // lanes below 1, 2
+  Indices last;            // every lane from the last
+};
+
+// Inclusive prefix sums of the lanes (at most 4).
 HWY_INLINE V PrefixSum(D d, const PrefixSteps& s, V v) {
   constexpr size_t kLanes = hn::MaxLanes(D());
+  static_assert(kLanes <= 4, "two shifted adds");
   if constexpr (kLanes == 1) {
     return v;
   } else if constexpr (kLanes == 2) {
     return hn::Add(v, hn::ShiftLeftLanes<1>(d, v));
   } else {
-    for (size_t j = 0; (size_t{1} << j) < kLanes; ++j) {
-      v = hn::Add(v, hn::IfThenZeroElse(s.low[j], hn::TableLookupLanes(v, s.up[j])));
-    }
-    return v;
+    v = hn::Add(v, hn::IfThenZeroElse(s.low1, hn::TableLookupLanes(v, s.up1)));
+    return hn::Add(v, hn::IfThenZeroElse(s.low2, hn::TableLookupLanes(v, s.up2)));
   }
 }
 
@@ -221,7 +227,7 @@ template <typename VecF>
 HWY_INLINE void Sums(SumsCursor& c, VecF vf) {
   const D d;
   const size_t lanes = hn::Lanes(d);
-  const PrefixSteps steps = MakeSteps(d);
+  const PrefixSteps steps(d);
   // Runs of ones: f(1), 2 f(1), ... then a step of lanes * f(1) a vector.
   const V ramp = PrefixSum(d, steps, vf(hn::Set(d, 1)));
   const V ramp_step = hn::TableLookupLanes(ramp, steps.last);
