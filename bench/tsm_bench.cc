@@ -17,6 +17,11 @@
 //                       twoHoursData gauge)
 //           booleans:   Random; strings: Uuid (36-character UUID text)
 //
+//   BM_TsmSimple8bSums_<Target>/<selector>   1,000 values, every word of one selector
+//     (random values of its full width), unpacked into zig-zag running sums by the
+//     kernel table of that target (scalar, SSE4, AVX2, ...): where the vector
+//     kernels pay and where they leave words to the scalar loop.
+//
 // Items are values; the bytes_per_value counter is the encoded size. Inputs are
 // built once from a fixed seed outside the timed loops.
 #include <benchmark/benchmark.h>
@@ -31,7 +36,10 @@
 #include <string>
 #include <vector>
 
+#include "codecs/internal.h"
 #include "codecs/tsm.h"
+#include "codecs/tsm_kernels.h"
+#include "stream/byte_order.h"
 #include "stream/bytes_stream_output.h"
 #include "stream/stream_input.h"
 #include "stream/varint.h"
@@ -203,6 +211,45 @@ void registerFloats(const std::string& name, std::vector<double> v) {
       [](StreamInput& in) { return in.readDouble(); });
 }
 
+// Words of one selector holding at least kValues values.
+Bytes wordsOfSelector(int s, std::mt19937_64& rng, size_t& count) {
+  constexpr int kCount[16] = {240, 120, 60, 30, 20, 15, 12, 10, 8, 7, 6, 5, 4, 3, 2, 1};
+  constexpr int kBits[16] = {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 60};
+  const size_t words = (kValues + kCount[s] - 1) / kCount[s];
+  Bytes out(8 * words);
+  for (size_t i = 0; i < words; ++i) {
+    uint64_t w = uint64_t(s) << 60;
+    for (int j = 0; s >= 2 && j < kCount[s]; ++j) {
+      w |= (rng() & ((uint64_t{1} << kBits[s]) - 1)) << (j * kBits[s]);
+    }
+    storeBig64(out.data() + 8 * i, w);
+  }
+  count = words * kCount[s];
+  return out;
+}
+
+void registerSimple8bSums(std::mt19937_64& rng) {
+  for (size_t t = 0; t < tsm::internal::kernelTableCount(); ++t) {
+    const tsm::internal::Kernels* table = &tsm::internal::kernelTable(t);
+    for (int s = 0; s < 16; ++s) {
+      size_t count = 0;
+      auto words = std::make_shared<Bytes>(wordsOfSelector(s, rng, count));
+      benchmark::RegisterBenchmark(
+          ("BM_TsmSimple8bSums_" + std::string(table->name) + "/" + std::to_string(s)).c_str(),
+          [=](benchmark::State& state) {
+            std::vector<uint64_t> out(count);
+            tsm::internal::useKernels(table);
+            for (auto _ : state) {
+              tsm::internal::decodeZigZagSums(*words, out.data(), count, 0);
+              benchmark::DoNotOptimize(out.data());
+            }
+            tsm::internal::useKernels(nullptr);
+            state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(count));
+          });
+    }
+  }
+}
+
 const bool kRegistered = [] {
   std::mt19937_64 rng(kSeed);
   std::vector<int64_t> seq(kValues), packed(kValues), random(kValues);
@@ -268,6 +315,7 @@ const bool kRegistered = [] {
       [](const Bytes& b, std::vector<std::string>& out) { tsm::decodeStringArray(b, out); },
       [](StreamOutput& o, const std::string& v) { o.writeString(v); },
       [](StreamInput& in) { return in.readString(); });
+  registerSimple8bSums(rng);
   return true;
 }();
 

@@ -8,7 +8,7 @@ find_dependency(nlohmann_json 3.10)
 find_dependency(OpenSSL 3)  # TLS between nodes
 find_dependency(ZLIB)       # DEFLATE frames
 find_dependency(Snappy)     # TSM string blocks
-find_dependency(hwy)        # Highway: SIMD target regions and dispatch
+find_dependency(hwy)        # Highway: SIMD target regions and dispatch (simd, codecs)
 if(NOT TARGET lz4)  # liblz4-dev ships no CMake package: the plain library
   add_library(lz4 INTERFACE IMPORTED)
   set_target_properties(lz4 PROPERTIES INTERFACE_LINK_LIBRARIES "-llz4")

@@ -45,9 +45,9 @@ ws_cc_library(codecs_tsm
     EXPORT codecs_tsm
     DIR codecs
     NAME tsm
-    SRCS codecs/internal.h codecs/simple8b.cc codecs/tsm_boolean.cc codecs/tsm_common.cc codecs/tsm_float.cc codecs/tsm_integer.cc codecs/tsm_string.cc
-    HDRS codecs/simple8b.h codecs/tsm.h
-    DEPS stream Snappy::snappy)
+    SRCS codecs/internal.h codecs/simple8b.cc codecs/simple8b_encode-inl.h codecs/simple8b_tables.h codecs/tsm_boolean.cc codecs/tsm_common.cc codecs/tsm_float.cc codecs/tsm_integer.cc codecs/tsm_kernels.cc codecs/tsm_string.cc
+    HDRS codecs/simple8b.h codecs/tsm.h codecs/tsm_kernels.h
+    DEPS stream hwy::hwy Snappy::snappy)
 ws_cc_library(codecs_tsm_stream
     EXPORT codecs_tsm_stream
     DIR codecs
@@ -409,17 +409,35 @@ ws_cc_test(tests_codec_varint_test
     SRCS tests/codec/varint_test.cc
     DEPS codec GTest::gtest_main
     SIZE small)
+ws_cc_library(tests_codecs_kernel_targets_main
+    DIR tests/codecs
+    NAME kernel_targets_main
+    SRCS tests/codecs/kernel_targets_main.cc
+    DEPS codecs_tsm GTest::gtest)
 ws_cc_test(tests_codecs_tsm_test
     DIR tests/codecs
     NAME tsm_test
     SRCS tests/codecs/tsm_test.cc
+    DEPS tests_codecs_kernel_targets_main codecs_tsm stream tests_stream_test_util GTest::gtest
+    SIZE small)
+ws_cc_test(tests_codecs_tsm_kernels_test
+    DIR tests/codecs
+    NAME tsm_kernels_test
+    SRCS tests/codecs/tsm_kernels_test.cc
     DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_codecs_tsm_stream_test
     DIR tests/codecs
     NAME tsm_stream_test
     SRCS tests/codecs/tsm_stream_test.cc
-    DEPS codecs_tsm_stream stream tests_stream_test_util GTest::gtest_main
+    DEPS tests_codecs_kernel_targets_main codecs_tsm_stream stream tests_stream_test_util GTest::gtest
+    SIZE small)
+ws_cc_test(tests_codecs_tsm_kernels_scalar_env_test
+    DIR tests/codecs
+    NAME tsm_kernels_scalar_env_test
+    SRCS tests/codecs/tsm_kernels_test.cc
+    DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
+    ENV WIRESTREAM_SIMD=scalar
     SIZE small)
 ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening

@@ -37,6 +37,16 @@ inline void checkCount(const char* kind, uint64_t count, size_t max_values) {
   if (count > max_values) throwTooManyValues(kind, count, max_values);
 }
 
+// simple8b::decodeZigZagSums / decodeScaledSums with the room at dst known
+// (`room`, the words' value count): the vector kernels of tsm_kernels.h unpack
+// what whole-vector stores fit, the scalar loop the rest.
+size_t decodeZigZagSums(std::span<const uint8_t> words, uint64_t* dst, size_t room, uint64_t sum);
+size_t decodeScaledSums(std::span<const uint8_t> words, uint64_t* dst, size_t room, uint64_t sum,
+                        uint64_t scale);
+
+// simple8b::encode with the scalar loops (the scalar kernel table's).
+size_t simple8bEncodeScalar(const uint64_t* values, size_t n, uint8_t* dst);
+
 // The scratch of the integer and timestamp encoders (deltas), one a thread.
 std::vector<uint64_t>& scratch(size_t n);
 

@@ -36,8 +36,19 @@
 // not at all), as are a count of 0 values in a timestamp RLE block and a
 // timestamp divisor above 1e12.
 //
+// Vector kernels: integer, unsigned and timestamp blocks compute their deltas,
+// simple8b words and running sums with kernels compiled from one Highway
+// source (codecs/tsm_kernels.cc) once per Highway target (x86: SSSE3, SSE4,
+// AVX2, AVX3 = AVX-512; ARM: NEON). On first use Highway's dynamic dispatch
+// picks the best target this CPU runs; WIRESTREAM_SIMD=scalar (read then)
+// keeps the plain loops instead. Every target writes the same bytes and reads
+// the same values: the tests run each against InfluxDB's expected blocks.
+// Floats, booleans and strings have no vector kernel (the Gorilla encoder's
+// zero counts compile to bsr and tzcnt at the baseline flags).
+//
 // Thread-safety: the functions keep no shared state (encoders use a
-// thread_local scratch buffer) and may run concurrently.
+// thread_local scratch buffer; the kernel choice is made once, atomically)
+// and may run concurrently.
 #pragma once
 
 #include <cstddef>

@@ -19,6 +19,7 @@
 #include "codecs/internal.h"
 #include "codecs/simple8b.h"
 #include "codecs/tsm.h"
+#include "codecs/tsm_kernels.h"
 #include "stream/byte_order.h"
 
 namespace wirestream::tsm {
@@ -70,18 +71,11 @@ void encodeIntegerBits(const uint64_t* v, size_t n, std::vector<uint8_t>& out) {
   out.clear();
   if (n == 0) return;
   std::vector<uint64_t>& d = internal::scratch(n);
-  d[0] = zigZagEncode(static_cast<int64_t>(v[0]));
-  uint64_t max = 0;
-  bool same = true;
-  for (size_t i = 1; i < n; ++i) {
-    uint64_t z = zigZagEncode(static_cast<int64_t>(v[i] - v[i - 1]));
-    d[i] = z;
-    max = std::max(max, z);
-    same &= z == d[1];
-  }
-  if (n > 2 && same) {
+  // A delta is above simple8b's limit iff it sets one of the top 4 bits.
+  const internal::Deltas stats = internal::kernels().zigZagDeltas(v, n, d.data());
+  if (n > 2 && stats.equal) {
     writeRle(kRle << 4, d[0], d[1], n - 1, out);
-  } else if (max > simple8b::kMaxValue) {
+  } else if (stats.any_bits > simple8b::kMaxValue) {
     writeUncompressed(d.data(), n, out);
   } else {
     writePacked(kPacked << 4, d.data(), n, out);
@@ -157,7 +151,7 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
       std::span<const uint8_t> words;
       uint64_t* d = sizeForPacked(block, out, max_values, kind, words);
       d[0] = static_cast<uint64_t>(zigZagDecode(loadBig64(p + 1)));
-      simple8b::decodeZigZagSums(words, d + 1, d[0]);
+      internal::decodeZigZagSums(words, d + 1, out.size() - 1, d[0]);
       return;
     }
     case kRle: {
@@ -256,20 +250,12 @@ void encodeTimeArray(std::span<const int64_t> timestamps, std::vector<uint8_t>& 
   if (n == 0) return;
   const uint64_t* v = reinterpret_cast<const uint64_t*>(timestamps.data());
   std::vector<uint64_t>& d = internal::scratch(n);
-  d[0] = v[0];
-  uint64_t max = 0;
-  bool same = true;
-  for (size_t i = 1; i < n; ++i) {
-    uint64_t delta = v[i] - v[i - 1];
-    d[i] = delta;
-    max = std::max(max, delta);
-    same &= delta == d[1];
-  }
-  if (n > 1 && same) {
+  const internal::Deltas stats = internal::kernels().deltas(v, n, d.data());
+  if (n > 1 && stats.equal) {
     int e = 12;
     while (e > 0 && d[1] % kPow10[e] != 0) --e;
     writeRle(static_cast<uint8_t>(kRle << 4 | e), d[0], d[1] / kPow10[e], n, out);
-  } else if (max > simple8b::kMaxValue) {
+  } else if (stats.any_bits > simple8b::kMaxValue) {
     writeUncompressed(d.data(), n, out);
   } else {
     int e = commonPowerOfTen(d.data(), n);
@@ -306,7 +292,7 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out, 
       std::span<const uint8_t> words;
       uint64_t* d = sizeForPacked(block, out, max_values, kKind, words);
       d[0] = loadBig64(p + 1);
-      simple8b::decodeScaledSums(words, d + 1, d[0], kPow10[e]);
+      internal::decodeScaledSums(words, d + 1, out.size() - 1, d[0], kPow10[e]);
       return;
     }
     default: {  // kRle

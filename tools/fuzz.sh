@@ -29,7 +29,7 @@ for d in */; do
 done
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I.
        -fsanitize=address,undefined -fno-sanitize-recover=undefined)
-ldlibs=(-llz4 -lsnappy -lz)
+ldlibs=(-llz4 -lsnappy -lz -lhwy)
 
 command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (tools/setup.sh)" >&2; exit 1; }
 mkdir -p "$out/obj" "$out/artifacts"
