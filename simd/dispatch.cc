@@ -24,7 +24,16 @@ namespace {
 // ladder (AVX3_DL requires AVX2's features, AVX2 SSE4's), so are ours.
 Level detect() {
   const Kernels* best = internal::highwayKernels();
-  return best != nullptr ? best->level : Level::kScalar;
+  if (best == nullptr) return Level::kScalar;
+#if HWY_ARCH_X86
+  // Some Highway releases leave VBMI (vpermb, which the avx512 ByteStreamSplit runs)
+  // out of AVX3_DL's runtime check; every CPU with VBMI2 has it, but check anyway.
+  if (best->level == Level::kAvx512) {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512vbmi")) return Level::kAvx2;
+  }
+#endif
+  return best->level;
 }
 #else
 // Other architectures run the scalar level.

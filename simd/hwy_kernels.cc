@@ -199,6 +199,7 @@ uint8_t* EncodeVInts(const int32_t* in, size_t n, uint8_t* dst) {
     auto s = Continuation<4>(d, x, hn::Zero(d));
     hn::Store(hn::Or(x, s), d, bytes);
     hn::Store(hn::Add(ContinuationCount(d, s), hn::Set(d, 1)), d, lens);
+    HWY_UNROLL(8)
     for (size_t j = 0; j < kLanes; ++j) {
       std::memcpy(dst, &bytes[j], 8);
       dst += lens[j];
@@ -225,6 +226,7 @@ uint8_t* EncodeVLongs(const int64_t* in, size_t n, uint8_t* dst) {
     auto len = hn::Add(ContinuationCount(d, s), hn::Set(d, 1));
     hn::Store(hn::Add(len, hn::ShiftRight<7>(top)), d, lens);  // the 10th byte
     hn::Store(top, d, tops);
+    HWY_UNROLL(8)
     for (size_t j = 0; j < kLanes; ++j) {
       std::memcpy(dst, &bytes[j], 8);
       dst[8] = static_cast<uint8_t>(tops[j]);
@@ -359,6 +361,7 @@ DecodeBatch DecodeVLongs(const uint8_t* p, const uint8_t* limit, int64_t* out, s
     uint32_t cont = SignBits(d, w);
     if (cont == 0 && n - i >= 16) {
       auto* o = reinterpret_cast<uint64_t*>(out + i);
+      HWY_UNROLL(8)
       for (int k = 0; k < 8; ++k) {
         hn::StoreU(PromoteBytesToU64(w), hn::Full128<uint64_t>(), o + 2 * k);
         w = hn::ShiftRightBytes<2>(d, w);
@@ -391,6 +394,7 @@ DecodeBatch DecodeVLongs(const uint8_t* p, const uint8_t* limit, int64_t* out, s
     if (cont == 0 && n - i >= 32) {
       auto* o = reinterpret_cast<uint64_t*>(out + i);
       __m128i lo = hn::LowerHalf(w).raw, hi = hn::UpperHalf(D128(), w).raw;
+      HWY_UNROLL(8)
       for (int k = 0; k < 4; ++k) {
         // pmovzxbq as in PromoteBytesToU64.
         hn::StoreU(hn::Vec256<uint64_t>{_mm256_cvtepu8_epi64(lo)}, d64, o + 4 * k);
@@ -404,6 +408,7 @@ DecodeBatch DecodeVLongs(const uint8_t* p, const uint8_t* limit, int64_t* out, s
     }
     uint64_t t = ~cont;
     uint32_t e[4];
+    HWY_UNROLL(8)
     for (int k = 0; k < 4; ++k) {
       e[k] = static_cast<uint32_t>(__builtin_ctzll(t | (1ull << 32)));
       t &= t - 1;
@@ -495,6 +500,7 @@ HWY_INLINE void Transpose8x16(D d, hn::Vec<D>* r) {
   const hn::Repartition<uint32_t, D> d32;
   const hn::Repartition<uint64_t, D> d64;
   hn::Vec<decltype(d32)> a[8];
+  HWY_UNROLL(8)
   for (int j = 0; j < 4; ++j) {
     auto x = hn::BitCast(d16, r[2 * j]), y = hn::BitCast(d16, r[2 * j + 1]);
     a[2 * j] = hn::BitCast(d32, hn::InterleaveLower(d16, x, y));
@@ -502,13 +508,16 @@ HWY_INLINE void Transpose8x16(D d, hn::Vec<D>* r) {
   }
   // b[0..7] = unpack{lo,hi}_epi32 of (a0,a2), (a1,a3), (a4,a6), (a5,a7).
   hn::Vec<decltype(d64)> b[8];
+  HWY_UNROLL(8)
   for (int j = 0; j < 2; ++j) {
+    HWY_UNROLL(8)
     for (int h = 0; h < 2; ++h) {
       auto x = a[4 * j + h], y = a[4 * j + h + 2];
       b[4 * j + 2 * h] = hn::BitCast(d64, hn::InterleaveLower(d32, x, y));
       b[4 * j + 2 * h + 1] = hn::BitCast(d64, hn::InterleaveUpper(d32, x, y));
     }
   }
+  HWY_UNROLL(8)
   for (int j = 0; j < 4; ++j) {
     r[2 * j] = hn::BitCast(d, hn::InterleaveLower(d64, b[j], b[j + 4]));
     r[2 * j + 1] = hn::BitCast(d, hn::InterleaveUpper(d64, b[j], b[j + 4]));
@@ -540,6 +549,7 @@ HWY_INLINE size_t SplitEncode(const T* in, size_t n, uint8_t* out, Bits nan_bits
   size_t i = 0;
   for (; i + kStep <= n; i += kStep) {
     hn::Vec<D8> r[kWidth];
+    HWY_UNROLL(8)
     for (int j = 0; j < kWidth; ++j) {
       auto f = hn::BitCast(dt, LoadBlocks(d, in + i + (16 / kWidth) * j));
       f = hn::IfThenElse(hn::IsNaN(f), nan, f);
@@ -550,6 +560,7 @@ HWY_INLINE size_t SplitEncode(const T* in, size_t n, uint8_t* out, Bits nan_bits
     } else {
       Transpose8x16(d, r);
     }
+    HWY_UNROLL(8)
     for (int k = 0; k < kWidth; ++k) hn::StoreU(r[k], d, out + k * n + i);
   }
   return i;
@@ -564,12 +575,14 @@ HWY_INLINE size_t SplitDecode(const uint8_t* in, size_t n, T* out, const uint8_t
   size_t i = 0;
   for (; i + kStep <= n; i += kStep) {
     hn::Vec<D8> r[kWidth];
+    HWY_UNROLL(8)
     for (int k = 0; k < kWidth; ++k) r[k] = hn::LoadU(d, in + k * n + i);
     if constexpr (kWidth == 4) {
       Transpose4x32(d, r);
     } else {
       Transpose8x16(d, r);
     }
+    HWY_UNROLL(8)
     for (int j = 0; j < kWidth; ++j) {
       StoreBlocks(d, hn::TableLookupBytes(r[j], to_values), out + i + (16 / kWidth) * j);
     }
@@ -609,6 +622,7 @@ HWY_INLINE hn::Vec512<uint8_t> PermuteBytes(hn::Vec512<uint8_t> idx, hn::Vec512<
 // byte k, little-endian byte 3 - k) of value i.
 HWY_INLINE hn::Vec512<uint8_t> FloatsToStreams() {
   alignas(64) uint8_t idx[64];
+  HWY_UNROLL(8)
   for (int k = 0; k < 4; ++k)
     for (int i = 0; i < 16; ++i) idx[16 * k + i] = static_cast<uint8_t>(4 * i + (3 - k));
   return hn::Load(D512(), idx);
@@ -624,6 +638,7 @@ HWY_INLINE hn::Vec512<uint8_t> StreamsToFloats() {
 // Double encode: output byte 8 k + i is stream k of value i.
 HWY_INLINE hn::Vec512<uint8_t> DoublesToStreams() {
   alignas(64) uint8_t idx[64];
+  HWY_UNROLL(8)
   for (int k = 0; k < 8; ++k)
     for (int i = 0; i < 8; ++i) idx[8 * k + i] = static_cast<uint8_t>(8 * i + (7 - k));
   return hn::Load(D512(), idx);
@@ -653,6 +668,7 @@ HWY_INLINE void TransposeLanes4(hn::Vec512<uint8_t>* r) {
 HWY_INLINE void TransposeWords8(hn::Vec512<uint8_t>* r) {
   const hn::Full512<uint64_t> d64;
   hn::Vec512<uint64_t> a[8];
+  HWY_UNROLL(8)
   for (int j = 0; j < 8; j += 2) {
     auto x = hn::BitCast(d64, r[j]), y = hn::BitCast(d64, r[j + 1]);
     a[j] = hn::InterleaveLower(d64, x, y);
@@ -661,12 +677,14 @@ HWY_INLINE void TransposeWords8(hn::Vec512<uint8_t>* r) {
   const __m512i lo2 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
   const __m512i hi2 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
   __m512i b[8];
+  HWY_UNROLL(8)
   for (int j : {0, 1, 4, 5}) {
     b[j] = _mm512_permutex2var_epi64(a[j].raw, lo2, a[j + 2].raw);
     b[j + 2] = _mm512_permutex2var_epi64(a[j].raw, hi2, a[j + 2].raw);
   }
   const __m512i lo4 = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11);
   const __m512i hi4 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
+  HWY_UNROLL(8)
   for (int j = 0; j < 4; ++j) {
     r[j].raw = _mm512_permutex2var_epi64(b[j], lo4, b[j + 4]);
     r[j + 4].raw = _mm512_permutex2var_epi64(b[j], hi4, b[j + 4]);
@@ -683,6 +701,7 @@ HWY_INLINE void SplitEncode512(const T* in, size_t n, uint8_t* out, Bits nan_bit
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
     hn::Vec512<uint8_t> r[kWidth];
+    HWY_UNROLL(8)
     for (int j = 0; j < kWidth; ++j) {
       auto f = hn::LoadU(dt, in + i + (64 / kWidth) * j);
       r[j] = PermuteBytes(idx, hn::BitCast(d, hn::IfThenElse(hn::IsNaN(f), nan, f)));
@@ -692,6 +711,7 @@ HWY_INLINE void SplitEncode512(const T* in, size_t n, uint8_t* out, Bits nan_bit
     } else {
       TransposeWords8(r);
     }
+    HWY_UNROLL(8)
     for (int k = 0; k < kWidth; ++k) hn::StoreU(r[k], d, out + k * n + i);
   }
   if constexpr (kWidth == 4) {
@@ -708,6 +728,7 @@ HWY_INLINE void SplitDecode512(const uint8_t* in, size_t n, T* out, hn::Vec512<u
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
     hn::Vec512<uint8_t> r[kWidth];
+    HWY_UNROLL(8)
     for (int k = 0; k < kWidth; ++k) r[k] = hn::LoadU(d, in + k * n + i);
     if constexpr (kWidth == 4) {
       TransposeLanes4(r);
@@ -715,6 +736,7 @@ HWY_INLINE void SplitDecode512(const uint8_t* in, size_t n, T* out, hn::Vec512<u
       TransposeWords8(r);
     }
     auto* bytes = reinterpret_cast<uint8_t*>(out + i);
+    HWY_UNROLL(8)
     for (int j = 0; j < kWidth; ++j) hn::StoreU(PermuteBytes(idx, r[j]), d, bytes + 64 * j);
   }
   if constexpr (kWidth == 4) {
