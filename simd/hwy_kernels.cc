@@ -108,7 +108,11 @@ size_t AsciiPrefixLength(const uint8_t* p, size_t n) {
   size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     auto bits = SignBits(d, hn::LoadU(d, p + i));  // bytes >= 0x80
-    if (bits != 0) return i + static_cast<size_t>(__builtin_ctzll(bits));
+    if (bits != 0) {
+      // A 32-bit bsf where the bits fit (SSE4 has no tzcnt).
+      if constexpr (sizeof(bits) == 4) return i + static_cast<size_t>(__builtin_ctz(bits));
+      return i + static_cast<size_t>(__builtin_ctzll(bits));
+    }
   }
   return asciiPrefixTail(p, n, i);
 }
