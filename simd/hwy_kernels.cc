@@ -320,97 +320,119 @@ HWY_INLINE size_t DecodeVLongGroup2(hn::Vec128<uint8_t> w, uint32_t terminators,
   return e1 + 1;
 }
 
-// 16 one-byte values at once when the window has no continuation bit, else a group of
-// four, else one value by the per-value rules (stopping where those fail).
+HWY_INLINE const uint8_t* TryDecode(const uint8_t* p, const uint8_t* limit, int32_t* out) {
+  return tryDecodeVInt(p, limit, out);
+}
+HWY_INLINE const uint8_t* TryDecode(const uint8_t* p, const uint8_t* limit, int64_t* out) {
+  return tryDecodeVLong(p, limit, out);
+}
+HWY_INLINE DecodeBatch DecodeTail(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n,
+                                  size_t i) {
+  return decodeVIntsTail(p, limit, out, n, i);
+}
+HWY_INLINE DecodeBatch DecodeTail(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n,
+                                  size_t i) {
+  return decodeVLongsTail(p, limit, out, n, i);
+}
+
+// What a group decoder took: values decoded and bytes consumed (0: nothing).
+struct Taken {
+  size_t values;
+  size_t bytes;
+};
+
+// The loop of every varint decoder. While at least kMin values remain and a whole
+// window of D's bytes lies before `limit`: a window without continuation bits (with
+// room for one value per byte) goes to `ones(w, out)`; else `groups(w, terminators, p,
+// out)` decodes the values it can prove inside the window; else one value by the per-value rules,
+// stopping where those fail.
+template <size_t kMin, class D, typename T, class Ones, class Groups>
+HWY_INLINE DecodeBatch DecodeWindows(D d, const uint8_t* p, const uint8_t* limit, T* out, size_t n,
+                                     Ones ones, Groups groups) {
+  constexpr size_t kWindow = hn::MaxLanes(D());
+  size_t i = 0;
+  while (n - i >= kMin && limit - p >= static_cast<ptrdiff_t>(kWindow)) {
+    auto w = hn::LoadU(d, p);
+    uint32_t cont = SignBits(d, w);
+    if (cont == 0 && n - i >= kWindow) {
+      ones(w, out + i);
+      p += kWindow;
+      i += kWindow;
+      continue;
+    }
+    Taken taken = groups(w, ~cont, p, out + i);
+    if (taken.bytes != 0) {
+      p += taken.bytes;
+      i += taken.values;
+      continue;
+    }
+    const uint8_t* next = TryDecode(p, limit, out + i);
+    if (next == nullptr) return {i, p};
+    p = next;
+    ++i;
+  }
+  return DecodeTail(p, limit, out, n, i);
+}
+
+// 16 one-byte values at once, else a group of four.
 DecodeBatch DecodeVInts(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n) {
   const D128 d;
   const hn::Full128<uint32_t> d32;
-  size_t i = 0;
-  while (n - i >= 4 && limit - p >= 16) {
-    auto w = hn::LoadU(d, p);
-    uint32_t cont = SignBits(d, w);
-    if (cont == 0 && n - i >= 16) {  // sixteen 1-byte values
-      auto* o = reinterpret_cast<uint32_t*>(out + i);
-      hn::StoreU(hn::PromoteTo(d32, hn::LowerHalf(hn::LowerHalf(w))), d32, o);
-      hn::StoreU(hn::PromoteTo(d32, hn::LowerHalf(hn::LowerHalf(hn::ShiftRightBytes<4>(d, w)))),
-                 d32, o + 4);
-      hn::StoreU(hn::PromoteTo(d32, hn::LowerHalf(hn::LowerHalf(hn::ShiftRightBytes<8>(d, w)))),
-                 d32, o + 8);
-      hn::StoreU(hn::PromoteTo(d32, hn::LowerHalf(hn::LowerHalf(hn::ShiftRightBytes<12>(d, w)))),
-                 d32, o + 12);
-      p += 16;
-      i += 16;
-      continue;
-    }
-    size_t used = DecodeVIntGroup4(w, ~cont, out + i);
-    if (used != 0) {
-      p += used;
-      i += 4;
-      continue;
-    }
-    const uint8_t* next = tryDecodeVInt(p, limit, out + i);
-    if (next == nullptr) return {i, p};
-    p = next;
-    ++i;
-  }
-  return decodeVIntsTail(p, limit, out, n, i);
+  auto ones = [d32](hn::Vec128<uint8_t> w, int32_t* o) HWY_ATTR {
+    auto* o32 = reinterpret_cast<uint32_t*>(o);
+    hn::StoreU(hn::PromoteTo(d32, hn::LowerHalf(hn::LowerHalf(w))), d32, o32);
+    hn::StoreU(hn::PromoteTo(d32, hn::LowerHalf(hn::LowerHalf(hn::ShiftRightBytes<4>(D128(), w)))),
+               d32, o32 + 4);
+    hn::StoreU(hn::PromoteTo(d32, hn::LowerHalf(hn::LowerHalf(hn::ShiftRightBytes<8>(D128(), w)))),
+               d32, o32 + 8);
+    hn::StoreU(hn::PromoteTo(d32, hn::LowerHalf(hn::LowerHalf(hn::ShiftRightBytes<12>(D128(), w)))),
+               d32, o32 + 12);
+  };
+  auto groups = [](hn::Vec128<uint8_t> w, uint32_t terminators, const uint8_t*, int32_t* o)
+                    HWY_ATTR -> Taken {
+    size_t used = DecodeVIntGroup4(w, terminators, o);
+    return {used != 0 ? 4u : 0u, used};
+  };
+  return DecodeWindows<4>(d, p, limit, out, n, ones, groups);
 }
 
 #if HWY_TARGET == HWY_SSE4
+// 16 one-byte values at once, else a pair.
 DecodeBatch DecodeVLongs(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n) {
-  const D128 d;
-  size_t i = 0;
-  while (n - i >= 2 && limit - p >= 16) {
-    auto w = hn::LoadU(d, p);
-    uint32_t cont = SignBits(d, w);
-    if (cont == 0 && n - i >= 16) {
-      auto* o = reinterpret_cast<uint64_t*>(out + i);
-      HWY_UNROLL(8)
-      for (int k = 0; k < 8; ++k) {
-        hn::StoreU(PromoteBytesToU64(w), hn::Full128<uint64_t>(), o + 2 * k);
-        w = hn::ShiftRightBytes<2>(d, w);
-      }
-      p += 16;
-      i += 16;
-      continue;
+  auto ones = [](hn::Vec128<uint8_t> w, int64_t* o) HWY_ATTR {
+    auto* o64 = reinterpret_cast<uint64_t*>(o);
+    HWY_UNROLL(8)
+    for (int k = 0; k < 8; ++k) {
+      hn::StoreU(PromoteBytesToU64(w), hn::Full128<uint64_t>(), o64 + 2 * k);
+      w = hn::ShiftRightBytes<2>(D128(), w);
     }
-    size_t used = DecodeVLongGroup2(w, ~cont, out + i);
-    if (used != 0) {
-      p += used;
-      i += 2;
-      continue;
-    }
-    const uint8_t* next = tryDecodeVLong(p, limit, out + i);
-    if (next == nullptr) return {i, p};
-    p = next;
-    ++i;
-  }
-  return decodeVLongsTail(p, limit, out, n, i);
+  };
+  auto groups = [](hn::Vec128<uint8_t> w, uint32_t terminators, const uint8_t*, int64_t* o)
+                    HWY_ATTR -> Taken {
+    size_t used = DecodeVLongGroup2(w, terminators, o);
+    return {used != 0 ? 2u : 0u, used};
+  };
+  return DecodeWindows<2>(D128(), p, limit, out, n, ones, groups);
 }
-#else   // 256-bit vectors: four values from a 32-byte window
+#else   // 256-bit vectors: 32 one-byte values, else four values, else a pair
 DecodeBatch DecodeVLongs(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n) {
   const hn::Full256<uint8_t> d;
   const hn::Full256<uint64_t> d64;
-  size_t i = 0;
-  while (n - i >= 4 && limit - p >= 32) {
-    auto w = hn::LoadU(d, p);
-    uint32_t cont = SignBits(d, w);
-    if (cont == 0 && n - i >= 32) {
-      auto* o = reinterpret_cast<uint64_t*>(out + i);
-      __m128i lo = hn::LowerHalf(w).raw, hi = hn::UpperHalf(D128(), w).raw;
-      HWY_UNROLL(8)
-      for (int k = 0; k < 4; ++k) {
-        // pmovzxbq as in PromoteBytesToU64.
-        hn::StoreU(hn::Vec256<uint64_t>{_mm256_cvtepu8_epi64(lo)}, d64, o + 4 * k);
-        hn::StoreU(hn::Vec256<uint64_t>{_mm256_cvtepu8_epi64(hi)}, d64, o + 16 + 4 * k);
-        lo = _mm_srli_si128(lo, 4);
-        hi = _mm_srli_si128(hi, 4);
-      }
-      p += 32;
-      i += 32;
-      continue;
+  auto ones = [d64](hn::Vec256<uint8_t> w, int64_t* o) HWY_ATTR {
+    auto* o64 = reinterpret_cast<uint64_t*>(o);
+    __m128i lo = hn::LowerHalf(w).raw, hi = hn::UpperHalf(D128(), w).raw;
+    HWY_UNROLL(8)
+    for (int k = 0; k < 4; ++k) {
+      // pmovzxbq as in PromoteBytesToU64.
+      hn::StoreU(hn::Vec256<uint64_t>{_mm256_cvtepu8_epi64(lo)}, d64, o64 + 4 * k);
+      hn::StoreU(hn::Vec256<uint64_t>{_mm256_cvtepu8_epi64(hi)}, d64, o64 + 16 + 4 * k);
+      lo = _mm_srli_si128(lo, 4);
+      hi = _mm_srli_si128(hi, 4);
     }
-    uint64_t t = ~cont;
+  };
+  auto groups = [d, d64](hn::Vec256<uint8_t> w, uint32_t terminators, const uint8_t* at, int64_t* o)
+                    HWY_ATTR -> Taken {
+    uint64_t t = terminators;
     uint32_t e[4];
     HWY_UNROLL(8)
     for (int k = 0; k < 4; ++k) {
@@ -422,27 +444,17 @@ DecodeBatch DecodeVLongs(const uint8_t* p, const uint8_t* limit, int64_t* out, s
                (e[3] - e[1] > 16)) == 0;
     if (ok) {
       // The second group's 16 bytes start where the first group ends.
-      auto win = hn::Combine(d, hn::LoadU(D128(), p + e[1] + 1), hn::LowerHalf(w));
+      auto win = hn::Combine(d, hn::LoadU(D128(), at + e[1] + 1), hn::LowerHalf(w));
       auto idx = hn::Combine(d, hn::Load(D128(), kVLongShuffles.e[l2 * 8 + l3].lanes),
                              hn::Load(D128(), kVLongShuffles.e[l0 * 8 + l1].lanes));
       auto x = hn::TableLookupBytesOr0(win, idx);
-      hn::StoreU(Gather56(d64, hn::BitCast(d64, x)), d64, reinterpret_cast<uint64_t*>(out + i));
-      p += e[3] + 1;
-      i += 4;
-      continue;
+      hn::StoreU(Gather56(d64, hn::BitCast(d64, x)), d64, reinterpret_cast<uint64_t*>(o));
+      return {4, e[3] + 1};
     }
-    size_t used = DecodeVLongGroup2(hn::LowerHalf(w), ~cont, out + i);
-    if (used != 0) {
-      p += used;
-      i += 2;
-      continue;
-    }
-    const uint8_t* next = tryDecodeVLong(p, limit, out + i);
-    if (next == nullptr) return {i, p};
-    p = next;
-    ++i;
-  }
-  return decodeVLongsTail(p, limit, out, n, i);
+    size_t used = DecodeVLongGroup2(hn::LowerHalf(w), terminators, o);
+    return {used != 0 ? 2u : 0u, used};
+  };
+  return DecodeWindows<4>(d, p, limit, out, n, ones, groups);
 }
 #endif  // HWY_TARGET == HWY_SSE4
 
@@ -622,36 +634,20 @@ HWY_INLINE hn::Vec512<uint8_t> PermuteBytes(hn::Vec512<uint8_t> idx, hn::Vec512<
   return hn::Vec512<uint8_t>{_mm512_permutexvar_epi8(idx.raw, v.raw)};
 }
 
-// Byte indexes for vpermb. Float encode: output byte 16 k + i is stream k (big-endian
-// byte k, little-endian byte 3 - k) of value i.
-HWY_INLINE hn::Vec512<uint8_t> FloatsToStreams() {
+// Byte indexes for vpermb over 64 bytes of kWidth-byte values: encode moves stream k
+// (big-endian byte k, little-endian byte kWidth - 1 - k) of value i to byte
+// (64 / kWidth) k + i; decode moves it back.
+template <int kWidth, bool kEncode>
+HWY_INLINE hn::Vec512<uint8_t> StreamIndexes() {
+  constexpr int kValues = 64 / kWidth;
   alignas(64) uint8_t idx[64];
-  HWY_UNROLL(8)
-  for (int k = 0; k < 4; ++k)
-    for (int i = 0; i < 16; ++i) idx[16 * k + i] = static_cast<uint8_t>(4 * i + (3 - k));
-  return hn::Load(D512(), idx);
-}
-
-HWY_INLINE hn::Vec512<uint8_t> StreamsToFloats() {
-  alignas(64) uint8_t idx[64];
-  for (int i = 0; i < 16; ++i)
-    for (int b = 0; b < 4; ++b) idx[4 * i + b] = static_cast<uint8_t>(16 * (3 - b) + i);
-  return hn::Load(D512(), idx);
-}
-
-// Double encode: output byte 8 k + i is stream k of value i.
-HWY_INLINE hn::Vec512<uint8_t> DoublesToStreams() {
-  alignas(64) uint8_t idx[64];
-  HWY_UNROLL(8)
-  for (int k = 0; k < 8; ++k)
-    for (int i = 0; i < 8; ++i) idx[8 * k + i] = static_cast<uint8_t>(8 * i + (7 - k));
-  return hn::Load(D512(), idx);
-}
-
-HWY_INLINE hn::Vec512<uint8_t> StreamsToDoubles() {
-  alignas(64) uint8_t idx[64];
-  for (int i = 0; i < 8; ++i)
-    for (int b = 0; b < 8; ++b) idx[8 * i + b] = static_cast<uint8_t>(8 * (7 - b) + i);
+  for (int k = 0; k < kWidth; ++k) {
+    for (int i = 0; i < kValues; ++i) {
+      int stream_byte = kValues * k + i, value_byte = kWidth * i + (kWidth - 1 - k);
+      idx[kEncode ? stream_byte : value_byte] =
+          static_cast<uint8_t>(kEncode ? value_byte : stream_byte);
+    }
+  }
   return hn::Load(D512(), idx);
 }
 
@@ -696,9 +692,9 @@ HWY_INLINE void TransposeWords8(hn::Vec512<uint8_t>* r) {
 }
 
 template <typename T, typename Bits>
-HWY_INLINE void SplitEncode512(const T* in, size_t n, uint8_t* out, Bits nan_bits,
-                               hn::Vec512<uint8_t> idx) {
+HWY_INLINE void SplitEncode512(const T* in, size_t n, uint8_t* out, Bits nan_bits) {
   constexpr int kWidth = sizeof(T);
+  const auto idx = StreamIndexes<kWidth, true>();
   const D512 d;
   const hn::Full512<T> dt;
   const auto nan = hn::BitCast(dt, hn::Set(hn::Full512<Bits>(), nan_bits));
@@ -726,8 +722,9 @@ HWY_INLINE void SplitEncode512(const T* in, size_t n, uint8_t* out, Bits nan_bit
 }
 
 template <typename T>
-HWY_INLINE void SplitDecode512(const uint8_t* in, size_t n, T* out, hn::Vec512<uint8_t> idx) {
+HWY_INLINE void SplitDecode512(const uint8_t* in, size_t n, T* out) {
   constexpr int kWidth = sizeof(T);
+  const auto idx = StreamIndexes<kWidth, false>();
   const D512 d;
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
@@ -751,17 +748,13 @@ HWY_INLINE void SplitDecode512(const uint8_t* in, size_t n, T* out, hn::Vec512<u
 }
 
 void SplitEncodeFloats(const float* in, size_t n, uint8_t* out) {
-  SplitEncode512(in, n, out, uint32_t{0x7fc00000u}, FloatsToStreams());
+  SplitEncode512(in, n, out, uint32_t{0x7fc00000u});
 }
-void SplitDecodeFloats(const uint8_t* in, size_t n, float* out) {
-  SplitDecode512(in, n, out, StreamsToFloats());
-}
+void SplitDecodeFloats(const uint8_t* in, size_t n, float* out) { SplitDecode512(in, n, out); }
 void SplitEncodeDoubles(const double* in, size_t n, uint8_t* out) {
-  SplitEncode512(in, n, out, uint64_t{0x7ff8000000000000ull}, DoublesToStreams());
+  SplitEncode512(in, n, out, uint64_t{0x7ff8000000000000ull});
 }
-void SplitDecodeDoubles(const uint8_t* in, size_t n, double* out) {
-  SplitDecode512(in, n, out, StreamsToDoubles());
-}
+void SplitDecodeDoubles(const uint8_t* in, size_t n, double* out) { SplitDecode512(in, n, out); }
 
 #elif HWY_TARGET == HWY_NEON
 
