@@ -636,19 +636,29 @@ HWY_INLINE hn::Vec512<uint8_t> PermuteBytes(hn::Vec512<uint8_t> idx, hn::Vec512<
 
 // Byte indexes for vpermb over 64 bytes of kWidth-byte values: encode moves stream k
 // (big-endian byte k, little-endian byte kWidth - 1 - k) of value i to byte
-// (64 / kWidth) k + i; decode moves it back.
-template <int kWidth, bool kEncode>
-HWY_INLINE hn::Vec512<uint8_t> StreamIndexes() {
-  constexpr int kValues = 64 / kWidth;
+// (64 / kWidth) k + i; decode moves it back. Built at compile time: one load a call.
+struct StreamIndexTable {
   alignas(64) uint8_t idx[64];
+};
+
+template <int kWidth, bool kEncode>
+constexpr StreamIndexTable MakeStreamIndexes() {
+  constexpr int kValues = 64 / kWidth;
+  StreamIndexTable t{};
   for (int k = 0; k < kWidth; ++k) {
     for (int i = 0; i < kValues; ++i) {
       int stream_byte = kValues * k + i, value_byte = kWidth * i + (kWidth - 1 - k);
-      idx[kEncode ? stream_byte : value_byte] =
+      t.idx[kEncode ? stream_byte : value_byte] =
           static_cast<uint8_t>(kEncode ? value_byte : stream_byte);
     }
   }
-  return hn::Load(D512(), idx);
+  return t;
+}
+
+template <int kWidth, bool kEncode>
+HWY_INLINE hn::Vec512<uint8_t> StreamIndexes() {
+  static constexpr StreamIndexTable kTable = MakeStreamIndexes<kWidth, kEncode>();
+  return hn::Load(D512(), kTable.idx);
 }
 
 // r[j] lane k <-> r[k] lane j (lanes of 128 bits); its own inverse.
