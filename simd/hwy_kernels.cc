@@ -701,6 +701,15 @@ HWY_INLINE void TransposeWords8(hn::Vec512<uint8_t>* r) {
   }
 }
 
+// cmpunord on the register: Highway's IsNaN is vfpclass, into which gcc folds a second
+// load of the values (measured 10% slower on 1K floats).
+HWY_INLINE hn::Mask512<float> IsNaN512(hn::Vec512<float> v) {
+  return hn::Mask512<float>{_mm512_cmp_ps_mask(v.raw, v.raw, _CMP_UNORD_Q)};
+}
+HWY_INLINE hn::Mask512<double> IsNaN512(hn::Vec512<double> v) {
+  return hn::Mask512<double>{_mm512_cmp_pd_mask(v.raw, v.raw, _CMP_UNORD_Q)};
+}
+
 template <typename T, typename Bits>
 HWY_INLINE void SplitEncode512(const T* in, size_t n, uint8_t* out, Bits nan_bits) {
   constexpr int kWidth = sizeof(T);
@@ -714,7 +723,7 @@ HWY_INLINE void SplitEncode512(const T* in, size_t n, uint8_t* out, Bits nan_bit
     HWY_UNROLL(8)
     for (int j = 0; j < kWidth; ++j) {
       auto f = hn::LoadU(dt, in + i + (64 / kWidth) * j);
-      r[j] = PermuteBytes(idx, hn::BitCast(d, hn::IfThenElse(hn::IsNaN(f), nan, f)));
+      r[j] = PermuteBytes(idx, hn::BitCast(d, hn::IfThenElse(IsNaN512(f), nan, f)));
     }
     if constexpr (kWidth == 4) {
       TransposeLanes4(r);
