@@ -15,7 +15,8 @@
 // a 32-byte one (two 16-byte groups, the second starting where the first ends). An
 // 8-value, 32-byte VInt variant was measured slower: its validity test fails more often.
 // ASCII scan and UTF-16 length compare whole vectors of bytes (at most 32: a 64-byte
-// scan lost on text with a non-ASCII letter every ~64 bytes, many short calls).
+// scan lost on text with a non-ASCII letter every ~64 bytes, many short calls); the
+// avx512 level runs their AVX2 compile (highwayKernelsFor says why).
 // ByteStreamSplit: a byte shuffle sorts each 16-byte block by stream, then an unpack
 // transpose across registers; AVX3_DL permutes whole 64-byte registers (vpermb).
 // NEON keeps the scalar varint loops (the sign-bit mask the windows need is several
