@@ -11,7 +11,7 @@ ws_cc_library(simd
     EXPORT simd
     DIR simd
     NAME simd
-    SRCS simd/avx2.cc simd/avx512.cc simd/dispatch.cc simd/hwy_kernels.cc simd/internal.h simd/scalar.cc simd/sse4.cc simd/tables.cc simd/x86_sse4.h
+    SRCS simd/dispatch.cc simd/hwy_kernels.cc simd/internal.h simd/scalar.cc simd/tables.cc
     HDRS simd/simd.h
     DEPS codec hwy::hwy)
 ws_cc_library(stream_core

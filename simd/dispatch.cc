@@ -1,5 +1,7 @@
 // CPU detection and the choice of kernel table: detected once, overridable by
 // WIRESTREAM_SIMD (read on first use) and by setLevel().
+#include <hwy/detect_compiler_arch.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -11,54 +13,38 @@
 
 #include "simd/internal.h"
 
-#if WIRESTREAM_SIMD_X86
-#include <cpuid.h>
-#endif
-
 namespace wirestream::simd {
 
 namespace {
 
-#if WIRESTREAM_SIMD_X86
-// Whether the OS saves the opmask and all 32 ZMM registers on a context switch
-// (XCR0 bits 1, 2, 5, 6, 7); without it AVX-512 instructions fault even where
-// CPUID lists them. XGETBV exists only where CPUID.1:ECX.OSXSAVE is set.
-bool osSavesZmmState() {
-  unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return false;
-  unsigned xcr0_lo, xcr0_hi;
-  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
-  return (xcr0_lo & 0xE6) == 0xE6;
-}
-
+#if HWY_ARCH_X86 || HWY_ARCH_ARM_A64
+// Each vector level is a Highway target (hwy_kernels.cc); Highway's CPU detection
+// (the one HWY_DYNAMIC_DISPATCH uses, including the OS check for YMM/ZMM state) picks
+// the best compiled target, whose table names its level. Highway's targets are a
+// ladder (AVX3_DL requires AVX2's features, AVX2 SSE4's), so are ours.
 Level detect() {
-  __builtin_cpu_init();
-  // gcc's AVX2 bit includes the OS check (XGETBV: YMM state enabled).
-  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-              __builtin_cpu_supports("popcnt");
-  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
-      osSavesZmmState()) {
-    return Level::kAvx512;
+  const Kernels* best = internal::highwayKernels();
+  if (best == nullptr) return Level::kScalar;
+#if HWY_ARCH_X86
+  // Some Highway releases leave VBMI (vpermb, which the avx512 ByteStreamSplit runs)
+  // out of AVX3_DL's runtime check; every CPU with VBMI2 has it, but check anyway.
+  if (best->level == Level::kAvx512) {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512vbmi")) return Level::kAvx2;
   }
-  if (avx2) return Level::kAvx2;
-  if (__builtin_cpu_supports("sse4.1") && __builtin_cpu_supports("ssse3") &&
-      __builtin_cpu_supports("popcnt")) {
-    return Level::kSse4;
-  }
-  return Level::kScalar;
+#endif
+  return best->level;
 }
-
-constexpr Level kLadder[] = {Level::kScalar, Level::kSse4, Level::kAvx2, Level::kAvx512};
-#elif WIRESTREAM_SIMD_ARM64
-// Highway's dynamic dispatch picks its best target; only NEON is a level of ours.
-Level detect() { return internal::highwayKernels() != nullptr ? Level::kNeon : Level::kScalar; }
-
-constexpr Level kLadder[] = {Level::kScalar, Level::kNeon};
 #else
 // Other architectures run the scalar level.
 Level detect() { return Level::kScalar; }
+#endif
 
+#if HWY_ARCH_X86
+constexpr Level kLadder[] = {Level::kScalar, Level::kSse4, Level::kAvx2, Level::kAvx512};
+#elif HWY_ARCH_ARM_A64
+constexpr Level kLadder[] = {Level::kScalar, Level::kNeon};
+#else
 constexpr Level kLadder[] = {Level::kScalar};
 #endif
 
@@ -70,22 +56,14 @@ int rank(Level level) {
   return -1;
 }
 
+// A level's table; callers have checked that the CPU runs it.
 const Kernels& table(Level level) {
-  switch (level) {
-#if WIRESTREAM_SIMD_X86
-    case Level::kAvx512:
-      return internal::kAvx512Kernels;
-    case Level::kAvx2:
-      return internal::kAvx2Kernels;
-    case Level::kSse4:
-      return internal::kSse4Kernels;
-#elif WIRESTREAM_SIMD_ARM64
-    case Level::kNeon:
-      return *internal::highwayKernels();
-#endif
-    default:
-      return internal::kScalarKernels;
+#if HWY_ARCH_X86 || HWY_ARCH_ARM_A64
+  if (level != Level::kScalar) {
+    if (const Kernels* k = internal::highwayKernelsFor(level)) return *k;
   }
+#endif
+  return internal::kScalarKernels;
 }
 
 std::atomic<const Kernels*> g_active{nullptr};

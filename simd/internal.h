@@ -1,20 +1,15 @@
-// Internal to //simd: the per-level kernel tables, the shuffle tables, and the
-// per-value helpers (on codec/varint.h) every level falls back to.
+// Internal to //simd: the scalar kernel table, the shuffle tables, and the per-value
+// helpers (on codec/varint.h) every level falls back to.
 //
-// The sse4, avx2 and avx512 kernels live in their own translation units, x86
-// only, each compiling its code for its instruction set through a target
-// region (HWY_PUSH_ATTRIBUTES, a pragma, so the build needs no per-file flags
-// and the same sources build on any architecture). Anything they share with
-// other units must not be an inline function with external linkage (the linker
-// could keep the copy compiled for AVX2 and run it on a CPU without it), so the
-// helpers below are `static inline` and no std template is instantiated inside
-// a target region.
+// The vector levels live in hwy_kernels.cc, which Highway compiles once per target
+// inside that target's attribute region. Anything it shares with other units must not
+// be an inline function with external linkage (the linker could keep the copy compiled
+// for AVX2 and run it on a CPU without it), so the helpers below are `static inline`;
+// this header is included before any target region opens, so they are baseline code.
 //
 // //simd sits below //stream; the per-value varints come from //codec, which both
 // use, so a kernel's fallback decodes exactly what StreamInput does.
 #pragma once
-
-#include <hwy/base.h>  // HWY_PUSH_ATTRIBUTES / HWY_POP_ATTRIBUTES
 
 #include <cstddef>
 #include <cstdint>
@@ -23,46 +18,22 @@
 #include "codec/varint.h"
 #include "simd/simd.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#define WIRESTREAM_SIMD_X86 1
-#else
-#define WIRESTREAM_SIMD_X86 0
-#endif
-#if defined(__aarch64__)
-#define WIRESTREAM_SIMD_ARM64 1
-#else
-#define WIRESTREAM_SIMD_ARM64 0
-#endif
-
-// Vector helpers are forced inline: gcc otherwise keeps a transpose that is
-// called twice out of line and passes its registers through memory.
-#define WIRESTREAM_SIMD_INLINE static inline __attribute__((always_inline))
-
 namespace wirestream::simd::internal {
 
 extern const Kernels kScalarKernels;
-// x86 only:
-extern const Kernels kSse4Kernels;
-extern const Kernels kAvx2Kernels;
-extern const Kernels kAvx512Kernels;
 // The scalar varint loops, which the neon level reuses (hwy_kernels.cc says why).
 uint8_t* encodeVIntsScalar(const int32_t* in, size_t n, uint8_t* dst);
 uint8_t* encodeVLongsScalar(const int64_t* in, size_t n, uint8_t* dst);
 DecodeBatch decodeVIntsScalar(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n);
 DecodeBatch decodeVLongsScalar(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n);
 
-// aarch64 only (hwy_kernels.cc): the table of the Highway target dynamic dispatch
-// picks, or nullptr when that target is no level of ours.
+// Defined by hwy_kernels.cc on x86 and aarch64 only (dispatch.cc calls them only
+// there). highwayKernels: the table of the Highway target HWY_DYNAMIC_DISPATCH picks
+// for this CPU, nullptr when that target is no level of ours (Highway's baseline).
+// highwayKernelsFor: a level's table whatever the CPU, nullptr when this build has no
+// target for it.
 const Kernels* highwayKernels();
-
-// avx2's kernels that the avx512 table reuses (see avx512.cc on why): plain
-// functions defined in avx2.cc, called only on CPUs with AVX-512 (and so AVX2).
-uint8_t* encodeVIntsAvx2(const int32_t* in, size_t n, uint8_t* dst);
-uint8_t* encodeVLongsAvx2(const int64_t* in, size_t n, uint8_t* dst);
-DecodeBatch decodeVIntsAvx2(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n);
-DecodeBatch decodeVLongsAvx2(const uint8_t* p, const uint8_t* limit, int64_t* out, size_t n);
-size_t asciiPrefixLengthAvx2(const uint8_t* p, size_t n);
-size_t utf16LengthAvx2(const uint8_t* p, size_t n);
+const Kernels* highwayKernelsFor(Level level);
 
 // VInt decode shuffles for four values in a 16-byte window, indexed by
 // (L0-1) + 5 (L1-1) + 25 (L2-1) + 125 (L3-1), each length 1..5. `lo` gathers

@@ -13,11 +13,13 @@
 // never throw, they stop before the first value they cannot prove valid and
 // wholly inside [p, limit), and never read at or past `limit`.
 //
-// Levels: scalar (always); on x86 sse4 (SSSE3 + SSE4.1 + POPCNT), avx2 (AVX2 +
-// BMI1), avx512 (AVX-512 F/BW/VL/VBMI with the OS saving ZMM state, plus avx2's
-// needs; its own ByteStreamSplit, avx2's other kernels); on aarch64 neon
-// (Highway's NEON target, detected by Highway). Each architecture's levels are a
-// ladder: a CPU runs scalar and its levels up to the detected one.
+// Levels: scalar (always); the vector levels are Highway targets of one source
+// (hwy_kernels.cc), chosen by Highway's CPU detection: on x86 sse4 = HWY_SSE4
+// (SSSE3, SSE4.1/4.2, CLMUL, AES), avx2 = HWY_AVX2 (adds AVX2, BMI1/2, FMA, F16C,
+// LZCNT), avx512 = HWY_AVX3_DL (adds AVX-512 F/VL/DQ/BW, VBMI, VBMI2, VNNI, VAES,
+// VPCLMULQDQ, VPOPCNTDQ, BITALG, with the OS saving ZMM state); on aarch64 neon =
+// HWY_NEON. Each architecture's levels are a ladder: a CPU runs scalar and its
+// levels up to the detected one.
 // The CPU is detected once and cached.
 // WIRESTREAM_SIMD=scalar|sse4|avx2|avx512|neon|auto, read on first use, forces a
 // level; setLevel() does the same for tests and benchmarks. A forced level the
