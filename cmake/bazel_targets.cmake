@@ -7,13 +7,19 @@ ws_cc_library(codec
     NAME codec
     HDRS codec/byte_order.h codec/cesu8.h codec/varint.h
     DEPS Boost::headers Threads::Threads)
+ws_cc_library(simd_hwy_targets
+    EXPORT simd_hwy_targets
+    DIR simd
+    NAME hwy_targets
+    HDRS simd/hwy_targets.h
+    DEPS hwy::hwy)
 ws_cc_library(simd
     EXPORT simd
     DIR simd
     NAME simd
     SRCS simd/dispatch.cc simd/hwy_kernels.cc simd/internal.h simd/scalar.cc simd/tables.cc
     HDRS simd/simd.h
-    DEPS codec hwy::hwy)
+    DEPS simd_hwy_targets codec hwy::hwy)
 ws_cc_library(stream_core
     EXPORT stream_core
     DIR stream
@@ -47,7 +53,7 @@ ws_cc_library(codecs_tsm
     NAME tsm
     SRCS codecs/internal.h codecs/simple8b.cc codecs/simple8b_encode-inl.h codecs/simple8b_tables.h codecs/tsm_boolean.cc codecs/tsm_common.cc codecs/tsm_float.cc codecs/tsm_integer.cc codecs/tsm_kernels.cc codecs/tsm_string.cc
     HDRS codecs/simple8b.h codecs/tsm.h codecs/tsm_kernels.h
-    DEPS stream hwy::hwy Snappy::snappy)
+    DEPS simd_hwy_targets stream hwy::hwy Snappy::snappy)
 ws_cc_library(codecs_tsm_stream
     EXPORT codecs_tsm_stream
     DIR codecs

@@ -38,8 +38,9 @@
 //
 // Vector kernels: integer, unsigned and timestamp blocks compute their deltas,
 // simple8b words and running sums with kernels compiled from one Highway
-// source (codecs/tsm_kernels.cc) once per Highway target (x86: SSSE3, SSE4,
-// AVX2, AVX3 = AVX-512; ARM: NEON). On first use Highway's dynamic dispatch
+// source (codecs/tsm_kernels.cc) once per Highway target of simd/hwy_targets.h
+// (x86: SSE4, AVX2, AVX3_DL = AVX-512 with VBMI; ARM: NEON; the same list as
+// //simd, which Highway's dispatch needs). On first use Highway's dynamic dispatch
 // picks the best target this CPU runs; WIRESTREAM_SIMD=scalar (read then)
 // keeps the plain loops instead. Every target writes the same bytes and reads
 // the same values: the tests run each against InfluxDB's expected blocks.

@@ -18,14 +18,7 @@
 // Encoding simple8b: simple8b_encode-inl.h's selector choice with the OR of a
 // word's candidate values and the packing (values shifted per lane, ORed) in
 // vectors.
-#include <hwy/detect_compiler_arch.h>
-
-#if HWY_ARCH_ARM_A64
-// NEON only, as //simd: SVE vectors may be wider than the tables below.
-#ifndef HWY_DISABLED_TARGETS
-#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
-#endif
-#endif
+#include "simd/hwy_targets.h"  // first: the one target list of every Highway source
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "codecs/tsm_kernels.cc"

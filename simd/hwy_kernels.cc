@@ -28,17 +28,7 @@
 
 #if HWY_ARCH_X86 || HWY_ARCH_ARM_A64
 
-#if HWY_ARCH_X86
-// Not in Highway 1.0.3's default set of targets.
-#define HWY_WANT_AVX3_DL
-#endif
-#ifndef HWY_DISABLED_TARGETS
-// Only the targets that are levels (plus the baseline, which Highway always builds):
-// AVX3 without VBMI and SSSE3 would be extra copies nobody dispatches to, and the
-// kernels are written for fixed widths (SVE's are scalable).
-#define HWY_DISABLED_TARGETS \
-  (HWY_SSSE3 | HWY_AVX3 | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
-#endif
+#include "simd/hwy_targets.h"  // first: the one target list of every Highway source
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/hwy_kernels.cc"

@@ -8,7 +8,7 @@
 //   // the typed error or crosses into the next chunk.
 //
 // Every kernel produces exactly the bytes (or values) of the per-value path in
-// stream/varint.h and stream/string_codec.cc; the wire format does not change.
+// codec/varint.h and codec/cesu8.h; the wire format does not change.
 // This package does not depend on //stream (so //stream can use it): decoders
 // never throw, they stop before the first value they cannot prove valid and
 // wholly inside [p, limit), and never read at or past `limit`.
