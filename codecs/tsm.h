@@ -44,8 +44,9 @@
 // picks the best target this CPU runs; WIRESTREAM_SIMD=scalar (read then)
 // keeps the plain loops instead. Every target writes the same bytes and reads
 // the same values: the tests run each against InfluxDB's expected blocks.
-// Floats, booleans and strings have no vector kernel (the Gorilla encoder's
-// zero counts compile to bsr and tzcnt at the baseline flags).
+// Floats, booleans and strings have no vector kernel; the Gorilla encoder counts
+// leading and trailing zeros with LZCNT/TZCNT where the CPU has them (x86), except
+// under the scalar table.
 //
 // Thread-safety: the functions keep no shared state (encoders use a
 // thread_local scratch buffer; the kernel choice is made once, atomically)

@@ -21,6 +21,7 @@
 
 #include "codecs/internal.h"
 #include "codecs/tsm.h"
+#include "codecs/tsm_kernels.h"
 #include "stream/byte_order.h"
 
 namespace wirestream::tsm {
@@ -114,26 +115,13 @@ class BitReader {
   uint64_t pos_ = 0;
 };
 
-}  // namespace
-
-void encodeFloatArray(std::span<const double> values, std::vector<uint8_t>& out) {
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (std::isnan(values[i])) {
-      throw std::invalid_argument("encodeFloatArray: value " + std::to_string(i) +
-                                  " is NaN, which a float block cannot hold");
-    }
-  }
-  const size_t n = values.size();
-  // Worst case: 77 bits a value after the first, and the terminator.
-  out.resize(9 + (77 * n + 7) / 8 + 16);
-  out[0] = internal::kPacked << 4;
-  uint64_t prev = n == 0 ? kTerminator : std::bit_cast<uint64_t>(values[0]);
-  storeBig64(out.data() + 1, prev);
-  if (n == 0) {
-    out.resize(9);
-    return;
-  }
-  BitWriter w(out.data() + 9);
+// The XOR coding of values[1..n) and the terminator after values[0] (= prev), into dst.
+// One body, compiled twice on x86: the leading and trailing zero counts are one LZCNT and
+// one TZCNT each where the CPU has them (BMI1 and LZCNT: Haswell, Piledriver and later),
+// and BSR/BSF otherwise; the bytes are the same.
+[[gnu::always_inline]] inline uint8_t* encodeXorsBody(const double* values, size_t n, uint64_t prev,
+                                                      uint8_t* dst) {
+  BitWriter w(dst);
   int prev_leading = -1;
   int prev_trailing = 0;
   for (size_t i = 1; i <= n; ++i) {
@@ -158,7 +146,48 @@ void encodeFloatArray(std::span<const double> values, std::vector<uint8_t>& out)
       w.write(x >> trailing, meaningful);
     }
   }
-  out.resize(w.finish() - out.data());
+  return w.finish();
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+[[gnu::target("lzcnt,bmi")]] uint8_t* encodeXorsLzcnt(const double* values, size_t n, uint64_t prev,
+                                                      uint8_t* dst) {
+  return encodeXorsBody(values, n, prev, dst);
+}
+#endif
+
+uint8_t* encodeXors(const double* values, size_t n, uint64_t prev, uint8_t* dst) {
+#if defined(__x86_64__) || defined(__i386__)
+  // The scalar kernel table (WIRESTREAM_SIMD=scalar, or a test forcing it) keeps the
+  // baseline loop, so the tests run both.
+  static const bool kLzcnt = __builtin_cpu_supports("lzcnt") && __builtin_cpu_supports("bmi");
+  if (kLzcnt && &internal::kernels() != &internal::kernelTable(0)) {
+    return encodeXorsLzcnt(values, n, prev, dst);
+  }
+#endif
+  return encodeXorsBody(values, n, prev, dst);
+}
+
+}  // namespace
+
+void encodeFloatArray(std::span<const double> values, std::vector<uint8_t>& out) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::isnan(values[i])) {
+      throw std::invalid_argument("encodeFloatArray: value " + std::to_string(i) +
+                                  " is NaN, which a float block cannot hold");
+    }
+  }
+  const size_t n = values.size();
+  // Worst case: 77 bits a value after the first, and the terminator.
+  out.resize(9 + (77 * n + 7) / 8 + 16);
+  out[0] = internal::kPacked << 4;
+  uint64_t prev = n == 0 ? kTerminator : std::bit_cast<uint64_t>(values[0]);
+  storeBig64(out.data() + 1, prev);
+  if (n == 0) {
+    out.resize(9);
+    return;
+  }
+  out.resize(encodeXors(values.data(), n, prev, out.data() + 9) - out.data());
 }
 
 void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out) {
