@@ -53,7 +53,9 @@ inline InternalAggregations readAggs(const std::vector<uint8_t>& bytes, Transpor
   ByteArrayStreamInput in(bytes);
   in.setTransportVersion(v);
   InternalAggregations aggs = InternalAggregations::readFrom(in, defaultRegistry());
-  if (expect_consumed) EXPECT_EQ(in.available(), 0u);
+  if (expect_consumed) {
+    EXPECT_EQ(in.available(), 0u);
+  }
   return aggs;
 }
 

@@ -45,7 +45,9 @@ TEST(HyperLogLog, SwitchesToDenseAfterTheThreshold) {
   EXPECT_EQ(s.sparseThreshold(), 192u);
   for (int64_t i = 0; !s.isDense(); ++i) {
     s.collect(H::hashLong(i));
-    if (!s.isDense()) EXPECT_LE(s.sparseHashes().size(), 192u);
+    if (!s.isDense()) {
+      EXPECT_LE(s.sparseHashes().size(), 192u);
+    }
   }
   EXPECT_EQ(s.registers().size(), 1024u);
   EXPECT_TRUE(s.sparseHashes().empty());
