@@ -54,7 +54,7 @@ class HistogramBuckets : public BucketView<HistogramBuckets<Key, Bucket>> {
       }
       return *this;
     }
-    BucketRef& operator=(BucketRef&& o) {
+    BucketRef& operator=(BucketRef&& o) noexcept {
       if (&o.aggregations != &aggregations) {
         key = o.key;
         doc_count = o.doc_count;

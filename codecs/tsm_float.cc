@@ -19,6 +19,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "codecs/internal.h"
 #include "codecs/tsm.h"
 #include "codecs/tsm_kernels.h"
@@ -150,6 +154,13 @@ class BitReader {
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+// CPUID directly: clang's __builtin_cpu_supports does not know "lzcnt".
+bool cpuHasLzcntAndBmi() {
+  unsigned a, b, c, d;
+  if (__get_cpuid(0x80000001, &a, &b, &c, &d) == 0 || (c & bit_LZCNT) == 0) return false;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (b & bit_BMI) != 0;
+}
+
 [[gnu::target("lzcnt,bmi")]] uint8_t* encodeXorsLzcnt(const double* values, size_t n, uint64_t prev,
                                                       uint8_t* dst) {
   return encodeXorsBody(values, n, prev, dst);
@@ -160,7 +171,7 @@ uint8_t* encodeXors(const double* values, size_t n, uint64_t prev, uint8_t* dst)
 #if defined(__x86_64__) || defined(__i386__)
   // The scalar kernel table (WIRESTREAM_SIMD=scalar, or a test forcing it) keeps the
   // baseline loop, so the tests run both.
-  static const bool kLzcnt = __builtin_cpu_supports("lzcnt") && __builtin_cpu_supports("bmi");
+  static const bool kLzcnt = cpuHasLzcntAndBmi();
   if (kLzcnt && &internal::kernels() != &internal::kernelTable(0)) {
     return encodeXorsLzcnt(values, n, prev, dst);
   }
