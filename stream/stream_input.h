@@ -466,6 +466,12 @@ class StreamInput {
         count -= n;
         Reserved r(pos_);
         // If read_one throws, the input keeps the position before the run.
+        for (; n >= 4; n -= 4) {
+          read_one(r);
+          read_one(r);
+          read_one(r);
+          read_one(r);
+        }
         for (; n > 0; --n) read_one(r);
         assert(r.pos_ <= end_);
         pos_ = r.pos_;
