@@ -332,18 +332,25 @@ void BM_WriteVInt_ProtobufArrayUnrolled(benchmark::State& state, const Workload&
 // store to memory, a loop-carried chain of ~6 cycles through store
 // forwarding that capped every reader at the same speed on one-byte values.
 
-void BM_ReadVInt_Wirestream(benchmark::State& state, const Workload& w) {
+// One of our readers: pass(in) reads every value of a fresh input over the
+// encoding and returns their sum.
+template <typename Pass>
+void readOurs(benchmark::State& state, const Workload& w, Pass pass) {
   uint32_t sum = 0;
   for (auto _ : state) {
     ByteArrayStreamInput in(w.encoded);
-    sum += valueLoop([&] {
-      uint32_t s = 0;
-      for (size_t i = 0, n = w.values.size(); i < n; ++i) s += static_cast<uint32_t>(in.readVInt());
-      return s;
-    });
+    sum += valueLoop([&] { return pass(in); });
     benchmark::DoNotOptimize(sum);
   }
   setThroughput(state, w);
+}
+
+void BM_ReadVInt_Wirestream(benchmark::State& state, const Workload& w) {
+  readOurs(state, w, [n = w.values.size()](StreamInput& in) {
+    uint32_t s = 0;
+    for (size_t i = 0; i < n; ++i) s += static_cast<uint32_t>(in.readVInt());
+    return s;
+  });
 }
 
 // protobuf's readers: the sum of the values, or nullopt if protobuf refused
@@ -374,34 +381,21 @@ void BM_ReadVInt_Protobuf(benchmark::State& state, const Workload& w) {
 }
 
 void BM_ReadVInt_WirestreamCursor(benchmark::State& state, const Workload& w) {
-  uint32_t sum = 0;
-  for (auto _ : state) {
-    ByteArrayStreamInput in(w.encoded);
-    sum += valueLoop([&] {
-      uint32_t s = 0;
-      StreamInput::Cursor c(in);
-      for (size_t i = 0, n = w.values.size(); i < n; ++i) s += static_cast<uint32_t>(c.readVInt());
-      return s;
-    });
-    benchmark::DoNotOptimize(sum);
-  }
-  setThroughput(state, w);
+  readOurs(state, w, [n = w.values.size()](StreamInput& in) {
+    uint32_t s = 0;
+    StreamInput::Cursor c(in);
+    for (size_t i = 0; i < n; ++i) s += static_cast<uint32_t>(c.readVInt());
+    return s;
+  });
 }
 
 void BM_ReadVInt_WirestreamReserved(benchmark::State& state, const Workload& w) {
-  uint32_t sum = 0;
-  for (auto _ : state) {
-    ByteArrayStreamInput in(w.encoded);
-    sum += valueLoop([&] {
-      uint32_t s = 0;
-      StreamInput::Cursor c(in);
-      c.readEach(w.values.size(), kMaxVIntBytes,
-                 [&s](auto& r) { s += static_cast<uint32_t>(r.readVInt()); });
-      return s;
-    });
-    benchmark::DoNotOptimize(sum);
-  }
-  setThroughput(state, w);
+  readOurs(state, w, [n = w.values.size()](StreamInput& in) {
+    uint32_t s = 0;
+    StreamInput::Cursor c(in);
+    c.readEach(n, kMaxVIntBytes, [&s](auto& r) { s += static_cast<uint32_t>(r.readVInt()); });
+    return s;
+  });
 }
 
 // VarintParse over the encoding, value by value (kUnroll 1: the loop as
