@@ -1,8 +1,7 @@
 // A row in the ES encoding (wire format §7), as InternalAggregations::writeTo
 // writes the objects: VInt m, then per column its header (string type,
-// string name, metadata, [format]) and the metric's values in the order of
-// its body (metrics.cc): max/min/sum double; avg double sum, VLong count;
-// value_count VLong; stats VLong count, double min, max, sum.
+// string name, metadata, [format]) and the metric's values, written by the
+// metric class's own writeValues (metrics.h).
 #include "aggregations/metric_columns.h"
 
 #include <cstring>
@@ -273,20 +272,16 @@ void MetricColumns::writeRow(StreamOutput& out, size_t i) const {
       case Metric::kMax:
       case Metric::kMin:
       case Metric::kSum:
-        out.writeDouble(c.a[i]);
+        Max::writeValues(out, c.a[i]);  // the three write the same body
         break;
       case Metric::kAvg:
-        out.writeDouble(c.a[i]);
-        out.writeVLong(c.l[i]);
+        Avg::writeValues(out, c.a[i], c.l[i]);
         break;
       case Metric::kValueCount:
-        out.writeVLong(c.l[i]);
+        ValueCount::writeValues(out, c.l[i]);
         break;
       case Metric::kStats:
-        out.writeVLong(c.l[i]);
-        out.writeDouble(c.a[i]);
-        out.writeDouble(c.b[i]);
-        out.writeDouble(c.c[i]);
+        Stats::writeValues(out, c.l[i], c.a[i], c.b[i], c.c[i]);
         break;
     }
   }

@@ -66,8 +66,7 @@ double Avg::value() const {
 
 void Avg::doWriteTo(StreamOutput& out) const {
   writeFormat(out);
-  out.writeDouble(sum_);
-  out.writeVLong(count_);
+  writeValues(out, sum_, count_);
 }
 
 bool Avg::doEquals(const InternalAggregation& other) const {
@@ -100,7 +99,7 @@ ValueCount::ValueCount(std::string name, Metadata metadata, int64_t value)
 ValueCount::ValueCount(StreamInput& in, const NamedWriteableRegistry&)
     : AggregationBase(in, NoFormat{}), value_(readNonNegativeVLong(in, "value_count")) {}
 
-void ValueCount::doWriteTo(StreamOutput& out) const { out.writeVLong(value_); }
+void ValueCount::doWriteTo(StreamOutput& out) const { writeValues(out, value_); }
 
 bool ValueCount::doEquals(const InternalAggregation& other) const {
   return value_ == static_cast<const ValueCount&>(other).value_;
@@ -145,10 +144,7 @@ double Stats::avg() const {
 
 void Stats::doWriteTo(StreamOutput& out) const {
   writeFormat(out);
-  out.writeVLong(count_);
-  out.writeDouble(min_);
-  out.writeDouble(max_);
-  out.writeDouble(sum_);
+  writeValues(out, count_, min_, max_, sum_);
 }
 
 bool Stats::doEquals(const InternalAggregation& other) const {

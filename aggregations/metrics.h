@@ -60,6 +60,10 @@ class SingleDoubleMetric final
   double value() const { return value_; }
   void setValue(double v) { value_ = v; }
 
+  // The body after the format (ES's field order): the one home of these
+  // bytes, for the object and for a metric column's row alike.
+  static void writeValues(StreamOutput& out, double value) { out.writeDouble(value); }
+
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
   double sortValue(std::string_view metric) const override;
@@ -67,7 +71,7 @@ class SingleDoubleMetric final
  protected:
   void doWriteTo(StreamOutput& out) const override {
     this->writeFormat(out);
-    out.writeDouble(value_);
+    writeValues(out, value_);
   }
   bool doEquals(const InternalAggregation& other) const override {
     return sameDouble(value_, static_cast<const SingleDoubleMetric&>(other).value_);
@@ -109,6 +113,12 @@ class Avg final : public AggregationBase<Avg, MetricAggregation> {
   // sum / count; NaN when count is 0 (rendered null).
   double value() const;
 
+  // The body after the format: double sum, VLong count.
+  static void writeValues(StreamOutput& out, double sum, int64_t count) {
+    out.writeDouble(sum);
+    out.writeVLong(count);
+  }
+
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
   double sortValue(std::string_view metric) const override;
@@ -133,6 +143,9 @@ class ValueCount final : public AggregationBase<ValueCount, MetricAggregation> {
 
   int64_t value() const { return value_; }
   void setValue(int64_t v) { value_ = v; }
+
+  // The whole body: VLong value.
+  static void writeValues(StreamOutput& out, int64_t value) { out.writeVLong(value); }
 
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
@@ -162,6 +175,14 @@ class Stats final : public AggregationBase<Stats, MetricAggregation> {
   void setMin(double v) { min_ = v; }
   void setMax(double v) { max_ = v; }
   void setSum(double v) { sum_ = v; }
+
+  // The body after the format: VLong count, double min, max, sum.
+  static void writeValues(StreamOutput& out, int64_t count, double min, double max, double sum) {
+    out.writeVLong(count);
+    out.writeDouble(min);
+    out.writeDouble(max);
+    out.writeDouble(sum);
+  }
 
   std::unique_ptr<InternalAggregation> reduce(std::span<const InternalAggregation* const> aggs,
                                               const ReduceContext& context) const override;
