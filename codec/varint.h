@@ -124,38 +124,35 @@ inline uint8_t* encodeZLong(uint8_t* dst, int64_t v) {
 // One VInt; the caller guarantees kMaxVIntBytes readable bytes at p. nullptr if its 5th
 // byte has any bit of 0xF0 set.
 //
-// Each further byte is added as (b - 1) << 7k rather than masked and or-ed: the -1 cancels
-// the previous byte's continuation bit, already added at that position (modulo 2^32), so a
-// byte costs a load, a subtract, a shift and an add. The one- and two-byte cases come
-// first and fall through to the caller, no jump taken: geometric counts are mostly one
-// or two bytes, and a mispredicted width is followed by as few taken jumps as possible.
+// The first four bytes come in one load, so a value costs one load whatever its width
+// (byte loads let the compiler hoist the second byte's load above the first byte's test:
+// two loads a one-byte value, and the load ports, not the branches, bound a run of them).
+// The one- and two-byte cases are marked likely: geometric counts are mostly one or two
+// bytes, and they fall through to the caller with no jump taken.
 inline const uint8_t* decodeVIntUnchecked(const uint8_t* p, int32_t* out) {
-  uint32_t r = p[0];
-  if (!(r & 0x80)) [[likely]] {
-    *out = static_cast<int32_t>(r);
+  const uint32_t w = loadLittle32(p);
+  if (!(w & 0x80)) [[likely]] {
+    *out = static_cast<int32_t>(w & 0x7F);
     return p + 1;
   }
-  uint32_t b = p[1];
-  r += (b - 1) << 7;
-  if (!(b & 0x80)) [[likely]] {
+  uint32_t r = (w & 0x7F) | ((w >> 1) & 0x3F80);
+  if (!(w & 0x8000)) [[likely]] {
     *out = static_cast<int32_t>(r);
     return p + 2;
   }
-  b = p[2];
-  r += (b - 1) << 14;
-  if (!(b & 0x80)) {
+  r |= (w >> 2) & 0x1FC000;
+  if (!(w & 0x800000)) {
     *out = static_cast<int32_t>(r);
     return p + 3;
   }
-  b = p[3];
-  r += (b - 1) << 21;
-  if (!(b & 0x80)) {
+  r |= (w >> 3) & 0xFE00000;
+  if (!(w & 0x80000000)) {
     *out = static_cast<int32_t>(r);
     return p + 4;
   }
-  b = p[4];
+  const uint32_t b = p[4];
   if (b & 0xF0) return nullptr;
-  *out = static_cast<int32_t>(r + ((b - 1) << 28));
+  *out = static_cast<int32_t>(r | (b << 28));
   return p + 5;
 }
 
