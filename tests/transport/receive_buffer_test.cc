@@ -83,8 +83,8 @@ class ReceiveBufferTest : public ::testing::Test {
     TransportService::CallContext context;
     context.receive_buffer = buffer;
     return client
-        .submitRequest(conn, action, Blob(body), readerFor(buffer.data(), buffer.data() + buffer.size()),
-                       timeout, context)
+        .submitRequest(conn, action, Blob(body),
+                       readerFor(buffer.data(), buffer.data() + buffer.size()), timeout, context)
         .get();
   }
 
@@ -154,9 +154,8 @@ TEST_F(ReceiveBufferTest, ACompressedAnswerIsInflatedIntoPages) {
 
 TEST_F(ReceiveBufferTest, AnErrorAnswerIntoTheBufferFailsTheCallWithItsType) {
   startServer(options("server", server_log));
-  server->registerRequestHandler("fail", readBlob, [](const Blob&) -> Blob {
-    throw std::invalid_argument("no such shard");
-  });
+  server->registerRequestHandler(
+      "fail", readBlob, [](const Blob&) -> Blob { throw std::invalid_argument("no such shard"); });
   TransportService client(options("client", client_log));
   auto conn = client.connect("127.0.0.1", port);
   std::vector<uint8_t> buffer(64 * 1024, kUntouched);
