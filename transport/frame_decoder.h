@@ -84,11 +84,11 @@ class FrameDecoder {
   void setContentBuffer(ContentBuffer hook) { content_buffer_ = std::move(hook); }
 
   // Receiving straight into the frame's pages, for large frames: while a
-  // frame's content is arriving, contentSpace(max) returns page space (or
-  // the content buffer's space) for up
-  // to `max` of its remaining bytes (empty otherwise); after the socket wrote
-  // n bytes at its start, commitContent(n) accounts for them and delivers the
-  // frame if it is complete. Same frames, same offsets as feed(); no feed()
+  // frame's content is arriving, contentSpace(max) returns page space (one
+  // span of the content buffer if the frame has one) for up to `max` of its
+  // remaining bytes (empty otherwise); after the socket wrote n bytes at its
+  // start, commitContent(n) accounts for them and delivers the frame if it
+  // is complete. Same frames, same offsets as feed(); no feed()
   // may come between the two calls.
   std::vector<std::span<uint8_t>> contentSpace(size_t max);
   void commitContent(size_t n, const std::function<void(DecodedFrame&&)>& on_frame);
