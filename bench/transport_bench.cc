@@ -25,6 +25,11 @@
 //     framing: the bound the transport is measured against.
 //   BM_Transport_ServiceCallerThread: BM_Transport_Service driven by the
 //     waiting benchmark thread.
+//   BM_Transport_ServiceReceiveInto (copy:1 only): BM_Transport_Service
+//     whose calls lend `sink` as their receive buffer (CallContext::
+//     receive_buffer): the socket reads each response's content straight
+//     into it, and the reader finds the body there in place (checked), as
+//     RawSocket's recv() fills its own buffer: the copy out is not made.
 //   BM_Transport_Tls: BM_Transport_Service over mutual TLS (TLS 1.3,
 //     AES-128-GCM, an ephemeral CA's P-256 certificates).
 // Small messages (RPC between nodes): 1 KiB request, 1 KiB response,
@@ -266,7 +271,7 @@ void drive(benchmark::State& state, Driver driver, int64_t batch, ProcessMeter& 
 // at a time, latency-bound; more = a pipelined stream, throughput-bound);
 // range(2): whether the reader copies the payload out (see `reader`).
 void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, bool by_reference,
-                Driver driver = Driver::kPipeline) {
+                Driver driver = Driver::kPipeline, bool receive_into = false) {
   const size_t size = static_cast<size_t>(state.range(0));
   const bool copy_out = state.range(2) != 0;
   // Owned by a shared_ptr, as a caller handing bytes over by reference must:
@@ -280,16 +285,28 @@ void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, b
   uint16_t port = server.listen();
   TransportService client(quietOptions(tls));
   auto conn = client.connect("127.0.0.1", port);
-  std::vector<uint8_t> sink(size);
+  // With receive_into, room for the whole response content: 2 bytes of
+  // response headers and the VInt length before the body.
+  std::vector<uint8_t> sink(receive_into ? size + 16 : size);
+  TransportService::CallContext context;
+  if (receive_into) context.receive_buffer = sink;
+  std::atomic<bool> not_in_place{false};
   SizeRequest request;
   request.size = static_cast<int32_t>(size);
   // copy 1: the bytes are copied out of the frame into `sink`, as a reader
   // that builds a std::vector would. copy 0: consumed where they are, in the
   // frame's pages the kernel received into, as RawSocket's bytes stay in the
   // buffer recv() filled.
-  auto reader = [&sink, copy_out](StreamInput& in) {
+  auto reader = [&sink, copy_out, receive_into, &not_in_place](StreamInput& in) {
     int32_t n = in.readArraySize();
-    if (copy_out) {
+    if (receive_into) {
+      // Already in `sink`; a body anywhere else would be a wrong figure.
+      const uint8_t* p = in.readInChunk(static_cast<size_t>(n));
+      if (p == nullptr || p < sink.data() || p + n > sink.data() + sink.size()) {
+        not_in_place = true;
+        in.skip(static_cast<size_t>(n));
+      }
+    } else if (copy_out) {
       in.readBytes({sink.data(), static_cast<size_t>(n)});
     } else {
       in.skip(static_cast<size_t>(n));
@@ -309,10 +326,11 @@ void runService(benchmark::State& state, const std::optional<TlsOptions>& tls, b
           short_response = true;
           done();
         },
-        10s);
+        10s, context);
   });
   meter.stop(state, state.iterations(), size);
   if (short_response) state.SkipWithError("a response was short or failed");
+  if (not_in_place) state.SkipWithError("a response body was not received into the buffer");
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
 }
 
@@ -336,6 +354,17 @@ void serviceArgs(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_Transport_Service)->Apply(serviceArgs);
 BENCHMARK(BM_Transport_ServiceSerialized)->Apply(serviceArgs);
 BENCHMARK(BM_Transport_ServiceCallerThread)->Apply(serviceArgs);
+
+void BM_Transport_ServiceReceiveInto(benchmark::State& state) {
+  runService(state, std::nullopt, true, Driver::kPipeline, /*receive_into=*/true);
+}
+// The reader wants the body in its own buffer (copy:1); 1 or 8 in flight.
+BENCHMARK(BM_Transport_ServiceReceiveInto)
+    ->ArgNames({"bytes", "inflight", "copy"})
+    ->Args({1 << 20, 1, 1})
+    ->Args({1 << 20, 8, 1})
+    ->UseRealTime()
+    ->MinTime(1.0);
 
 void BM_Transport_Tls(benchmark::State& state) {
   // One node certificate serves both ends; made once, removed at exit.

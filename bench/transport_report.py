@@ -94,7 +94,8 @@ def tables(runs):
                  "Service CPU/MiB | RawSocket CPU/MiB | **CPU ratio** | copying serializer "
                  "CPU/MiB | ctx switches/frame (service, raw) |")
     lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for kind, driver in (("Service", DRIVERS[0]), ("ServiceCallerThread", DRIVERS[1])):
+    for kind, driver in (("Service", DRIVERS[0]), ("ServiceReceiveInto", DRIVERS[0]),
+                         ("ServiceCallerThread", DRIVERS[1])):
         for copy in (0, 1):
             for inflight in (1, 8):
                 svc = (kind, inflight, copy)
@@ -142,9 +143,15 @@ def gbs(runs, k):
     return f(v / 1e9, "%.2f GB/s") if v else ""
 
 
+def large_label(kind, copy):
+    if kind == "ServiceReceiveInto":
+        return "received into the reader's buffer (ReceiveInto, copy:1)"
+    return "reader copies out (copy:1)" if copy else "reader uses in place (copy:0)"
+
+
 def large_row(runs, copy, driver, inflight, svc, ser, raw):
     return ("| %s | %s | %d | %s | %s | %s | %s µs | %s µs | **%s** | %s | %s, %s |" % (
-                "reader copies out (copy:1)" if copy else "reader uses in place (copy:0)",
+                large_label(svc[0], copy),
                 driver, inflight, gbs(runs, svc), gbs(runs, raw),
                 f(ratio(runs, svc, raw, "bytes_per_second"), "%.2f"),
                 f(med(runs, svc, "cpu_us_per_MiB")), f(med(runs, raw, "cpu_us_per_MiB")),

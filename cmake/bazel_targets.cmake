@@ -700,6 +700,12 @@ ws_cc_test(tests_transport_transport_service_test
     SRCS tests/transport/transport_service_test.cc
     DEPS tests_transport_test_support tests_stream_test_util transport_frame_decoder transport_remote_exception transport GTest::gtest_main
     SIZE small)
+ws_cc_test(tests_transport_receive_buffer_test
+    DIR tests/transport
+    NAME receive_buffer_test
+    SRCS tests/transport/receive_buffer_test.cc
+    DEPS tests_transport_test_support transport GTest::gtest_main
+    SIZE small)
 ws_cc_test(tests_transport_transport_load_test
     DIR tests/transport
     NAME transport_load_test

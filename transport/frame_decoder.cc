@@ -115,6 +115,17 @@ void FrameDecoder::checkFixedHeader() {
     skipped_ = 0;
     return;
   }
+  content_have_ = 0;
+  std::span<uint8_t> buffer;
+  try {
+    if (content_buffer_) buffer = content_buffer_(current_);
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  if (!buffer.empty() && buffer.size() >= content_need_) {
+    external_ = buffer.data();
+    return;
+  }
   content_ = std::make_shared<BytesStreamOutput>(*recycler_);
 }
 
@@ -163,13 +174,18 @@ void FrameDecoder::feed(std::span<const uint8_t> bytes,
       on_frame(std::move(frame));
       continue;
     }
-    const size_t have = skipping_ ? skipped_ : content_->size();
+    const size_t have = skipping_ ? skipped_ : content_have_;
     size_t n = std::min(content_need_ - have, bytes.size() - at);
     if (n > 0) {
       if (skipping_) {
         skipped_ += n;
       } else {
-        content_->writeBytes(bytes.subspan(at, n));
+        if (external_) {
+          std::memcpy(external_ + have, bytes.data() + at, n);
+        } else {
+          content_->writeBytes(bytes.subspan(at, n));
+        }
+        content_have_ += n;
       }
       at += n;
       position_ += n;
@@ -186,19 +202,24 @@ void FrameDecoder::emitFrame(const std::function<void(DecodedFrame&&)>& on_frame
     frame.refused = true;
     skipping_ = false;
     skipped_ = 0;
+  } else if (external_) {
+    // A zero-size content still gets a valid (empty) reference.
+    frame.content = BytesReference(BytesReference::Piece(external_, content_need_));
+    external_ = nullptr;
   } else {
     const BytesReference pages = content_->bytes();
     frame.content = BytesReference(pages.pieces(), std::move(content_));
     content_.reset();
   }
+  content_have_ = 0;
   header_have_ = 0;
   current_ = FrameHeader{};
   on_frame(std::move(frame));
 }
 
 size_t FrameDecoder::contentRemaining() const {
-  if (header_have_ != kHeaderSize || !content_) return 0;
-  return content_need_ - content_->size();
+  if (error_ || header_have_ != kHeaderSize || skipping_ || current_.isPing()) return 0;
+  return content_need_ - content_have_;
 }
 
 std::vector<std::span<uint8_t>> FrameDecoder::contentSpace(size_t max) {
@@ -206,6 +227,10 @@ std::vector<std::span<uint8_t>> FrameDecoder::contentSpace(size_t max) {
   std::vector<std::span<uint8_t>> space;
   const size_t k = std::min(max, contentRemaining());
   if (k == 0) return space;
+  if (external_) {
+    space.emplace_back(external_ + content_have_, k);
+    return space;
+  }
   // Seeking ahead makes the pages exist; seeking back leaves them in place
   // (BytesStreamOutput never moves or drops a page it took), and
   // commitContent() seeks forward over what the socket wrote into them.
@@ -225,9 +250,10 @@ void FrameDecoder::commitContent(size_t n, const std::function<void(DecodedFrame
   if (n > contentRemaining()) {
     throw std::invalid_argument("commitContent past the frame's content");
   }
-  content_->seek(content_->size() + n);
+  if (!external_) content_->seek(content_have_ + n);
+  content_have_ += n;
   position_ += n;
-  if (content_->size() == content_need_) emitFrame(on_frame);
+  if (content_have_ == content_need_) emitFrame(on_frame);
 }
 
 }  // namespace wirestream::transport

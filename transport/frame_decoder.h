@@ -27,7 +27,10 @@
 // Memory: a frame's bytes go into 16 KiB pages from a PageRecycler as they
 // arrive, never sized from the length the header claims, never reallocated
 // or copied again, and given back to the recycler when the last reference to
-// the frame's content goes. Not thread-safe (one connection, one decoder).
+// the frame's content goes. An optional content-buffer hook may instead name
+// a caller's buffer for an admitted frame whose whole content fits in it: the
+// content then goes there and the frame references it without owning it.
+// Not thread-safe (one connection, one decoder).
 #pragma once
 
 #include <cstddef>
@@ -72,11 +75,20 @@ class FrameDecoder {
   // `on_frame` propagates and leaves the decoder at the next frame.
   void feed(std::span<const uint8_t> bytes, const std::function<void(DecodedFrame&&)>& on_frame);
 
+  // Where an admitted non-ping frame's content goes, asked once its fixed
+  // header is in and admitted: a buffer of at least header.contentSize()
+  // bytes (the content is written there, and the frame's content references
+  // it without keeping it alive), or an empty span (pages). A smaller buffer
+  // is ignored. If it throws, the decoder fails with that error.
+  using ContentBuffer = std::function<std::span<uint8_t>(const FrameHeader&)>;
+  void setContentBuffer(ContentBuffer hook) { content_buffer_ = std::move(hook); }
+
   // Receiving straight into the frame's pages, for large frames: while a
-  // frame's content is arriving, contentSpace(max) returns page space for up
-  // to `max` of its remaining bytes (empty otherwise); after the socket wrote
-  // n bytes at its start, commitContent(n) accounts for them and delivers the
-  // frame if it is complete. Same frames, same offsets as feed(); no feed()
+  // frame's content is arriving, contentSpace(max) returns page space (one
+  // span of the content buffer if the frame has one) for up to `max` of its
+  // remaining bytes (empty otherwise); after the socket wrote n bytes at its
+  // start, commitContent(n) accounts for them and delivers the frame if it
+  // is complete. Same frames, same offsets as feed(); no feed()
   // may come between the two calls.
   std::vector<std::span<uint8_t>> contentSpace(size_t max);
   void commitContent(size_t n, const std::function<void(DecodedFrame&&)>& on_frame);
@@ -87,7 +99,7 @@ class FrameDecoder {
   bool midFrame() const { return header_have_ > 0; }
   // Bytes of the current, incomplete frame received so far.
   // (A refused frame's dropped content counts as received.)
-  size_t bufferedBytes() const { return header_have_ + (content_ ? content_->size() : skipped_); }
+  size_t bufferedBytes() const { return header_have_ + (skipping_ ? skipped_ : content_have_); }
   // Size of the frame in progress, once its length is known (else 0).
   size_t expectedFrameSize() const;
   // Total bytes consumed, i.e. the stream offset of the next byte.
@@ -108,9 +120,14 @@ class FrameDecoder {
   uint8_t header_[kHeaderSize];
   size_t header_have_ = 0;
   FrameHeader current_;
+  // The current frame's content: in pages (content_) or in the content
+  // buffer (external_); content_have_ bytes of content_need_ are in.
   std::shared_ptr<BytesStreamOutput> content_;
+  uint8_t* external_ = nullptr;
+  size_t content_have_ = 0;
   size_t content_need_ = 0;
   Admission admission_;
+  ContentBuffer content_buffer_;
   // The current frame was refused: content bytes dropped so far.
   bool skipping_ = false;
   size_t skipped_ = 0;

@@ -323,9 +323,10 @@ class TcpConnection final : public Connection,
   void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
               TransportService::RawResponseReader reader,
               TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout,
-              TransportService::ResponseHeadersCallback on_headers = nullptr) {
-    net::PendingCall call{action, std::move(reader), std::move(on_failure), timeout,
-                          std::move(on_headers)};
+              TransportService::ResponseHeadersCallback on_headers = nullptr,
+              std::span<uint8_t> receive_buffer = {}) {
+    net::PendingCall call{action,  std::move(reader),     std::move(on_failure),
+                          timeout, std::move(on_headers), receive_buffer};
     switch (pending_.add(id, call, net::PendingCalls::Clock::now())) {
       case net::PendingCalls::Added::kClosed:
         safeFail(call.on_failure, std::make_exception_ptr(NodeDisconnectedError(
@@ -411,6 +412,12 @@ class TcpConnection final : public Connection,
   }
 
   void answerPing() override { sendPing(); }
+
+  // The content of the response to a call that lent a buffer large enough
+  // goes there (the call then waits for it whatever its timeout).
+  std::span<uint8_t> receiveBuffer(const FrameHeader& h) override {
+    return pending_.claimReceiveBuffer(h.request_id, h.contentSize());
+  }
 
   void doRead() {
     if (closed_) return;
@@ -1251,7 +1258,8 @@ void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connect
     return;
   }
   tcp_connection->submit(id, std::string(action), std::move(frame), std::move(reader),
-                         std::move(on_failure), timeout, context.on_response_headers);
+                         std::move(on_failure), timeout, context.on_response_headers,
+                         context.receive_buffer);
 }
 
 }  // namespace wirestream::transport

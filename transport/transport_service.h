@@ -70,6 +70,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -211,6 +212,27 @@ class TransportService {
   struct CallContext {
     RequestHeaders request_headers;
     ResponseHeadersCallback on_response_headers;
+    // A buffer the caller owns for the answer's frame content (everything
+    // after its 23-byte header: the response headers, a few bytes without
+    // any, then the body), to spare a reader that wants the body in its own
+    // memory the copy out of the frame's pages: when the answer's content
+    // fits, the socket reads it straight into the buffer's start, and the
+    // reader reads it there in place (StreamInput::readInChunk returns
+    // pointers into the buffer for any length; what it keeps, such as a
+    // readBytesReference(), points into the buffer without owning it).
+    // An answer that does not fit, or a compressed one after it is
+    // inflated, is read from pages as without a buffer. Empty: none.
+    //
+    // Lifetime: the buffer must stay valid, and nothing else may read or
+    // write it, from the send until the call completes (its response or
+    // failure callback has returned). Calls on one connection may share a
+    // buffer if each reads what it needs before returning: their answers
+    // arrive one at a time, each delivered before the next one starts.
+    // Once an answer began to arrive into the buffer, the call's timeout no
+    // longer applies: it completes when the answer is in, or fails when the
+    // connection closes (options.read_deadline bounds a stalled frame). A
+    // late answer to a call that timed out never touches its buffer.
+    std::span<uint8_t> receive_buffer;
   };
 
   // TlsConfigError if options.tls names a file that cannot be used.

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <random>
 
 #include "stream/bytes_stream_output.h"
@@ -142,16 +144,12 @@ TEST(FrameDecoder, ReplayOfMixedMessagesInRandomSlices) {
   }
 }
 
-// Receiving into the frame's pages (contentSpace / commitContent) where the
-// content allows it, feed() elsewhere, in random slices: the same frames.
-TEST(FrameDecoder, DirectContentReceiveEqualsFeed) {
-  size_t expected_frames = 0;
-  std::vector<uint8_t> stream = mixedStream(7, 200, &expected_frames);
-  Outcome reference = run(stream, whole(stream));
-  std::mt19937 rng(11);
-  FrameDecoder decoder(8 << 20);
-  Outcome direct;
-  auto sink = [&](DecodedFrame&& f) { direct.frames.push_back({f.header, std::move(f.content)}); };
+// Feeds `stream` to `decoder` in random slices (seed `seed`), receiving into
+// the frame's content space (contentSpace / commitContent, partly filled as a
+// short read would) wherever the decoder offers it, feed() elsewhere.
+void receiveMixed(FrameDecoder& decoder, const std::vector<uint8_t>& stream, uint32_t seed,
+                  const std::function<void(DecodedFrame&&)>& sink) {
+  std::mt19937 rng(seed);
   size_t at = 0;
   while (at < stream.size()) {
     size_t want = 1 + rng() % (64 * 1024);
@@ -162,7 +160,6 @@ TEST(FrameDecoder, DirectContentReceiveEqualsFeed) {
       at += n;
       continue;
     }
-    // Fill part of the space, as a short read would.
     size_t room = 0;
     for (auto s : space) room += s.size();
     size_t n = 1 + rng() % room;
@@ -176,9 +173,83 @@ TEST(FrameDecoder, DirectContentReceiveEqualsFeed) {
     decoder.commitContent(n, sink);
     at += n;
   }
+}
+
+// Receiving into the frame's pages where the content allows it, feed()
+// elsewhere, in random slices: the same frames.
+TEST(FrameDecoder, DirectContentReceiveEqualsFeed) {
+  size_t expected_frames = 0;
+  std::vector<uint8_t> stream = mixedStream(7, 200, &expected_frames);
+  Outcome reference = run(stream, whole(stream));
+  FrameDecoder decoder(8 << 20);
+  Outcome direct;
+  receiveMixed(decoder, stream, 11, [&](DecodedFrame&& f) {
+    direct.frames.push_back({f.header, std::move(f.content)});
+  });
   ASSERT_EQ(direct.frames.size(), expected_frames);
   EXPECT_TRUE(direct.frames == reference.frames);
   EXPECT_EQ(decoder.position(), stream.size());
+}
+
+// A content buffer the hook names receives the whole content of a frame that
+// fits in it (one piece, at the buffer's start, no page taken); a frame whose
+// content does not fit, or for which the hook names none, goes into pages.
+// Either way, fed or received directly, the same frames.
+TEST(FrameDecoder, ContentBufferReceivesTheFramesThatFitIt) {
+  size_t expected_frames = 0;
+  std::vector<uint8_t> stream = mixedStream(23, 200, &expected_frames);
+  Outcome reference = run(stream, whole(stream));
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    PageRecycler recycler(PageRecycler::kPageSize);
+    FrameDecoder decoder(8 << 20, recycler);
+    // Per asked frame, in order: the buffer named (kind 0: fits exactly,
+    // 1: one byte short, 2: none, 3: larger than needed).
+    std::vector<std::unique_ptr<std::vector<uint8_t>>> buffers;
+    std::vector<int> kinds;
+    std::vector<size_t> pages_at_start;
+    std::mt19937 rng(seed);
+    decoder.setContentBuffer([&](const FrameHeader& h) {
+      const int kind = static_cast<int>(rng() % 4);
+      kinds.push_back(kind);
+      pages_at_start.push_back(recycler.outstandingPages());
+      const size_t need = h.contentSize();
+      const size_t size = kind == 0 ? need : kind == 1 ? need - 1 : kind == 2 ? 0 : need + 100;
+      buffers.push_back(std::make_unique<std::vector<uint8_t>>(size == 0 ? 0 : size, 0xEE));
+      if (kind == 1 && need == 0) kinds.back() = 2;  // no "one byte short" of nothing
+      return std::span<uint8_t>(*buffers.back());
+    });
+    Outcome got;
+    size_t pages_taken_for_buffered = 0;
+    size_t asked = 0;
+    auto sink = [&](DecodedFrame&& f) {
+      if (!f.header.isPing()) {
+        const int kind = kinds.at(asked);
+        const std::vector<uint8_t>& buffer = *buffers.at(asked);
+        ++asked;
+        const bool in_buffer = (kind == 0 || kind == 3) && !buffer.empty();
+        if (in_buffer) {
+          ASSERT_EQ(f.content.pieces().size(), 1u);
+          EXPECT_EQ(f.content.pieces()[0].data(), buffer.data());
+          pages_taken_for_buffered += recycler.outstandingPages() - pages_at_start.at(asked - 1);
+        } else if (f.content.length() > 0) {
+          EXPECT_NE(f.content.pieces()[0].data(), buffer.data());
+        }
+      }
+      got.frames.push_back({f.header, std::move(f.content)});
+    };
+    if (seed % 2) {
+      receiveMixed(decoder, stream, seed, sink);
+    } else {
+      for (size_t at = 0, n = 0; at < stream.size(); at += n) {
+        n = std::min<size_t>(1 + rng() % 20000, stream.size() - at);
+        decoder.feed({stream.data() + at, n}, sink);
+      }
+    }
+    ASSERT_EQ(got.frames.size(), expected_frames) << "seed " << seed;
+    EXPECT_TRUE(got.frames == reference.frames) << "seed " << seed;
+    EXPECT_EQ(asked, kinds.size());
+    EXPECT_EQ(pages_taken_for_buffered, 0u) << "seed " << seed;
+  }
 }
 
 TEST(FrameDecoder, OneByteAtATimeEqualsWholeFrames) {
@@ -458,6 +529,26 @@ TEST(FrameDecoder, AdmissionThatThrowsFailsTheDecoder) {
   EXPECT_TRUE(decoder.failed());
   EXPECT_EQ(decoder.position(), kHeaderSize);
   EXPECT_THROW(decoder.feed(f, [](DecodedFrame&&) {}), CorruptStreamError);
+}
+
+TEST(FrameDecoder, ContentBufferIsNotAskedForRefusedFramesAndAThrowFailsTheDecoder) {
+  FrameDecoder refusing(1 << 20);
+  refusing.setAdmission([](const FrameHeader&) { return false; });
+  refusing.setContentBuffer([](const FrameHeader&) -> std::span<uint8_t> {
+    ADD_FAILURE() << "asked for a refused frame";
+    return {};
+  });
+  std::vector<uint8_t> f = header(17 + 10, 0, 10);
+  int frames = 0;
+  refusing.feed(f, [&](DecodedFrame&& d) { frames += d.refused; });
+  EXPECT_EQ(frames, 1);
+
+  FrameDecoder throwing(1 << 20);
+  throwing.setContentBuffer(
+      [](const FrameHeader&) -> std::span<uint8_t> { throw CorruptStreamError("no buffer"); });
+  EXPECT_THROW(throwing.feed(f, [](DecodedFrame&&) { FAIL(); }), CorruptStreamError);
+  EXPECT_TRUE(throwing.failed());
+  EXPECT_EQ(throwing.contentRemaining(), 0u);
 }
 
 }  // namespace

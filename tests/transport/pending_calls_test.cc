@@ -78,6 +78,43 @@ TEST(PendingCalls, ExpiredCallsComeInDeadlineOrder) {
   EXPECT_EQ(calls.size(), 5u);
 }
 
+// A call's receive buffer is handed out only for a response that fits it;
+// once claimed, the call no longer expires (the reads into the buffer end
+// first) and is taken by take() or close().
+TEST(PendingCalls, AClaimedReceiveBufferOutlivesTheCallsDeadline) {
+  PendingCalls calls;
+  const Clock::time_point t0{};
+  std::vector<uint8_t> b1(100), b2(100);
+  PendingCall c1 = callOf("1", 10ms), c2 = callOf("2", 10ms), c3 = callOf("3", 10ms);
+  c1.receive_buffer = b1;
+  c2.receive_buffer = b2;
+  calls.add(1, c1, t0);
+  calls.add(2, c2, t0);
+  calls.add(3, c3, t0);
+  EXPECT_TRUE(calls.claimReceiveBuffer(1, 101).empty());  // too small: pages
+  EXPECT_TRUE(calls.claimReceiveBuffer(3, 10).empty());   // none
+  EXPECT_TRUE(calls.claimReceiveBuffer(9, 10).empty());   // unknown id
+  const std::span<uint8_t> claimed = calls.claimReceiveBuffer(2, 100);
+  EXPECT_EQ(claimed.data(), b2.data());
+  EXPECT_EQ(claimed.size(), 100u);
+  auto expired = calls.takeExpired(t0 + 1s);
+  ASSERT_EQ(expired.size(), 2u);
+  EXPECT_EQ(expired[0].first + expired[1].first, 1 + 3);
+  EXPECT_FALSE(calls.armedDeadline());
+  auto taken = calls.take(2);
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->receive_buffer.data(), b2.data());
+  // Claimed, then the connection closes: close() takes it.
+  PendingCall c4 = callOf("4", 10ms);
+  c4.receive_buffer = b1;
+  calls.add(4, c4, t0);
+  EXPECT_FALSE(calls.claimReceiveBuffer(4, 100).empty());
+  EXPECT_TRUE(calls.takeExpired(t0 + 1s).empty());
+  auto all = calls.close("bye");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].first, 4);
+}
+
 TEST(PendingCalls, CloseTakesEverythingAndRefusesLaterCalls) {
   PendingCalls calls;
   PendingCall a = callOf("a", 10ms), b = callOf("b", 0ms);

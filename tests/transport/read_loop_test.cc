@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,7 @@ struct Event {
   std::vector<uint8_t> content;
   size_t lease = 0;
   bool answer = false;
+  const uint8_t* data = nullptr;  // where the content's first byte was
 };
 
 class RecordingSink final : public ReadLoop::Sink {
@@ -73,14 +75,24 @@ class RecordingSink final : public ReadLoop::Sink {
     events.push_back({"refused", h, {}, 0, answer});
   }
 
+  // Names buffers[id] (if any) for the response to request `id`.
+  std::span<uint8_t> receiveBuffer(const FrameHeader& h) override {
+    asked.push_back(h.request_id);
+    auto it = buffers.find(h.request_id);
+    return it == buffers.end() ? std::span<uint8_t>() : std::span<uint8_t>(it->second);
+  }
+
   std::vector<Event> events;
+  std::map<int64_t, std::vector<uint8_t>> buffers;
+  std::vector<int64_t> asked;
   std::vector<InboundBudget::Lease> leases;
   bool keep_leases = false;
   std::string refusal;
 
  private:
   void record(const char* kind, DecodedFrame&& f, size_t lease) {
-    events.push_back({kind, f.header, f.content.toVector(), lease, false});
+    const uint8_t* data = f.content.pieces().empty() ? nullptr : f.content.pieces()[0].data();
+    events.push_back({kind, f.header, f.content.toVector(), lease, false, data});
   }
 };
 
@@ -202,6 +214,58 @@ TEST(ReadLoop, ASingleBufferReaderGetsOnePageOfALargeFrame) {
       EXPECT_LE(r.targets[i].capacity, 16384u);  // one page
     }
   }
+}
+
+// Outbound, after the handshake, a response whose content fits the buffer
+// the sink names is received there, its large part in direct reads of one
+// contiguous span; the handshake's response, a response before the
+// handshake and a request's frames on an inbound loop are never asked for.
+TEST(ReadLoop, AResponseIsReceivedIntoTheBufferTheSinkNames) {
+  for (size_t slice : kSlices) {
+    SCOPED_TRACE("slice " + std::to_string(slice));
+    RecordingSink sink;
+    ReadLoop loop({.direction = Direction::kOutbound, .version = kV8_7}, sink);
+    Receiver r(loop);
+    const auto hs = response(1, kV8_7, 4, true);
+    const auto big = response(2, kV8_7, 3 << 20), small = response(3, kV8_7, 100);
+    const auto too_big = response(4, kV8_7, 300 * 1024), unnamed = response(5, kV8_7, 1000);
+    sink.buffers[1].resize(1 << 10);
+    sink.buffers[2].assign(big.size() - kHeaderSize, 0xEE);
+    sink.buffers[3].assign(small.size() - kHeaderSize + 50, 0xEE);
+    sink.buffers[4].assign(too_big.size() - kHeaderSize - 1, 0xEE);
+    r.receive(hs, slice);
+    EXPECT_TRUE(sink.asked.empty());
+    loop.completeHandshake(kV8_7);
+    r.targets.clear();
+    r.receive(concat({big, small, too_big, unnamed}), slice);
+    EXPECT_EQ(sink.asked, (std::vector<int64_t>{2, 3, 4, 5}));
+    ASSERT_EQ(sink.events.size(), 5u);
+    EXPECT_EQ(sink.events[1].data, sink.buffers[2].data());
+    EXPECT_EQ(sink.events[1].content, contentOf(big));
+    EXPECT_EQ(sink.buffers[2], contentOf(big));
+    EXPECT_EQ(sink.events[2].data, sink.buffers[3].data());
+    EXPECT_EQ(sink.events[2].content, contentOf(small));
+    EXPECT_NE(sink.events[3].data, sink.buffers[4].data());  // does not fit: pages
+    EXPECT_EQ(sink.events[3].content, contentOf(too_big));
+    EXPECT_EQ(sink.buffers[4], std::vector<uint8_t>(too_big.size() - kHeaderSize - 1, 0xEE));
+    EXPECT_EQ(sink.events[4].content, contentOf(unnamed));
+    if (slice == (1 << 20)) {
+      // After the first read, the big frame's content came in direct reads
+      // of up to kMaxDirectRead.
+      ASSERT_GE(r.targets.size(), 4u);
+      EXPECT_TRUE(r.targets[1].direct);
+      EXPECT_EQ(r.targets[1].capacity, ReadLoop::kMaxDirectRead);
+    }
+  }
+  // Requests on an inbound loop: never asked.
+  RecordingSink sink;
+  ReadLoop loop({.direction = Direction::kInbound, .version = kV8_7}, sink);
+  loop.completeHandshake(kV8_7);
+  sink.buffers[7].resize(1 << 20);
+  Receiver(loop).receive(request(7, kV8_7, 200 * 1024), 65536);
+  EXPECT_TRUE(sink.asked.empty());
+  ASSERT_EQ(sink.events.size(), 1u);
+  EXPECT_NE(sink.events[0].data, sink.buffers[7].data());
 }
 
 TEST(ReadLoop, InboundRoutesTheHandshakeRequestsAndPings) {

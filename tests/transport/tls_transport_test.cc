@@ -110,6 +110,33 @@ TEST_F(TlsTransportTest, MutualTlsRoundTripsOneByteToFourMebibytes) {
   EXPECT_EQ(client_log.count("WARN"), 0u);
 }
 
+// A response received into the caller's buffer (CallContext::receive_buffer):
+// the decrypted bytes land there and the reader finds the body in place.
+TEST_F(TlsTransportTest, AResponseIsDecryptedIntoTheCallersBuffer) {
+  startServer();
+  TransportService client(clientOptions(certs.options(certs.client)));
+  auto conn = client.connect("127.0.0.1", port);
+  for (size_t size : {size_t{100}, size_t{1} << 20}) {
+    std::vector<uint8_t> buffer(size + 16);
+    TransportService::CallContext context;
+    context.receive_buffer = buffer;
+    const uint8_t* body = client
+                              .submitRequest(
+                                  conn, "echo", Blob(pattern(size, 3)),
+                                  [](StreamInput& in) {
+                                    const size_t n = static_cast<size_t>(in.readArraySize());
+                                    return in.readInChunk(n);
+                                  },
+                                  10s, context)
+                              .get();
+    ASSERT_NE(body, nullptr) << size;
+    EXPECT_GE(body, buffer.data());
+    EXPECT_LE(body + size, buffer.data() + buffer.size());
+    EXPECT_TRUE(std::equal(body, body + size, pattern(size, 3).begin())) << size;
+  }
+  EXPECT_EQ(client_log.count("WARN"), 0u);
+}
+
 // Bodies sent by reference (zero_copy.h): one piece far larger than a TLS
 // record is encrypted whole, on both sides.
 TEST_F(TlsTransportTest, BodiesByReferenceOverTls) {

@@ -31,6 +31,20 @@ std::optional<PendingCall> PendingCalls::take(int64_t id) {
   return call;
 }
 
+std::span<uint8_t> PendingCalls::claimReceiveBuffer(int64_t id, size_t content_size) {
+  MutexLock lock(mu_);
+  auto it = calls_.find(id);
+  if (it == calls_.end()) return {};
+  Entry& entry = it->second;
+  const std::span<uint8_t> buffer = entry.call.receive_buffer;
+  if (buffer.empty() || buffer.size() < content_size) return {};
+  if (entry.deadline) {
+    deadlines_.erase(*entry.deadline);
+    entry.deadline.reset();
+  }
+  return buffer;
+}
+
 std::vector<std::pair<int64_t, PendingCall>> PendingCalls::takeExpired(Clock::time_point now) {
   std::vector<std::pair<int64_t, PendingCall>> expired;
   MutexLock lock(mu_);

@@ -16,6 +16,7 @@
 // takeExpired() takes exactly the calls whose deadline has passed.
 //
 // Every call is taken exactly once: by take(), takeExpired() or close().
+// A call whose receive buffer was claimed is never taken by takeExpired().
 // Thread-safety: thread-safe; callbacks of a PendingCall are never run here.
 #pragma once
 
@@ -25,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -43,6 +45,9 @@ struct PendingCall {
   std::function<void(std::exception_ptr)> on_failure;
   std::chrono::milliseconds timeout{0};  // zero: no deadline
   std::function<void(const ResponseHeaders&)> on_headers;
+  // The caller's buffer for the response's content (empty: none); see
+  // claimReceiveBuffer.
+  std::span<uint8_t> receive_buffer;
 };
 
 class PendingCalls {
@@ -57,6 +62,14 @@ class PendingCalls {
 
   // The call answered by a response to `id`, if still pending.
   std::optional<PendingCall> take(int64_t id) WS_EXCLUDES(mu_);
+
+  // The response to call `id` began to arrive and its content needs
+  // `content_size` bytes: the call's receive buffer if it has one that
+  // large, else an empty span. A call whose buffer is claimed has no
+  // deadline any more (takeExpired() skips it): the reads into the buffer
+  // must end before the call completes, so it is taken by take() once its
+  // response is in, or by close().
+  std::span<uint8_t> claimReceiveBuffer(int64_t id, size_t content_size) WS_EXCLUDES(mu_);
 
   // The calls whose deadline is at or before `now`, in deadline order; the
   // timer is then armed for armedDeadline() if that is set.

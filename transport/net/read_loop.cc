@@ -16,6 +16,17 @@ ReadLoop::ReadLoop(const Options& options, Sink& sink)
   if (options_.direction == Direction::kInbound && options_.budget) {
     decoder_.setAdmission([this](const FrameHeader& h) { return admit(h); });
   }
+  if (options_.direction == Direction::kOutbound) {
+    // Only a response dispatch() will deliver as one: after the handshake,
+    // at the agreed version (any other frame closes the connection).
+    decoder_.setContentBuffer([this](const FrameHeader& h) -> std::span<uint8_t> {
+      if (!h.isResponse() || h.isHandshake() || !handshakeDone() ||
+          h.version_id != version_id_.load()) {
+        return {};
+      }
+      return sink_.receiveBuffer(h);
+    });
+  }
 }
 
 ReadLoop::Target ReadLoop::nextRead() {

@@ -20,7 +20,9 @@
 // counted, and answered on the accepting side (ES's keep-alive). A frame
 // whose declared size would take the node past its inbound budget is
 // refused as soon as its header is in (Sink::onRefused), its content
-// dropped as it arrives; a refused handshake closes the connection.
+// dropped as it arrives; a refused handshake closes the connection. On an
+// outbound connection the sink may name a buffer for a response's content
+// (Sink::receiveBuffer): the reads then land there, not in pages.
 //
 // Thread-safety: one thread at a time (the connection's strand) calls every
 // method; version(), handshakeDone(), bytesReceived() and pingsReceived() may
@@ -86,6 +88,12 @@ class ReadLoop {
     // version). May log and send; must not throw.
     virtual void onRefused(const FrameHeader& header, const CircuitBreakingError& breaker,
                            bool answer) = 0;
+    // Outbound, after the handshake: where the content of the response with
+    // this header goes, asked once its header is in: a buffer of at least
+    // header.contentSize() bytes that the caller lent for it (the frame's
+    // content then references it, unowned), or an empty span (pages). May
+    // not throw.
+    virtual std::span<uint8_t> receiveBuffer(const FrameHeader& header) { return {}; }
   };
 
   struct Options {
@@ -109,7 +117,8 @@ class ReadLoop {
     bool direct = false;
   };
   // For a socket read that scatters: up to kMaxDirectRead of a large frame's
-  // pages, else the read buffer (kProbeReadSize of it after a large frame).
+  // pages (or of the buffer the sink named for it), else the read buffer
+  // (kProbeReadSize of it after a large frame).
   Target nextRead();
   // For a reader that takes one buffer (TLS): the first page with room of a
   // large frame, else the whole read buffer.
