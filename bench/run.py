@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Runs //bench:serialization_bench once and regenerates every published figure.
 
-    bazel build -c opt //bench:serialization_bench
     python3 bench/run.py                      # 5 interleaved repetitions, all suites
     python3 bench/run.py --filter 'VInt_|StringTerms' --repetitions 7 --min-time 0.1
 
@@ -170,7 +169,8 @@ def replace_between(text, begin, end, body):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--binary", default=os.path.join(ROOT, "bazel-bin/bench/serialization_bench"))
+    ap.add_argument("--binary", help="a binary built elsewhere (default: this tree's, built here "
+                    "with -c opt: bazel-bin holds whatever configuration was built last)")
     ap.add_argument("--repetitions", type=int, default=5)
     ap.add_argument("--filter", default="")
     ap.add_argument("--min-time", help="--benchmark_min_time, seconds (bench_main's default: 0.2)")
@@ -184,6 +184,10 @@ def main():
     if args.json:
         json_path = args.json
     else:
+        if not args.binary:
+            subprocess.run(["bazel", "build", "-c", "opt", "//bench:serialization_bench"],
+                           check=True, cwd=ROOT, stdout=sys.stderr)
+            args.binary = os.path.join(ROOT, "bazel-bin/bench/serialization_bench")
         cmd = [args.binary, "--benchmark_repetitions=%d" % args.repetitions,
                "--benchmark_enable_random_interleaving=true",
                "--benchmark_out=" + json_path, "--benchmark_out_format=json"]

@@ -2,7 +2,6 @@
 """Runs //bench:transport_bench once and writes its tables, from that one run, into
 bench/RESULTS.md and docs/transport.md (between the markers of this script).
 
-    bazel build -c opt //bench:transport_bench
     python3 bench/transport_report.py                  # 5 interleaved repetitions
     python3 bench/transport_report.py --repetitions 9 --min-time 0.5
 
@@ -190,7 +189,8 @@ def splice(path, body):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--binary", default=os.path.join(ROOT, "bazel-bin/bench/transport_bench"))
+    ap.add_argument("--binary", help="a binary built elsewhere (default: this tree's, built here "
+                    "with -c opt: bazel-bin holds whatever configuration was built last)")
     ap.add_argument("--repetitions", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.5)
     ap.add_argument("--json", help="tabulate this JSON instead of running")
@@ -201,6 +201,10 @@ def main():
         with open(args.json) as fh:
             data = json.load(fh)
     else:
+        if not args.binary:
+            subprocess.run(["bazel", "build", "-c", "opt", "//bench:transport_bench"],
+                           check=True, cwd=ROOT, stdout=sys.stderr)
+            args.binary = os.path.join(ROOT, "bazel-bin/bench/transport_bench")
         data = run(args.binary, args.repetitions, args.min_time, out_json)
     load_after = os.getloadavg()[0]
     runs = collect(data)
