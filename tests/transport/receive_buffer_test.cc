@@ -23,12 +23,7 @@ namespace wirestream::transport {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::Blob;
-using testing::LogCapture;
-using testing::pattern;
-using testing::RawServer;
-using testing::RawSocket;
-using testing::readBlob;
+using namespace wirestream::transport::testing;  // test_support.h, tls_fixture.h
 
 constexpr uint8_t kUntouched = 0xEE;
 

@@ -19,15 +19,7 @@ namespace wirestream::transport {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::Blob;
-using testing::IssuedFiles;
-using testing::LogCapture;
-using testing::pattern;
-using testing::RawServer;
-using testing::RawSocket;
-using testing::RawTlsClient;
-using testing::readBlob;
-using testing::TlsCerts;
+using namespace wirestream::transport::testing;  // test_support.h, tls_fixture.h
 using Mode = TlsOptions::VerificationMode;
 using ClientAuth = TlsOptions::ClientAuth;
 

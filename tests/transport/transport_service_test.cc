@@ -19,13 +19,7 @@ namespace wirestream::transport {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::Blob;
-using testing::LogCapture;
-using testing::pattern;
-using testing::RawBody;
-using testing::RawServer;
-using testing::RawSocket;
-using testing::readBlob;
+using namespace wirestream::transport::testing;  // test_support.h, tls_fixture.h
 
 class TransportTest : public ::testing::Test {
  protected:
