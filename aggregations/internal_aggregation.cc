@@ -68,9 +68,13 @@ InternalAggregation::InternalAggregation(StreamInput& in) {
 }
 
 void InternalAggregation::writeTo(StreamOutput& out) const {
+  writeNameAndMetadata(out);
+  doWriteTo(out);
+}
+
+void InternalAggregation::writeNameAndMetadata(StreamOutput& out) const {
   out.writeString(name_);
   writeGenericValue(out, metadata_);
-  doWriteTo(out);
 }
 
 double InternalAggregation::sortValue(std::string_view) const {

@@ -105,6 +105,9 @@ class InternalAggregation : public NamedWriteable {
 
   // name, metadata, then the type's body (the type name is the caller's).
   void writeTo(StreamOutput& out) const final;
+  // writeTo's first part, name and metadata: for a writer that writes the
+  // body from elsewhere (a metric column's row).
+  void writeNameAndMetadata(StreamOutput& out) const;
 
   // Reduces `aggs` (all of this type and name, aggs non-empty) into one
   // result. Parameters such as size are taken from aggs[0], as ES does. A

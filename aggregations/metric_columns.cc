@@ -10,7 +10,6 @@
 
 #include "aggregations/java_double.h"
 #include "aggregations/metrics.h"
-#include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations {
 
@@ -257,8 +256,7 @@ InternalAggregations MetricColumns::row(size_t i) const {
 void MetricColumns::writeHeader(StreamOutput& out, const Column& c) {
   const InternalAggregation& a = *c.prototype;
   out.writeString(a.getWriteableName());
-  out.writeString(a.getName());
-  writeGenericValue(out, a.getMetadata());
+  a.writeNameAndMetadata(out);
   if (c.metric != Metric::kValueCount) {
     static_cast<const MetricAggregation&>(a).format().writeNamed(out);
   }
