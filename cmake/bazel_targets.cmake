@@ -751,7 +751,7 @@ ws_cc_test(tests_transport_features_test
     DIR tests/transport
     NAME features_test
     SRCS tests/transport/features_test.cc
-    DEPS stream transport transport_features GTest::gtest_main
+    DEPS tests_transport_tsan_suppressions stream transport transport_features GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_transport_zero_copy_test
     DIR tests/transport
