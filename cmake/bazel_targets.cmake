@@ -655,11 +655,16 @@ ws_sh_test(tests_tools_cli_doc_test
     DATA tests/tools/cli_test_lib.sh aggregations/cardinality.h aggregations/date_histogram.h aggregations/doc_value_format.cc aggregations/histogram.h aggregations/metrics.h aggregations/terms.h docs/cli.md stream/structured/generic_value.cc "$<TARGET_FILE:tools_wirestream>"
     ARGS tools/wirestream docs/cli.md
     SIZE small)
+ws_cc_library(tests_transport_frame_bytes
+    DIR tests/transport
+    NAME frame_bytes
+    HDRS tests/transport/frame_bytes.h
+    DEPS stream transport_frame)
 ws_cc_test(tests_transport_frame_test
     DIR tests/transport
     NAME frame_test
     SRCS tests/transport/frame_test.cc
-    DEPS transport_frame transport_frame_decoder transport_remote_exception GTest::gtest_main
+    DEPS tests_transport_frame_bytes transport_frame transport_frame_decoder transport_remote_exception GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_transport_handshake_test
     DIR tests/transport
@@ -683,7 +688,7 @@ ws_cc_test(tests_transport_frame_decoder_test
     DIR tests/transport
     NAME frame_decoder_test
     SRCS tests/transport/frame_decoder_test.cc
-    DEPS transport_frame transport_frame_decoder transport_remote_exception GTest::gtest_main
+    DEPS tests_transport_frame_bytes transport_frame transport_frame_decoder transport_remote_exception GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_transport_tsan_suppressions
     DIR tests/transport
@@ -693,7 +698,7 @@ ws_cc_library(tests_transport_test_support
     DIR tests/transport
     NAME test_support
     HDRS tests/transport/test_support.h
-    DEPS tests_transport_tsan_suppressions stream transport transport_frame transport_frame_decoder)
+    DEPS tests_transport_frame_bytes tests_transport_tsan_suppressions stream transport transport_frame transport_frame_decoder)
 ws_cc_test(tests_transport_transport_service_test
     DIR tests/transport
     NAME transport_service_test

@@ -92,6 +92,8 @@ namespace wirestream::transport {
 
 enum class LogLevel { kDebug, kInfo, kWarn };
 
+// Every member has an initializer, so that a designated initializer naming a
+// few of them ({.node_name = "a"}) compiles clean under -Wextra.
 struct TransportOptions {
   std::string node_name = "node";
   // The version this node speaks; the handshake agrees on the lower of two.
@@ -130,12 +132,12 @@ struct TransportOptions {
   // hash differs from its own, so a node claiming ES's exact version must
   // give that build's hash.
   std::string cluster_name = "elasticsearch";
-  std::string node_id;
+  std::string node_id{};
   std::string build_hash = "unknown";
   // Receives every log line; the default prints WARN and INFO to stderr.
-  std::function<void(LogLevel, const std::string&)> logger;
+  std::function<void(LogLevel, const std::string&)> logger{};
   // Mutual TLS on every connection of this node; unset = plaintext.
-  std::optional<TlsOptions> tls;
+  std::optional<TlsOptions> tls{};
 };
 
 // Counters of the node-wide limits, for monitoring and tests.

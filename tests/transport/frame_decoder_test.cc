@@ -11,17 +11,15 @@
 
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
+#include "tests/transport/frame_bytes.h"
 #include "transport/inbound_message.h"
 #include "transport/remote_exception.h"
 
 namespace wirestream::transport {
 namespace {
 
-struct RawBody final : Writeable {
-  std::vector<uint8_t> bytes;
-  explicit RawBody(std::vector<uint8_t> b) : bytes(std::move(b)) {}
-  void writeTo(StreamOutput& out) const override { out.writeBytes(bytes); }
-};
+using testing::headerBytes;
+using testing::RawBody;
 
 struct Seen {
   FrameHeader header;
@@ -296,18 +294,6 @@ struct BadCase {
   uint64_t position;  // stream offset at which the decoder gives up
 };
 
-std::vector<uint8_t> header(int32_t length, int32_t variable_size, size_t content = 0) {
-  FrameHeader h;
-  h.length = length;
-  h.request_id = 1;
-  h.version_id = TransportVersion::current().id();
-  h.variable_header_size = variable_size;
-  std::vector<uint8_t> b(kHeaderSize);
-  encodeHeader(h, b.data());
-  b.resize(kHeaderSize + content, 0);
-  return b;
-}
-
 TEST(FrameDecoder, RejectsEachBadFrameAtTheSameOffsetHoweverSliced) {
   const std::string corrupt = typeid(CorruptStreamError).name();
   const std::string limit = typeid(LimitExceededError).name();
@@ -334,11 +320,11 @@ TEST(FrameDecoder, RejectsEachBadFrameAtTheSameOffsetHoweverSliced) {
        corrupt.c_str(),
        "invalid data length: -2",
        6},
-      {"length 16", header(16, 0), corrupt.c_str(), "invalid data length: 16", 6},
-      {"oversize", header(1 << 20, 0), limit.c_str(), "exceeds the maximum frame size of 65536", 6},
-      {"negative variable header", header(40, -1, 23), corrupt.c_str(),
+      {"length 16", headerBytes(16, 0), corrupt.c_str(), "invalid data length: 16", 6},
+      {"oversize", headerBytes(1 << 20, 0), limit.c_str(), "exceeds the maximum frame size of 65536", 6},
+      {"negative variable header", headerBytes(40, -1, 23), corrupt.c_str(),
        "negative variable header size: -1", 23},
-      {"variable header past the frame", header(20, 4, 3), corrupt.c_str(),
+      {"variable header past the frame", headerBytes(20, 4, 3), corrupt.c_str(),
        "larger than the frame content", 23},
   };
   for (const BadCase& c : cases) {
@@ -401,7 +387,7 @@ TEST(FrameDecoder, PagesFollowArrivedBytesNotClaimedLength) {
   PageRecycler recycler(PageRecycler::kPageSize);
   {
     FrameDecoder decoder(1u << 30, recycler);
-    std::vector<uint8_t> h = header((1 << 30) - 6, 0, 100);
+    std::vector<uint8_t> h = headerBytes((1 << 30) - 6, 0, 100);
     decoder.feed(h, [](DecodedFrame&&) { FAIL(); });
     EXPECT_EQ(decoder.bufferedBytes(), h.size());
     EXPECT_EQ(decoder.expectedFrameSize(), 1u << 30);
@@ -410,7 +396,7 @@ TEST(FrameDecoder, PagesFollowArrivedBytesNotClaimedLength) {
   EXPECT_EQ(recycler.outstandingPages(), 0u);
   // A whole frame's pages live as long as its content, then go back.
   FrameDecoder decoder(1u << 30, recycler);
-  std::vector<uint8_t> f = header(17 + 40000, 0, 40000);
+  std::vector<uint8_t> f = headerBytes(17 + 40000, 0, 40000);
   std::vector<DecodedFrame> frames;
   decoder.feed(f, [&](DecodedFrame&& d) { frames.push_back(std::move(d)); });
   ASSERT_EQ(frames.size(), 1u);
@@ -514,7 +500,7 @@ TEST(FrameDecoder, RefusedFrameTakesNoPagesWhateverItClaims) {
   PageRecycler recycler(PageRecycler::kPageSize);
   FrameDecoder decoder(1u << 30, recycler);
   decoder.setAdmission([](const FrameHeader&) { return false; });
-  std::vector<uint8_t> f = header((1 << 30) - 6, 0, 300000);
+  std::vector<uint8_t> f = headerBytes((1 << 30) - 6, 0, 300000);
   decoder.feed(f, [](DecodedFrame&&) { FAIL(); });
   EXPECT_EQ(recycler.outstandingPages(), 0u);
   EXPECT_EQ(decoder.bufferedBytes(), f.size());
@@ -524,7 +510,7 @@ TEST(FrameDecoder, RefusedFrameTakesNoPagesWhateverItClaims) {
 TEST(FrameDecoder, AdmissionThatThrowsFailsTheDecoder) {
   FrameDecoder decoder(1 << 20);
   decoder.setAdmission([](const FrameHeader&) -> bool { throw CorruptStreamError("no"); });
-  std::vector<uint8_t> f = header(17 + 10, 0, 10);
+  std::vector<uint8_t> f = headerBytes(17 + 10, 0, 10);
   EXPECT_THROW(decoder.feed(f, [](DecodedFrame&&) { FAIL(); }), CorruptStreamError);
   EXPECT_TRUE(decoder.failed());
   EXPECT_EQ(decoder.position(), kHeaderSize);
@@ -538,7 +524,7 @@ TEST(FrameDecoder, ContentBufferIsNotAskedForRefusedFramesAndAThrowFailsTheDecod
     ADD_FAILURE() << "asked for a refused frame";
     return {};
   });
-  std::vector<uint8_t> f = header(17 + 10, 0, 10);
+  std::vector<uint8_t> f = headerBytes(17 + 10, 0, 10);
   int frames = 0;
   refusing.feed(f, [&](DecodedFrame&& d) { frames += d.refused; });
   EXPECT_EQ(frames, 1);

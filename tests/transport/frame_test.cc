@@ -8,6 +8,7 @@
 
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
+#include "tests/transport/frame_bytes.h"
 #include "transport/compression.h"
 #include "transport/frame_decoder.h"
 #include "transport/inbound_message.h"
@@ -16,11 +17,7 @@
 namespace wirestream::transport {
 namespace {
 
-struct RawBody final : Writeable {
-  std::vector<uint8_t> bytes;
-  explicit RawBody(std::vector<uint8_t> b) : bytes(std::move(b)) {}
-  void writeTo(StreamOutput& out) const override { out.writeBytes(bytes); }
-};
+using testing::RawBody;
 
 std::string hexOf(BytesStreamOutput& out) { return out.bytes().toHex(); }
 

@@ -44,10 +44,7 @@ bool contains(const DecodedFrame& f, const std::string& text) {
 }
 
 TransportOptions quietClient() {
-  TransportOptions o;
-  o.node_name = "client";
-  o.logger = [](LogLevel, const std::string&) {};
-  return o;
+  return nodeOptions("client", [](LogLevel, const std::string&) {});
 }
 
 // Log lines by level, counted by content.
@@ -86,16 +83,10 @@ class Lines {
 
 class LimitsTest : public ::testing::Test {
  protected:
-  TransportOptions serverOptions() {
-    TransportOptions o;
-    o.node_name = "server";
-    o.logger = lines.logger();
-    o.io_threads = 2;
-    return o;
-  }
+  TransportOptions serverOptions() { return nodeOptions("server", lines.logger(), 2); }
   void startServer(TransportOptions o) {
     server = std::make_unique<TransportService>(std::move(o));
-    server->registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
+    registerEcho(*server);
     port = server->listen("127.0.0.1", 0);
   }
   // A fresh TransportService client connects and gets an answer.
@@ -137,12 +128,8 @@ int highestOpenFd() {
 // it saw; returns the exit status.
 int runOutOfDescriptors() {
   Lines lines;
-  TransportOptions o;
-  o.node_name = "server";
-  o.logger = lines.logger();
-  o.io_threads = 2;
-  TransportService server(o);
-  server.registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
+  TransportService server(nodeOptions("server", lines.logger(), 2));
+  registerEcho(server);
   const uint16_t port = server.listen("127.0.0.1", 0);
   // Serve one client first. (Besides showing the server works, this runs
   // the accept and read paths once while descriptors are plentiful: UBSan's

@@ -59,15 +59,9 @@ bool untouched(const std::vector<uint8_t>& buffer) {
 
 class ReceiveBufferTest : public ::testing::Test {
  protected:
-  TransportOptions options(const char* name, LogCapture& log) {
-    TransportOptions o;
-    o.node_name = name;
-    o.logger = log.logger();
-    return o;
-  }
   void startServer(TransportOptions o) {
     server = std::make_unique<TransportService>(std::move(o));
-    server->registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
+    registerEcho(*server);
     port = server->listen("127.0.0.1", 0);
   }
 
@@ -90,8 +84,8 @@ class ReceiveBufferTest : public ::testing::Test {
 };
 
 TEST_F(ReceiveBufferTest, AnAnswerThatFitsIsReadInPlaceInTheBuffer) {
-  startServer(options("server", server_log));
-  TransportService client(options("client", client_log));
+  startServer(nodeOptions("server", server_log.logger()));
+  TransportService client(nodeOptions("client", client_log.logger()));
   auto conn = client.connect("127.0.0.1", port);
   for (size_t size : {1, 100, 16383, 16385, 300000, 1 << 20, 3 << 20}) {
     SCOPED_TRACE(size);
@@ -112,8 +106,8 @@ TEST_F(ReceiveBufferTest, AnAnswerThatFitsIsReadInPlaceInTheBuffer) {
 }
 
 TEST_F(ReceiveBufferTest, AnAnswerThatDoesNotFitIsReadFromPagesAndLeavesTheBufferAlone) {
-  startServer(options("server", server_log));
-  TransportService client(options("client", client_log));
+  startServer(nodeOptions("server", server_log.logger()));
+  TransportService client(nodeOptions("client", client_log.logger()));
   auto conn = client.connect("127.0.0.1", port);
   const std::vector<uint8_t> body = pattern(1 << 20, 5);
   // One byte short of the content: 2 bytes of response headers, a 3-byte
@@ -131,10 +125,10 @@ TEST_F(ReceiveBufferTest, AnAnswerThatDoesNotFitIsReadFromPagesAndLeavesTheBuffe
 }
 
 TEST_F(ReceiveBufferTest, ACompressedAnswerIsInflatedIntoPages) {
-  TransportOptions so = options("server", server_log);
+  TransportOptions so = nodeOptions("server", server_log.logger());
   so.compress = true;
   startServer(so);
-  TransportOptions co = options("client", client_log);
+  TransportOptions co = nodeOptions("client", client_log.logger());
   co.compress = true;  // the server answers in the scheme the request came in
   TransportService client(co);
   auto conn = client.connect("127.0.0.1", port);
@@ -148,10 +142,10 @@ TEST_F(ReceiveBufferTest, ACompressedAnswerIsInflatedIntoPages) {
 }
 
 TEST_F(ReceiveBufferTest, AnErrorAnswerIntoTheBufferFailsTheCallWithItsType) {
-  startServer(options("server", server_log));
+  startServer(nodeOptions("server", server_log.logger()));
   server->registerRequestHandler(
       "fail", readBlob, [](const Blob&) -> Blob { throw std::invalid_argument("no such shard"); });
-  TransportService client(options("client", client_log));
+  TransportService client(nodeOptions("client", client_log.logger()));
   auto conn = client.connect("127.0.0.1", port);
   std::vector<uint8_t> buffer(64 * 1024, kUntouched);
   try {
@@ -168,11 +162,11 @@ TEST_F(ReceiveBufferTest, AnErrorAnswerIntoTheBufferFailsTheCallWithItsType) {
 // The answer to a call that timed out arrives later: it is dropped and its
 // content is read into pages, never into the buffer (freed by then).
 TEST_F(ReceiveBufferTest, ALateAnswerToATimedOutCallNeverTouchesItsBuffer) {
-  startServer(options("server", server_log));
+  startServer(nodeOptions("server", server_log.logger()));
   std::promise<std::shared_ptr<TransportChannel>> held;
   server->registerAsyncRequestHandler(
       "slow", readBlob, [&](Blob&&, std::shared_ptr<TransportChannel> ch) { held.set_value(ch); });
-  TransportService client(options("client", client_log));
+  TransportService client(nodeOptions("client", client_log.logger()));
   auto conn = client.connect("127.0.0.1", port);
   std::vector<uint8_t> buffer((1 << 20) + 16, kUntouched);
   EXPECT_THROW(call(client, conn, "slow", {1}, buffer, 100ms), ReceiveTimeoutError);
@@ -230,7 +224,7 @@ TEST_F(ReceiveBufferTest, AnAnswerArrivingIntoTheBufferHoldsTheCallPastItsTimeou
   SlowPeer peer;
   peer.start(body, 300 * 1024, 400ms, false);
   {
-    TransportService client(options("client", client_log));
+    TransportService client(nodeOptions("client", client_log.logger()));
     auto conn = client.connect("127.0.0.1", peer.raw.port());
     std::vector<uint8_t> buffer(body.size() + 16, kUntouched);
     const auto start = std::chrono::steady_clock::now();
@@ -247,7 +241,7 @@ TEST_F(ReceiveBufferTest, AnAnswerArrivingIntoTheBufferHoldsTheCallPastItsTimeou
 TEST_F(ReceiveBufferTest, WithoutABufferTheSameCallTimesOut) {
   SlowPeer peer;
   peer.start(pattern(1 << 20, 4), 300 * 1024, 400ms, false);
-  TransportService client(options("client", client_log));
+  TransportService client(nodeOptions("client", client_log.logger()));
   auto conn = client.connect("127.0.0.1", peer.raw.port());
   EXPECT_THROW(client.submitRequest(conn, "x", Blob({1}), readBlob, 100ms).get(),
                ReceiveTimeoutError);
@@ -260,7 +254,7 @@ TEST_F(ReceiveBufferTest, WithoutABufferTheSameCallTimesOut) {
 TEST_F(ReceiveBufferTest, AStalledAnswerFailsTheCallWhenTheReadDeadlineCloses) {
   SlowPeer peer;
   peer.start(pattern(1 << 20, 6), 200 * 1024, 800ms, false);
-  TransportOptions co = options("client", client_log);
+  TransportOptions co = nodeOptions("client", client_log.logger());
   co.read_deadline = 300ms;
   TransportService client(co);
   auto conn = client.connect("127.0.0.1", peer.raw.port());
@@ -274,7 +268,7 @@ TEST_F(ReceiveBufferTest, AStalledAnswerFailsTheCallWhenTheReadDeadlineCloses) {
 TEST_F(ReceiveBufferTest, APeerResetMidAnswerFailsTheCallOnce) {
   SlowPeer peer;
   peer.start(pattern(1 << 20, 8), 100 * 1024, 300ms, true);
-  TransportService client(options("client", client_log));
+  TransportService client(nodeOptions("client", client_log.logger()));
   auto conn = client.connect("127.0.0.1", peer.raw.port());
   auto buffer = std::make_unique<std::vector<uint8_t>>((1 << 20) + 16, kUntouched);
   EXPECT_THROW(call(client, conn, "x", {1}, *buffer, 100ms), NodeDisconnectedError);
@@ -285,8 +279,8 @@ TEST_F(ReceiveBufferTest, APeerResetMidAnswerFailsTheCallOnce) {
 // Pipelined calls on one connection sharing one buffer, each reading its
 // answer in place before returning (the answers arrive one at a time).
 TEST_F(ReceiveBufferTest, PipelinedCallsOnOneConnectionMayShareABuffer) {
-  startServer(options("server", server_log));
-  TransportService client(options("client", client_log));
+  startServer(nodeOptions("server", server_log.logger()));
+  TransportService client(nodeOptions("client", client_log.logger()));
   auto conn = client.connect("127.0.0.1", port);
   constexpr int kCalls = 48;
   const size_t sizes[] = {10, 70000, 1 << 20, 300 * 1024};

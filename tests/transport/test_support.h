@@ -1,5 +1,6 @@
-// Helpers for the transport tests: byte-payload messages, a log capture, and
-// raw loopback sockets that speak (or break) the protocol by hand.
+// Helpers for the transport tests: byte-payload messages, test nodes' options
+// and echo handler, a log capture, and raw loopback sockets that speak (or
+// break) the protocol by hand (frame_bytes.h builds their frames).
 #pragma once
 
 #include <arpa/inet.h>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -20,6 +22,7 @@
 
 #include "stream/bytes_stream_output.h"
 #include "stream/stream_input.h"
+#include "tests/transport/frame_bytes.h"
 #include "transport/frame.h"
 #include "transport/frame_decoder.h"
 #include "transport/transport_service.h"
@@ -35,14 +38,23 @@ struct Blob final : Writeable {
   void writeTo(StreamOutput& out) const override { out.writeByteArray(bytes); }
 };
 
-// Writes raw bytes with no prefix (to build frames by hand).
-struct RawBody final : Writeable {
-  std::vector<uint8_t> bytes;
-  explicit RawBody(std::vector<uint8_t> b) : bytes(std::move(b)) {}
-  void writeTo(StreamOutput& out) const override { out.writeBytes(bytes); }
-};
-
 inline Blob readBlob(StreamInput& in) { return Blob(in); }
+
+// Options for a test node: its name, where its log lines go, its I/O threads.
+inline TransportOptions nodeOptions(std::string name,
+                                    std::function<void(LogLevel, const std::string&)> logger,
+                                    int io_threads = 1) {
+  TransportOptions o;
+  o.node_name = std::move(name);
+  o.logger = std::move(logger);
+  o.io_threads = io_threads;
+  return o;
+}
+
+// The handler most tests call: "echo" answers with the Blob it was sent.
+inline void registerEcho(TransportService& node) {
+  node.registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
+}
 
 // n bytes of a pattern that differs with `seed`.
 inline std::vector<uint8_t> pattern(size_t n, uint8_t seed) {

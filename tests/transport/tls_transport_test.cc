@@ -28,23 +28,18 @@ class TlsTransportTest : public ::testing::Test {
   const TlsCerts& certs = TlsCerts::get();
 
   TransportOptions serverOptions(std::optional<TlsOptions> tls) {
-    TransportOptions o;
-    o.node_name = "server";
-    o.logger = server_log.logger();
-    o.io_threads = 2;
+    TransportOptions o = nodeOptions("server", server_log.logger(), 2);
     o.tls = std::move(tls);
     return o;
   }
   TransportOptions clientOptions(std::optional<TlsOptions> tls) {
-    TransportOptions o;
-    o.node_name = "client";
-    o.logger = client_log.logger();
+    TransportOptions o = nodeOptions("client", client_log.logger());
     o.tls = std::move(tls);
     return o;
   }
   void startServer(TransportOptions o) {
     server = std::make_unique<TransportService>(std::move(o));
-    server->registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
+    registerEcho(*server);
     port = server->listen("127.0.0.1", 0);
   }
   void startServer() { startServer(serverOptions(certs.options(certs.server))); }

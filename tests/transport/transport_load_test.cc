@@ -101,21 +101,13 @@ int32_t responseSize(std::mt19937& rng, int index) {
 
 TEST(TransportLoad, EightConnectionsTenThousandRequestsEach) {
   testing::LogCapture log;
-  TransportOptions so;
-  so.node_name = "server";
-  so.io_threads = 2;
-  so.logger = log.logger();
-  TransportService server(so);
+  TransportService server(testing::nodeOptions("server", log.logger(), 2));
   server.registerRequestHandler(
       "sized", [](StreamInput& in) { return SizedRequest(in); },
       [](const SizedRequest& r) { return SizedResponse(r.id, r.size); });
   uint16_t port = server.listen();
 
-  TransportOptions co;
-  co.node_name = "client";
-  co.io_threads = 2;
-  co.logger = log.logger();
-  TransportService client(co);
+  TransportService client(testing::nodeOptions("client", log.logger(), 2));
 
   std::atomic<int64_t> matched{0};
   std::atomic<int64_t> mismatched{0};

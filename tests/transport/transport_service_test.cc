@@ -23,22 +23,11 @@ using namespace wirestream::transport::testing;  // test_support.h, tls_fixture.
 
 class TransportTest : public ::testing::Test {
  protected:
-  TransportOptions serverOptions() {
-    TransportOptions o;
-    o.node_name = "server";
-    o.logger = server_log.logger();
-    o.io_threads = 2;
-    return o;
-  }
-  TransportOptions clientOptions() {
-    TransportOptions o;
-    o.node_name = "client";
-    o.logger = client_log.logger();
-    return o;
-  }
+  TransportOptions serverOptions() { return nodeOptions("server", server_log.logger(), 2); }
+  TransportOptions clientOptions() { return nodeOptions("client", client_log.logger()); }
   void startServer(TransportOptions o) {
     server = std::make_unique<TransportService>(std::move(o));
-    server->registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
+    registerEcho(*server);
     port = server->listen("127.0.0.1", 0);
   }
   void startServer() { startServer(serverOptions()); }
@@ -576,18 +565,6 @@ struct GarbageCase {
   std::vector<uint8_t> bytes;
   const char* log_part;
 };
-
-std::vector<uint8_t> headerBytes(int32_t length, int32_t variable_size, size_t content) {
-  FrameHeader h;
-  h.length = length;
-  h.request_id = 5;
-  h.version_id = TransportVersion::current().id();
-  h.variable_header_size = variable_size;
-  std::vector<uint8_t> b(kHeaderSize);
-  encodeHeader(h, b.data());
-  b.resize(kHeaderSize + content, 0);
-  return b;
-}
 
 TEST_F(TransportTest, GarbageClosesOnlyThatConnection) {
   TransportOptions so = serverOptions();
