@@ -100,16 +100,17 @@ void store(MetricColumns::Column& c, const InternalAggregation& x) {
   }
 }
 
-// Applies f to each value vector that c's metric uses.
-template <class F>
-void eachVector(MetricColumns::Column& c, F&& f) {
-  if (c.metric != Metric::kValueCount) f(c.a);
+// Applies f to each value vector that c's metric uses; with more columns of
+// the same metric, to the same vector of each together (f(c.a, more.a...)).
+template <class F, class C, class... More>
+void eachVector(F&& f, C& c, More&... more) {
+  if (c.metric != Metric::kValueCount) f(c.a, more.a...);
   if (c.metric == Metric::kStats) {
-    f(c.b);
-    f(c.c);
+    f(c.b, more.b...);
+    f(c.c, more.c...);
   }
   if (c.metric == Metric::kAvg || c.metric == Metric::kValueCount || c.metric == Metric::kStats) {
-    f(c.l);
+    f(c.l, more.l...);
   }
 }
 
@@ -206,12 +207,8 @@ bool MetricColumns::sameShape(const MetricColumns& o) const {
 bool MetricColumns::appendFrom(const MetricColumns& src, size_t i) {
   if (columns_.empty() || !sameShape(src)) return false;
   for (size_t j = 0; j < columns_.size(); ++j) {
-    Column& c = columns_[j];
-    const Column& s = src.columns_[j];
-    if (!s.a.empty()) c.a.push_back(s.a[i]);
-    if (!s.b.empty()) c.b.push_back(s.b[i]);
-    if (!s.c.empty()) c.c.push_back(s.c[i]);
-    if (!s.l.empty()) c.l.push_back(s.l[i]);
+    eachVector([&](auto& to, const auto& from) { to.push_back(from[i]); }, columns_[j],
+               src.columns_[j]);
   }
   ++rows_;
   return true;
@@ -219,25 +216,27 @@ bool MetricColumns::appendFrom(const MetricColumns& src, size_t i) {
 
 void MetricColumns::reserve(size_t n) {
   for (Column& c : columns_) {
-    eachVector(c, [&](auto& v) { v.reserve(n); });
+    eachVector([&](auto& v) { v.reserve(n); }, c);
   }
 }
 
 void MetricColumns::pop_back() {
   for (Column& c : columns_) {
-    eachVector(c, [&](auto& v) { v.pop_back(); });
+    eachVector([&](auto& v) { v.pop_back(); }, c);
   }
   --rows_;
 }
 
 void MetricColumns::permute(std::span<const uint32_t> order) {
   for (Column& c : columns_) {
-    eachVector(c, [&](auto& v) {
-      std::remove_reference_t<decltype(v)> out;
-      out.reserve(order.size());
-      for (uint32_t k : order) out.push_back(v[k]);
-      v = std::move(out);
-    });
+    eachVector(
+        [&](auto& v) {
+          std::remove_reference_t<decltype(v)> out;
+          out.reserve(order.size());
+          for (uint32_t k : order) out.push_back(v[k]);
+          v = std::move(out);
+        },
+        c);
   }
   rows_ = order.size();
 }
