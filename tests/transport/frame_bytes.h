@@ -21,8 +21,7 @@ struct RawBody final : Writeable {
 
 // A request header at the current version declaring `length` and
 // `variable_size` as given, followed by `content` zero bytes.
-inline std::vector<uint8_t> headerBytes(int32_t length, int32_t variable_size,
-                                        size_t content = 0) {
+inline std::vector<uint8_t> headerBytes(int32_t length, int32_t variable_size, size_t content = 0) {
   FrameHeader h;
   h.length = length;
   h.request_id = 1;

@@ -25,9 +25,10 @@ namespace {
 using namespace std::chrono_literals;
 using testing::Blob;
 using testing::LogCapture;
+using testing::nodeOptions;
 using testing::RawSocket;
-
-Blob readBlob(StreamInput& in) { return Blob(in); }
+using testing::readBlob;
+using testing::registerEcho;
 
 bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout = 5s) {
   auto end = std::chrono::steady_clock::now() + timeout;
