@@ -39,6 +39,18 @@ OPS = ["WriteVInt", "ReadVInt", "StringTermsSerialize", "StringTermsDeserialize"
 CASES = ["OneByte", "Mixed", "FiveByte", "Geometric", "1000", "Realistic/1000"]
 
 
+BINARY_HELP = ("a binary built elsewhere (default: this tree's, built here with -c opt: "
+               "bazel-bin holds whatever configuration was built last)")
+
+
+def opt_binary(name):
+    """Builds //bench:<name> with -c opt and returns its path (bench/transport_report.py
+    uses this too)."""
+    subprocess.run(["bazel", "build", "-c", "opt", "//bench:" + name],
+                   check=True, cwd=ROOT, stdout=sys.stderr)
+    return os.path.join(ROOT, "bazel-bin/bench", name)
+
+
 def cpu_kind():
     """'Intel(R) Xeon(R) Processor (family 6, model 167)' from lscpu."""
     fields = {}
@@ -169,8 +181,7 @@ def replace_between(text, begin, end, body):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--binary", help="a binary built elsewhere (default: this tree's, built here "
-                    "with -c opt: bazel-bin holds whatever configuration was built last)")
+    ap.add_argument("--binary", help=BINARY_HELP)
     ap.add_argument("--repetitions", type=int, default=5)
     ap.add_argument("--filter", default="")
     ap.add_argument("--min-time", help="--benchmark_min_time, seconds (bench_main's default: 0.2)")
@@ -184,10 +195,7 @@ def main():
     if args.json:
         json_path = args.json
     else:
-        if not args.binary:
-            subprocess.run(["bazel", "build", "-c", "opt", "//bench:serialization_bench"],
-                           check=True, cwd=ROOT, stdout=sys.stderr)
-            args.binary = os.path.join(ROOT, "bazel-bin/bench/serialization_bench")
+        args.binary = args.binary or opt_binary("serialization_bench")
         cmd = [args.binary, "--benchmark_repetitions=%d" % args.repetitions,
                "--benchmark_enable_random_interleaving=true",
                "--benchmark_out=" + json_path, "--benchmark_out_format=json"]

@@ -22,7 +22,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import cpu_kind  # noqa: E402  (one reader of lscpu)
+from run import BINARY_HELP, cpu_kind, opt_binary  # noqa: E402  (shared with run.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- transport_report.py: begin -->"
@@ -189,8 +189,7 @@ def splice(path, body):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--binary", help="a binary built elsewhere (default: this tree's, built here "
-                    "with -c opt: bazel-bin holds whatever configuration was built last)")
+    ap.add_argument("--binary", help=BINARY_HELP)
     ap.add_argument("--repetitions", type=int, default=5)
     ap.add_argument("--min-time", type=float, default=0.5)
     ap.add_argument("--json", help="tabulate this JSON instead of running")
@@ -201,11 +200,7 @@ def main():
         with open(args.json) as fh:
             data = json.load(fh)
     else:
-        if not args.binary:
-            subprocess.run(["bazel", "build", "-c", "opt", "//bench:transport_bench"],
-                           check=True, cwd=ROOT, stdout=sys.stderr)
-            args.binary = os.path.join(ROOT, "bazel-bin/bench/transport_bench")
-        data = run(args.binary, args.repetitions, args.min_time, out_json)
+        data = run(args.binary or opt_binary("transport_bench"), args.repetitions, args.min_time, out_json)
     load_after = os.getloadavg()[0]
     runs = collect(data)
     reps = max(len(v) for v in runs.values())
