@@ -115,7 +115,6 @@ void FrameDecoder::checkFixedHeader() {
     skipped_ = 0;
     return;
   }
-  content_have_ = 0;
   std::span<uint8_t> buffer;
   try {
     if (content_buffer_) buffer = content_buffer_(current_);

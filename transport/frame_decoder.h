@@ -51,7 +51,9 @@ namespace wirestream::transport {
 struct DecodedFrame {
   FrameHeader header;
   // The bytes after the 23-byte header (variable header, then body), in
-  // recycled pages that this reference keeps alive; empty for a ping.
+  // recycled pages that this reference keeps alive, or in the buffer the
+  // content-buffer hook named (not kept alive: its lender's); empty for a
+  // ping.
   BytesReference content;
   // The admission hook refused the frame: its content was read and dropped.
   bool refused = false;
