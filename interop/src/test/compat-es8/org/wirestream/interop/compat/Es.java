@@ -1,0 +1,34 @@
+package org.wirestream.interop.compat;
+
+import org.elasticsearch.TransportVersion;
+import org.elasticsearch.Version;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+
+/**
+ * What differs between ES release lines, behind one name (this file: 8.x, where the wire
+ * version is a TransportVersion). The other lines have their own Es in src/test/compat-*.
+ */
+public final class Es {
+  private Es() {}
+
+  /** The release on the classpath, e.g. "8.7.1". */
+  public static String release() {
+    return Version.CURRENT.toString();
+  }
+
+  /** That release's wire version id (TransportVersion.CURRENT), e.g. 8070199. */
+  public static int transportVersionId() {
+    return TransportVersion.CURRENT.id;
+  }
+
+  /** Writes at the given wire version id. */
+  public static void setVersion(StreamOutput out, int id) {
+    out.setTransportVersion(TransportVersion.fromId(id));
+  }
+
+  /** Reads at the given wire version id. */
+  public static void setVersion(StreamInput in, int id) {
+    in.setTransportVersion(TransportVersion.fromId(id));
+  }
+}

@@ -1,0 +1,98 @@
+package org.wirestream.interop;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.wirestream.interop.compat.Es;
+
+/**
+ * The harness for one ES version (tools/interop.sh runs it once per pinned version):
+ *
+ *   java -cp ... org.wirestream.interop.Main --seed S --runner R --peer P --work DIR
+ *        [--checks vectors,reduce,transport]
+ *
+ * prints `interop ES <v> <check>: N of M match|pass` per check (and, for each failure, a line
+ * saying why) and exits 1 if any check failed. The ES version is the one on the classpath.
+ */
+public final class Main {
+  private Main() {}
+
+  static Map<String, Check> allChecks() {
+    Map<String, Check> checks = new LinkedHashMap<>();
+    for (Check c : List.of(new VectorsCheck(), new ReduceCheck(), new TransportCheck())) {
+      checks.put(c.name(), c);
+    }
+    return checks;
+  }
+
+  public static void main(String[] args) throws Exception {
+    long seed = 0;
+    Path runner = null, peer = null, work = null;
+    String checks = String.join(",", allChecks().keySet());
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--seed" -> seed = Long.parseLong(args[++i]);
+        case "--runner" -> runner = Path.of(args[++i]);
+        case "--peer" -> peer = Path.of(args[++i]);
+        case "--work" -> work = Path.of(args[++i]);
+        case "--checks" -> checks = args[++i];
+        default -> {
+          System.err.println("interop: unknown argument '" + args[i] + "'");
+          System.exit(2);
+        }
+      }
+    }
+    if (runner == null || peer == null || work == null) {
+      System.err.println("interop: --runner, --peer and --work are required");
+      System.exit(2);
+    }
+    Files.createDirectories(work);
+    String v = Es.release();
+    Context ctx = new Context(v, seed, runner, peer, work);
+    System.out.println("interop ES " + v + " (transport version " + Es.transportVersionId()
+        + "), seed " + seed);
+    boolean ok = true;
+    Map<String, Check> all = allChecks();
+    List<String> unknown = new ArrayList<>();
+    for (String name : checks.split(",")) {
+      Check c = all.get(name);
+      if (c == null) {
+        unknown.add(name);
+        continue;
+      }
+      Result r;
+      try {
+        r = c.run(ctx);
+      } catch (Exception e) {
+        r = new Result();
+        r.fail(name + " did not run: " + e);
+        e.printStackTrace();
+      }
+      report(v, c, r);
+      ok &= r.ok();
+    }
+    if (!unknown.isEmpty()) {
+      System.err.println("interop: unknown checks " + unknown + "; known: " + all.keySet());
+      System.exit(2);
+    }
+    System.exit(ok ? 0 : 1);
+  }
+
+  static void report(String v, Check c, Result r) {
+    String verb = c.name().equals("transport") ? "pass" : "match";
+    if (c.name().equals("coordinator")) verb = "searches identical";
+    for (int i = 0; i < Math.min(r.failures.size(), Result.MAX_PRINTED); i++) {
+      System.out.println("  FAIL " + c.name() + ": " + r.failures.get(i));
+    }
+    if (r.failures.size() > Result.MAX_PRINTED) {
+      System.out.println("  ... and " + (r.failures.size() - Result.MAX_PRINTED) + " more");
+    }
+    r.known.forEach(
+        (reason, n) -> System.out.println("  known difference (" + n + "x): " + reason));
+    System.out.println(
+        "interop ES " + v + " " + c.name() + ": " + r.matched + " of " + r.total + " " + verb);
+  }
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The real-Elasticsearch harness: builds wirestream's side (//interop:runner, //interop:peer)
+# and the Maven project in interop/ once per ES version pinned in interop/es-versions.txt,
+# then runs its checks (vectors, reduce, transport) with ES's own jars as the oracle.
+#
+#   tools/interop.sh                  every pinned version, the CI seed and one fresh seed
+#   tools/interop.sh --report         the same, then writes docs/compatibility.md
+#   INTEROP_VERSIONS="8.7.1" tools/interop.sh     only these releases (must be pinned)
+#   INTEROP_SEED=123 tools/interop.sh             the "fresh" seed fixed, to replay a run
+#   INTEROP_CHECKS=vectors,reduce tools/interop.sh
+#
+# Prints per version `interop ES <v> <check>: N of M match|pass` (once per seed), and last
+# `interop: N passed, N failed`, counting those lines; exits 1 if any failed. Needs
+# tools/setup.sh's packages, Maven and the JDKs the pins name (the java-maven machine).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+report=0
+for a in "$@"; do
+  case "$a" in
+    --report) report=1 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "interop: unknown argument '$a' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+readonly CI_SEED=20261202
+fresh_seed=${INTEROP_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+work=$(mktemp -d /tmp/interop.XXXXXX)
+log="$work/report.log"
+
+fail() { echo "interop: $*" >&2; echo "interop: 0 passed, 1 failed"; exit 1; }
+
+command -v mvn >/dev/null || fail "mvn not found (the java-maven machine has Maven 3.8)"
+bazel build //interop:runner //interop:peer 2>&1 | tail -n 3
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "bazel build //interop:runner //interop:peer failed"
+runner=$PWD/bazel-bin/interop/runner
+peer=$PWD/bazel-bin/interop/peer
+
+mapfile -t pins < <(grep -vE '^\s*(#|$)' interop/es-versions.txt)
+[ "${#pins[@]}" -gt 0 ] || fail "no versions in interop/es-versions.txt"
+wanted=${INTEROP_VERSIONS:-}
+if [ -n "$wanted" ]; then
+  for w in $wanted; do
+    printf '%s\n' "${pins[@]}" | awk '{print $1}' | grep -qx "$w" ||
+      fail "ES $w is not pinned in interop/es-versions.txt"
+  done
+fi
+
+for pin in "${pins[@]}"; do
+  read -r version jdk line <<<"$pin"
+  if [ -n "$wanted" ] && ! grep -qw -- "$version" <<<"$wanted"; then continue; fi
+  java_home=/usr/lib/jvm/$jdk
+  [ -x "$java_home/bin/java" ] || fail "ES $version needs $java_home (not installed)"
+  echo "=== interop ES $version (JDK $jdk, compat $line)"
+  build=interop/target/$version
+  if ! JAVA_HOME=$java_home mvn -B -q -f interop/pom.xml -Des.version="$version" \
+    -Des.line="$line" test-compile dependency:build-classpath -Dmdep.includeScope=test \
+    -Dmdep.outputFile="$PWD/$build/classpath.txt" >"$work/mvn-$version.log" 2>&1; then
+    tail -n 30 "$work/mvn-$version.log"
+    echo "interop ES $version build: 0 of 1 pass" | tee -a "$log"
+    continue
+  fi
+  cp="$PWD/$build/test-classes:$(cat "$build/classpath.txt")"
+  run() {  # run SEED CHECKS
+    "$java_home/bin/java" -Xmx2g -cp "$cp" org.wirestream.interop.Main --seed "$1" \
+      --runner "$runner" --peer "$peer" --work "$work/$version-$1" --checks "$2" |
+      tee -a "$log"
+  }
+  checks=${INTEROP_CHECKS:-vectors,reduce,transport}
+  run "$CI_SEED" "$checks"
+  # A fresh seed each run for the randomized checks (the transport cases are fixed).
+  fresh_checks=$(tr ',' '\n' <<<"$checks" | grep -vx transport | paste -sd, -)
+  [ -n "$fresh_checks" ] && run "$fresh_seed" "$fresh_checks"
+done
+
+passed=0
+failed=0
+count_re='^interop ES [^ ]+ [a-z]+: ([0-9]+) of ([0-9]+)'
+while read -r l; do
+  if [[ $l =~ $count_re ]]; then
+    if [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && [ "${BASH_REMATCH[2]}" -gt 0 ]; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+    fi
+  fi
+done <"$log"
+[ $((passed + failed)) -gt 0 ] || failed=1  # nothing ran is a failure, never a pass
+
+if [ "$report" -eq 1 ]; then
+  python3 tools/interop_report.py "$log" docs/compatibility.md || failed=$((failed + 1))
+fi
+echo "interop: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
