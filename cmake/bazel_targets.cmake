@@ -317,6 +317,16 @@ ws_cc_binary(fuzz_make_seeds
     NAME make_seeds
     SRCS fuzz/make_seeds.cc
     DEPS fuzz_program aggregations_columnar codecs_tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
+ws_cc_binary(interop_runner
+    DIR interop
+    NAME runner
+    SRCS interop/runner/aggs.cc interop/runner/reduce.cc interop/runner/runner.h interop/runner/runner_main.cc interop/runner/values.cc
+    DEPS aggregations aggregations_json stream stream_structured tools_wire_json nlohmann_json::nlohmann_json)
+ws_cc_binary(interop_peer
+    DIR interop
+    NAME peer
+    SRCS interop/peer/peer_main.cc
+    DEPS transport)
 ws_cc_test(tests_aggregations_round_trip_test
     DIR tests/aggregations
     NAME round_trip_test

@@ -8,6 +8,7 @@
 #   INTEROP_VERSIONS="8.7.1" tools/interop.sh     only these releases (must be pinned)
 #   INTEROP_SEED=123 tools/interop.sh             the "fresh" seed fixed, to replay a run
 #   INTEROP_CHECKS=vectors,reduce tools/interop.sh
+#   INTEROP_TARGET=/tmp/mine tools/interop.sh    Maven's build folders there, not interop/target
 #
 # Prints per version `interop ES <v> <check>: N of M match|pass` (once per seed), and last
 # `interop: N passed, N failed`, counting those lines; exits 1 if any failed. Needs
@@ -19,7 +20,7 @@ report=0
 for a in "$@"; do
   case "$a" in
     --report) report=1 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "interop: unknown argument '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -28,6 +29,7 @@ readonly CI_SEED=20261202
 fresh_seed=${INTEROP_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 work=$(mktemp -d /tmp/interop.XXXXXX)
 log="$work/report.log"
+target=$(realpath -m "${INTEROP_TARGET:-interop/target}")
 
 fail() { echo "interop: $*" >&2; echo "interop: 0 passed, 1 failed"; exit 1; }
 
@@ -53,15 +55,16 @@ for pin in "${pins[@]}"; do
   java_home=/usr/lib/jvm/$jdk
   [ -x "$java_home/bin/java" ] || fail "ES $version needs $java_home (not installed)"
   echo "=== interop ES $version (JDK $jdk, compat $line)"
-  build=interop/target/$version
+  build=$target/$version
   if ! JAVA_HOME=$java_home mvn -B -q -f interop/pom.xml -Des.version="$version" \
+    -Dinterop.target="$target" \
     -Des.line="$line" test-compile dependency:build-classpath -Dmdep.includeScope=test \
-    -Dmdep.outputFile="$PWD/$build/classpath.txt" >"$work/mvn-$version.log" 2>&1; then
+    -Dmdep.outputFile="$build/classpath.txt" >"$work/mvn-$version.log" 2>&1; then
     tail -n 30 "$work/mvn-$version.log"
     echo "interop ES $version build: 0 of 1 pass" | tee -a "$log"
     continue
   fi
-  cp="$PWD/$build/test-classes:$(cat "$build/classpath.txt")"
+  cp="$build/test-classes:$(cat "$build/classpath.txt")"
   run() {  # run SEED CHECKS
     "$java_home/bin/java" -Xmx2g -cp "$cp" org.wirestream.interop.Main --seed "$1" \
       --runner "$runner" --peer "$peer" --work "$work/$version-$1" --checks "$2" |
