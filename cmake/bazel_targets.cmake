@@ -665,6 +665,13 @@ ws_sh_test(tests_tools_cli_doc_test
     DATA tests/tools/cli_test_lib.sh aggregations/cardinality.h aggregations/date_histogram.h aggregations/doc_value_format.cc aggregations/histogram.h aggregations/metrics.h aggregations/terms.h docs/cli.md stream/structured/generic_value.cc "$<TARGET_FILE:tools_wirestream>"
     ARGS tools/wirestream docs/cli.md
     SIZE small)
+ws_sh_test(tests_tools_interop_report_test
+    DIR tests/tools
+    NAME interop_report_test
+    SRCS tests/tools/interop_report_test.sh
+    DATA tools/interop_report.py
+    ARGS tools/interop_report.py
+    SIZE small)
 ws_cc_library(tests_transport_frame_bytes
     DIR tests/transport
     NAME frame_bytes
