@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
     Json out;
     out["id"] = request.at("id");
     try {
-      for (auto& [k, v] : wirestream::interop::answer(request).items()) out[k] = v;
+      Json fields = wirestream::interop::answer(request);  // named: items() would dangle
+      for (auto& [k, v] : fields.items()) out[k] = v;
     } catch (const std::exception& e) {
       out["error"] = std::string(typeid(e).name()) + ": " + e.what();
     }
