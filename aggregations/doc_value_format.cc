@@ -1,5 +1,5 @@
 // DocValueFormat on the wire (wire format §7): string name, then the body:
-//   raw, bool, geo_hash, geo_tile, ip, binary, unsigned_long_shift, tsid: none
+//   raw, bool, geo_hash, geo_tile, ip, binary, unsigned_long_shifted, tsid: none
 //   decimal   := string pattern
 //   date_time := string pattern, string zone id, VInt resolution,
 //                [7.7.0 <= v < 8.0.0] boolean (joda pattern; ES 8 writes false,
@@ -42,7 +42,7 @@ constexpr std::array<NameOf, 10> kNames = {{
     {DocValueFormat::Kind::kGeoTile, "geo_tile"},
     {DocValueFormat::Kind::kIp, "ip"},
     {DocValueFormat::Kind::kBinary, "binary"},
-    {DocValueFormat::Kind::kUnsignedLongShifted, "unsigned_long_shift"},
+    {DocValueFormat::Kind::kUnsignedLongShifted, "unsigned_long_shifted"},
     {DocValueFormat::Kind::kTimeSeriesId, "tsid"},
 }};
 

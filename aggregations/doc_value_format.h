@@ -13,7 +13,7 @@
 //   geo_tile              -                                       "zoom/x/y" of a long
 //   ip                    -                                       16-byte address as text
 //   binary                -                                       base64 without padding
-//   unsigned_long_shift   -                                       the unsigned long
+//   unsigned_long_shifted -                                       the unsigned long
 //   tsid                  -                                       (rendered as raw, see
 //   aggregations.md)
 //

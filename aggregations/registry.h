@@ -10,7 +10,7 @@
 // Registered: InternalAggregation readers for sterms, lterms, dterms,
 // histogram, date_histogram, max, min, sum, avg, value_count, stats, cardinality, and every
 // DocValueFormat (raw, bool, date_time, decimal, geo_hash, geo_tile, ip,
-// binary, unsigned_long_shift, tsid). The readers read sub-aggregations through the
+// binary, unsigned_long_shifted, tsid). The readers read sub-aggregations through the
 // registry they were registered in. defaultRegistry() is built once and is
 // thread-safe to share.
 #pragma once

@@ -29,7 +29,12 @@ json docValueFormatToJson(const DocValueFormat& f) {
 }
 
 DocValueFormat docValueFormatFromJson(const json& j) {
-  if (j.is_string()) return DocValueFormat::fromName(j.get_ref<const std::string&>());
+  if (j.is_string()) {
+    const auto& name = j.get_ref<const std::string&>();
+    // Deprecated: the name wirestream 0.2 wrote; ES's is "unsigned_long_shifted".
+    if (name == "unsigned_long_shift") return DocValueFormat::unsignedLongShifted();
+    return DocValueFormat::fromName(name);
+  }
   std::string name = ju::getString(j, "name");
   if (name == "decimal") return DocValueFormat::decimal(ju::getString(j, "pattern"));
   if (name != "date_time") {

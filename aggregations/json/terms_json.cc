@@ -24,7 +24,7 @@ using json = nlohmann::ordered_json;
 
 // A bucket's key in the response, as ES's Bucket.keyToXContent: sterms the
 // formatted bytes; lterms and dterms the number and, unless the format is raw,
-// key_as_string (lterms under unsigned_long_shift: the unsigned number only).
+// key_as_string (lterms under unsigned_long_shifted: the unsigned number only).
 template <class Key>
 void putResponseKey(json& b, typename Key::View k, const DocValueFormat& format) {
   if constexpr (std::is_same_v<Key, StringKey>) {

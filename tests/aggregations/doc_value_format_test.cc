@@ -179,6 +179,28 @@ TEST(DocValueFormatWire, EveryRegisteredNameReadsAndRefusesBadInput) {
   EXPECT_THROW(F::fromName("nope"), CorruptStreamError);
 }
 
+// ES's name for the format is "unsigned_long_shifted" (wirestream wrote and looked for
+// "unsigned_long_shift" before, so neither side read the other's terms or metrics over
+// unsigned longs). The bytes are ES 8.7.1's writeNamedWriteable(UNSIGNED_LONG_SHIFTED),
+// taken from its jar by the interop harness.
+TEST(DocValueFormatWire, UnsignedLongShiftedHasEsName) {
+  const std::vector<uint8_t> es = {0x15, 'u', 'n', 's', 'i', 'g', 'n', 'e', 'd', '_', 'l',
+                                   'o',  'n', 'g', '_', 's', 'h', 'i', 'f', 't', 'e', 'd'};
+  PageRecycler r(64);
+  BytesStreamOutput out(r);
+  F::unsignedLongShifted().writeNamed(out);
+  EXPECT_EQ(out.bytes().toVector(), es);
+  ByteArrayStreamInput in(es);
+  EXPECT_TRUE(F::readFrom(in, defaultRegistry()) == F::unsignedLongShifted());
+  // The wire JSON writes the new name and still reads the old one (deprecated).
+  EXPECT_EQ(docValueFormatToJson(F::unsignedLongShifted()), "unsigned_long_shifted");
+  EXPECT_TRUE(docValueFormatFromJson("unsigned_long_shift") == F::unsignedLongShifted());
+  std::vector<uint8_t> old = {0x13, 'u', 'n', 's', 'i', 'g', 'n', 'e', 'd', '_',
+                              'l',  'o', 'n', 'g', '_', 's', 'h', 'i', 'f', 't'};
+  ByteArrayStreamInput old_in(old);
+  EXPECT_THROW(F::readFrom(old_in, defaultRegistry()), CorruptStreamError);
+}
+
 // The response JSON carries the formatted keys and values as ES does.
 TEST(DocValueFormatResponse, KeysAndValuesAsString) {
   const F date_format = F::dateTime("strict_date_optional_time||epoch_millis", "Z");
