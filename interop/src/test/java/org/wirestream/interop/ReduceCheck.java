@@ -1,7 +1,40 @@
 package org.wirestream.interop;
 
-/** TODO: the reduce check (owned by its helper). */
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import org.elasticsearch.common.Strings;
+import org.elasticsearch.common.bytes.BytesArray;
+import org.elasticsearch.common.bytes.BytesReference;
+import org.elasticsearch.common.io.stream.BytesStreamOutput;
+import org.elasticsearch.common.io.stream.NamedWriteableAwareStreamInput;
+import org.elasticsearch.common.io.stream.NamedWriteableRegistry;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.search.aggregations.InternalAggregations;
+import org.elasticsearch.search.aggregations.MultiBucketConsumerService;
+import org.wirestream.interop.compat.Es;
+
+/**
+ * The coordinator's final reduce against ES's own: each case is 2-5 shard results of one search
+ * (ReduceShards) written with ES's StreamOutput at the version's wire version. ES reads them back
+ * and reduces them with its top-level final reduce and a max_buckets bucket consumer; the runner
+ * (runner/reduce.cc) reduces the same bytes with the same max_buckets. A case matches when the
+ * reduced results are the same bytes and the same search-response JSON, or when both refuse it
+ * for too many buckets (ES's TooManyBucketsException, wirestream's TooManyBucketsError).
+ */
 final class ReduceCheck implements Check {
+  static final int CASES = 320;
+  static final int DEFAULT_MAX_BUCKETS = 65536;
+  static final JsonNodeFactory J = JsonNodeFactory.instance;
+
+  /** What ES made of one case: the reduced bytes and JSON, or the exception it threw. */
+  record Expected(String hex, JsonNode json, Exception error) {}
+
   @Override
   public String name() {
     return "reduce";
@@ -10,7 +43,100 @@ final class ReduceCheck implements Check {
   @Override
   public Result run(Context ctx) throws Exception {
     Result r = new Result();
-    r.fail("not written yet");
+    Random rnd = ctx.random("reduce");
+    ReduceShards gen = new ReduceShards(rnd);
+    int version = Es.transportVersionId();
+    NamedWriteableRegistry registry = new NamedWriteableRegistry(Es.searchWriteables());
+    List<ReduceShards.Case> cases = new ArrayList<>();
+    List<Expected> expected = new ArrayList<>();
+    List<ObjectNode> requests = new ArrayList<>();
+    for (int id = 0; id < CASES; id++) {
+      ReduceShards.Case c = gen.randomCase();
+      // Some searches with a small search.max_buckets: some fit, some must fail.
+      int maxBuckets = rnd.nextInt(8) == 0 ? 1 + rnd.nextInt(40) : DEFAULT_MAX_BUCKETS;
+      ArrayNode shards = J.arrayNode();
+      List<InternalAggregations> read = new ArrayList<>();
+      for (InternalAggregations shard : c.build()) {
+        BytesStreamOutput out = new BytesStreamOutput();
+        Es.setVersion(out, version);
+        shard.writeTo(out);
+        byte[] bytes = BytesReference.toBytes(out.bytes());
+        shards.add(HexFormat.of().formatHex(bytes));
+        // The coordinator reduces what it read off the wire, not the shard's objects.
+        StreamInput in = new NamedWriteableAwareStreamInput(new BytesArray(bytes).streamInput(),
+            registry);
+        Es.setVersion(in, version);
+        read.add(InternalAggregations.readFrom(in));
+      }
+      expected.add(esReduce(read, maxBuckets, c, version));
+      ObjectNode req = J.objectNode();
+      req.put("id", id);
+      req.put("kind", "reduce");
+      req.put("version", version);
+      req.put("max_buckets", maxBuckets);
+      req.set("shards", shards);
+      cases.add(c);
+      requests.add(req);
+    }
+    List<JsonNode> answers = RunnerProcess.run(ctx, "reduce", requests);
+    for (int i = 0; i < cases.size(); i++) {
+      String what = "reduce #" + i + " (max_buckets " + requests.get(i).get("max_buckets") + ", "
+          + cases.get(i).describe() + ")";
+      check(what, expected.get(i), answers.get(i), r);
+    }
     return r;
+  }
+
+  static Expected esReduce(List<InternalAggregations> shards, int maxBuckets,
+      ReduceShards.Case c, int version) {
+    try {
+      InternalAggregations reduced = Es.finalReduce(shards, maxBuckets, c.builders());
+      BytesStreamOutput out = new BytesStreamOutput();
+      Es.setVersion(out, version);
+      reduced.writeTo(out);
+      String hex = HexFormat.of().formatHex(BytesReference.toBytes(out.bytes()));
+      // Strings.toString wraps the fragment: {"aggregations": {...}} as in a search response.
+      JsonNode json = RunnerProcess.JSON.readTree(Strings.toString(reduced)).get("aggregations");
+      return new Expected(hex, json, null);
+    } catch (Exception e) {
+      return new Expected(null, null, e);
+    }
+  }
+
+  static void check(String what, Expected e, JsonNode a, Result r) {
+    if (a.has("error")) {
+      r.fail(what + ": runner: " + a.get("error").asText());
+      return;
+    }
+    if (a.has("decode_error")) {
+      r.fail(what + ": wirestream could not read a shard's bytes: " + a.get("decode_error").asText());
+      return;
+    }
+    if (e.error != null) {
+      boolean esTooMany = e.error instanceof MultiBucketConsumerService.TooManyBucketsException;
+      if (esTooMany && a.path("too_many_buckets").asBoolean(false)) {
+        r.pass();
+      } else if (a.has("reduce_error")) {
+        r.fail(what + ": ES threw " + e.error + ", wirestream " + a.get("reduce_error").asText());
+      } else {
+        r.fail(what + ": ES threw " + e.error + ", wirestream reduced it");
+      }
+      return;
+    }
+    if (a.has("reduce_error")) {
+      r.fail(what + ": ES reduced it, wirestream threw " + a.get("reduce_error").asText());
+      return;
+    }
+    String hex = a.get("reduced_hex").asText();
+    if (!hex.equals(e.hex)) {
+      r.fail(what + ": reduced bytes: " + JsonCompare.hexDiff(e.hex, hex));
+      return;
+    }
+    String d = JsonCompare.diff(e.json, a.get("response_json"));
+    if (d != null) {
+      r.fail(what + ": response JSON: " + d);
+      return;
+    }
+    r.pass();
   }
 }

@@ -30,4 +30,23 @@ public final class Es {
   public static void setVersion(StreamInput in, int id) {
     in.setVersion(Version.fromId(id));
   }
+
+  /**
+   * ES's final (coordinator) reduce of shard results, counting buckets against maxBuckets as
+   * search.max_buckets does. 7.x: InternalAggregation.ReduceContext.forFinalReduction, which
+   * needs no builders (the argument is there for 8.x).
+   */
+  public static org.elasticsearch.search.aggregations.InternalAggregations finalReduce(
+      java.util.List<org.elasticsearch.search.aggregations.InternalAggregations> shards,
+      int maxBuckets, org.elasticsearch.search.aggregations.AggregatorFactories.Builder builders) {
+    var consumer =
+        new org.elasticsearch.search.aggregations.MultiBucketConsumerService.MultiBucketConsumer(
+            maxBuckets, new org.elasticsearch.common.breaker.NoopCircuitBreaker("request"));
+    return org.elasticsearch.search.aggregations.InternalAggregations.topLevelReduce(
+        shards,
+        org.elasticsearch.search.aggregations.InternalAggregation.ReduceContext.forFinalReduction(
+            org.elasticsearch.common.util.BigArrays.NON_RECYCLING_INSTANCE, null, consumer,
+            org.elasticsearch.search.aggregations.pipeline.PipelineAggregator.PipelineTree.EMPTY,
+            () -> false));
+  }
 }

@@ -31,4 +31,22 @@ public final class Es {
   public static void setVersion(StreamInput in, int id) {
     in.setTransportVersion(TransportVersion.fromId(id));
   }
+
+  /**
+   * ES's final (coordinator) reduce of shard results, counting buckets against maxBuckets as
+   * search.max_buckets does. 8.x: AggregationReduceContext.ForFinal, which looks up each
+   * aggregation's builder by name in `builders` (so it must name the whole tree).
+   */
+  public static org.elasticsearch.search.aggregations.InternalAggregations finalReduce(
+      java.util.List<org.elasticsearch.search.aggregations.InternalAggregations> shards,
+      int maxBuckets, org.elasticsearch.search.aggregations.AggregatorFactories.Builder builders) {
+    var consumer =
+        new org.elasticsearch.search.aggregations.MultiBucketConsumerService.MultiBucketConsumer(
+            maxBuckets, new org.elasticsearch.common.breaker.NoopCircuitBreaker("request"));
+    return org.elasticsearch.search.aggregations.InternalAggregations.topLevelReduce(
+        shards,
+        new org.elasticsearch.search.aggregations.AggregationReduceContext.ForFinal(
+            org.elasticsearch.common.util.BigArrays.NON_RECYCLING_INSTANCE, null, () -> false,
+            builders, consumer));
+  }
 }
