@@ -38,6 +38,76 @@ class CountingOutput final : public StreamOutput {
   uint8_t buf_[256];
   size_t flushed_ = 0;
 };
+// java.lang.String#hashCode of a name read from the wire: 31 * h + c over its
+// UTF-16 units. Names are UTF-8 (a supplementary character as 4 bytes: two
+// units) or the 3-byte surrogates Java writes; a malformed byte counts as one
+// unit of its own value, so any bytes give some order.
+int32_t javaStringHash(std::string_view s) {
+  uint32_t h = 0;
+  auto unit = [&h](uint32_t u) { h = 31 * h + u; };
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<uint8_t>(s[i]);
+    const size_t len = b < 0x80         ? 1
+                       : (b >> 5) == 6  ? 2
+                       : (b >> 4) == 14 ? 3
+                       : (b >> 3) == 30 ? 4
+                                        : 0;
+    if (len == 0 || i + len > s.size()) {
+      unit(b);
+      ++i;
+      continue;
+    }
+    uint32_t cp = len == 1 ? b : b & (0x7F >> len);
+    for (size_t k = 1; k < len; ++k) cp = cp << 6 | (static_cast<uint8_t>(s[i + k]) & 0x3F);
+    if (cp >= 0x10000) {
+      unit(0xD800 + ((cp - 0x10000) >> 10));
+      unit(0xDC00 + ((cp - 0x10000) & 0x3FF));
+    } else {
+      unit(cp);
+    }
+    i += len;
+  }
+  return static_cast<int32_t>(h);
+}
+
+// The order in which ES's InternalAggregations.reduce returns the groups: it
+// collects them in a java.util.HashMap keyed by name and walks its entry set,
+// so by bin (the spread hash masked by the table's capacity), then by insertion
+// within a bin. The capacity follows HashMap's growth: 16, doubled when the
+// size passes 3/4 of it, or when a bin reaches 9 entries while below 64 (at 64
+// and up such a bin becomes a tree, whose walk this does not model; it needs 9
+// names with one masked hash). `names` are in insertion (first-seen) order;
+// returns their indexes in ES's order.
+std::vector<size_t> javaHashMapOrder(const std::vector<std::string_view>& names) {
+  std::vector<uint32_t> spread(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto h = static_cast<uint32_t>(javaStringHash(names[i]));
+    spread[i] = h ^ (h >> 16);
+  }
+  uint32_t capacity = 16;
+  std::unordered_map<uint32_t, size_t> bin_size;
+  auto rebin = [&](size_t inserted) {
+    bin_size.clear();
+    for (size_t j = 0; j < inserted; ++j) ++bin_size[spread[j] & (capacity - 1)];
+  };
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (++bin_size[spread[i] & (capacity - 1)] >= 9 && capacity < 64) {
+      capacity *= 2;
+      rebin(i + 1);
+    }
+    if (i + 1 > capacity / 4 * 3) {
+      capacity *= 2;
+      rebin(i + 1);
+    }
+  }
+  std::vector<size_t> order(names.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return (spread[a] & (capacity - 1)) < (spread[b] & (capacity - 1));
+  });
+  return order;
+}
+
 }  // namespace
 
 int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
@@ -165,9 +235,14 @@ InternalAggregations InternalAggregations::reduce(
       group.push_back(a.get());
     }
   }
+  // The result in ES's order (javaHashMapOrder): the same bytes as ES's reduce.
+  std::vector<std::string_view> names;
+  names.reserve(groups.size());
+  for (const auto& g : groups) names.push_back(g.front()->getName());
   std::vector<Ptr> out;
   out.reserve(groups.size());
-  for (const auto& g : groups) out.push_back(g.front()->reduce(g, context));
+  for (size_t i : javaHashMapOrder(names))
+    out.push_back(groups[i].front()->reduce(groups[i], context));
   return InternalAggregations(std::move(out));
 }
 

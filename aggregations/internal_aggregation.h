@@ -296,10 +296,11 @@ class InternalAggregations {
     return readList(in, registry);
   }
 
-  // Groups the aggregations of every list by name (first-seen order) and
-  // reduces each group. Aggregations of one name that cannot be reduced together
-  // (different types, at any depth) are CorruptStreamError: they come off the wire.
-  // A final reduce that would create more than context.max_buckets buckets is
+  // Groups the aggregations of every list by name and reduces each group; the
+  // result lists them in the order ES's reduce does (the iteration order of a
+  // java.util.HashMap keyed by the names), so it writes ES's bytes. Aggregations of one name that
+  // cannot be reduced together (different types, at any depth) are CorruptStreamError: they come
+  // off the wire. A final reduce that would create more than context.max_buckets buckets is
   // TooManyBucketsError, thrown before they are allocated.
   static InternalAggregations reduce(std::span<const InternalAggregations* const> lists,
                                      const ReduceContext& context);

@@ -355,6 +355,12 @@ ws_cc_test(tests_aggregations_reduce_test
     SRCS tests/aggregations/reduce_test.cc
     DEPS tests_aggregations_agg_test_util GTest::gtest_main
     SIZE small)
+ws_cc_test(tests_aggregations_es_reduce_test
+    DIR tests/aggregations
+    NAME es_reduce_test
+    SRCS tests/aggregations/es_reduce_test.cc
+    DEPS tests_aggregations_agg_test_util GTest::gtest_main
+    SIZE small)
 ws_cc_test(tests_aggregations_hyperloglog_test
     DIR tests/aggregations
     NAME hyperloglog_test
