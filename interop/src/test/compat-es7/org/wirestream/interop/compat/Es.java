@@ -31,6 +31,38 @@ public final class Es {
     in.setVersion(Version.fromId(id));
   }
 
+  /** The NamedWriteableRegistry entries of ES's SearchModule (aggregations, formats). */
+  public static java.util.List<org.elasticsearch.common.io.stream.NamedWriteableRegistry.Entry>
+      searchWriteables() {
+    return new org.elasticsearch.search.SearchModule(
+            org.elasticsearch.common.settings.Settings.EMPTY, false, java.util.List.of())
+        .getNamedWriteables();
+  }
+
+  /** max, min and sum: InternalMax, InternalMin and InternalSum in 7.x. */
+  public static org.elasticsearch.search.aggregations.InternalAggregation max(
+      String name, double v, org.elasticsearch.search.DocValueFormat f,
+      java.util.Map<String, Object> m) {
+    return new org.elasticsearch.search.aggregations.metrics.InternalMax(name, v, f, m);
+  }
+
+  public static org.elasticsearch.search.aggregations.InternalAggregation min(
+      String name, double v, org.elasticsearch.search.DocValueFormat f,
+      java.util.Map<String, Object> m) {
+    return new org.elasticsearch.search.aggregations.metrics.InternalMin(name, v, f, m);
+  }
+
+  public static org.elasticsearch.search.aggregations.InternalAggregation sum(
+      String name, double v, org.elasticsearch.search.DocValueFormat f,
+      java.util.Map<String, Object> m) {
+    return new org.elasticsearch.search.aggregations.metrics.InternalSum(name, v, f, m);
+  }
+
+  /** The time-series id format (8.x), or null where the line has none. */
+  public static org.elasticsearch.search.DocValueFormat tsidFormat() {
+    return null;
+  }
+
   /**
    * ES's final (coordinator) reduce of shard results, counting buckets against maxBuckets as
    * search.max_buckets does. 7.x: InternalAggregation.ReduceContext.forFinalReduction, which

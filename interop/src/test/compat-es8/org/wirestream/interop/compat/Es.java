@@ -32,6 +32,38 @@ public final class Es {
     in.setTransportVersion(TransportVersion.fromId(id));
   }
 
+  /** The NamedWriteableRegistry entries of ES's SearchModule (aggregations, formats). */
+  public static java.util.List<org.elasticsearch.common.io.stream.NamedWriteableRegistry.Entry>
+      searchWriteables() {
+    return new org.elasticsearch.search.SearchModule(
+            org.elasticsearch.common.settings.Settings.EMPTY, java.util.List.of())
+        .getNamedWriteables();
+  }
+
+  /** max, min and sum: Max, Min and Sum in 8.x. */
+  public static org.elasticsearch.search.aggregations.InternalAggregation max(
+      String name, double v, org.elasticsearch.search.DocValueFormat f,
+      java.util.Map<String, Object> m) {
+    return new org.elasticsearch.search.aggregations.metrics.Max(name, v, f, m);
+  }
+
+  public static org.elasticsearch.search.aggregations.InternalAggregation min(
+      String name, double v, org.elasticsearch.search.DocValueFormat f,
+      java.util.Map<String, Object> m) {
+    return new org.elasticsearch.search.aggregations.metrics.Min(name, v, f, m);
+  }
+
+  public static org.elasticsearch.search.aggregations.InternalAggregation sum(
+      String name, double v, org.elasticsearch.search.DocValueFormat f,
+      java.util.Map<String, Object> m) {
+    return new org.elasticsearch.search.aggregations.metrics.Sum(name, v, f, m);
+  }
+
+  /** The time-series id format (8.x), or null where the line has none. */
+  public static org.elasticsearch.search.DocValueFormat tsidFormat() {
+    return org.elasticsearch.search.DocValueFormat.TIME_SERIES_ID;
+  }
+
   /**
    * ES's final (coordinator) reduce of shard results, counting buckets against maxBuckets as
    * search.max_buckets does. 8.x: AggregationReduceContext.ForFinal, which looks up each
