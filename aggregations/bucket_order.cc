@@ -44,7 +44,7 @@ bool BucketOrder::ascending() const {
 
 bool BucketOrder::isKeyOrder() const {
   if (kind_ == Kind::kKeyAsc || kind_ == Kind::kKeyDesc) return true;
-  return kind_ == Kind::kCompound && orders_.size() == 1 && orders_[0].isKeyOrder();
+  return kind_ == Kind::kCompound && !orders_.empty() && orders_[0].isKeyOrder();
 }
 
 bool BucketOrder::isCountDesc() const {

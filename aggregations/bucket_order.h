@@ -54,7 +54,7 @@ class BucketOrder {
   const std::string& path() const { return path_; }
   const std::vector<BucketOrder>& orders() const { return orders_; }
 
-  // ES's InternalOrder.isKeyOrder: by key, or a compound of one key order.
+  // ES's InternalOrder.isKeyOrder: by key, or a compound whose first order is.
   bool isKeyOrder() const;
   // ES's InternalOrder.isCountDesc: `_count desc`, alone or first in a compound.
   bool isCountDesc() const;
