@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "aggregations/java_double.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
 
@@ -64,7 +65,7 @@ class BucketOrder {
 
   // Negative, zero or positive as a sorts before, with or after b. Bucket
   // provides docCount(), compareKey(other) (key ascending) and
-  // sortValue(path) (NaN when the path names nothing: such buckets sort last).
+  // sortValue(path) (NaN when the path names nothing), compared as ES 8 does.
   // Ties are broken by key ascending, so the order is total as in ES.
   template <class Bucket>
   int compare(const Bucket& a, const Bucket& b) const {
@@ -90,11 +91,11 @@ class BucketOrder {
       case Kind::kKeyAsc:
         return a.compareKey(b);
       case Kind::kAggregation: {
-        double x = a.sortValue(path_), y = b.sortValue(path_);
-        if (std::isnan(x) || std::isnan(y)) {
-          return std::isnan(x) == std::isnan(y) ? 0 : (std::isnan(x) ? 1 : -1);
-        }
-        return ascending_ ? cmp(x, y) : cmp(y, x);
+        // ES 8's reduce compares the values as Double.compare (its SortValue):
+        // NaN above every value, so last ascending and first descending, and
+        // -0.0 below 0.0. (ES 7.x put NaN last either way.)
+        const int c = javaDoubleCompare(a.sortValue(path_), b.sortValue(path_));
+        return ascending_ ? c : -c;
       }
       case Kind::kCompound:
         for (const BucketOrder& o : orders_) {
