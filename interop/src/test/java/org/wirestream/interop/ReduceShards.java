@@ -19,6 +19,7 @@ import org.elasticsearch.search.aggregations.AggregatorFactories;
 import org.elasticsearch.search.aggregations.BucketOrder;
 import org.elasticsearch.search.aggregations.InternalAggregation;
 import org.elasticsearch.search.aggregations.InternalAggregations;
+import org.elasticsearch.search.aggregations.InternalOrder;
 import org.elasticsearch.search.aggregations.bucket.MultiBucketsAggregation;
 import org.elasticsearch.search.aggregations.bucket.histogram.InternalDateHistogram;
 import org.elasticsearch.search.aggregations.bucket.histogram.InternalHistogram;
@@ -148,6 +149,15 @@ final class ReduceShards {
     }
     if (p instanceof TermsPlan t) t.pickOrder();
     return p;
+  }
+
+  /**
+   * The order as ES's aggregation builders keep it, and so as a shard sends it: one that is not
+   * by key becomes a compound with `_key asc` after it, so that ties are broken by key.
+   */
+  static BucketOrder builderOrder(BucketOrder o) {
+    return InternalOrder.isKeyOrder(o) || o instanceof InternalOrder.CompoundOrder ? o
+        : BucketOrder.compound(o);
   }
 
   Map<String, Object> metadata() {
@@ -281,9 +291,12 @@ final class ReduceShards {
         }
       }
       order = choices.get(rnd.nextInt(choices.size()));
-      if (rnd.nextInt(6) == 0) order = BucketOrder.compound(order, BucketOrder.key(false));
-      // A shard sends its buckets in the order itself or by key (the merge-sort reduce).
-      reduceOrder = rnd.nextBoolean() ? BucketOrder.key(true) : order;
+      order = rnd.nextInt(6) == 0 ? BucketOrder.compound(order, BucketOrder.key(false))
+          : builderOrder(order);
+      // A shard (ES 7.10 and later) sends its buckets by key for the merge-sort reduce: in the
+      // order itself when that is by key, else ascending (shards before 7.10 sent them in the
+      // order, which sends ES down its hash-map reduce; no shard of a pinned line does).
+      reduceOrder = InternalOrder.isKeyOrder(order) ? order : BucketOrder.key(true);
     }
 
     @Override
@@ -321,16 +334,18 @@ final class ReduceShards {
         case "sterms" -> new StringTerms.Bucket((BytesRef) key, count, aggs, showError, 0, format);
         case "lterms" -> new LongTerms.Bucket((Long) key, count, aggs, showError, 0, format);
         default -> {
-          Constructor<DoubleTerms.Bucket> k = DoubleTerms.Bucket.class.getDeclaredConstructor(
-              double.class, long.class, InternalAggregations.class, boolean.class, long.class,
-              DocValueFormat.class);
-          k.setAccessible(true);  // package-private in ES
-          yield k.newInstance((Double) key, count, aggs, showError, 0L, format);
+          // DoubleTerms.Bucket: a package-private class in 7.x, its constructor in 8.x.
+          Constructor<?> k = Class.forName(DoubleTerms.class.getName() + "$Bucket")
+              .getDeclaredConstructor(double.class, long.class, InternalAggregations.class,
+                  boolean.class, long.class, DocValueFormat.class);
+          k.setAccessible(true);
+          yield (MultiBucketsAggregation.Bucket) k.newInstance((Double) key, count, aggs,
+              showError, 0L, format);
         }
       };
     }
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"})
     InternalAggregation terms(List<MultiBucketsAggregation.Bucket> buckets, long other) {
       List<?> b = buckets;
       return switch (type) {
@@ -339,7 +354,7 @@ final class ReduceShards {
         case "lterms" -> new LongTerms(name, reduceOrder, order, size, minDocCount, meta, format,
             shardSize, showError, other, (List<LongTerms.Bucket>) b, 0L);
         default -> new DoubleTerms(name, reduceOrder, order, size, minDocCount, meta, format,
-            shardSize, showError, other, (List<DoubleTerms.Bucket>) b, 0L);
+            shardSize, showError, other, (List) b, 0L);
       };
     }
   }
@@ -351,7 +366,7 @@ final class ReduceShards {
     final long minDocCount = rnd.nextInt(4) == 0 ? 1 : 0;
     final boolean keyed = rnd.nextInt(4) == 0;
     final DocValueFormat format = numberFormat();
-    final BucketOrder order = rnd.nextInt(5) == 0 ? BucketOrder.count(rnd.nextBoolean())
+    final BucketOrder order = rnd.nextInt(5) == 0 ? builderOrder(BucketOrder.count(rnd.nextBoolean()))
         : BucketOrder.key(rnd.nextInt(4) != 0);
     final long first = rnd.nextInt(100) - 50;
     final int span = 1 + rnd.nextInt(rnd.nextInt(8) == 0 ? 200 : 20);
@@ -401,7 +416,7 @@ final class ReduceShards {
     final DocValueFormat format = rnd.nextInt(5) == 0 ? DocValueFormat.RAW
         : new DocValueFormat.DateTime(DateFormatter.forPattern("strict_date_optional_time"),
             NEW_YORK, DateFieldMapper.Resolution.MILLISECONDS);
-    final BucketOrder order = rnd.nextInt(6) == 0 ? BucketOrder.count(rnd.nextBoolean())
+    final BucketOrder order = rnd.nextInt(6) == 0 ? builderOrder(BucketOrder.count(rnd.nextBoolean()))
         : BucketOrder.key(rnd.nextInt(4) != 0);
     final List<Long> keys = new ArrayList<>();
     final LongBounds bounds;
