@@ -525,7 +525,11 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     const Entry first_entry = entries[i];
     i = run_end;
     if (context.final_reduce && doc_count < first.min_doc_count_) continue;
-    context.consumeBucketsAndMaybeBreak(1);
+    // Once `size` buckets are kept, a new one replaces one of them (or falls
+    // out itself): ES's queue counts a bucket only when it grows, so the count
+    // never passes `size` on the way.
+    const bool full = context.final_reduce && heap.size() >= keep;
+    if (!full) context.consumeBucketsAndMaybeBreak(1);
     int64_t bucket_error = 0;
     if (out->show_term_doc_count_error_) {
       // The bound of a term: what the shards that returned it say, plus the
@@ -552,7 +556,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
       std::pop_heap(heap.begin(), heap.end(), less);
       uint32_t worst = heap.back();
       other = checkedAdd(other, merged.docCountAt(worst), "sum_other_doc_count");
-      context.consumeBucketsAndMaybeBreak(-(1 + merged.aggregationsAt(worst).bucketCount()));
+      context.consumeBucketsAndMaybeBreak(-merged.aggregationsAt(worst).bucketCount());
       if (merged.hasAggregationsColumn())
         merged.mutableAggregations(worst) = InternalAggregations();
       heap.pop_back();
