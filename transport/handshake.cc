@@ -1,12 +1,14 @@
 // Grammars (ES TaskId, TransportHandshaker, TransportService, DiscoveryNode,
-// TransportAddress); no version gates at 7.17.0 and later:
+// TransportAddress); one version gate at 7.17.0 and later (DiscoveryNode's
+// external id, 8.3.0):
 //   TaskId                      String nodeId; nodeId != "": long id
 //   tcp handshake request       VInt n; n bytes: VInt version (+ ignored rest)
 //   tcp handshake response      VInt version
 //   transport handshake resp.   VInt version, String buildHash, DiscoveryNode,
 //                               String clusterName
 //   DiscoveryNode               5 x String, TransportAddress, attributes map,
-//                               roles (String, String, boolean), VInt version
+//                               roles (String, String, boolean), VInt version,
+//                               from 8.3.0 String externalId
 //   TransportAddress            byte n, n bytes, String host, int port
 #include "transport/handshake.h"
 
@@ -126,6 +128,9 @@ void DiscoveryNode::writeTo(StreamOutput& out) const {
     out.writeBoolean(role.can_contain_data);
   }
   out.writeVInt(version.id());
+  if (out.transportVersion().onOrAfter(kDiscoveryNodeExternalIdVersion)) {
+    out.writeString(external_id.empty() ? name : external_id);
+  }
 }
 
 DiscoveryNode DiscoveryNode::readFrom(StreamInput& in) {
@@ -152,6 +157,9 @@ DiscoveryNode DiscoveryNode::readFrom(StreamInput& in) {
     n.roles.push_back(std::move(role));
   }
   n.version = TransportVersion(in.readVInt());
+  if (in.transportVersion().onOrAfter(kDiscoveryNodeExternalIdVersion)) {
+    n.external_id = in.readString();
+  }
   return n;
 }
 

@@ -92,7 +92,7 @@ struct DiscoveryNodeRole {
 //   String name, id, ephemeralId, hostName, hostAddress; TransportAddress;
 //   VInt n, n x (String key, String value) attributes;
 //   VInt n, n x (String role, String abbreviation, boolean canContainData);
-//   VInt version id.
+//   VInt version id; from 8.3.0 String externalId.
 struct DiscoveryNode {
   std::string name;
   std::string id;
@@ -103,11 +103,17 @@ struct DiscoveryNode {
   std::map<std::string, std::string> attributes;
   std::vector<DiscoveryNodeRole> roles;
   TransportVersion version = TransportVersion::current();
+  // From 8.3.0 (ES's EXTERNAL_ID_VERSION); empty: the name, as ES defaults it.
+  std::string external_id;
 
   void writeTo(StreamOutput& out) const;
   static DiscoveryNode readFrom(StreamInput& in);
   bool operator==(const DiscoveryNode&) const = default;
 };
+
+// The version DiscoveryNode gained its external id at.
+inline constexpr TransportVersion kDiscoveryNodeExternalIdVersion =
+    TransportVersion::fromRelease(8, 3, 0);
 
 // internal:transport/handshake: the request is an empty TransportRequest (the
 // TaskId alone); the response, at 7.17.0 and later, is

@@ -230,6 +230,7 @@ class TcpConnection final : public Connection,
         loop_({.direction = direction,
                .max_frame_size = service_->options.max_frame_size,
                .version = service_->options.version,
+               .minimum_compatible = service_->options.minimum_compatible_version,
                .recycler = service_->options.recycler,
                .budget = direction == Direction::kInbound ? &service_->inbound_budget : nullptr},
               *this) {
@@ -510,6 +511,7 @@ class TcpConnection final : public Connection,
     enqueue(std::move(answer.frame));
   }
 
+  void onVersionAdopted(TransportVersion) override { handshake_timer_.cancel(); }
   void onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) override;
   void onResponse(DecodedFrame&& frame) override {
     const FrameHeader h = frame.header;

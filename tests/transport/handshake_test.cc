@@ -131,6 +131,7 @@ DiscoveryNode sampleNode() {
   n.attributes = {{"zone", "a"}};
   n.roles = {{"data", "d", true}};
   n.version = TransportVersion::V_8_7_0;
+  n.external_id = "n";
   return n;
 }
 
@@ -139,7 +140,8 @@ const char* kSampleNodeHex =
     "04 7f 00 00 01 09 31 32 37 2e 30 2e 30 2e 31 00 00 24 54 "  // TransportAddress
     "01 04 7a 6f 6e 65 01 61 "                                   // attributes
     "01 04 64 61 74 61 01 64 01 "                                // roles
-    "d3 c7 ec 03";                                               // version
+    "d3 c7 ec 03 "                                               // version
+    "01 6e";                                                     // external id (8.3.0)
 
 TEST(DiscoveryNodeBytes, AsEsWritesThem) {
   EXPECT_EQ(toHex(bytesOf(sampleNode())), kSampleNodeHex);
@@ -152,6 +154,37 @@ TEST(DiscoveryNodeBytes, AsEsWritesThem) {
   EXPECT_EQ(sampleNode().address.toString(), "127.0.0.1:9300");
   EXPECT_EQ(TransportAddress::fromIp("::1", 9300).toString(), "[::1]:9300");
   EXPECT_THROW(TransportAddress::fromIp("localhost", 1), std::invalid_argument);
+}
+
+// ES 8.7.1's DiscoveryNode("n1", "id1", "eph1", "host", "127.0.0.1", 127.0.0.1:9300, no
+// attributes, no roles, Version.CURRENT).writeTo at 8.7.1 and at 8.2.0, from its jar (the
+// interop harness found the external id missing: ES could not read wirestream's handshake).
+TEST(DiscoveryNodeBytes, ExternalIdFrom830AsEs871WritesIt) {
+  const std::string at_8_2 =
+      "02 6e 31 03 69 64 31 04 65 70 68 31 04 68 6f 73 74 09 31 32 37 2e 30 2e 30 2e 31 "
+      "04 7f 00 00 01 09 31 32 37 2e 30 2e 30 2e 31 00 00 24 54 00 00 b7 c8 ec 03";
+  const std::string at_8_7_1 = at_8_2 + " 02 6e 31";
+  DiscoveryNode n;
+  n.name = "n1";
+  n.id = "id1";
+  n.ephemeral_id = "eph1";
+  n.host_name = "host";
+  n.host_address = "127.0.0.1";
+  n.address = TransportAddress::fromIp("127.0.0.1", 9300);
+  n.version = TransportVersion(8070199);
+  for (auto [version, hex] : {std::pair{TransportVersion(8070199), at_8_7_1},
+                              std::pair{TransportVersion::fromRelease(8, 2, 0), at_8_2}}) {
+    BytesStreamOutput out;
+    out.setTransportVersion(version);
+    n.writeTo(out);
+    EXPECT_EQ(toHex(out.bytes().toVector()), hex) << version.toString();
+    const std::vector<uint8_t> bytes = hexBytes(hex);
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(version);
+    DiscoveryNode back = DiscoveryNode::readFrom(in);
+    EXPECT_EQ(back.external_id, version.onOrAfter(kDiscoveryNodeExternalIdVersion) ? "n1" : "");
+    EXPECT_EQ(in.available(), 0u);
+  }
 }
 
 TEST(DiscoveryNodeBytes, AddressLengthOtherThan4Or16IsCorrupt) {

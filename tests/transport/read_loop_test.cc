@@ -65,6 +65,7 @@ class RecordingSink final : public ReadLoop::Sink {
  public:
   void answerPing() override { events.push_back({"ping", {}, {}, 0, false}); }
   void onHandshakeRequest(DecodedFrame&& f) override { record("handshake", std::move(f), 0); }
+  void onVersionAdopted(TransportVersion v) override { adopted = v; }
   void onResponse(DecodedFrame&& f) override { record("response", std::move(f), 0); }
   void onRequest(DecodedFrame&& f, InboundBudget::Lease lease) override {
     record("request", std::move(f), lease.bytes());
@@ -88,6 +89,7 @@ class RecordingSink final : public ReadLoop::Sink {
   std::vector<InboundBudget::Lease> leases;
   bool keep_leases = false;
   std::string refusal;
+  std::optional<TransportVersion> adopted;
 
  private:
   void record(const char* kind, DecodedFrame&& f, size_t lease) {
@@ -306,8 +308,12 @@ TEST(ReadLoop, ProtocolViolationsThrow) {
        "received a response (request id [7]) on an inbound connection"},
       {"request outbound", Direction::kOutbound, true, request(8, kV8_7),
        "received a request (request id [8]) on an outbound connection"},
-      {"request before handshake", Direction::kInbound, false, request(9, kV8_7),
-       "received a request before the handshake"},
+      {"request before handshake, too old", Direction::kInbound, false,
+       request(9, TransportVersion::fromRelease(7, 10, 0)),
+       "received a request at version 7.10.0 before the handshake, outside 7.17.0 to 8.7.0"},
+      {"request before handshake, too new", Direction::kInbound, false,
+       request(9, TransportVersion(8070199)),
+       "received a request at version 8.7.1 before the handshake, outside 7.17.0 to 8.7.0"},
       {"response before handshake", Direction::kOutbound, false, response(9, kV8_7),
        "received a response before the handshake"},
       {"second handshake", Direction::kInbound, true, request(1, kV8_7, 4, true),
@@ -329,6 +335,23 @@ TEST(ReadLoop, ProtocolViolationsThrow) {
     }
     EXPECT_TRUE(sink.events.empty());
   }
+}
+
+// ES opens several channels to a node and handshakes on the first only; the
+// others carry requests at the agreed version (seen against ES 8.7.1 by the
+// interop harness's connectToNode). Such a request agrees on its version.
+TEST(ReadLoop, AnInboundRequestWithoutHandshakeAgreesOnItsVersion) {
+  RecordingSink sink;
+  ReadLoop loop({.direction = Direction::kInbound, .version = kV8_7}, sink);
+  Receiver r(loop);
+  r.receive(request(5, kV8_0), 1 << 20);
+  EXPECT_TRUE(loop.handshakeDone());
+  EXPECT_EQ(loop.version(), kV8_0);
+  ASSERT_EQ(sink.events.size(), 1u);
+  EXPECT_EQ(sink.events[0].kind, "request");
+  EXPECT_EQ(sink.adopted, kV8_0);
+  // From then on the version is the agreed one.
+  EXPECT_THROW(r.receive(request(6, kV8_7), 1 << 20), ProtocolError);
 }
 
 TEST(ReadLoop, ARefusedHandshakesErrorResponseIsDeliveredBeforeTheHandshake) {

@@ -657,12 +657,25 @@ TEST_F(TransportTest, ChannelDirectionIsEnforced) {
   expectServerStillServes();
 }
 
-TEST_F(TransportTest, RequestBeforeHandshakeClosesTheConnection) {
+TEST_F(TransportTest, RequestBeforeHandshakeAtAnIncompatibleVersionClosesTheConnection) {
   startServer();
   RawSocket s = RawSocket::connectTo(port);
-  s.write(testing::requestFrame(1, "echo", Blob({1})));
+  s.write(testing::requestFrame(1, "echo", Blob({1}), TransportVersion::fromRelease(7, 10, 0)));
   EXPECT_TRUE(s.waitClosed(5s));
   EXPECT_NE(server_log.waitFor({"WARN", "before the handshake"}), "");
+}
+
+// ES handshakes on the first of the channels it opens to a node only; the
+// others send requests at the agreed version straight away (the interop
+// harness's connectToNode against ES 8.7.1). Such a request is served.
+TEST_F(TransportTest, RequestWithoutHandshakeAtACompatibleVersionIsServed) {
+  startServer();
+  RawSocket s = RawSocket::connectTo(port);
+  s.write(testing::requestFrame(1, "echo", Blob({1, 2})));
+  DecodedFrame f = s.readFrame();
+  EXPECT_TRUE(f.header.isResponse());
+  EXPECT_FALSE(f.header.isError());
+  EXPECT_EQ(f.header.request_id, 1);
 }
 
 TEST_F(TransportTest, PeerResetMidRequestBodyIsContained) {

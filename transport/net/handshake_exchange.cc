@@ -29,6 +29,11 @@ TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
   if (remote.before(minimum_compatible)) {
     throw ConnectTransportError(unsupportedVersionMessage(remote, minimum_compatible));
   }
+  // The peer's minimum, by ES's rule: an 8.x node takes 7.17.0 and later; a
+  // 7.x node takes 6.8.0 and later, older than any version wirestream speaks.
+  if (!remote.before(TransportVersion::V_8_0_0) && local.before(kV7_17_0)) {
+    throw ConnectTransportError(unsupportedVersionMessage(remote, minimum_compatible));
+  }
   return std::min(local, remote);
 }
 

@@ -41,7 +41,9 @@ std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(int64_t request_id,
 TransportVersion readHandshakeResponse(StreamInput& in);
 
 // The version both sides use: the lower of the two; ConnectTransportError
-// when the peer's is below `minimum_compatible`.
+// when the peer's is below `minimum_compatible`, or ours below the peer's own
+// minimum (ES's Version.isCompatible holds both ways: a 7.16 node refuses an
+// 8.x answer, whose minimum is 7.17.0, though the 8.x node answered it).
 TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
                                TransportVersion minimum_compatible);
 

@@ -121,6 +121,18 @@ void ReadLoop::dispatch(DecodedFrame&& frame) {
     sink_.onResponse(std::move(frame));
     return;
   }
+  if (!handshakeDone() && inbound && h.isRequest()) {
+    // ES's other channels to a node carry requests at the version the first
+    // one's handshake agreed, without a handshake of their own.
+    const TransportVersion v = h.version();
+    if (v.before(options_.minimum_compatible) || options_.version.before(v)) {
+      throw ProtocolError(
+          "received a request at version " + v.toString() + " before the handshake, outside " +
+          options_.minimum_compatible.toString() + " to " + options_.version.toString());
+    }
+    completeHandshake(v);
+    sink_.onVersionAdopted(v);
+  }
   if (!handshakeDone()) {
     throw ProtocolError("received a " + std::string(h.isRequest() ? "request" : "response") +
                         " before the handshake");

@@ -15,8 +15,12 @@
 // Rules (a break throws ProtocolError, a bad byte stream the decoder's
 // StreamError; either way the connection closes): a response on an inbound
 // connection or a request on an outbound one; a frame other than a handshake
-// (or a refused handshake's error response) before the handshake; a second
-// handshake; a frame whose version differs from the agreed one. A ping is
+// (or a refused handshake's error response) before the handshake, except an
+// inbound request at a version between minimum_compatible and ours, which
+// agrees on that version as a handshake would (ES handshakes only the first
+// of the channels it opens to a node and sends requests on the others at the
+// version that one agreed: Sink::onVersionAdopted); a second handshake; a
+// frame whose version differs from the agreed one. A ping is
 // counted, and answered on the accepting side (ES's keep-alive). A frame
 // whose declared size would take the node past its inbound budget is
 // refused as soon as its header is in (Sink::onRefused), its content
@@ -78,6 +82,9 @@ class ReadLoop {
     virtual void answerPing() = 0;
     // The peer's handshake request (inbound, before the handshake).
     virtual void onHandshakeRequest(DecodedFrame&& frame) = 0;
+    // Inbound, no handshake yet: a request at `version` (in range) agreed on
+    // it; the request follows through onRequest.
+    virtual void onVersionAdopted(TransportVersion version) {}
     // A response, the handshake's included (outbound).
     virtual void onResponse(DecodedFrame&& frame) = 0;
     // A request after the handshake, with the node budget it holds until
@@ -101,6 +108,8 @@ class ReadLoop {
     size_t max_frame_size = 100 * 1024 * 1024;
     // This node's version: the one frames use until the handshake agrees.
     TransportVersion version = TransportVersion::current();
+    // Inbound: the oldest version a request may arrive at without a handshake.
+    TransportVersion minimum_compatible = TransportVersion::fromRelease(7, 17, 0);
     PageRecycler* recycler = nullptr;  // null: PageRecycler::defaultRecycler()
     // The node-wide budget inbound frames are admitted against (inbound
     // only; null: no admission). It must outlive the loop.
