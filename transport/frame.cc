@@ -114,15 +114,22 @@ size_t finishFrame(BytesStreamOutput& out, const FrameIds& ids, uint8_t status,
   uint8_t header[kHeaderSize];
   encodeHeader(h, header);
   out.seek(0);
-  out.writeBytes(header);
+  // Before 7.6.0 the header ends at the version (the answer to an ES 7.x
+  // handshake request, which comes at 6.8.0).
+  const bool legacy = ids.version.before(kVariableHeaderSizeVersion);
+  out.writeBytes(std::span<const uint8_t>(header, legacy ? kLegacyHeaderSize : kHeaderSize));
   out.seek(frame_size);
   return frame_size;
 }
 
-void startFrame(BytesStreamOutput& out, const FrameIds& ids) {
+// Reserves the fixed header; returns where the variable header starts.
+size_t startFrame(BytesStreamOutput& out, const FrameIds& ids) {
   assert(out.size() == 0);
   out.setTransportVersion(ids.version);
-  out.skip(kHeaderSize);
+  const size_t size =
+      ids.version.before(kVariableHeaderSizeVersion) ? kLegacyHeaderSize : kHeaderSize;
+  out.skip(size);
+  return size;
 }
 
 uint8_t baseStatus(const FrameIds& ids) { return ids.handshake ? status::kHandshake : 0; }
@@ -144,19 +151,19 @@ struct RequestBody final : Writeable {
 size_t writeRequestFrame(BytesStreamOutput& out, const FrameIds& ids, std::string_view action,
                          const RequestHeaders& headers, const Writeable& body,
                          CompressionScheme compression) {
-  startFrame(out, ids);
+  const size_t start = startFrame(out, ids);
   writeThreadContext(out, headers, kNoResponseHeaders);
   if (ids.version.before(TransportVersion::V_8_0_0)) out.writeVInt(0);
   out.writeString(action);
-  return finishFrame(out, ids, baseStatus(ids), kHeaderSize, RequestBody(body), compression);
+  return finishFrame(out, ids, baseStatus(ids), start, RequestBody(body), compression);
 }
 
 size_t writeResponseFrame(BytesStreamOutput& out, const FrameIds& ids,
                           const ResponseHeaders& headers, const Writeable& body,
                           CompressionScheme compression) {
-  startFrame(out, ids);
+  const size_t start = startFrame(out, ids);
   writeThreadContext(out, kNoRequestHeaders, headers);
-  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, kHeaderSize, body, compression);
+  return finishFrame(out, ids, baseStatus(ids) | status::kResponse, start, body, compression);
 }
 
 namespace {
@@ -169,11 +176,11 @@ struct ExceptionBody final : Writeable {
 
 size_t writeErrorFrame(BytesStreamOutput& out, const FrameIds& ids,
                        const RemoteException& exception, const ResponseHeaders& headers) {
-  startFrame(out, ids);
+  const size_t start = startFrame(out, ids);
   writeThreadContext(out, kNoRequestHeaders, headers);
   // ES never marks an error response as a handshake, nor compresses it.
-  return finishFrame(out, ids, status::kResponse | status::kError, kHeaderSize,
-                     ExceptionBody(exception), CompressionScheme::kNone);
+  return finishFrame(out, ids, status::kResponse | status::kError, start, ExceptionBody(exception),
+                     CompressionScheme::kNone);
 }
 
 }  // namespace wirestream::transport

@@ -58,12 +58,24 @@ inline constexpr std::string_view kHandshakeAction = "internal:tcp/handshake";
 using RequestHeaders = std::map<std::string, std::string>;
 using ResponseHeaders = std::map<std::string, std::vector<std::string>>;
 
+// ES writes the variable-header size from 7.6.0 on. Before, the fixed header
+// is 19 bytes; ES 7.x still sends its handshake request at 6.8.0 that way,
+// and takes the answer at that version.
+inline constexpr TransportVersion kVariableHeaderSizeVersion =
+    TransportVersion::fromRelease(7, 6, 0);
+inline constexpr size_t kLegacyHeaderSize = kHeaderSize - 4;
+
 struct FrameHeader {
   int32_t length = 0;  // frame size - 6; kPingLength for a ping
   int64_t request_id = 0;
   uint8_t status = 0;
   int32_t version_id = 0;
+  // The size field; for a legacy frame (no such field) the size the variable
+  // header turned out to have once read (InboundMessage), -1 before.
   int32_t variable_header_size = 0;
+  // A 19-byte header (version before kVariableHeaderSizeVersion): accepted
+  // for handshake requests only (FrameDecoder).
+  bool legacy = false;
 
   bool isPing() const { return length == kPingLength; }
   bool isRequest() const { return (status & status::kResponse) == 0; }
@@ -73,7 +85,7 @@ struct FrameHeader {
   bool isHandshake() const { return (status & status::kHandshake) != 0; }
   // Bytes after the fixed header: the variable header and the body.
   size_t contentSize() const {
-    return isPing() ? 0 : static_cast<size_t>(length) - kMinFrameLength;
+    return isPing() ? 0 : static_cast<size_t>(length) - kMinFrameLength + (legacy ? 4 : 0);
   }
   size_t frameSize() const {
     return isPing() ? kMarkerAndLengthSize : static_cast<size_t>(length) + kMarkerAndLengthSize;

@@ -90,11 +90,21 @@ void FrameDecoder::checkLength() {
 void FrameDecoder::checkFixedHeader() {
   current_ = decodeHeader(header_);
   try {
-    if (current_.variable_header_size < 0) {
+    if (current_.version().before(kVariableHeaderSizeVersion)) {
+      // The last 4 header bytes read are content: the variable header's start.
+      if (!current_.isHandshake() || !current_.isRequest()) {
+        internal::throwCorrupt("a frame at version " + current_.version().toString() +
+                               " (before 7.6.0, without a variable header size) that is not "
+                               "a handshake request");
+      }
+      current_.legacy = true;
+      current_.variable_header_size = -1;
+    } else if (current_.variable_header_size < 0) {
       internal::throwCorrupt("negative variable header size: " +
                              std::to_string(current_.variable_header_size));
     }
-    if (static_cast<size_t>(current_.variable_header_size) > current_.contentSize()) {
+    if (!current_.legacy &&
+        static_cast<size_t>(current_.variable_header_size) > current_.contentSize()) {
       internal::throwCorrupt("variable header size " +
                              std::to_string(current_.variable_header_size) +
                              " is larger than the frame content of " +
@@ -110,9 +120,11 @@ void FrameDecoder::checkFixedHeader() {
   } catch (...) {
     fail(std::current_exception());
   }
+  // A legacy frame's content starts with the header's last 4 bytes.
+  const size_t carried = current_.legacy ? 4 : 0;
   if (!admit) {
     skipping_ = true;
-    skipped_ = 0;
+    skipped_ = carried;
     return;
   }
   std::span<uint8_t> buffer;
@@ -123,9 +135,13 @@ void FrameDecoder::checkFixedHeader() {
   }
   if (!buffer.empty() && buffer.size() >= content_need_) {
     external_ = buffer.data();
+    std::memcpy(external_, header_ + kLegacyHeaderSize, carried);
+    content_have_ = carried;
     return;
   }
   content_ = std::make_shared<BytesStreamOutput>(*recycler_);
+  content_->writeBytes(std::span<const uint8_t>(header_ + kLegacyHeaderSize, carried));
+  content_have_ = carried;
 }
 
 size_t FrameDecoder::consumeHeader(std::span<const uint8_t> bytes) {

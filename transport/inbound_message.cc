@@ -10,9 +10,32 @@
 
 namespace wirestream::transport {
 
+namespace {
+
+// A legacy frame (frame.h) has no variable-header size: the variable header
+// is as long as reading it takes. Requests only (FrameDecoder admits no other).
+size_t legacyVariableSize(const FrameHeader& h, const BytesReference& content) {
+  BytesReferenceStreamInput in(content);
+  in.setTransportVersion(h.version());
+  RequestHeaders request_headers;
+  ResponseHeaders response_headers;
+  readThreadContext(in, request_headers, response_headers);
+  in.readStringArray();  // features
+  in.readString();       // action
+  return content.length() - in.available();
+}
+
+}  // namespace
+
 std::string InboundMessage::peekAction(const DecodedFrame& frame) {
-  const size_t variable_size = static_cast<size_t>(frame.header.variable_header_size);
-  if (!frame.header.isRequest() || variable_size > frame.content.length()) return "";
+  if (!frame.header.isRequest()) return "";
+  size_t variable_size = static_cast<size_t>(frame.header.variable_header_size);
+  try {
+    if (frame.header.legacy) variable_size = legacyVariableSize(frame.header, frame.content);
+  } catch (const StreamError&) {
+    return "";
+  }
+  if (variable_size > frame.content.length()) return "";
   try {
     BytesReferenceStreamInput in(frame.content.slice(0, variable_size));
     in.setTransportVersion(frame.header.version());
@@ -30,6 +53,13 @@ InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size)
   InboundMessage m;
   m.header = frame.header;
   const BytesReference content = std::move(frame.content);
+  if (m.header.legacy) {
+    if (m.header.isCompressed()) {
+      internal::throwCorrupt("a compressed handshake request at version " +
+                             m.header.version().toString());
+    }
+    m.header.variable_header_size = static_cast<int32_t>(legacyVariableSize(m.header, content));
+  }
   const size_t variable_size = static_cast<size_t>(m.header.variable_header_size);
   // FrameDecoder guarantees this; a hand-built frame may not.
   if (variable_size > content.length()) {

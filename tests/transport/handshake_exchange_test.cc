@@ -119,3 +119,66 @@ TEST(HandshakeExchange, UnreadBytesInTheRequestAreAProtocolError) {
 
 }  // namespace
 }  // namespace wirestream::transport::net
+
+namespace wirestream::transport::net {
+namespace {
+
+// What ES 7.17.29 sends when it opens a connection (captured from its Netty4
+// transport by the interop harness): the handshake request at 6.8.0, whose
+// fixed header has no variable-header size (19 bytes), and what ES 7.17.29
+// itself answers that request with (again 19 header bytes, at 6.8.0).
+const char* kEs717Request =
+    "45530000002d000000000000000108005cc66300000016696e7465726e616c3a7463702f68616e647368616b"
+    "65000487e7b503";
+const char* kEs717AnswerHeader = "455300000013000000000000000109005cc6630000";
+
+std::vector<uint8_t> fromHex(const std::string& hex) {
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  }
+  return out;
+}
+
+TEST(HandshakeExchange, AnEs7HandshakeRequestWithoutHeaderSizeIsAnsweredAsEs7Does) {
+  for (size_t slice : {1, 7, 1000}) {
+    FrameDecoder decoder(1 << 20);
+    std::optional<DecodedFrame> frame;
+    const std::vector<uint8_t> bytes = fromHex(kEs717Request);
+    for (size_t at = 0; at < bytes.size(); at += slice) {
+      decoder.feed(std::span(bytes).subspan(at, std::min(slice, bytes.size() - at)),
+                   [&](DecodedFrame&& f) { frame = std::move(f); });
+    }
+    ASSERT_TRUE(frame.has_value());
+    EXPECT_TRUE(frame->header.legacy);
+    const InboundMessage m = InboundMessage::parse(std::move(*frame), 1 << 20);
+    EXPECT_EQ(m.action, kHandshakeAction);
+    EXPECT_EQ(m.header.version(), TransportVersion::fromRelease(6, 8, 0));
+    BytesReferenceStreamInput in(m.body());
+    EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, TransportVersion(7172999));
+
+    const HandshakeIdentity local{kV8_7, kV7_17_0, "node-a", "127.0.0.1:9300"};
+    const HandshakeAnswer a = answerHandshake(m, local);
+    ASSERT_TRUE(a.agreed);
+    EXPECT_EQ(*a.agreed, TransportVersion(7172999));
+    // ES 7.17.29's own answer, with wirestream's version (8.7.0, d3 c7 ec 03) for ES's.
+    std::string hex;
+    for (uint8_t b : a.frame->bytes().toVector()) {
+      static const char* d = "0123456789abcdef";
+      hex += d[b >> 4];
+      hex += d[b & 15];
+    }
+    EXPECT_EQ(hex, std::string(kEs717AnswerHeader) + "d3c7ec03");
+  }
+}
+
+TEST(HandshakeExchange, AFrameWithoutHeaderSizeIsRefusedUnlessAHandshakeRequest) {
+  // The same bytes with the handshake bit cleared: a plain request at 6.8.0.
+  std::vector<uint8_t> bytes = fromHex(kEs717Request);
+  bytes[14] = 0;
+  FrameDecoder decoder(1 << 20);
+  EXPECT_THROW(decoder.feed(bytes, [](DecodedFrame&&) {}), CorruptStreamError);
+}
+
+}  // namespace
+}  // namespace wirestream::transport::net
