@@ -81,4 +81,24 @@ public final class Es {
             org.elasticsearch.search.aggregations.pipeline.PipelineAggregator.PipelineTree.EMPTY,
             () -> false));
   }
+
+  /** ES's Netty4 TCP transport at this release's version (the transport-netty4 module). */
+  public static org.elasticsearch.transport.Transport netty4Transport(
+      org.elasticsearch.common.settings.Settings settings,
+      org.elasticsearch.threadpool.ThreadPool threadPool,
+      org.elasticsearch.common.io.stream.NamedWriteableRegistry registry) {
+    return new org.elasticsearch.transport.netty4.Netty4Transport(settings, Version.CURRENT,
+        threadPool, new org.elasticsearch.common.network.NetworkService(java.util.List.of()),
+        new org.elasticsearch.common.util.PageCacheRecycler(settings), registry,
+        new org.elasticsearch.indices.breaker.NoneCircuitBreakerService(),
+        new org.elasticsearch.transport.SharedGroupFactory(settings));
+  }
+
+  /**
+   * A wire version this release's handshake refuses: 9.0.0, whose minimum compatible version
+   * (the last 8.x) is past 7.17.
+   */
+  public static int refusedVersionId() {
+    return 9000099;
+  }
 }

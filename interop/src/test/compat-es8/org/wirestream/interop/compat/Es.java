@@ -81,4 +81,21 @@ public final class Es {
             org.elasticsearch.common.util.BigArrays.NON_RECYCLING_INSTANCE, null, () -> false,
             builders, consumer));
   }
+
+  /** ES's Netty4 TCP transport at this release's version (the transport-netty4 plugin). */
+  public static org.elasticsearch.transport.Transport netty4Transport(
+      org.elasticsearch.common.settings.Settings settings,
+      org.elasticsearch.threadpool.ThreadPool threadPool,
+      org.elasticsearch.common.io.stream.NamedWriteableRegistry registry) {
+    return new org.elasticsearch.transport.netty4.Netty4Transport(settings, TransportVersion.CURRENT,
+        threadPool, new org.elasticsearch.common.network.NetworkService(java.util.List.of()),
+        new org.elasticsearch.common.util.PageCacheRecycler(settings), registry,
+        new org.elasticsearch.indices.breaker.NoneCircuitBreakerService(),
+        new org.elasticsearch.transport.netty4.SharedGroupFactory(settings));
+  }
+
+  /** A wire version this release's handshake refuses: 7.16.0, under 8.x's minimum 7.17.0. */
+  public static int refusedVersionId() {
+    return 7160099;
+  }
 }
