@@ -32,6 +32,7 @@
 #include "aggregations/doc_value_format.h"
 #include "aggregations/histogram_buckets.h"
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/merge_order.h"
 #include "aggregations/metric_columns.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
@@ -59,13 +60,18 @@ typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> agg
   };
   DowncastView<Agg> inputs = downcast<Agg>(aggs);
   std::map<Key, Merged, Less> merged(less);
-  for (size_t k = 0; k < inputs.size(); ++k) {
+  // Each key's rows in the order ES's queue of the shards takes them
+  // (merge_order.h): its sub-aggregations are reduced in that order.
+  std::vector<size_t> sizes(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) sizes[k] = inputs[k]->buckets().size();
+  auto key_less = [&](uint32_t ka, uint32_t ia, uint32_t kb, uint32_t ib) {
+    return less(inputs[ka]->buckets().keyAt(ia), inputs[kb]->buckets().keyAt(ib));
+  };
+  for (auto [k, i] : luceneMergeOrder(sizes, key_less)) {
     const Buckets& bs = inputs[k]->buckets();
-    for (size_t i = 0; i < bs.size(); ++i) {
-      Merged& m = merged[bs.keyAt(i)];
-      m.doc_count = checkedAdd(m.doc_count, bs.docCountAt(i), "doc count");
-      m.rows.emplace_back(static_cast<uint32_t>(k), static_cast<uint32_t>(i));
-    }
+    Merged& m = merged[bs.keyAt(i)];
+    m.doc_count = checkedAdd(m.doc_count, bs.docCountAt(i), "doc count");
+    m.rows.emplace_back(k, i);
   }
   // The scratch shape: the first input held in metric columns; inputs in
   // columns of another shape have their rows built.

@@ -22,6 +22,8 @@
 #include <cmath>
 #include <limits>
 
+#include "aggregations/merge_order.h"
+
 namespace wirestream::aggregations {
 
 void writeSize(StreamOutput& out, int32_t size) {
@@ -435,6 +437,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   int64_t other = 0;
   auto key_less = [](const Entry& a, const Entry& b) { return Key::compare(a.key, b.key) < 0; };
   bool runs_sorted = true;
+  bool runs_descending = true;
   std::vector<size_t> run_starts;
   for (size_t s = 0; s < shards.size(); ++s) {
     const InternalTerms* t = shards[s];
@@ -447,16 +450,26 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     for (size_t i = 0; i < t->buckets_.size(); ++i) {
       entries.push_back({t->buckets_.keyAt(i), static_cast<uint32_t>(s), static_cast<uint32_t>(i)});
       if (i > 0 && key_less(entries.back(), entries[entries.size() - 2])) runs_sorted = false;
+      if (i > 0 && key_less(entries[entries.size() - 2], entries.back())) runs_descending = false;
     }
   }
-  if (runs_sorted) {
-    for (size_t r = 1; r < run_starts.size(); ++r) {
-      std::inplace_merge(entries.begin(), entries.begin() + static_cast<ptrdiff_t>(run_starts[r]),
-                         r + 1 < run_starts.size()
-                             ? entries.begin() + static_cast<ptrdiff_t>(run_starts[r + 1])
-                             : entries.end(),
-                         key_less);
+  if (runs_sorted || runs_descending) {
+    // Shards send their buckets by key: each key's buckets are taken in the
+    // order of ES's merge-sort queue (merge_order.h), ascending or as the
+    // shards sorted them, so that their sub-aggregations reduce in ES's order.
+    std::vector<size_t> sizes;
+    for (const InternalTerms* t : shards) sizes.push_back(t->buckets_.size());
+    auto less = [&](uint32_t sa, uint32_t ia, uint32_t sb, uint32_t ib) {
+      const int c = Key::compare(shards[sa]->buckets_.keyAt(ia), shards[sb]->buckets_.keyAt(ib));
+      return runs_sorted ? c < 0 : c > 0;
+    };
+    std::vector<Entry> queued;
+    queued.reserve(entries.size());
+    for (auto [sh, i] : luceneMergeOrder(sizes, less)) {
+      queued.push_back({shards[sh]->buckets_.keyAt(i), sh, i});
     }
+    entries = std::move(queued);
+    if (!runs_sorted) std::stable_sort(entries.begin(), entries.end(), key_less);
   } else {
     std::stable_sort(entries.begin(), entries.end(), key_less);
   }

@@ -44,7 +44,7 @@ ws_cc_library(aggregations
     EXPORT aggregations
     DIR aggregations
     NAME aggregations
-    SRCS aggregations/bucket_order.cc aggregations/cardinality.cc aggregations/date_format.cc aggregations/date_histogram.cc aggregations/doc_value_format.cc aggregations/histogram.cc aggregations/histogram_common.h aggregations/hyperloglog_plus_plus.cc aggregations/internal_aggregation.cc aggregations/metadata.cc aggregations/metric_columns.cc aggregations/metrics.cc aggregations/registry.cc aggregations/terms.cc aggregations/text_util.cc aggregations/time_zone.cc
+    SRCS aggregations/bucket_order.cc aggregations/cardinality.cc aggregations/date_format.cc aggregations/date_histogram.cc aggregations/doc_value_format.cc aggregations/histogram.cc aggregations/histogram_common.h aggregations/hyperloglog_plus_plus.cc aggregations/internal_aggregation.cc aggregations/merge_order.h aggregations/metadata.cc aggregations/metric_columns.cc aggregations/metrics.cc aggregations/registry.cc aggregations/terms.cc aggregations/text_util.cc aggregations/time_zone.cc
     HDRS aggregations/bucket_columns.h aggregations/bucket_order.h aggregations/cardinality.h aggregations/compensated_sum.h aggregations/date_format.h aggregations/date_histogram.h aggregations/doc_value_format.h aggregations/histogram.h aggregations/histogram_buckets.h aggregations/hyperloglog_plus_plus.h aggregations/internal_aggregation.h aggregations/java_double.h aggregations/metadata.h aggregations/metric_columns.h aggregations/metrics.h aggregations/registry.h aggregations/terms.h aggregations/text_util.h aggregations/time_zone.h
     DEPS stream)
 ws_cc_library(codecs_tsm
