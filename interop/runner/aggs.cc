@@ -1,12 +1,14 @@
 // The "aggs" requests of runner.h: aggregation results as a shard writes them.
 //
-//   request  {"es_hex": HEX}   ES's InternalAggregations.writeTo at "version"
-//   answer   {"rewrite_hex": HEX, "json": WIRE_JSON, "encode_hex": HEX}
-//            or "decode_error" / "encode_error": WHY
+//   request  {"es_hex": HEX, "spec": WIRE_JSON}
+//            es_hex: ES's InternalAggregations.writeTo at "version"; spec: the wire JSON
+//            (docs/cli.md) of the same ES object, built by the harness from ES's object
+//   answer   {"rewrite_hex": HEX, "json": WIRE_JSON, "json_hex": HEX, "encode_hex": HEX}
+//            or "decode_error" / "encode_error" / "spec_error": WHY
 //
 // rewrite_hex is what wirestream read, written again; json is its wire JSON (docs/cli.md,
-// what `wirestream decode` prints); encode_hex is that JSON parsed and written, the
-// `wirestream encode` path.
+// what `wirestream decode` prints); json_hex is that JSON parsed and written, the
+// `wirestream encode` path; encode_hex is the request's spec parsed and written.
 #include <sstream>
 #include <string>
 #include <typeinfo>
@@ -57,9 +59,16 @@ Json runAggs(const Json& request) {
     std::ostringstream text;
     cli::writeWireJson(text, aggs);
     answer["json"] = Json::parse(text.str());
-    answer["encode_hex"] = write(cli::aggregationsFromWireJsonText(text.str()), version);
+    answer["json_hex"] = write(cli::aggregationsFromWireJsonText(text.str()), version);
   } catch (const std::exception& e) {
     answer["encode_error"] = why(e);
+    return answer;
+  }
+  try {
+    answer["encode_hex"] =
+        write(cli::aggregationsFromWireJsonText(request.at("spec").dump()), version);
+  } catch (const std::exception& e) {
+    answer["spec_error"] = why(e);
   }
   return answer;
 }

@@ -1,9 +1,11 @@
 package org.wirestream.interop;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.reflect.Constructor;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +60,8 @@ final class AggGen {
   }
 
   final Random rnd;
+  /** The tagged JSON (docs/cli.md) of each metadata map's values, by the map's identity. */
+  final Map<Map<String, Object>, ObjectNode> metadataJson = new IdentityHashMap<>();
 
   AggGen(Random rnd) {
     this.rnd = rnd;
@@ -94,9 +98,13 @@ final class AggGen {
   Map<String, Object> metadata() {
     if (rnd.nextInt(4) != 0) return null;
     Map<String, Object> m = new LinkedHashMap<>();
+    ObjectNode json = Values.J.objectNode();
     for (int i = rnd.nextInt(3); i >= 0; i--) {
-      m.put("m" + i, Values.randomGeneric(rnd, rnd.nextBoolean() ? 3 : 1).value());
+      Values.Generic g = Values.randomGeneric(rnd, rnd.nextBoolean() ? 3 : 1);
+      m.put("m" + i, g.value());
+      json.set("m" + i, g.json());
     }
+    metadataJson.put(m, json);
     return m;
   }
 

@@ -22,12 +22,13 @@ import org.wirestream.interop.compat.Es;
  * as a shard writes them: ES's InternalAggregations.writeTo at the version's wire version
  * (runner/aggs.cc has the request's shape). A vector matches when wirestream reads ES's bytes
  * and writes them back identically, writes the same bytes again from its own wire JSON of
- * what it read (the `wirestream encode` path), and ES reads those bytes, through the
+ * what it read (the `wirestream encode` path) and from the wire JSON AggJson reads off ES's
+ * object (docs/cli.md's contract, checked against ES), and ES reads those bytes, through the
  * NamedWriteableRegistry of its SearchModule, to aggregations equal to what it reads from its
  * own bytes. Results ES cannot read back itself are not vectors (counted, bounded).
  */
 final class AggVectors {
-  static final int VECTORS = 900;
+  static final int VECTORS = 1000;
   static final JsonNodeFactory J = JsonNodeFactory.instance;
 
   private AggVectors() {}
@@ -35,6 +36,7 @@ final class AggVectors {
   static void run(Context ctx, Result r) throws Exception {
     Random rnd = ctx.random("aggs");
     AggGen gen = new AggGen(rnd);
+    AggJson toJson = new AggJson(gen.metadataJson::get);
     int version = Es.transportVersionId();
     NamedWriteableRegistry registry = new NamedWriteableRegistry(Es.searchWriteables());
     List<InternalAggregations> originals = new ArrayList<>();
@@ -63,13 +65,16 @@ final class AggVectors {
       req.put("kind", "aggs");
       req.put("version", version);
       req.put("es_hex", hex);
+      req.set("spec", toJson.list(aggs));
+      gen.metadataJson.clear();
       originals.add(esBack);
       esHex.add(hex);
       requests.add(req);
     }
     List<JsonNode> answers = RunnerProcess.run(ctx, "aggs", requests);
     for (int i = 0; i < originals.size(); i++) {
-      check(originals.get(i), esHex.get(i), answers.get(i), version, registry, r, i);
+      check(originals.get(i), esHex.get(i), requests.get(i).get("spec"), answers.get(i), version,
+          registry, r, i);
     }
   }
 
@@ -82,8 +87,8 @@ final class AggVectors {
     return b.append(']').toString();
   }
 
-  static void check(InternalAggregations original, String es, JsonNode a, int version,
-      NamedWriteableRegistry registry, Result r, int id) {
+  static void check(InternalAggregations original, String es, JsonNode spec, JsonNode a,
+      int version, NamedWriteableRegistry registry, Result r, int id) {
     String what = "aggs #" + id + " " + describe(original);
     if (a.has("error")) {
       r.fail(what + ": runner: " + a.get("error").asText());
@@ -103,9 +108,20 @@ final class AggVectors {
           + a.get("encode_error").asText());
       return;
     }
+    String own = a.get("json_hex").asText();
+    if (!own.equals(es)) {
+      r.fail(what + ": encoded from its own wire JSON: " + JsonCompare.hexDiff(es, own));
+      return;
+    }
+    if (a.has("spec_error")) {
+      r.fail(what + ": wirestream could not encode the wire JSON of ES's object: "
+          + a.get("spec_error").asText());
+      return;
+    }
     String ws = a.get("encode_hex").asText();
     if (!ws.equals(es)) {
-      r.fail(what + ": encoded from wire JSON: " + JsonCompare.hexDiff(es, ws));
+      r.fail(what + ": encoded from the wire JSON of ES's object: " + JsonCompare.hexDiff(es, ws)
+          + " spec " + spec);
       return;
     }
     InternalAggregations back;
