@@ -64,6 +64,7 @@ public final class Main {
         continue;
       }
       Result r;
+      long start = System.nanoTime();
       try {
         r = c.run(ctx);
       } catch (Exception e) {
@@ -71,6 +72,7 @@ public final class Main {
         r.fail(name + " did not run: " + e);
         e.printStackTrace();
       }
+      System.out.printf("  %s took %.1f s%n", name, (System.nanoTime() - start) / 1e9);
       report(v, c, r);
       ok &= r.ok();
     }
