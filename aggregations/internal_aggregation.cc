@@ -241,8 +241,13 @@ InternalAggregations InternalAggregations::reduce(
   for (const auto& g : groups) names.push_back(g.front()->getName());
   std::vector<Ptr> out;
   out.reserve(groups.size());
-  for (size_t i : javaHashMapOrder(names))
-    out.push_back(groups[i].front()->reduce(groups[i], context));
+  for (size_t i : javaHashMapOrder(names)) {
+    const auto& g = groups[i];
+    // As ES: a metric that only one list holds is kept as it is.
+    out.push_back(g.size() == 1 && !g.front()->mustReduceOnSingleInternalAgg()
+                      ? g.front()->clone()
+                      : g.front()->reduce(g, context));
+  }
   return InternalAggregations(std::move(out));
 }
 

@@ -118,6 +118,12 @@ class InternalAggregation : public NamedWriteable {
 
   virtual std::unique_ptr<InternalAggregation> clone() const = 0;
 
+  // Whether a reduce of this result alone still reduces it (ES's
+  // mustReduceOnSingleInternalAgg): true for bucket aggregations, which apply
+  // size and min_doc_count; a metric alone is kept as it is, as ES keeps it
+  // (a sparse cardinality sketch merged again would move its hashes).
+  virtual bool mustReduceOnSingleInternalAgg() const { return true; }
+
   // Buckets in this result at every depth: its own and its sub-aggregations'
   // (0 for a metric). What a copy of it costs against ReduceContext's budget.
   virtual int64_t bucketCount() const { return 0; }

@@ -28,6 +28,7 @@ class MetricAggregation : public InternalAggregation {
   const DocValueFormat& format() const { return format_; }
   // value_count has no format on the wire: setting one there is not kept.
   void setFormat(DocValueFormat f) { format_ = std::move(f); }
+  bool mustReduceOnSingleInternalAgg() const final { return false; }
 
  protected:
   MetricAggregation(std::string name, Metadata metadata)
