@@ -123,7 +123,8 @@ final class AggGen {
   DocValueFormat format(String type) {
     return switch (type) {
       case "sterms" -> rnd.nextInt(3) == 0 ? DocValueFormat.BINARY
-          : rnd.nextInt(3) == 0 ? DocValueFormat.IP : DocValueFormat.RAW;
+          : rnd.nextInt(3) == 0 ? DocValueFormat.IP
+          : rnd.nextInt(4) == 0 && Es.tsidFormat() != null ? Es.tsidFormat() : DocValueFormat.RAW;
       case "lterms" -> switch (rnd.nextInt(7)) {
         case 0 -> DocValueFormat.BOOLEAN;
         case 1 -> decimal();
@@ -215,6 +216,8 @@ final class AggGen {
             byte[] b = new byte[rnd.nextInt(12)];
             rnd.nextBytes(b);
             key = new BytesRef(b);
+          } else if (f == Es.tsidFormat()) {
+            key = tsid();
           } else {
             key = new BytesRef(rnd.nextBoolean() ? "t" + rnd.nextInt(50) : Strings.random(rnd));
           }
@@ -255,6 +258,28 @@ final class AggGen {
         return t;
       }
     }
+  }
+
+  /**
+   * A time-series id as 8.x's _tsid holds one: the count of dimensions, then each one's name
+   * and a tagged value ('s' and a string, or 'l' and a long).
+   */
+  BytesRef tsid() throws java.io.IOException {
+    org.elasticsearch.common.io.stream.BytesStreamOutput out =
+        new org.elasticsearch.common.io.stream.BytesStreamOutput();
+    int n = 1 + rnd.nextInt(3);
+    out.writeVInt(n);
+    for (int i = 0; i < n; i++) {
+      out.writeBytesRef(new BytesRef("d" + i));
+      if (rnd.nextBoolean()) {
+        out.writeByte((byte) 's');
+        out.writeBytesRef(new BytesRef(rnd.nextBoolean() ? "host-" + rnd.nextInt(9) : Strings.random(rnd)));
+      } else {
+        out.writeByte((byte) 'l');
+        out.writeLong(Values.randomLong(rnd));
+      }
+    }
+    return out.bytes().toBytesRef();
   }
 
   /** A long terms key its format can render (ES renders keys as it reads them). */
