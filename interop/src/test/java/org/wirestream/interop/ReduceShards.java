@@ -55,6 +55,8 @@ final class ReduceShards {
 
   final Random rnd;
 
+  static final boolean ES_7X = Es.release().startsWith("7.");
+
   ReduceShards(Random rnd) {
     this.rnd = rnd;
   }
@@ -284,7 +286,12 @@ final class ReduceShards {
       for (Plan p : subs) {
         switch (p.type()) {
           // Not by cardinality: its estimate is a known difference (ReduceCheck.ESTIMATOR).
-          case "max", "min", "sum", "avg", "value_count" ->
+          // Not by avg against ES 7.x: an empty avg is NaN, which ES 7 sorts last both ways
+          // and wirestream as ES 8 does (ReduceCheck.NAN_ORDER_7X).
+          case "avg" -> {
+            if (!ES_7X) choices.add(BucketOrder.aggregation(p.name, rnd.nextBoolean()));
+          }
+          case "max", "min", "sum", "value_count" ->
               choices.add(BucketOrder.aggregation(p.name, rnd.nextBoolean()));
           case "stats" -> choices.add(BucketOrder.aggregation(p.name, "max", rnd.nextBoolean()));
           default -> {}
