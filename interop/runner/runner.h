@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "aggregations/text_util.h"
+
 namespace wirestream::interop {
 
 using Json = nlohmann::ordered_json;
@@ -26,8 +28,8 @@ Json runValues(const Json& request);
 Json runAggs(const Json& request);
 Json runReduce(const Json& request);
 
-// Lower-case hex of bytes, and back (std::invalid_argument on odd length or non-hex).
-std::string toHex(std::string_view bytes);
-std::string fromHex(std::string_view hex);
+// Lower-case hex of bytes, and back (CorruptStreamError on bad hex): the aggregations' own.
+using aggregations::text_util::fromHex;
+using aggregations::text_util::toHex;
 
 }  // namespace wirestream::interop

@@ -20,32 +20,6 @@ Json answer(const Json& request) {
 
 }  // namespace
 
-std::string toHex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    hex.push_back(kDigits[c >> 4]);
-    hex.push_back(kDigits[c & 15]);
-  }
-  return hex;
-}
-
-std::string fromHex(std::string_view hex) {
-  if (hex.size() % 2 != 0) throw std::invalid_argument("odd-length hex");
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    throw std::invalid_argument(std::string("not a hex digit: ") + c);
-  };
-  std::string bytes(hex.size() / 2, '\0');
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    bytes[i] = static_cast<char>(digit(hex[2 * i]) << 4 | digit(hex[2 * i + 1]));
-  }
-  return bytes;
-}
-
 }  // namespace wirestream::interop
 
 int main(int argc, char** argv) {
