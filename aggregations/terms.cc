@@ -458,6 +458,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     // order of ES's merge-sort queue (merge_order.h), ascending or as the
     // shards sorted them, so that their sub-aggregations reduce in ES's order.
     std::vector<size_t> sizes;
+    sizes.reserve(shards.size());
     for (const InternalTerms* t : shards) sizes.push_back(t->buckets_.size());
     auto less = [&](uint32_t sa, uint32_t ia, uint32_t sb, uint32_t ib) {
       const int c = Key::compare(shards[sa]->buckets_.keyAt(ia), shards[sb]->buckets_.keyAt(ib));
