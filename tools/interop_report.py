@@ -115,7 +115,8 @@ def render(runs):
                     continue
                 seen.add(key)
                 any_known = True
-                out.append(f"- ES {run.version}, {check} ({n} cases, seed {run.seed}): {reason}")
+                cases = f"{n} case" + ("" if n == 1 else "s")
+                out.append(f"- ES {run.version}, {check} ({cases}, seed {run.seed}): {reason}")
     if not any_known:
         out.append("None.")
     failures = [
