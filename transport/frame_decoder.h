@@ -15,7 +15,11 @@
 //   - length 0 .. 16 or below -1 -> CorruptStreamError "invalid data length";
 //   - frame size above max_frame_size -> LimitExceededError;
 //   - negative variable-header size, or one larger than the frame ->
-//     CorruptStreamError.
+//     CorruptStreamError;
+//   - a version before 7.6.0 (a 19-byte header, no variable-header size:
+//     FrameHeader::legacy) on anything but a handshake request ->
+//     CorruptStreamError. ES 7.x sends its handshake request so; its content
+//     then starts with the header's last 4 bytes.
 // After an error the decoder is failed: every later feed() rethrows it.
 //
 // Admission: an optional hook sees each non-ping frame's fixed header as soon

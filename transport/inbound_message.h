@@ -29,7 +29,9 @@ class InboundMessage {
   // parse or is not consumed exactly -> CorruptStreamError / EndOfStreamError;
   // a compressed body that does not inflate within `max_body_size` bytes ->
   // CorruptStreamError / LimitExceededError; a request body that does not
-  // start with a TaskId -> EndOfStreamError / CorruptStreamError.
+  // start with a TaskId -> EndOfStreamError / CorruptStreamError. A legacy
+  // frame (frame.h) has its variable header measured by reading it; one that
+  // is compressed -> CorruptStreamError.
   static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
 
   // The action of a request frame from its variable header alone, without
