@@ -192,13 +192,21 @@ final class AggJson {
     }
   }
 
-  void histogram(InternalHistogram h, ObjectNode o) throws Exception {
+  /**
+   * The fields both histograms start with: order, min_doc_count, and the empty-bucket info,
+   * written as null here when there is none; returns it (the caller writes it when present).
+   */
+  Object histogramHead(Object h, ObjectNode o) throws Exception {
     o.set("order", order((BucketOrder) get(h, "order")));
     o.put("min_doc_count", (long) get(h, "minDocCount"));
     Object info = get(h, "emptyBucketInfo");
-    if (info == null) {
-      o.putNull("empty_bucket_info");
-    } else {
+    if (info == null) o.putNull("empty_bucket_info");
+    return info;
+  }
+
+  void histogram(InternalHistogram h, ObjectNode o) throws Exception {
+    Object info = histogramHead(h, o);
+    if (info != null) {
       ObjectNode e = o.putObject("empty_bucket_info");
       for (String f : new String[] {"interval", "offset", "minBound", "maxBound"}) {
         e.set(f.equals("minBound") ? "min_bound" : f.equals("maxBound") ? "max_bound" : f,
@@ -218,12 +226,8 @@ final class AggJson {
   }
 
   void dateHistogram(InternalDateHistogram h, ObjectNode o) throws Exception {
-    o.set("order", order((BucketOrder) get(h, "order")));
-    o.put("min_doc_count", (long) get(h, "minDocCount"));
-    Object info = get(h, "emptyBucketInfo");
-    if (info == null) {
-      o.putNull("empty_bucket_info");
-    } else {
+    Object info = histogramHead(h, o);
+    if (info != null) {
       ObjectNode e = o.putObject("empty_bucket_info");
       e.set("rounding", rounding((Rounding) get(info, "rounding")));
       e.set("aggregations", list((InternalAggregations) get(info, "subAggregations")));
