@@ -44,7 +44,7 @@ mapfile -t pins < <(grep -vE '^\s*(#|$)' interop/es-versions.txt)
 wanted=${INTEROP_VERSIONS:-}
 if [ -n "$wanted" ]; then
   for w in $wanted; do
-    printf '%s\n' "${pins[@]}" | awk '{print $1}' | grep -qx "$w" ||
+    awk '{print $1}' <<<"$(printf '%s\n' "${pins[@]}")" | grep -x "$w" >/dev/null ||
       fail "ES $w is not pinned in interop/es-versions.txt"
   done
 fi

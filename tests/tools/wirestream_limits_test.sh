@@ -91,7 +91,10 @@ echo "decode of $size bytes: peak RSS $rss_kib KiB (bound $bound_kib KiB)"
 # The bounds are the contract of a normal build: under a sanitizer (CI's --config=asan,
 # tsan) shadow memory and the quarantine add to RSS, so only the output is checked there.
 sanitized=false
-if ldd "$W" 2>/dev/null | grep -qE 'lib(a|t|ub)san'; then sanitized=true; fi
+# ldd's whole output is read first: grep -q in a pipe can exit before ldd has
+# written, and pipefail would then read ldd's SIGPIPE as "not sanitized".
+libs=$(ldd "$W" 2>/dev/null || true)
+if grep -qE 'lib(a|t|ub)san' <<<"$libs"; then sanitized=true; fi
 $sanitized || [ "$rss_kib" -le "$bound_kib" ] || fail "decode peak RSS $rss_kib KiB > $bound_kib KiB"
 python3 -c "import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))" \
   "$T/large.json" "$T/large.out" || fail "decode of large.bin differs from large.json"
