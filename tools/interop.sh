@@ -5,6 +5,7 @@
 #
 #   tools/interop.sh                  every pinned version, the CI seed and one fresh seed
 #   tools/interop.sh --report         the same, then writes docs/compatibility.md
+#   tools/interop.sh --prefetch       only downloads what Maven needs for every pinned version
 #   INTEROP_VERSIONS="8.7.1" tools/interop.sh     only these releases (must be pinned)
 #   INTEROP_SEED=123 tools/interop.sh             the "fresh" seed fixed, to replay a run
 #   INTEROP_CHECKS=vectors,reduce tools/interop.sh
@@ -17,10 +18,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 report=0
+prefetch=0
 for a in "$@"; do
   case "$a" in
     --report) report=1 ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --prefetch) prefetch=1 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "interop: unknown argument '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -34,13 +37,25 @@ target=$(realpath -m "${INTEROP_TARGET:-interop/target}")
 fail() { echo "interop: $*" >&2; echo "interop: 0 passed, 1 failed"; exit 1; }
 
 command -v mvn >/dev/null || fail "mvn not found (the java-maven machine has Maven 3.8)"
+
+mapfile -t pins < <(grep -vE '^\s*(#|$)' interop/es-versions.txt)
+[ "${#pins[@]}" -gt 0 ] || fail "no versions in interop/es-versions.txt"
+
+if [ "$prefetch" -eq 1 ]; then  # Maven Central only: no build, no check (CI overlaps it)
+  rc=0
+  for pin in "${pins[@]}"; do
+    read -r version jdk line <<<"$pin"
+    echo "=== interop prefetch ES $version"
+    JAVA_HOME=/usr/lib/jvm/$jdk mvn -B -q -f interop/pom.xml -Des.version="$version" \
+      -Des.line="$line" -Dinterop.target="$work/prefetch" dependency:go-offline || rc=1
+  done
+  rm -rf "$work"
+  exit "$rc"
+fi
 bazel build //interop:runner //interop:peer 2>&1 | tail -n 3
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "bazel build //interop:runner //interop:peer failed"
 runner=$PWD/bazel-bin/interop/runner
 peer=$PWD/bazel-bin/interop/peer
-
-mapfile -t pins < <(grep -vE '^\s*(#|$)' interop/es-versions.txt)
-[ "${#pins[@]}" -gt 0 ] || fail "no versions in interop/es-versions.txt"
 wanted=${INTEROP_VERSIONS:-}
 if [ -n "$wanted" ]; then
   for w in $wanted; do
