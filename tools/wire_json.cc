@@ -151,28 +151,6 @@ class LimitedDomBuilder final : public nlohmann::json_sax<json> {
   std::string key_;
 };
 
-// Throws an error of e's dynamic type with `message`.
-[[noreturn]] void rethrowAs(const StreamError& e, const std::string& message) {
-  if (dynamic_cast<const EndOfStreamError*>(&e)) throw EndOfStreamError(message);
-  if (dynamic_cast<const LimitExceededError*>(&e)) throw LimitExceededError(message);
-  if (dynamic_cast<const CorruptStreamError*>(&e)) throw CorruptStreamError(message);
-  throw StreamError(message);
-}
-
-// "$[i] (type [name])" for element i of a list, as far as it says.
-std::string describeElement(const json& list, size_t i) {
-  std::string d = "$[" + std::to_string(i) + "]";
-  const json& e = list[i];
-  if (!e.is_object()) return d;
-  auto text = [&](const char* field) -> std::string {
-    auto it = e.find(field);
-    return it != e.end() && it->is_string() ? capEcho(it->get_ref<const std::string&>()) : "";
-  };
-  std::string type = text("type"), name = text("name");
-  if (!type.empty()) d += " (" + type + (name.empty() ? ")" : " [" + name + "])");
-  return d;
-}
-
 // ---- writing ----
 
 // Prints JSON as nlohmann's dump(2) does, one token at a time.
@@ -402,20 +380,7 @@ json parseJsonLimited(std::string_view text) {
 
 InternalAggregations aggregationsFromWireJsonText(std::string_view text) {
   json j = parseJsonLimited(text);
-  try {
-    return aggregations::aggregationsFromWireJson(j);
-  } catch (const StreamError& e) {
-    if (!j.is_array()) throw;
-    // Find the element that fails (a second pass over the error path only).
-    for (size_t i = 0; i < j.size(); ++i) {
-      try {
-        aggregations::aggregationsFromWireJson(json::array({j[i]}));
-      } catch (const StreamError& inner) {
-        rethrowAs(inner, describeElement(j, i) + ": " + capEcho(inner.what(), 2 * kMaxEcho));
-      }
-    }
-    throw;
-  }
+  return aggregations::aggregationsFromWireJson(j);
 }
 
 void writeWireJson(std::ostream& out, InternalAggregations& aggs, size_t bucket_batch) {

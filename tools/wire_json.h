@@ -44,9 +44,10 @@ std::string capEcho(std::string_view text, size_t max = kMaxEcho);
 // LimitExceededError; messages say where ("at byte 17 ($[0].name)").
 nlohmann::ordered_json parseJsonLimited(std::string_view text);
 
-// parseJsonLimited, then aggregationsFromWireJson. Its errors
-// (StreamError subclasses) are re-thrown as the same type with the failing
-// top-level element named: "$[1] (histogram [h]): missing field [keyed]".
+// parseJsonLimited, then aggregationsFromWireJson, whose errors say where
+// (JSON path and innermost aggregation) and refuse unknown fields:
+// "$[1] (histogram [h]): missing field [keyed]",
+// "$[0].buckets[2].bogus (sterms [s]): unknown field [bogus]".
 aggregations::InternalAggregations aggregationsFromWireJsonText(std::string_view text);
 
 // Buckets rendered at a time by writeWireJson.

@@ -104,8 +104,10 @@ json toWireJson(const InternalAggregations& aggs, const AggregationJsonRegistry&
   return j;
 }
 
-std::unique_ptr<InternalAggregation> aggregationFromWireJson(
-    const json& j, const AggregationJsonRegistry& registry) {
+namespace {
+
+std::unique_ptr<InternalAggregation> readAggregation(const json& j,
+                                                     const AggregationJsonRegistry& registry) {
   std::string type = json_util::getString(j, "type");
   const AggregationJsonCodec* codec = registry.find(type);
   if (codec == nullptr) {
@@ -119,13 +121,40 @@ std::unique_ptr<InternalAggregation> aggregationFromWireJson(
   return codec->from_wire(j, std::move(name), std::move(metadata), registry);
 }
 
-InternalAggregations aggregationsFromWireJson(const json& j,
-                                              const AggregationJsonRegistry& registry) {
+InternalAggregations readAggregations(const json& j, const AggregationJsonRegistry& registry) {
   DepthGuard guard;
   if (!j.is_array()) internal::throwCorrupt("aggregations must be a JSON array");
   std::vector<InternalAggregations::Ptr> aggs;
-  for (const auto& e : j) aggs.push_back(aggregationFromWireJson(e, registry));
+  for (const auto& e : j) aggs.push_back(readAggregation(e, registry));
   return InternalAggregations(std::move(aggs));
+}
+
+// read(j) under a StrictRead: at the outermost call, unknown members are
+// refused and an error says where in j it happened.
+template <class Read>
+auto readStrictly(const json& j, Read read) -> decltype(read(j)) {
+  json_util::StrictRead strict(j);
+  if (!strict.outermost()) return read(j);
+  decltype(read(j)) result;
+  try {
+    result = read(j);
+  } catch (const StreamError& e) {
+    strict.rethrowLocated(e);
+  }
+  strict.refuseUnread();
+  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<InternalAggregation> aggregationFromWireJson(
+    const json& j, const AggregationJsonRegistry& registry) {
+  return readStrictly(j, [&](const json& x) { return readAggregation(x, registry); });
+}
+
+InternalAggregations aggregationsFromWireJson(const json& j,
+                                              const AggregationJsonRegistry& registry) {
+  return readStrictly(j, [&](const json& x) { return readAggregations(x, registry); });
 }
 
 }  // namespace wirestream::aggregations

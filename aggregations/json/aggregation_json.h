@@ -12,8 +12,11 @@
 // //aggregations' defaultRegistry(). A result whose type has no JSON codec is
 // std::invalid_argument (a setup mistake); an unknown type in wire JSON is
 // CorruptStreamError "Unknown NamedWriteable [InternalAggregation][type]", bad
-// fields are CorruptStreamError naming the field (json_util.h), nesting
-// deeper than kMaxJsonDepth is LimitExceededError.
+// fields are CorruptStreamError naming the field, a member no reader knows is
+// CorruptStreamError "unknown field [k]", and nesting deeper than kMaxJsonDepth
+// is LimitExceededError; every reading error starts with the JSON path of where
+// it happened and the innermost aggregation there (json_util.h's StrictRead):
+// "$[0].buckets[1].doc_count (lterms [t]): field [doc_count] is not an integer".
 //
 // Stateless functions; the default registry is built once and is safe to
 // share between threads.

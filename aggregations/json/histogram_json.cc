@@ -164,7 +164,11 @@ json roundingToJson(const DateHistogram::Rounding& r) {
 
 DateHistogram::Rounding roundingFromJson(const json& j) {
   DateHistogram::Rounding r;
-  if (!ju::field(j, "unit").is_null()) {
+  const bool by_unit = !ju::field(j, "unit").is_null();
+  if (by_unit == !ju::field(j, "interval").is_null()) {
+    internal::throwCorrupt("a rounding has exactly one of [unit] and [interval]");
+  }
+  if (by_unit) {
     r.unit = DateHistogram::unitOf(ju::getLong(j, "unit"));
   } else {
     r.interval = ju::getLong(j, "interval");

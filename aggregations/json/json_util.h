@@ -1,13 +1,18 @@
 // Helpers shared by the JSON renderers of the aggregations: lossless doubles
-// (JSON has no NaN or infinities) and typed field access whose failures are
+// (JSON has no NaN or infinities), typed field access whose failures are
 // CorruptStreamError naming the field, so hand-written input (wirestream
-// encode) fails like corrupt bytes do. Stateless; thread-safe.
+// encode) fails like corrupt bytes do, and StrictRead, which refuses the
+// members no reader asked for and says where in the document reading stopped.
+// Thread-safe: StrictRead's state is per thread.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+
+#include "stream/errors.h"
 
 #include "aggregations/text_util.h"
 
@@ -28,6 +33,44 @@ int32_t getInt(const json& j, std::string_view key);
 bool getBool(const json& j, std::string_view key);
 std::string getString(const json& j, std::string_view key);
 double toDouble(const json& v, std::string_view what);
+
+// One strict reading of a JSON document on this thread. While it is open,
+// field() notes every object it looks into and every member it returns, so:
+//  - refuseUnread() finds the members of those objects that no reader asked
+//    for (a misspelt or unknown field), as CorruptStreamError
+//    "$[0].buckets[1].bogus (sterms [genres]): unknown field [bogus]";
+//  - located(e) is e again, of the same type, with the JSON path of where
+//    reading stopped in front of its message (the member field() returned
+//    last, or the object it did not find one in), and the innermost
+//    aggregation there: "$[0].buckets[1].doc_count (sterms [genres]): ...".
+// Objects read without field() (metadata, orders) have strict readers of
+// their own. A StrictRead opened while another is open on the thread is
+// inert (outermost() false): nested readers share the outermost one.
+//
+//   StrictRead strict(doc);
+//   try { read(doc); strict.refuseUnread(); } catch (const StreamError& e) { strict.rethrowLocated(e); }
+class StrictRead {
+ public:
+  explicit StrictRead(const json& document);
+  ~StrictRead();
+  StrictRead(const StrictRead&) = delete;
+  StrictRead& operator=(const StrictRead&) = delete;
+
+  bool outermost() const { return outermost_; }
+  void refuseUnread() const;
+  [[noreturn]] void rethrowLocated(const StreamError& e) const;
+
+  // Called by field().
+  static void noteRead(const json& object, const json* member);
+
+ private:
+  const json& document_;
+  bool outermost_;
+  std::unordered_set<const json*> objects_;  // objects field() looked into
+  std::unordered_set<const json*> read_;     // members it returned
+  const json* last_object_ = nullptr;
+  const json* last_member_ = nullptr;
+};
 
 // The byte helpers the JSON forms use (text_util.h).
 using text_util::fromHex;

@@ -160,6 +160,45 @@ TEST(WireJsonParser, ReaderErrorsNameTheElement) {
   }
 }
 
+// The path goes down to the bucket and the field, and names the innermost
+// aggregation on the way; a member no reader asks for is refused by its path.
+TEST(WireJsonParser, ErrorsNameTheBucketAndField) {
+  auto terms = [](const std::string& bucket) {
+    return R"([{"type":"lterms","name":"t","metadata":null,"reduce_order":{"_key":"asc"},)"
+           R"("order":{"_count":"desc"},"required_size":1,"min_doc_count":1,)"
+           R"("doc_count_error":null,"format":"raw","shard_size":1,)"
+           R"("show_term_doc_count_error":false,"other_doc_count":0,"buckets":[)"
+           R"({"doc_count":1,"aggregations":[],"key":1},)" +
+           bucket + "]}]";
+  };
+  aggregationsFromWireJsonText(terms(R"({"doc_count":2,"aggregations":[],"key":2})"));
+  struct Case {
+    std::string bucket, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"doc_count":"2","aggregations":[],"key":2})",
+            R"($[0].buckets[1].doc_count (lterms [t]): field [doc_count] is not an integer: "2")"},
+           {R"({"doc_count":2,"aggregations":[],"key":2,"kee":3})",
+            "$[0].buckets[1].kee (lterms [t]): unknown field [kee]"},
+           {R"({"doc_count":2,"aggregations":[],"key":2,"doc_count_error":0})",
+            "$[0].buckets[1].doc_count_error (lterms [t]): unknown field [doc_count_error]"},
+           {R"({"doc_count":2,"key":2})", "$[0].buckets[1] (lterms [t]): missing field [aggregations]"},
+           {R"({"doc_count":2,"aggregations":[{"type":"max","name":"m","metadata":null,)"
+            R"("format":"raw","value":true}],"key":2})",
+            "$[0].buckets[1].aggregations[0].value (max [m]): field [value] is not a double: true"},
+           {R"({"doc_count":2,"aggregations":[{"type":"max","name":"m","metadata":null,)"
+            R"("format":"raw","value":1,"values":2}],"key":2})",
+            "$[0].buckets[1].aggregations[0].values (max [m]): unknown field [values]"},
+       }) {
+    try {
+      aggregationsFromWireJsonText(terms(c.bucket));
+      ADD_FAILURE() << "no error for " << c.bucket;
+    } catch (const CorruptStreamError& e) {
+      EXPECT_EQ(std::string(e.what()), c.message) << c.bucket;
+    }
+  }
+}
+
 TEST(WireJsonParser, EchoIsCapped) {
   EXPECT_EQ(capEcho(std::string(200, 'x')), std::string(200, 'x'));
   EXPECT_EQ(capEcho(std::string(300, 'x')), std::string(200, 'x') + "... (100 more characters)");

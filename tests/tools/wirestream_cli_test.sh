@@ -90,7 +90,7 @@ expect_error "Unknown NamedWriteable [InternalAggregation][xterms]" "$W" decode 
 expect_error "nothing.bin: cannot open: No such file or directory" "$W" decode "$T/nothing.bin"
 expect_error "--version" "$W" decode --version 9.x "$T/shard1-8.7.0.bin"
 echo '[{"type":"xterms","name":"a","metadata":null}]' >"$T/unknown.json"
-expect_error "unknown.json: \$[0] (xterms [a]): Unknown NamedWriteable [InternalAggregation][xterms]" \
+expect_error "unknown.json: \$[0].type (xterms [a]): Unknown NamedWriteable [InternalAggregation][xterms]" \
   "$W" encode "$T/unknown.json" -o "$T/x.bin"
 echo '[{"type":"max","name":"a"' >"$T/broken.json"
 expect_error "broken.json: invalid JSON at byte 27 (" "$W" encode "$T/broken.json" -o "$T/x.bin"
