@@ -41,10 +41,10 @@ std::optional<Spot> locate(const json& doc, Match match) {
     std::string_view parent_step;
     auto visit = [&](const json& node, const std::string& step) {
       path += step;
-      bool is_agg = node.is_object() && (parent == nullptr ? true
-                                                           : parent->is_array() &&
-                                                                 (parent == &doc ||
-                                                                  parent_step == ".aggregations"));
+      bool is_agg = node.is_object() &&
+                    (parent == nullptr ? true
+                                       : parent->is_array() &&
+                                             (parent == &doc || parent_step == ".aggregations"));
       if (is_agg) {
         auto text = [&](const char* k) {
           auto it = node.find(k);

@@ -12,9 +12,8 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "stream/errors.h"
-
 #include "aggregations/text_util.h"
+#include "stream/errors.h"
 
 namespace wirestream::aggregations::json_util {
 
@@ -48,7 +47,8 @@ double toDouble(const json& v, std::string_view what);
 // inert (outermost() false): nested readers share the outermost one.
 //
 //   StrictRead strict(doc);
-//   try { read(doc); strict.refuseUnread(); } catch (const StreamError& e) { strict.rethrowLocated(e); }
+//   try { read(doc); strict.refuseUnread(); } catch (const StreamError& e) {
+//   strict.rethrowLocated(e); }
 class StrictRead {
  public:
   explicit StrictRead(const json& document);

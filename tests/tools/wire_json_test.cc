@@ -182,7 +182,8 @@ TEST(WireJsonParser, ErrorsNameTheBucketAndField) {
             "$[0].buckets[1].kee (lterms [t]): unknown field [kee]"},
            {R"({"doc_count":2,"aggregations":[],"key":2,"doc_count_error":0})",
             "$[0].buckets[1].doc_count_error (lterms [t]): unknown field [doc_count_error]"},
-           {R"({"doc_count":2,"key":2})", "$[0].buckets[1] (lterms [t]): missing field [aggregations]"},
+           {R"({"doc_count":2,"key":2})",
+            "$[0].buckets[1] (lterms [t]): missing field [aggregations]"},
            {R"({"doc_count":2,"aggregations":[{"type":"max","name":"m","metadata":null,)"
             R"("format":"raw","value":true}],"key":2})",
             "$[0].buckets[1].aggregations[0].value (max [m]): field [value] is not a double: true"},
