@@ -124,7 +124,9 @@ function(ws_cc_binary target)
   target_compile_options(${target} PRIVATE ${A_COPTS})
   ws_place_binary(${target} ${A_DIR})
   if(A_INSTALL)
-    install(TARGETS ${target} RUNTIME DESTINATION bin)
+    # RUNPATH: an installed binary finds the libraries of its own prefix, wherever it is.
+    set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+    install(TARGETS ${target} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
 endfunction()
 

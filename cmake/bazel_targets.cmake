@@ -25,7 +25,7 @@ ws_cc_library(stream_core
     DIR stream
     NAME core
     SRCS stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/transport_version.cc stream/varint.cc stream/writeable_stream.cc
-    HDRS stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/transport_version.h stream/varint.h stream/writeable.h
+    HDRS stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/transport_version.h stream/varint.h stream/wirestream_version.h stream/writeable.h
     DEPS codec simd Boost::headers Threads::Threads)
 ws_cc_library(stream_structured
     EXPORT stream_structured
@@ -159,7 +159,6 @@ ws_cc_library(transport_features
     HDRS transport/features.h
     DEPS transport stream)
 ws_cc_library(transport_testing_certgen
-    EXPORT transport_testing_certgen
     DIR transport/testing
     NAME certgen
     SRCS transport/testing/certgen.cc

@@ -230,7 +230,10 @@ def generate():
         src = lambda attr: [os.path.join(r.pkg, s) for s in k.get(attr, [])]
         args = [cmake_name(r.label)]
         if r.kind == "cc_library":
-            installed = not k.get("testonly") and not r.pkg.startswith(NOT_LIBRARY)
+            # A testing/ folder's helpers (certificates for TLS tests and examples) build
+            # static for what uses them; they are not installed or linked by consumers.
+            installed = (not k.get("testonly") and not r.pkg.startswith(NOT_LIBRARY)
+                         and "testing" not in r.pkg.split("/"))
             args += ["EXPORT", export_name(r)] if installed else []
             fn = "ws_cc_library"
         elif r.kind == "cc_binary":

@@ -4,14 +4,16 @@
 //   wirestream encode [--version V] JSONFILE -o FILE  wire JSON -> InternalAggregations
 //   wirestream reduce [--version V] [--max-buckets N] FILE...
 //                                                    final reduce -> ES response JSON (§8)
+//   wirestream --version                             the library's version
 //
-// V is a release ("8.7.0", "7.10.0") or a transport version id; the default is
-// the current version. The resource contract (docs/cli.md, "Resource limits
-// and errors", and --help): decode streams its output (peak memory within
-// 64 MiB + 16 x the input); encode parses with bounded nesting, linear time
-// in the members of an object, and caps the text it echoes; reduce keeps
-// ES's bucket budget (--max-buckets, default 65,536). Every error is one line
-// on stderr naming the file and where in it (byte offset or JSON path), exit
+// V is a release ("8.7.0", "7.10.0") or a transport version id from 7.10.0 to
+// the current version (the default); others are usage errors listing the range.
+// FILE `-` is standard input, `-o -` standard output; under `bazel run`,
+// relative paths are the caller's (BUILD_WORKING_DIRECTORY). The resource contract (docs/cli.md,
+// "Resource limits and errors", and --help): decode streams its output (peak memory within 64 MiB +
+// 16 x the input); encode parses with bounded nesting, linear time in the members of an object, and
+// caps the text it echoes; reduce keeps ES's bucket budget (--max-buckets, default 65,536). Every
+// error is one line on stderr naming the file and where in it (byte offset or JSON path), exit
 // status 1; usage errors are one line, exit status 2.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,9 +21,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +35,7 @@
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
 #include "stream/stream_input.h"
+#include "stream/wirestream_version.h"
 #include "tools/wire_json.h"
 
 namespace {
@@ -67,8 +72,11 @@ std::string oneLine(std::string s) {
 
 std::string errnoText() { return std::strerror(errno); }
 
+// `-` is standard input or output, as in jq and protoc.
+constexpr const char* kStdio = "-";
+
 std::vector<uint8_t> readFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = path == kStdio ? ::dup(STDIN_FILENO) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw FileError{path, "cannot open: " + errnoText()};
   struct stat st;
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
@@ -96,7 +104,8 @@ std::vector<uint8_t> readFile(const std::string& path) {
 }
 
 void writeFile(const std::string& path, const wirestream::BytesReference& bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int fd = path == kStdio ? ::dup(STDOUT_FILENO)
+                          : ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) throw FileError{path, "cannot open for writing: " + errnoText()};
   for (auto piece : bytes.pieces()) {
     const uint8_t* p = piece.data();
@@ -134,13 +143,31 @@ InternalAggregations decodeFile(const std::string& path, TransportVersion versio
   return aggs;
 }
 
-TransportVersion parseVersion(const std::string& text) {
-  try {
-    return TransportVersion::parse(text);
-  } catch (const std::exception& e) {
-    throw FileError{"--version", e.what()};
-  }
+// The transport versions the readers and writers know, oldest first.
+const TransportVersion kOldest = TransportVersion::V_7_10_0;
+
+std::string supportedRange() {
+  return kOldest.toString() + " to " + TransportVersion::current().toString() + " (ids " +
+         std::to_string(kOldest.id()) + " to " + std::to_string(TransportVersion::current().id()) +
+         ")";
 }
+
+// Checked while the command line is parsed, so a bad --version is a usage error (exit 2).
+std::string checkVersion(const std::string& text) {
+  std::optional<TransportVersion> parsed;
+  try {
+    parsed = TransportVersion::parse(text);
+  } catch (const std::exception& e) {
+    return std::string(e.what()) + "; supported: " + supportedRange();
+  }
+  TransportVersion v = *parsed;
+  if (v.before(kOldest) || TransportVersion::current().before(v)) {
+    return "unsupported version [" + text + "]; supported: " + supportedRange();
+  }
+  return "";
+}
+
+TransportVersion parseVersion(const std::string& text) { return TransportVersion::parse(text); }
 
 void flushStdout() {
   std::cout.flush();
@@ -204,25 +231,40 @@ int runReduce(const std::string& version, int32_t max_buckets,
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  // `bazel run //tools:wirestream -- decode x.bin` runs in the runfiles tree: relative
+  // paths are meant from where the user typed the command.
+  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY"); dir != nullptr && *dir != 0) {
+    if (::chdir(dir) != 0) {
+      std::cerr << "wirestream: " << oneLine(dir) << ": cannot enter: " << errnoText() << "\n";
+      return 1;
+    }
+  }
   CLI::App app{"wirestream: decode, encode and reduce Elasticsearch-style aggregation results"};
   app.footer(kLimitsHelp);
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("wirestream ") + WIRESTREAM_VERSION +
+                                        "; Elasticsearch transport versions " + supportedRange());
   std::string current = TransportVersion::current().toString();
+  auto version_check = CLI::Validator(checkVersion, "VERSION", "supported transport version");
 
   std::string decode_version = current, decode_file;
   CLI::App* decode = app.add_subcommand(
       "decode", "Print the InternalAggregations in FILE as JSON with every wire field");
   decode->add_option("--version", decode_version, "Transport version of FILE (e.g. 7.10.0)")
+      ->check(version_check)
       ->capture_default_str();
-  decode->add_option("FILE", decode_file, "Binary InternalAggregations")->required();
+  decode->add_option("FILE", decode_file, "Binary InternalAggregations, - for stdin")->required();
 
   std::string encode_version = current, encode_file, encode_output;
   CLI::App* encode = app.add_subcommand(
       "encode", "Write the wire JSON in JSONFILE (as printed by decode) as binary");
   encode->add_option("--version", encode_version, "Transport version to write")
+      ->check(version_check)
       ->capture_default_str();
-  encode->add_option("JSONFILE", encode_file, "Wire JSON, as decode prints it")->required();
-  encode->add_option("-o,--output", encode_output, "Binary file to write")->required();
+  encode->add_option("JSONFILE", encode_file, "Wire JSON, as decode prints it; - for stdin")
+      ->required();
+  encode->add_option("-o,--output", encode_output, "Binary file to write, - for stdout")
+      ->required();
 
   std::string reduce_version = current;
   int32_t max_buckets = ReduceContext::kDefaultMaxBuckets;
@@ -230,6 +272,7 @@ int main(int argc, char** argv) {
   CLI::App* reduce = app.add_subcommand(
       "reduce", "Reduce one shard result per FILE (final reduce) and print the response JSON");
   reduce->add_option("--version", reduce_version, "Transport version of the files")
+      ->check(version_check)
       ->capture_default_str();
   reduce
       ->add_option("--max-buckets", max_buckets,
@@ -239,6 +282,17 @@ int main(int argc, char** argv) {
   reduce->add_option("FILE", reduce_files, "Binary InternalAggregations, one per shard")
       ->required();
   for (CLI::App* sub : {decode, encode, reduce}) sub->footer(kLimitsHelp);
+
+  // A first word that is no option and no command is a mistyped command, which CLI11
+  // would report as a missing one.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string word = argv[1];
+    if (word != "decode" && word != "encode" && word != "reduce") {
+      std::cerr << "wirestream: unknown command '" << oneLine(wirestream::cli::capEcho(word, 80))
+                << "' (commands: decode, encode, reduce; see wirestream --help)\n";
+      return 2;
+    }
+  }
 
   try {
     app.parse(argc, argv);

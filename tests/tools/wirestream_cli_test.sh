@@ -88,7 +88,32 @@ expect_error "2 trailing bytes" "$W" decode "$T/trailing.bin"
 printf '\x01\x06xterms\x01a\xff' >"$T/unknown.bin"
 expect_error "Unknown NamedWriteable [InternalAggregation][xterms]" "$W" decode "$T/unknown.bin"
 expect_error "nothing.bin: cannot open: No such file or directory" "$W" decode "$T/nothing.bin"
-expect_error "--version" "$W" decode --version 9.x "$T/shard1-8.7.0.bin"
+# Versions outside 7.10.0 .. current are usage errors that give the range.
+range="supported: 7.10.0 to 8.7.0 (ids 7100099 to 8070099)"
+expect_status 2 "--version: not a transport version: [9.x]; $range" \
+  "$W" decode --version 9.x "$T/shard1-8.7.0.bin"
+for v in 9.0.0 6.8.0 8070100; do
+  for cmd in decode reduce; do
+    expect_status 2 "--version: unsupported version [$v]; $range" \
+      "$W" "$cmd" --version "$v" "$T/shard1-8.7.0.bin"
+  done
+  expect_status 2 "unsupported version [$v]" "$W" encode --version "$v" "$T/shard1.json" -o "$T/x"
+done
+# jq's and protoc's conventions: the library version, a mistyped command, - for stdio,
+# relative paths under `bazel run`.
+"$W" --version >"$T/version" || fail "--version exit $?"
+grep -qxE "wirestream [0-9]+\.[0-9]+\.[0-9]+; Elasticsearch transport versions $(sed 's/[().]/\\&/g' <<<"$range" | sed 's/supported: //')" \
+  "$T/version" || fail "--version printed: $(cat "$T/version")"
+expect_status 2 "unknown command 'decod' (commands: decode, encode, reduce" "$W" decod x.bin
+"$W" decode - <"$T/shard1-8.7.0.bin" >"$T/stdin.json" || fail "decode - exit $?"
+cmp -s "$T/stdin.json" "$T/shard1-8.7.0.decoded.json" || fail "decode - differs from decode FILE"
+"$W" encode - -o - <"$T/shard1-8.7.0.decoded.json" >"$T/stdout.bin" || fail "encode - -o - exit $?"
+cmp -s "$T/stdout.bin" "$T/shard1-8.7.0.bin" || fail "encode -o - differs from encode -o FILE"
+[ ! -e ./- ] || fail "encode -o - wrote a file named -"
+w_abs=$(realpath "$W")
+(cd / && BUILD_WORKING_DIRECTORY="$T" "$w_abs" reduce shard1-8.7.0.bin shard2-8.7.0.bin) \
+  >"$T/bwd.json" || fail "reduce under BUILD_WORKING_DIRECTORY exit $?"
+cmp -s "$T/bwd.json" "$T/reduced.json" || fail "BUILD_WORKING_DIRECTORY: relative paths not the caller's"
 echo '[{"type":"xterms","name":"a","metadata":null}]' >"$T/unknown.json"
 expect_error "unknown.json: \$[0].type (xterms [a]): Unknown NamedWriteable [InternalAggregation][xterms]" \
   "$W" encode "$T/unknown.json" -o "$T/x.bin"
