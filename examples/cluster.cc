@@ -11,10 +11,11 @@
 // spread round-robin over the shards. Each shard computes its top shard_size
 // terms (ES's default, size * 1.5 + 10) with an avg of `price` per term, and
 // a HyperLogLog++ sketch of the terms, and sends them back. The coordinator
-// reduces, prints the ES-shaped response, then the exact answer computed over
-// all documents in one place, checks the error bounds the response claims,
-// and reports bytes on the wire and the time of each phase. Exit status 1 if
-// a bound does not hold.
+// reduces, computes the exact answer over all documents in one place, checks
+// the error bounds the response claims, and prints one JSON document:
+// {"response": <the ES-shaped response>, "check": <the exact answer, the
+// bounds, bytes on the wire, the time of each phase>}. Exit status 1 if a
+// bound does not hold, 2 on a usage error.
 //
 // Documents also have a timestamp (one a second from 2026-11-01), and each
 // shard returns a date_histogram `per_minute` of them (interval one minute, or
@@ -39,6 +40,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <iostream>
 #include <map>
@@ -372,7 +374,14 @@ int run(int argc, char** argv) {
   app.add_option("--size", size, "Terms to return")->check(CLI::Range(1, 10000));
   app.add_option("--terms", vocabulary, "Distinct keyword values")
       ->check(CLI::Range(1u, 10000000u));
-  app.add_option("--zipf", exponent, "Zipf exponent of the keyword field");
+  // CLI::Range lets NaN through (every comparison with it is false).
+  app.add_option("--zipf", exponent, "Zipf exponent of the keyword field, 0 to 100")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            double v = std::strtod(text.c_str(), nullptr);
+            return std::isfinite(v) && v >= 0 && v <= 100 ? "" : "must be a number from 0 to 100";
+          },
+          "0..100", "finite"));
   app.add_option("--seed", seed, "Seed of the generated documents");
   app.add_flag("--compress", compress,
                "LZ4-compress request bodies (status bit 0x04); responses follow");
@@ -381,7 +390,14 @@ int run(int argc, char** argv) {
   app.add_flag("--columnar", columnar,
                "Negotiate wirestream's extensions and receive the aggregations in the columnar "
                "encoding (wire format section 10)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {  // usage errors: one line, exit status 2
+    std::cerr << "cluster: " << e.what() << " (see --help)\n";
+    return 2;
+  }
 
   auto t = Clock::now();
   std::vector<Shard> data = generate(shards, docs, vocabulary, exponent, seed);
@@ -498,7 +514,6 @@ int run(int argc, char** argv) {
   // The histogram is checked below rather than printed (thousands of buckets).
   response["aggregations"] = toResponseJson(reduced);
   response["aggregations"].erase(query.histogram_name);
-  std::cout << response.dump(2) << "\n";
 
   // The exact answer, over all documents in one place, and the bounds.
   t = Clock::now();
@@ -612,7 +627,11 @@ int run(int argc, char** argv) {
                         {"query_shards_over_transport", query_ms},
                         {"reduce", reduce_ms},
                         {"exact_answer", exact_ms}};
-  std::cout << check.dump(2) << "\n";
+  // One JSON document: the response and the check of it.
+  nlohmann::ordered_json out;
+  out["response"] = std::move(response);
+  out["check"] = std::move(check);
+  std::cout << out.dump(2) << "\n";
   connections.clear();
   for (ShardProcess& c : children) stopShard(c);
   return ok ? 0 : 1;
