@@ -70,7 +70,10 @@ function(ws_cc_library target)
     endif()
     return()
   endif()
-  if(NOT A_EXPORT)  # a test helper or a tool's part: static only
+  if(NOT A_EXPORT)  # a test helper or a tool's part: static only, and only for them
+    if(NOT WIRESTREAM_BUILD_TESTS AND (A_DIR MATCHES "^tests(/|$)" OR NOT WIRESTREAM_BUILD_TOOLS))
+      return()
+    endif()
     add_library(${target} STATIC ${srcs})
     target_include_directories(${target} PUBLIC ${inc})
     ws_static_deps(deps ${A_DEPS})
