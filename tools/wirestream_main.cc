@@ -7,7 +7,8 @@
 //   wirestream --version                             the library's version
 //
 // V is a release ("8.7.0", "7.10.0") or a transport version id from 7.10.0 to
-// the current version (the default); others are usage errors listing the range.
+// 8.7.x (8079999; the default is the current version, 8.7.0); others are usage
+// errors giving the range.
 // FILE `-` is standard input, `-o -` standard output; under `bazel run`,
 // relative paths are the caller's (BUILD_WORKING_DIRECTORY). The resource contract (docs/cli.md,
 // "Resource limits and errors", and --help): decode streams its output (peak memory within 64 MiB +
@@ -143,13 +144,14 @@ InternalAggregations decodeFile(const std::string& path, TransportVersion versio
   return aggs;
 }
 
-// The transport versions the readers and writers know, oldest first.
+// The transport versions the readers and writers know: 7.10.0 up to every 8.7.x patch
+// release (ES 8.7.1 is 8070199; the first gate after them is 8.8.0's).
 const TransportVersion kOldest = TransportVersion::V_7_10_0;
+const TransportVersion kFirstUnknown = TransportVersion::fromRelease(8, 8, 0);
 
 std::string supportedRange() {
-  return kOldest.toString() + " to " + TransportVersion::current().toString() + " (ids " +
-         std::to_string(kOldest.id()) + " to " + std::to_string(TransportVersion::current().id()) +
-         ")";
+  return kOldest.toString() + " to 8.7.x (ids " + std::to_string(kOldest.id()) + " to " +
+         std::to_string(kFirstUnknown.id() - 100) + ")";
 }
 
 // Checked while the command line is parsed, so a bad --version is a usage error (exit 2).
@@ -161,7 +163,7 @@ std::string checkVersion(const std::string& text) {
     return std::string(e.what()) + "; supported: " + supportedRange();
   }
   TransportVersion v = *parsed;
-  if (v.before(kOldest) || TransportVersion::current().before(v)) {
+  if (v.before(kOldest) || !v.before(kFirstUnknown)) {
     return "unsupported version [" + text + "]; supported: " + supportedRange();
   }
   return "";

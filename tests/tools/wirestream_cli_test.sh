@@ -89,15 +89,20 @@ printf '\x01\x06xterms\x01a\xff' >"$T/unknown.bin"
 expect_error "Unknown NamedWriteable [InternalAggregation][xterms]" "$W" decode "$T/unknown.bin"
 expect_error "nothing.bin: cannot open: No such file or directory" "$W" decode "$T/nothing.bin"
 # Versions outside 7.10.0 .. current are usage errors that give the range.
-range="supported: 7.10.0 to 8.7.0 (ids 7100099 to 8070099)"
+range="supported: 7.10.0 to 8.7.x (ids 7100099 to 8079999)"
 expect_status 2 "--version: not a transport version: [9.x]; $range" \
   "$W" decode --version 9.x "$T/shard1-8.7.0.bin"
-for v in 9.0.0 6.8.0 8070100; do
+for v in 9.0.0 8.8.0 8080099 6.8.0 7090099; do
   for cmd in decode reduce; do
     expect_status 2 "--version: unsupported version [$v]; $range" \
       "$W" "$cmd" --version "$v" "$T/shard1-8.7.0.bin"
   done
   expect_status 2 "unsupported version [$v]" "$W" encode --version "$v" "$T/shard1.json" -o "$T/x"
+done
+# Every 8.7.x patch release is 8.7's wire (ES 8.7.1 speaks 8070199).
+for v in 8.7.1 8070199 8.7.9; do
+  "$W" decode --version "$v" "$T/shard1-8.7.0.bin" >"$T/v.json" || fail "decode --version $v"
+  cmp -s "$T/v.json" "$T/shard1-8.7.0.decoded.json" || fail "decode --version $v differs"
 done
 # jq's and protoc's conventions: the library version, a mistyped command, - for stdio,
 # relative paths under `bazel run`.
