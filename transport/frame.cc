@@ -25,6 +25,7 @@
 #include <cassert>
 
 #include "stream/byte_order.h"
+#include "stream/errors.h"
 #include "transport/compression.h"
 #include "transport/handshake.h"
 #include "transport/remote_exception.h"
@@ -60,27 +61,78 @@ void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers
   });
 }
 
+namespace {
+
+// Charges each header string read against the caps of frame.h, so that what a
+// frame's headers cost is bounded before the maps hold it.
+class HeaderBudget {
+ public:
+  std::string read(StreamInput& in) {
+    if (++entries_ > kMaxThreadContextEntries) {
+      internal::throwLimitExceeded("thread context holds more than " +
+                                   std::to_string(kMaxThreadContextEntries) +
+                                   " header strings (kMaxThreadContextEntries)");
+    }
+    std::string s = in.readString();
+    bytes_ += s.size();
+    if (bytes_ > kMaxThreadContextBytes) {
+      internal::throwLimitExceeded("thread context headers of at least [" + std::to_string(bytes_) +
+                                   "] bytes, more than " + std::to_string(kMaxThreadContextBytes) +
+                                   " (kMaxThreadContextBytes)");
+    }
+    return s;
+  }
+
+ private:
+  size_t entries_ = 0;
+  size_t bytes_ = 0;
+};
+
+// Keeps the first occurrence of each value, in order (a header's values are
+// a set in ES). A stable sort of their indices finds the repeats in
+// O(n log n) comparisons whatever the strings: std::find per value made one
+// frame of many values cost quadratic time on the I/O thread, and a hash set
+// could be flooded with colliding strings.
+void dropRepeatedValues(std::vector<std::string>& values) {
+  if (values.size() < 2) return;
+  std::vector<size_t> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return values[x] < values[y]; });
+  std::vector<bool> keep(values.size(), false);
+  for (size_t k = 0; k < order.size(); ++k) {
+    keep[order[k]] = k == 0 || values[order[k]] != values[order[k - 1]];
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!keep[i]) continue;
+    if (out != i) values[out] = std::move(values[i]);
+    ++out;
+  }
+  values.resize(out);
+}
+
+}  // namespace
+
 void readThreadContext(StreamInput& in, RequestHeaders& request_headers,
                        ResponseHeaders& response_headers) {
   // As ES's readHeadersFromStream: HashMap.put keeps a repeated key's last
   // value; a response header's values form a set (first occurrence kept).
   request_headers.clear();
   response_headers.clear();
+  HeaderBudget budget;
   const int32_t requests = in.readArraySize(2);
   for (int32_t i = 0; i < requests; ++i) {
-    std::string key = in.readString();
-    request_headers[std::move(key)] = in.readString();
+    std::string key = budget.read(in);
+    request_headers[std::move(key)] = budget.read(in);
   }
   const int32_t responses = in.readArraySize(2);
   for (int32_t i = 0; i < responses; ++i) {
-    std::string key = in.readString();
+    std::string key = budget.read(in);
     std::vector<std::string> values;
     const int32_t n = in.readArraySize(1);
-    for (int32_t j = 0; j < n; ++j) {
-      std::string v = in.readString();
-      if (std::find(values.begin(), values.end(), v) == values.end())
-        values.push_back(std::move(v));
-    }
+    for (int32_t j = 0; j < n; ++j) values.push_back(budget.read(in));
+    dropRepeatedValues(values);
     response_headers[std::move(key)] = std::move(values);
   }
 }

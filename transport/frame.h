@@ -107,7 +107,15 @@ struct FrameIds {
 
 // The headers maps (StreamOutput::writeMap: VInt size, then key/value
 // pairs). On read a repeated key keeps its last value and a response header's
-// repeated values collapse into one, as ES's ThreadContext reads them.
+// repeated values collapse into one, as ES's ThreadContext reads them, in
+// time linear in the strings read. Reading refuses, with LimitExceededError,
+// a thread context of more than kMaxThreadContextEntries strings (keys and
+// values, repeats included) or kMaxThreadContextBytes bytes of them: ES sets
+// no such caps, but its own headers (security, tracing, deprecation warnings)
+// stay far below them, and they bound what one frame's headers make a node
+// hold (the maps' overhead included) to a little over 1 MiB.
+inline constexpr size_t kMaxThreadContextEntries = 4096;
+inline constexpr size_t kMaxThreadContextBytes = size_t{1} << 20;
 void writeThreadContext(StreamOutput& out, const RequestHeaders& request_headers,
                         const ResponseHeaders& response_headers);
 void readThreadContext(StreamInput& in, RequestHeaders& request_headers,

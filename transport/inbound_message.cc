@@ -53,11 +53,14 @@ InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size)
   InboundMessage m;
   m.header = frame.header;
   const BytesReference content = std::move(frame.content);
+  // ES never compresses a handshake; refusing one before inflating its body
+  // keeps a peer that has not handshaken from spending the node's CPU.
+  if ((m.header.isHandshake() || m.header.legacy) && m.header.isCompressed()) {
+    internal::throwCorrupt("a compressed handshake frame (request id [" +
+                           std::to_string(m.header.request_id) + "]) at version " +
+                           m.header.version().toString());
+  }
   if (m.header.legacy) {
-    if (m.header.isCompressed()) {
-      internal::throwCorrupt("a compressed handshake request at version " +
-                             m.header.version().toString());
-    }
     m.header.variable_header_size = static_cast<int32_t>(legacyVariableSize(m.header, content));
   }
   const size_t variable_size = static_cast<size_t>(m.header.variable_header_size);

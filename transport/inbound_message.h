@@ -29,9 +29,10 @@ class InboundMessage {
   // parse or is not consumed exactly -> CorruptStreamError / EndOfStreamError;
   // a compressed body that does not inflate within `max_body_size` bytes ->
   // CorruptStreamError / LimitExceededError; a request body that does not
-  // start with a TaskId -> EndOfStreamError / CorruptStreamError. A legacy
-  // frame (frame.h) has its variable header measured by reading it; one that
-  // is compressed -> CorruptStreamError.
+  // start with a TaskId -> EndOfStreamError / CorruptStreamError; headers
+  // over frame.h's caps -> LimitExceededError. A legacy frame (frame.h) has
+  // its variable header measured by reading it. A compressed handshake frame
+  // (legacy or not) -> CorruptStreamError before anything is inflated.
   static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
 
   // The action of a request frame from its variable header alone, without

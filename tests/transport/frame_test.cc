@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
@@ -172,6 +176,79 @@ TEST(InboundMessage, RepeatedHeaderKeyKeepsTheLast) {
   response.content = BytesReference::copyOf(resp);
   InboundMessage r = InboundMessage::parse(std::move(response), 1 << 20);
   EXPECT_EQ(r.response_headers, (ResponseHeaders{{"r", {"z"}}, {"s", {}}}));
+}
+
+// A header's repeated values collapse to their first occurrences, in order,
+// against a plain reference (std::find per value) on random values.
+TEST(InboundMessage, RepeatedHeaderValuesKeepTheFirstInOrder) {
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::vector<std::string> values;
+  for (int i = 0; i < 3000; ++i) values.push_back("w" + std::to_string(rng() % 400));
+  std::vector<std::string> expected;
+  for (const std::string& v : values) {
+    if (std::find(expected.begin(), expected.end(), v) == expected.end()) expected.push_back(v);
+  }
+  BytesStreamOutput out;
+  writeResponseFrame(out, {1, TransportVersion::V_8_7_0, false}, {{"Warning", values}}, RawBody({}),
+                     CompressionScheme::kNone);
+  EXPECT_EQ(decodeOne(out).response_headers.at("Warning"), expected);
+}
+
+// One frame of many header values cost time quadratic in their number (a
+// 0.84 MB frame held the I/O thread 22.5 s): the count is capped, and the
+// reader stops at the first string over it.
+TEST(InboundMessage, HeaderStringsOverTheCapAreRefusedAtOnce) {
+  std::vector<std::string> values;
+  for (int i = 0; i < 200000; ++i) values.push_back(std::to_string(i));
+  BytesStreamOutput out;
+  writeResponseFrame(out, {1, TransportVersion::V_8_7_0, false}, {{"Warning", values}}, RawBody({}),
+                     CompressionScheme::kNone);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    decodeOne(out);
+    FAIL() << "200000 header values were read";
+  } catch (const LimitExceededError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 4096 header strings"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+
+  // At the cap exactly: one key and 4095 values are read.
+  values.resize(kMaxThreadContextEntries - 1);
+  BytesStreamOutput ok;
+  writeResponseFrame(ok, {1, TransportVersion::V_8_7_0, false}, {{"Warning", values}}, RawBody({}),
+                     CompressionScheme::kNone);
+  EXPECT_EQ(decodeOne(ok).response_headers.at("Warning").size(), kMaxThreadContextEntries - 1);
+}
+
+TEST(InboundMessage, HeaderBytesOverTheCapAreRefused) {
+  const std::string big(400 * 1024, 'x');
+  BytesStreamOutput out;
+  writeRequestFrame(out, {1, TransportVersion::V_8_7_0, false}, "a",
+                    {{"a", big}, {"b", big}, {"c", big}}, RawBody({}), CompressionScheme::kNone);
+  try {
+    decodeOne(out);
+    FAIL() << "1.2 MB of headers were read";
+  } catch (const LimitExceededError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 1048576"), std::string::npos) << e.what();
+  }
+}
+
+// ES never compresses a handshake; one that comes compressed is refused
+// before its body is inflated.
+TEST(InboundMessage, CompressedHandshakeIsRefusedBeforeInflating) {
+  BytesStreamOutput out;
+  writeRequestFrame(out, {1, TransportVersion::V_8_7_0, true}, kHandshakeAction, {},
+                    RawBody(std::vector<uint8_t>(1 << 20)), CompressionScheme::kDeflate);
+  try {
+    decodeOne(out);
+    FAIL() << "a compressed handshake was read";
+  } catch (const CorruptStreamError& e) {
+    EXPECT_NE(std::string(e.what()).find("compressed handshake frame"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(InboundMessage, VariableHeaderMustBeConsumedExactly) {

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <deque>
 #include <functional>
@@ -17,6 +18,7 @@
 
 #include "stream/page_recycler.h"
 #include "tests/transport/test_support.h"
+#include "transport/frame.h"
 #include "transport/transport_service.h"
 
 namespace wirestream::transport {
@@ -400,6 +402,29 @@ TEST_F(LimitsTest, ReceivePagesFallBackUnderTheRetainedCapAfterABurst) {
   EXPECT_EQ(recycler.retainedBytes(), recycler.retainedCapBytes());
   EXPECT_GE(recycler.freedPages() - freed_before, 8u * 32 - 16);
   EXPECT_EQ(server->stats().inbound_bytes, 0u);
+}
+
+// ---- thread-context headers ----------------------------------------------
+
+// 200,000 header keys in one 1.7 MB request (a quadratic read held the I/O
+// thread for seconds): refused at the 4,097th string, only that connection
+// closed, with one line naming the cap.
+TEST_F(LimitsTest, HeadersOverTheCapCloseOnlyTheirConnection) {
+  startServer(serverOptions());
+  RawSocket good = testing::handshakenClient(port);
+  RawSocket bad = testing::handshakenClient(port);
+  RequestHeaders headers;
+  for (int i = 0; i < 200000; ++i) headers.emplace(std::to_string(i), "");
+  BytesStreamOutput out;
+  writeRequestFrame(out, {5, TransportVersion::current(), false}, "echo", headers, Blob({1}),
+                    CompressionScheme::kNone);
+  const auto start = std::chrono::steady_clock::now();
+  bad.write(out.bytes().toVector());
+  EXPECT_TRUE(bad.waitClosed(5s));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  EXPECT_TRUE(waitUntil([&] { return lines.count("more than 4096 header strings") == 1; }));
+  expectEcho(good, 2);
+  expectServed();
 }
 
 }  // namespace
