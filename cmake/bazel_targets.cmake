@@ -101,7 +101,7 @@ ws_cc_library(transport_remote_exception
     DIR transport
     NAME remote_exception
     SRCS transport/remote_exception.cc
-    HDRS transport/remote_exception.h
+    HDRS transport/remote_exception.h transport/es_exception_ids.inc
     DEPS transport_errors transport_handshake stream)
 ws_cc_library(transport_frame
     EXPORT transport_frame
@@ -367,6 +367,7 @@ ws_cc_test(tests_aggregations_hyperloglog_test
     DEPS tests_aggregations_agg_test_util GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_support_counting_allocator
+    ALWAYSLINK
     DIR tests/support
     NAME counting_allocator
     SRCS tests/support/counting_allocator.cc
@@ -431,6 +432,7 @@ ws_cc_test(tests_codec_varint_test
     DEPS codec GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_codecs_kernel_targets_main
+    ALWAYSLINK
     DIR tests/codecs
     NAME kernel_targets_main
     SRCS tests/codecs/kernel_targets_main.cc
@@ -677,6 +679,13 @@ ws_sh_test(tests_tools_interop_report_test
     DATA tools/interop_report.py
     ARGS tools/interop_report.py
     SIZE small)
+ws_sh_test(tests_tools_bazel_to_cmake_test
+    DIR tests/tools
+    NAME bazel_to_cmake_test
+    SRCS tests/tools/bazel_to_cmake_test.sh
+    DATA tools/bazel_to_cmake.py
+    ARGS tools/bazel_to_cmake.py
+    SIZE small)
 ws_cc_library(tests_transport_frame_bytes
     DIR tests/transport
     NAME frame_bytes
@@ -713,6 +722,7 @@ ws_cc_test(tests_transport_frame_decoder_test
     DEPS tests_transport_frame_bytes transport_frame transport_frame_decoder transport_remote_exception GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_transport_tsan_suppressions
+    ALWAYSLINK
     DIR tests/transport
     NAME tsan_suppressions
     SRCS tests/transport/tsan_suppressions.cc)

@@ -4,11 +4,16 @@ same libraries, tools and tests from the same source lists as Bazel: one list, t
 
   tools/bazel_to_cmake.py           rewrite cmake/bazel_targets.cmake
   tools/bazel_to_cmake.py --check   exit 1 if it is stale (CI runs this)
+  tools/bazel_to_cmake.py --root DIR --check   the same for another tree (its tests)
 
 The BUILD files are evaluated as Python with stand-ins for the few rules this project uses
 (cc_library, cc_binary, cc_test, sh_test, filegroup, genrule, glob, load of .bzl macros).
 Each becomes one call of the CMake functions in cmake/BazelRules.cmake. Packages that need
 Bazel-only machinery (bench/: genrules over peers' code generators) are left to Bazel.
+
+It translates or refuses, never guesses: an attribute outside ATTRIBUTES, a select() with a
+key other than //conditions:default, or linkstatic where CMake would not link statically
+stops it with a message naming the rule.
 """
 import glob as globmod
 import os
@@ -38,6 +43,38 @@ EXTERNAL = {
     "@snappy//:snappy": "Snappy::snappy",
     "@zstd//:zstd": "zstd",
 }
+
+
+# What each rule kind may set, and how CMake gets it. Anything else stops the generator.
+_COMMON = {"name", "srcs", "deps", "copts", "visibility", "testonly"}
+ATTRIBUTES = {
+    # hdrs and textual_hdrs: installed with an exported library; alwayslink: linked whole
+    # (ALWAYSLINK); linkstatic: what CMake does anyway for the libraries it builds static.
+    "cc_library": _COMMON | {"hdrs", "textual_hdrs", "alwayslink", "linkstatic", "defines",
+                             "linkopts"},
+    "cc_binary": _COMMON | {"linkopts", "defines"},
+    # CMake links tests and binaries against the static libraries: linkstatic is the rule.
+    "cc_test": _COMMON | {"args", "data", "env", "linkopts", "linkstatic", "size", "defines"},
+    "sh_test": {"name", "srcs", "args", "data", "env", "size", "visibility"},
+    "filegroup": {"name", "srcs", "visibility", "testonly"},
+    "config_setting": None,  # not translated (nothing here selects on it): any attribute
+    "test_suite": None,
+    "genrule": None,  # refused below, with its own message
+    "sh_binary": None,
+}
+
+
+def refuse(message):
+    sys.exit("bazel_to_cmake: " + message)
+
+
+def select(branches):
+    """Only the default branch has a CMake meaning here; any other key would be guessed."""
+    keys = sorted(k for k in branches if k != "//conditions:default")
+    if keys:
+        refuse("select() on %s has no CMake translation; teach tools/bazel_to_cmake.py the "
+               "condition before using it" % ", ".join(keys))
+    return branches["//conditions:default"]
 
 
 class GlobList(list):
@@ -115,13 +152,13 @@ def evaluate(pkg, rules):
     native.package_name = lambda: pkg
     env = dict(funcs)
     env.update(glob=glob, native=native, package=lambda **kw: None,
-               exports_files=lambda *a, **kw: None, select=lambda d: d["//conditions:default"])
+               exports_files=lambda *a, **kw: None, select=select)
 
     def load(into, path, *symbols):
         """load() into `into` (the BUILD file's names, or a .bzl's own): runs the .bzl with
         the same stand-ins, its own loads included."""
         p = path.lstrip("/").replace(":", "/").lstrip("/")
-        bzl_env = {"native": native, "glob": glob}
+        bzl_env = {"native": native, "glob": glob, "select": select}
         bzl_env["load"] = lambda path, *symbols: load(bzl_env, path, *symbols)
         with open(os.path.join(ROOT, p)) as f:
             exec(compile(f.read(), p, "exec"), bzl_env)
@@ -162,6 +199,13 @@ def generate():
             continue
         if "BUILD.bazel" in filenames:
             evaluate(rel, rules)
+    for r in rules:
+        allowed = ATTRIBUTES[r.kind]
+        unknown = sorted(set(r.kw) - allowed) if allowed is not None else []
+        if unknown:
+            refuse("%s %s sets %s, which has no CMake translation here; translate it in "
+                   "tools/bazel_to_cmake.py and cmake/BazelRules.cmake, or drop it"
+                   % (r.kind, r.label, ", ".join(unknown)))
     by_label = {r.label: r for r in rules}
     rules = topological(rules, by_label)
 
@@ -235,6 +279,10 @@ def generate():
             installed = (not k.get("testonly") and not r.pkg.startswith(NOT_LIBRARY)
                          and "testing" not in r.pkg.split("/"))
             args += ["EXPORT", export_name(r)] if installed else []
+            if installed and k.get("linkstatic"):
+                refuse("%s: linkstatic on an installed library (CMake builds it shared too)"
+                       % r.label)
+            args += ["ALWAYSLINK"] if k.get("alwayslink") else []
             fn = "ws_cc_library"
         elif r.kind == "cc_binary":
             fn = "ws_cc_binary"
@@ -244,9 +292,10 @@ def generate():
         else:
             fn = "ws_sh_test"
         args += ["DIR", r.pkg, "NAME", r.name]
-        for attr, key in (("srcs", "SRCS"), ("hdrs", "HDRS")):
-            if k.get(attr):
-                args += [key] + src(attr)
+        if k.get("srcs"):
+            args += ["SRCS"] + src("srcs")
+        if k.get("hdrs") or k.get("textual_hdrs"):
+            args += ["HDRS"] + src("hdrs") + src("textual_hdrs")
         if deps(r):
             args += ["DEPS"] + deps(r)
         copts = [c for c in k.get("copts", []) if not c.startswith("-std=")]  # CMake sets it
@@ -277,6 +326,9 @@ def generate():
 
 
 def main():
+    global ROOT
+    if "--root" in sys.argv:
+        ROOT = os.path.abspath(sys.argv[sys.argv.index("--root") + 1])
     text = generate()
     path = os.path.join(ROOT, OUT)
     if "--check" in sys.argv:

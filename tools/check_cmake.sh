@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The CMake side, as CI runs it: the generated target list matches the BUILD files; CMake
-# builds every library, the CLI and the tests, and ctest passes; the install works for a
-# find_package consumer (examples/consumer) and for a plain pkg-config compile; the
-# installed CLI starts from this non-standard prefix (RUNPATH); no testing helper is
-# installed or linked by a consumer; the header, CMake package and pkg-config agree on
-# the version.
+# builds every library, the CLI and the tests with Bazel's warnings as errors, and ctest
+# passes; the install works for a find_package consumer (examples/consumer) and for a plain
+# pkg-config compile; the installed CLI starts from this non-standard prefix (RUNPATH); no
+# testing helper is installed or linked by a consumer; the header, CMake package and
+# pkg-config agree on the version.
 #   tools/check_cmake.sh [BUILD_DIR]      (default: a fresh temporary directory)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ prefix=$work/prefix
 jobs=$(nproc)
 
 python3 tools/bazel_to_cmake.py --check
-cmake -S . -B "$work/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DWIRESTREAM_WERROR=ON >/dev/null
 cmake --build "$work/build" -j"$jobs"
 (cd "$work/build" && ctest --output-on-failure -j"$jobs")
 cmake --install "$work/build" --prefix "$prefix" >/dev/null
@@ -27,6 +27,9 @@ out=$(env -u LD_LIBRARY_PATH "$prefix/bin/wirestream" --version) ||
 [[ $out == "wirestream $version;"* ]] || fail "installed wirestream --version: $out"
 env -u LD_LIBRARY_PATH "$prefix/bin/wirestream" decode examples/data/shard0.bin >/dev/null ||
   fail "the installed CLI cannot decode examples/data/shard0.bin"
+# Tools link the static libraries (BazelRules.cmake), also through a gathering library.
+linked=$(ldd "$prefix/bin/wirestream")
+[[ $linked != *libwirestream* ]] || fail "the installed CLI links shared wirestream libraries: $linked"
 installed_testing=$(find "$prefix" -ipath '*testing*' | head -n 3)
 [ -z "$installed_testing" ] || fail "testing helpers installed: $installed_testing"
 

@@ -215,8 +215,8 @@ TEST(Varint, RandomRunsRoundTrip) {
     const uint8_t* r = p.get();
     const uint8_t* end = r + bytes.size();
     for (size_t i = 0; i < n; ++i) {
-      int32_t vi;
-      uint64_t vl;
+      int32_t vi = 0;  // GCC 12 -O3 cannot see decodeVInt set it
+      uint64_t vl = 0;
       r = decodeVInt(r, end, &vi);
       ASSERT_NE(r, nullptr);
       ASSERT_EQ(static_cast<uint32_t>(vi), ints[i]);
