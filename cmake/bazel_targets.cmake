@@ -17,7 +17,7 @@ ws_cc_library(simd
     EXPORT simd
     DIR simd
     NAME simd
-    SRCS simd/dispatch.cc simd/hwy_kernels.cc simd/internal.h simd/scalar.cc simd/tables.cc
+    SRCS simd/dispatch.cc simd/hwy_byte_stream_split.inc simd/hwy_kernels.cc simd/hwy_text.inc simd/hwy_varint.inc simd/internal.h simd/scalar.cc simd/tables.cc
     HDRS simd/simd.h
     DEPS simd_hwy_targets codec hwy::hwy)
 ws_cc_library(stream_core

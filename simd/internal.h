@@ -21,7 +21,7 @@
 namespace wirestream::simd::internal {
 
 extern const Kernels kScalarKernels;
-// The scalar varint loops, which the neon level reuses (hwy_kernels.cc says why).
+// The scalar varint loops, which the neon level reuses (simd/hwy_varint.inc says why).
 uint8_t* encodeVIntsScalar(const int32_t* in, size_t n, uint8_t* dst);
 uint8_t* encodeVLongsScalar(const int64_t* in, size_t n, uint8_t* dst);
 DecodeBatch decodeVIntsScalar(const uint8_t* p, const uint8_t* limit, int32_t* out, size_t n);

@@ -57,7 +57,7 @@ TEST(Dispatch, EachLevelHasItsOwnKernels) {
   for (size_t a = 0; a < levels.size(); ++a) {
     EXPECT_EQ(kernelsFor(levels[a]).level, levels[a]);
     for (size_t b = a + 1; b < levels.size(); ++b) {
-      // neon reuses the scalar varint loops (hwy_kernels.cc says why); avx512 shares
+      // neon reuses the scalar varint loops (simd/hwy_varint.inc says why); avx512 shares
       // only avx2's text kernels, which this test does not compare.
       bool reused = levels[a] == Level::kScalar && levels[b] == Level::kNeon;
       if (!reused) {
