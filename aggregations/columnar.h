@@ -43,9 +43,10 @@
 #include <cstdint>
 
 #include "aggregations/internal_aggregation.h"
-#include "stream/named_writeable_registry.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
+#include "stream/structured/named_writeable_registry.h"
+#include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations::columnar {
 

@@ -36,10 +36,10 @@
 #include <string>
 #include <vector>
 
+#include "codec/byte_order.h"
 #include "codecs/internal.h"
 #include "codecs/tsm.h"
 #include "codecs/tsm_kernels.h"
-#include "stream/byte_order.h"
 #include "stream/bytes_stream_output.h"
 #include "stream/stream_input.h"
 #include "stream/varint.h"
@@ -222,7 +222,7 @@ Bytes wordsOfSelector(int s, std::mt19937_64& rng, size_t& count) {
     for (int j = 0; s >= 2 && j < kCount[s]; ++j) {
       w |= (rng() & ((uint64_t{1} << kBits[s]) - 1)) << (j * kBits[s]);
     }
-    storeBig64(out.data() + 8 * i, w);
+    codec::storeBig64(out.data() + 8 * i, w);
   }
   count = words * kCount[s];
   return out;

@@ -21,10 +21,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "codec/byte_order.h"
 #include "codecs/internal.h"
 #include "codecs/simple8b_tables.h"
 #include "codecs/tsm_kernels.h"
-#include "stream/byte_order.h"
 #include "stream/varint.h"
 
 namespace wirestream::tsm::simple8b {
@@ -54,7 +54,7 @@ size_t decodeWith(const uint8_t*& p, const uint8_t* end, uint64_t* dst, F f,
                   unsigned stop_below = 0) {
   uint64_t* out = dst;
   for (; p != end; p += 8) {
-    uint64_t w = loadBig64(p);
+    uint64_t w = codec::loadBig64(p);
     if ((w >> 60) < stop_below) break;
     switch (w >> 60) {
       case 0:
@@ -147,7 +147,7 @@ size_t count(std::span<const uint8_t> words) {
   size_t total = 0;
   const uint8_t* p = words.data();
   for (size_t i = 0; i < whole; ++i) {
-    uint64_t w = loadBig64(p + 8 * i);
+    uint64_t w = codec::loadBig64(p + 8 * i);
     unsigned s = static_cast<unsigned>(w >> 60);
     if (w & kUnused[s]) {
       tsm::internal::throwCorruptBlock("simple8b", "word " + std::to_string(i) + " (selector " +

@@ -5,7 +5,7 @@
 // for the scalar loops and tsm_kernels.cc once per Highway target, each inside
 // its own namespace.
 //
-// Needs <algorithm>, <bit>, codecs/simple8b_tables.h and stream/byte_order.h.
+// Needs <algorithm>, <bit>, codecs/simple8b_tables.h and codec/byte_order.h.
 
 template <typename OrOf, typename Pack>
 inline size_t EncodeWords(const uint64_t* values, size_t n, uint8_t* dst, OrOf or_of,
@@ -22,13 +22,13 @@ inline size_t EncodeWords(const uint64_t* values, size_t n, uint8_t* dst, OrOf o
       size_t ones = 0;
       while (ones < limit && v[ones] == 1) ++ones;
       if (ones == 240) {
-        ::wirestream::storeBig64(p, 0);
+        ::wirestream::codec::storeBig64(p, 0);
         p += 8;
         i += 240;
         continue;
       }
       if (ones >= 120) {
-        ::wirestream::storeBig64(p, uint64_t{1} << 60);
+        ::wirestream::codec::storeBig64(p, uint64_t{1} << 60);
         p += 8;
         i += 120;
         continue;
@@ -46,7 +46,7 @@ inline size_t EncodeWords(const uint64_t* values, size_t n, uint8_t* dst, OrOf o
       if (fit <= kLargest[guess]) {
         if (guess == s ||
             (fit | or_of(v, kCount[guess], kCount[guess - 1])) > kLargest[guess - 1]) {
-          ::wirestream::storeBig64(p, pack_word(guess, v, left));
+          ::wirestream::codec::storeBig64(p, pack_word(guess, v, left));
           p += 8;
           i += kCount[guess];
           continue;
@@ -69,7 +69,7 @@ inline size_t EncodeWords(const uint64_t* values, size_t n, uint8_t* dst, OrOf o
       // or is wide enough for it; both tests are monotone in s.
       s = std::min<int>(kSelectorForCount[k], kSelectorForWidth[64 - std::countl_zero(seen)]);
     }
-    ::wirestream::storeBig64(p, pack_word(s, v, left));
+    ::wirestream::codec::storeBig64(p, pack_word(s, v, left));
     p += 8;
     i += kCount[s];
     guess = s;

@@ -23,10 +23,10 @@
 #include <cpuid.h>
 #endif
 
+#include "codec/byte_order.h"
 #include "codecs/internal.h"
 #include "codecs/tsm.h"
 #include "codecs/tsm_kernels.h"
-#include "stream/byte_order.h"
 
 namespace wirestream::tsm {
 namespace {
@@ -48,7 +48,7 @@ class BitWriter {
     }
     int spill = n - free_;
     acc_ |= v >> spill;
-    storeBig64(p_, acc_);
+    codec::storeBig64(p_, acc_);
     p_ += 8;
     acc_ = spill == 0 ? 0 : v << (64 - spill);
     free_ = 64 - spill;
@@ -58,7 +58,7 @@ class BitWriter {
   uint8_t* finish() {
     int used = 64 - free_;
     uint8_t tail[8];
-    storeBig64(tail, acc_);
+    codec::storeBig64(tail, acc_);
     int bytes = (used + 7) / 8;
     std::memcpy(p_, tail, bytes);
     return p_ + bytes;
@@ -107,7 +107,7 @@ class BitReader {
 
  private:
   uint64_t load(size_t byte) const {
-    if (__builtin_expect(byte + 8 <= size_, 1)) return loadBig64(data_ + byte);
+    if (__builtin_expect(byte + 8 <= size_, 1)) return codec::loadBig64(data_ + byte);
     uint64_t v = 0;
     for (size_t i = 0; i < 8; ++i) v = v << 8 | (byte + i < size_ ? data_[byte + i] : 0);
     return v;
@@ -193,7 +193,7 @@ void encodeFloatArray(std::span<const double> values, std::vector<uint8_t>& out)
   out.resize(9 + (77 * n + 7) / 8 + 16);
   out[0] = internal::kPacked << 4;
   uint64_t prev = n == 0 ? kTerminator : std::bit_cast<uint64_t>(values[0]);
-  storeBig64(out.data() + 1, prev);
+  codec::storeBig64(out.data() + 1, prev);
   if (n == 0) {
     out.resize(9);
     return;
@@ -221,7 +221,7 @@ void decodeFloatArray(std::span<const uint8_t> block, std::vector<double>& out, 
     internal::throwTruncated(
         kKind, "of " + std::to_string(block.size()) + " bytes ends inside the first value");
   }
-  uint64_t val = loadBig64(block.data() + 1);
+  uint64_t val = codec::loadBig64(block.data() + 1);
   BitReader r(block.data() + 9, block.size() - 9);
   if (val == kTerminator) {
     out.clear();

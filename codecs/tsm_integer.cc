@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "codec/byte_order.h"
 #include "codecs/internal.h"
 #include "codecs/simple8b.h"
 #include "codecs/tsm.h"
 #include "codecs/tsm_kernels.h"
-#include "stream/byte_order.h"
 
 namespace wirestream::tsm {
 namespace {
@@ -45,14 +45,14 @@ std::string hexByte(uint8_t b) {
 void writeUncompressed(const uint64_t* d, size_t n, std::vector<uint8_t>& out) {
   out.resize(1 + 8 * n);
   out[0] = kUncompressed << 4;
-  for (size_t i = 0; i < n; ++i) storeBig64(out.data() + 1 + 8 * i, d[i]);
+  for (size_t i = 0; i < n; ++i) codec::storeBig64(out.data() + 1 + 8 * i, d[i]);
 }
 
 // Writes header, d0 and the simple8b words of d1..dn-1.
 void writePacked(uint8_t header, const uint64_t* d, size_t n, std::vector<uint8_t>& out) {
   out.resize(9 + simple8b::maxEncodedBytes(n - 1));
   out[0] = header;
-  storeBig64(out.data() + 1, d[0]);
+  codec::storeBig64(out.data() + 1, d[0]);
   size_t words = simple8b::encode({d + 1, n - 1}, out.data() + 9);
   out.resize(9 + words);
 }
@@ -61,7 +61,7 @@ void writeRle(uint8_t header, uint64_t first, uint64_t delta, uint64_t count,
               std::vector<uint8_t>& out) {
   out.resize(1 + 8 + 2 * kMaxVLongBytes);
   out[0] = header;
-  storeBig64(out.data() + 1, first);
+  codec::storeBig64(out.data() + 1, first);
   uint8_t* p = internal::putUvarint(out.data() + 9, delta);
   p = internal::putUvarint(p, count);
   out.resize(p - out.data());
@@ -104,7 +104,7 @@ void decodeUncompressed(std::span<const uint8_t> block, std::vector<T>& out, siz
   out.resize(count);
   uint64_t sum = 0;
   for (size_t i = 0; i < count; ++i) {
-    sum += delta(loadBig64(block.data() + 1 + 8 * i));
+    sum += delta(codec::loadBig64(block.data() + 1 + 8 * i));
     out[i] = static_cast<T>(sum);
   }
 }
@@ -150,7 +150,7 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
     case kPacked: {
       std::span<const uint8_t> words;
       uint64_t* d = sizeForPacked(block, out, max_values, kind, words);
-      d[0] = static_cast<uint64_t>(zigZagDecode(loadBig64(p + 1)));
+      d[0] = static_cast<uint64_t>(zigZagDecode(codec::loadBig64(p + 1)));
       internal::decodeZigZagSums(words, d + 1, out.size() - 1, d[0]);
       return;
     }
@@ -169,7 +169,7 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
       }
       size_t count = repeat.value + 1;
       out.resize(count);
-      uint64_t acc = static_cast<uint64_t>(zigZagDecode(loadBig64(p + 1)));
+      uint64_t acc = static_cast<uint64_t>(zigZagDecode(codec::loadBig64(p + 1)));
       uint64_t step = static_cast<uint64_t>(zigZagDecode(delta.value));
       fillArithmetic(reinterpret_cast<uint64_t*>(out.data()), count, acc, step);
       return;
@@ -291,7 +291,7 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out, 
     case kPacked: {
       std::span<const uint8_t> words;
       uint64_t* d = sizeForPacked(block, out, max_values, kKind, words);
-      d[0] = loadBig64(p + 1);
+      d[0] = codec::loadBig64(p + 1);
       internal::decodeScaledSums(words, d + 1, out.size() - 1, d[0], kPow10[e]);
       return;
     }
@@ -307,7 +307,7 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out, 
       if (count.value == 0) throwCorruptBlock(kKind, "(RLE) has a count of 0");
       checkCount(kKind, count.value, max_values);
       out.resize(count.value);
-      uint64_t acc = loadBig64(p + 1);
+      uint64_t acc = codec::loadBig64(p + 1);
       const uint64_t step = delta.value * kPow10[e];
       fillArithmetic(reinterpret_cast<uint64_t*>(out.data()), count.value, acc, step);
       return;

@@ -37,10 +37,10 @@
 #include <cstring>
 #include <vector>
 
+#include "codec/byte_order.h"
 #include "codecs/internal.h"
 #include "codecs/simple8b_tables.h"
 #include "codecs/tsm_kernels.h"
-#include "stream/byte_order.h"
 
 namespace wirestream::tsm::internal {
 namespace {
@@ -228,7 +228,7 @@ HWY_INLINE void Sums(SumsCursor& c, VecF vf) {
   uint64_t* out = c.out;
   V carry = hn::Set(d, c.sum);
   while (p != c.words_end) {
-    const uint64_t w = loadBig64(p);
+    const uint64_t w = codec::loadBig64(p);
     const unsigned s = unsigned(w >> 60);
     if constexpr (hn::MaxLanes(D()) == 4) {
       // Two words of selector 14 (two 30-bit values each) fill one vector:

@@ -11,7 +11,8 @@
 #include "fuzz/fuzz_check.h"
 #include "fuzz/program.h"
 #include "stream/bytes_stream_output.h"
-#include "stream/generic_value.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/structured_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace wirestream;

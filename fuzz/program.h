@@ -32,9 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "stream/generic_value.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/structured_stream.h"
 #include "stream/transport_version.h"
 
 namespace wirestream::fuzz {

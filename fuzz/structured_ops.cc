@@ -18,8 +18,9 @@
 
 #include "fuzz/program.h"
 #include "stream/bytes_reference.h"
-#include "stream/generic_value.h"
-#include "stream/named_writeable_registry.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/named_writeable_registry.h"
+#include "stream/structured/structured_stream.h"
 
 namespace wirestream {
 

@@ -1,3 +1,4 @@
+// deprecated: include codec/byte_order.h (names in namespace wirestream::codec)
 // Forwarding header: the byte-order helpers live in codec/byte_order.h (//codec); this
 // path and the names in namespace wirestream stay for existing code.
 #pragma once

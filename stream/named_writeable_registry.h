@@ -1,6 +1,7 @@
-// Moved to stream/structured/named_writeable_registry.h (//stream/structured); this header
-// forwards so that includes of the old path keep working, with the free
-// readers and writers that were StreamOutput / StreamInput methods.
+// deprecated: include stream/structured/named_writeable_registry.h and
+// stream/structured/structured_stream.h Moved to stream/structured/named_writeable_registry.h
+// (//stream/structured); this header forwards so that includes of the old path keep working, with
+// the free readers and writers that were StreamOutput / StreamInput methods.
 #pragma once
 
 #include "stream/structured/named_writeable_registry.h"

@@ -77,11 +77,11 @@ uint64_t StreamInput::readFixedSlow(int width) {
   readBytesSlow(buf, static_cast<size_t>(width));
   switch (width) {
     case 2:
-      return loadBig16(buf);
+      return codec::loadBig16(buf);
     case 4:
-      return loadBig32(buf);
+      return codec::loadBig32(buf);
     default:
-      return loadBig64(buf);
+      return codec::loadBig64(buf);
   }
 }
 

@@ -30,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-#include "stream/byte_order.h"
+#include "codec/byte_order.h"
 #include "stream/errors.h"
 #include "stream/transport_version.h"
 #include "stream/varint.h"
@@ -90,7 +90,7 @@ class StreamInput {
 
   int16_t readShort() {
     if (end_ - pos_ >= 2) [[likely]] {
-      auto v = static_cast<int16_t>(loadBig16(pos_));
+      auto v = static_cast<int16_t>(codec::loadBig16(pos_));
       pos_ += 2;
       return v;
     }
@@ -99,7 +99,7 @@ class StreamInput {
 
   int32_t readInt() {
     if (end_ - pos_ >= 4) [[likely]] {
-      auto v = static_cast<int32_t>(loadBig32(pos_));
+      auto v = static_cast<int32_t>(codec::loadBig32(pos_));
       pos_ += 4;
       return v;
     }
@@ -108,7 +108,7 @@ class StreamInput {
 
   int64_t readLong() {
     if (end_ - pos_ >= 8) [[likely]] {
-      auto v = static_cast<int64_t>(loadBig64(pos_));
+      auto v = static_cast<int64_t>(codec::loadBig64(pos_));
       pos_ += 8;
       return v;
     }
@@ -332,7 +332,7 @@ class StreamInput {
    public:
     uint8_t readByte() { return *pos_++; }
     int64_t readLong() {
-      auto v = static_cast<int64_t>(loadBig64(pos_));
+      auto v = static_cast<int64_t>(codec::loadBig64(pos_));
       pos_ += 8;
       return v;
     }
@@ -404,7 +404,7 @@ class StreamInput {
 
     int64_t readLong() {
       if (end_ - pos_ >= 8) [[likely]] {
-        auto v = static_cast<int64_t>(loadBig64(pos_));
+        auto v = static_cast<int64_t>(codec::loadBig64(pos_));
         pos_ += 8;
         return v;
       }

@@ -47,13 +47,13 @@ void StreamOutput::writeFixedSlow(uint64_t v, int width) {
   uint8_t buf[8];
   switch (width) {
     case 2:
-      storeBig16(buf, static_cast<uint16_t>(v));
+      codec::storeBig16(buf, static_cast<uint16_t>(v));
       break;
     case 4:
-      storeBig32(buf, static_cast<uint32_t>(v));
+      codec::storeBig32(buf, static_cast<uint32_t>(v));
       break;
     default:
-      storeBig64(buf, v);
+      codec::storeBig64(buf, v);
       break;
   }
   writeBytesSlow(buf, static_cast<size_t>(width));

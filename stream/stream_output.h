@@ -29,7 +29,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "stream/byte_order.h"
+#include "codec/byte_order.h"
 #include "stream/errors.h"
 #include "stream/transport_version.h"
 #include "stream/varint.h"
@@ -71,7 +71,7 @@ class StreamOutput {
 
   void writeShort(int16_t v) {
     if (end_ - pos_ >= 2) [[likely]] {
-      storeBig16(pos_, static_cast<uint16_t>(v));
+      codec::storeBig16(pos_, static_cast<uint16_t>(v));
       pos_ += 2;
     } else {
       writeFixedSlow(static_cast<uint16_t>(v), 2);
@@ -80,7 +80,7 @@ class StreamOutput {
 
   void writeInt(int32_t v) {
     if (end_ - pos_ >= 4) [[likely]] {
-      storeBig32(pos_, static_cast<uint32_t>(v));
+      codec::storeBig32(pos_, static_cast<uint32_t>(v));
       pos_ += 4;
     } else {
       writeFixedSlow(static_cast<uint32_t>(v), 4);
@@ -89,7 +89,7 @@ class StreamOutput {
 
   void writeLong(int64_t v) {
     if (end_ - pos_ >= 8) [[likely]] {
-      storeBig64(pos_, static_cast<uint64_t>(v));
+      codec::storeBig64(pos_, static_cast<uint64_t>(v));
       pos_ += 8;
     } else {
       writeFixedSlow(static_cast<uint64_t>(v), 8);
@@ -264,7 +264,7 @@ class StreamOutput {
     void writeByte(uint8_t b) { *pos_++ = b; }
     void writeBoolean(bool v) { writeByte(v ? 1 : 0); }
     void writeLong(int64_t v) {
-      storeBig64(pos_, static_cast<uint64_t>(v));
+      codec::storeBig64(pos_, static_cast<uint64_t>(v));
       pos_ += 8;
     }
     void writeDouble(double v) { writeLong(static_cast<int64_t>(canonicalDoubleBits(v))); }
@@ -355,7 +355,7 @@ class StreamOutput {
 
     void writeLong(int64_t v) {
       if (end_ - pos_ >= 8) [[likely]] {
-        storeBig64(pos_, static_cast<uint64_t>(v));
+        codec::storeBig64(pos_, static_cast<uint64_t>(v));
         pos_ += 8;
       } else {
         slow([v](StreamOutput& out) { out.writeFixedSlow(static_cast<uint64_t>(v), 8); });

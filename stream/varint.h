@@ -17,7 +17,6 @@
 #include <cstdint>
 
 #include "codec/varint.h"
-#include "stream/byte_order.h"
 #include "stream/errors.h"
 
 namespace wirestream {

@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <cassert>
 
-#include "stream/byte_order.h"
+#include "codec/byte_order.h"
 #include "stream/errors.h"
 #include "transport/compression.h"
 #include "transport/handshake.h"
@@ -35,20 +35,20 @@ namespace wirestream::transport {
 void encodeHeader(const FrameHeader& h, uint8_t* dst) {
   dst[0] = 'E';
   dst[1] = 'S';
-  storeBig32(dst + 2, static_cast<uint32_t>(h.length));
-  storeBig64(dst + 6, static_cast<uint64_t>(h.request_id));
+  codec::storeBig32(dst + 2, static_cast<uint32_t>(h.length));
+  codec::storeBig64(dst + 6, static_cast<uint64_t>(h.request_id));
   dst[14] = h.status;
-  storeBig32(dst + 15, static_cast<uint32_t>(h.version_id));
-  storeBig32(dst + 19, static_cast<uint32_t>(h.variable_header_size));
+  codec::storeBig32(dst + 15, static_cast<uint32_t>(h.version_id));
+  codec::storeBig32(dst + 19, static_cast<uint32_t>(h.variable_header_size));
 }
 
 FrameHeader decodeHeader(const uint8_t* src) {
   FrameHeader h;
-  h.length = static_cast<int32_t>(loadBig32(src + 2));
-  h.request_id = static_cast<int64_t>(loadBig64(src + 6));
+  h.length = static_cast<int32_t>(codec::loadBig32(src + 2));
+  h.request_id = static_cast<int64_t>(codec::loadBig64(src + 6));
   h.status = src[14];
-  h.version_id = static_cast<int32_t>(loadBig32(src + 15));
-  h.variable_header_size = static_cast<int32_t>(loadBig32(src + 19));
+  h.version_id = static_cast<int32_t>(codec::loadBig32(src + 15));
+  h.variable_header_size = static_cast<int32_t>(codec::loadBig32(src + 19));
   return h;
 }
 

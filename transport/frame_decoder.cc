@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "codec/byte_order.h"
 #include "stream/errors.h"
 
 namespace wirestream::transport {
@@ -67,7 +68,7 @@ void FrameDecoder::checkMagic() {
 }
 
 void FrameDecoder::checkLength() {
-  int32_t length = static_cast<int32_t>(loadBig32(header_ + 2));
+  int32_t length = static_cast<int32_t>(codec::loadBig32(header_ + 2));
   current_ = FrameHeader{};
   current_.length = length;
   if (length == kPingLength) return;

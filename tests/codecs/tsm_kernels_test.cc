@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "codec/byte_order.h"
 #include "codecs/internal.h"
-#include "stream/byte_order.h"
 #include "tests/stream/test_util.h"
 
 namespace wirestream::tsm::internal {
@@ -114,7 +114,7 @@ std::vector<uint8_t> randomWords(std::mt19937_64& rng, size_t words, size_t& cou
         w |= x << (j * kBits[s]);
       }
     }
-    storeBig64(out.data() + 8 * i, w);
+    codec::storeBig64(out.data() + 8 * i, w);
     count += kCount[s];
   }
   return out;

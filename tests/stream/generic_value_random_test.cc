@@ -12,7 +12,8 @@
 #include <random>
 #include <set>
 
-#include "stream/generic_value.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/structured_stream.h"
 #include "tests/stream/structured_test_util.h"
 
 namespace wirestream {

@@ -1,6 +1,6 @@
 // GenericValue on the wire (wire format §3): expected bytes for every tag,
 // read-back equality, the 8.7.0 map-key gate, truncation and corruption.
-#include "stream/generic_value.h"
+#include "stream/structured/generic_value.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "stream/bytes_stream_output.h"
+#include "stream/structured/structured_stream.h"
 #include "tests/stream/structured_test_util.h"
 
 namespace wirestream {

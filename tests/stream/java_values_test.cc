@@ -6,9 +6,10 @@
 
 #include <random>
 
-#include "stream/big_integer.h"
-#include "stream/generic_value.h"
-#include "stream/java_time.h"
+#include "stream/structured/big_integer.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/java_time.h"
+#include "stream/structured/structured_stream.h"
 #include "tests/stream/test_util.h"
 
 namespace wirestream {

@@ -4,7 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "stream/bytes_stream_output.h"
-#include "stream/named_writeable_registry.h"
+#include "stream/structured/named_writeable_registry.h"
+#include "stream/structured/structured_stream.h"
 #include "tests/stream/structured_test_util.h"
 
 namespace wirestream {

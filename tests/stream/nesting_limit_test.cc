@@ -8,7 +8,8 @@
 #include <exception>
 #include <functional>
 
-#include "stream/generic_value.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/structured_stream.h"
 #include "tests/stream/structured_test_util.h"
 
 namespace wirestream {

@@ -16,7 +16,8 @@
 #include <random>
 
 #include "stream/bytes_reference.h"
-#include "stream/generic_value.h"
+#include "stream/structured/generic_value.h"
+#include "stream/structured/structured_stream.h"
 #include "tests/stream/structured_test_util.h"
 #include "tests/support/counting_allocator.h"
 
