@@ -37,7 +37,7 @@
 //                                           max_buckets lifted)
 //   BM_StringTermsReduce_Wirestream3Shards/N  the same over three copies
 //
-// Data sets, each named in the benchmark name:
+// Data sets (built by bench/inputs.h), each named in the benchmark name:
 //   (no suffix)    the shape of ES's benchmark above: keys "test0".."test999"
 //                  (<= 7 bytes: inside std::string's inline buffer), doc
 //                  counts 0..999
@@ -74,7 +74,6 @@
 #include <map>
 #include <memory>
 #include <msgpack.hpp>
-#include <random>
 #include <streambuf>
 #include <string>
 #include <vector>
@@ -82,6 +81,7 @@
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/registry.h"
 #include "aggregations/terms.h"
+#include "bench/inputs.h"
 #include "bench/memory_probe.h"
 #include "bench/string_terms.capnp.h"
 #include "bench/string_terms.pb.h"
@@ -97,46 +97,7 @@ namespace agg = wirestream::aggregations;
 
 // wire-format §7 BucketOrder ids.
 constexpr uint32_t kKeyAsc = 4;
-constexpr int64_t kOtherDocCount = 100000;
-
-enum class Shape { kEs, kRealistic };
-
-// The data set's key and doc count of bucket `i` (of `outer` when nested).
-struct ShapeGen {
-  Shape shape;
-  std::mt19937 rng{0x5eed5};
-  std::string key(int i) {
-    if (shape == Shape::kEs) return "test" + std::to_string(i);
-    std::string k(std::uniform_int_distribution<size_t>(16, 40)(rng), '\0');
-    for (char& c : k) c = static_cast<char>('a' + std::uniform_int_distribution<int>(0, 25)(rng));
-    return k;
-  }
-  // Zipf over the rank for leaves; an outer bucket counts its leaves' sum.
-  int64_t leafCount(int i) const { return shape == Shape::kEs ? i : 1000000 / (i + 1); }
-};
-
-std::unique_ptr<agg::StringTerms> newTerms(ShapeGen& gen, int buckets, bool nested) {
-  auto terms = std::make_unique<agg::StringTerms>("test", agg::Metadata::null());
-  terms->setReduceOrder(agg::BucketOrder::key(true));
-  terms->setOrder(agg::BucketOrder::key(true));
-  terms->setRequiredSize(buckets);
-  terms->setMinDocCount(1);
-  terms->setDocCountError(std::nullopt);
-  terms->setShardSize(buckets);
-  terms->setShowTermDocCountError(false);
-  terms->setOtherDocCount(kOtherDocCount);
-  terms->buckets().reserve(static_cast<size_t>(buckets));
-  int64_t leaves_sum = 0;
-  for (int i = 0; i < buckets; ++i) leaves_sum += gen.leafCount(i);
-  for (int i = 0; i < buckets; ++i) {
-    agg::StringTerms::Bucket bucket;
-    bucket.key = gen.key(i);
-    bucket.doc_count = nested && gen.shape == Shape::kRealistic ? leaves_sum : gen.leafCount(i);
-    if (nested) bucket.aggregations.add(newTerms(gen, buckets, false));
-    terms->buckets().push_back(std::move(bucket));
-  }
-  return terms;
-}
+using Shape = TreeShape;
 
 const agg::StringTerms& asTerms(const agg::InternalAggregation& a) {
   return static_cast<const agg::StringTerms&>(a);
@@ -388,8 +349,7 @@ const Trees& trees(int n, Shape shape) {
   if (slot) return *slot;
   slot = std::make_unique<Trees>();
   Trees& t = *slot;
-  ShapeGen gen{shape};
-  t.ours.add(newTerms(gen, n, true));
+  t.ours = stringTermsTree(shape, n);
   {
     BytesStreamOutput out;
     t.ours.writeTo(out);
@@ -471,7 +431,7 @@ const Trees& trees(int n, Shape shape) {
   std::fprintf(stderr,
                "string_terms_bench: %d x %d buckets%s: ours %zu bytes, protobuf %zu, FlatBuffers "
                "%zu, Cap'n Proto %zu, cereal %zu, msgpack %zu\n",
-               n, n, shape == Shape::kRealistic ? " (realistic)" : "", t.our_bytes.size(),
+               n, n, shape == TreeShape::kRealistic ? " (realistic)" : "", t.our_bytes.size(),
                t.proto_bytes.size(), t.flat_bytes.size(), t.capnp_words * sizeof(capnp::word),
                t.cereal_bytes.size(), t.msgpack_bytes.size());
   return t;
@@ -899,9 +859,9 @@ void registerAll() {
       {"BM_StringTermsReduce_Wirestream", BM_StringTermsReduce_Wirestream},
       {"BM_StringTermsReduce_Wirestream3Shards", BM_StringTermsReduce_Wirestream3Shards},
   };
-  for (Shape shape : {Shape::kEs, Shape::kRealistic}) {
+  for (Shape shape : {TreeShape::kEs, TreeShape::kRealistic}) {
     for (const auto& [name, fn] : all) {
-      std::string full = std::string(name) + (shape == Shape::kRealistic ? "_Realistic" : "");
+      std::string full = std::string(name) + (shape == TreeShape::kRealistic ? "_Realistic" : "");
       // Iterations take milliseconds: report them in ms. (MinTime or
       // UseRealTime here would append "/min_time:..." or "/real_time" to the
       // pinned names.)

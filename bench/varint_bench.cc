@@ -40,22 +40,14 @@
 //   BM_ReadVInt_ProtobufArrayUnrolled_<Case>  the same, the caller's loop
 //                                   unrolled by four as readEach's run is
 //
-// Cases: OneByte (values < 128), Mixed (width 1..5 drawn uniformly, then a
-// value uniform within that width), FiveByte (values >= 2^28 as uint32, so
-// half are negative int32s), Geometric (geometric counts of mean 100, the
-// realistic shape of doc counts and sizes: mostly 1 and 2 bytes). kValues values per iteration,
-// drawn once from kSeed outside the timed loop; every implementation gets the same values and
+// Cases: OneByte, Mixed, FiveByte, Geometric, kVarintValues (64 Ki) values
+// each (bench/inputs.h, which says how they are drawn and why 64 Ki), drawn
+// once outside the timed loop; every implementation gets the same values and
 // (checked at setup) produces the same bytes. The output is reused with
 // reset(): its pages go back to the recycler and come again, so the write
 // loops measure encoding and page crossings, not page allocation. (Not
 // seek(0): writing below the furthest position written takes the careful
 // path that keeps the bytes after each value; see BytesStreamOutput.)
-//
-// kValues is 64 Ki, not a few thousand: this AMD EPYC's branch predictor
-// learns a 4096-value Mixed sequence replayed every iteration, which made
-// branchy encoders (protobuf's loop, our width switch) look ~6x faster on
-// Mixed than they are on data they have not seen. 64 Ki values (256 KiB in,
-// <= 320 KiB out) still sit in L2 (1 MiB).
 #include <benchmark/benchmark.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -66,11 +58,11 @@
 #include <memory>
 #include <new>
 #include <optional>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "bench/inputs.h"
 #include "stream/bytes_stream_output.h"
 #include "stream/page_recycler.h"
 #include "stream/stream_input.h"
@@ -81,58 +73,14 @@ namespace {
 
 using google::protobuf::io::CodedOutputStream;
 
-constexpr size_t kValues = size_t{1} << 16;
-constexpr uint32_t kSeed = 0x5eed2024;
-
-struct Workload {
-  std::string name;
-  std::vector<uint32_t> values;
-  std::vector<uint8_t> encoded;  // the values as VInts, back to back
-};
-
-// Values of exactly `width` VInt bytes (1..5).
-uint32_t drawOfWidth(std::mt19937& rng, int width) {
-  uint64_t lo = width == 1 ? 0 : uint64_t{1} << (7 * (width - 1));
-  uint64_t hi = width == 5 ? uint64_t{0xFFFFFFFF} : (uint64_t{1} << (7 * width)) - 1;
-  return static_cast<uint32_t>(std::uniform_int_distribution<uint64_t>(lo, hi)(rng));
-}
-
-// The values' reference encoding: Elasticsearch's writeVInt, the
-// byte-at-a-time loop.
-std::vector<uint8_t> referenceEncoding(const std::vector<uint32_t>& values) {
-  std::vector<uint8_t> out;
-  for (uint32_t v : values) {
-    while ((v & ~0x7Fu) != 0) {
-      out.push_back(static_cast<uint8_t>((v & 0x7F) | 0x80));
-      v >>= 7;
-    }
-    out.push_back(static_cast<uint8_t>(v));
-  }
-  return out;
-}
-
-// min_width 0: geometric values of mean 100.
-Workload makeWorkload(const std::string& name, int min_width, int max_width) {
-  Workload w{name, {}, {}};
-  std::mt19937 rng(kSeed);
-  std::uniform_int_distribution<int> width(min_width, max_width);
-  std::geometric_distribution<uint32_t> geometric(1.0 / 101);
-  w.values.reserve(kValues);
-  for (size_t i = 0; i < kValues; ++i) {
-    w.values.push_back(min_width == 0 ? geometric(rng) : drawOfWidth(rng, width(rng)));
-  }
-  w.encoded = referenceEncoding(w.values);
-  return w;
-}
-
 const std::vector<Workload>& workloads() {
-  static const std::vector<Workload>* all = [] {
-    std::fprintf(stderr, "varint_bench: %zu values per case, seed 0x%x\n", kValues, kSeed);
-    return new std::vector<Workload>{makeWorkload("OneByte", 1, 1), makeWorkload("Mixed", 1, 5),
-                                     makeWorkload("FiveByte", 5, 5),
-                                     makeWorkload("Geometric", 0, 0)};
+  static const bool announced = [] {
+    std::fprintf(stderr, "varint_bench: %zu values per case, seed 0x%x\n", kVarintValues,
+                 kVarintSeed);
+    return true;
   }();
-  return *all;
+  (void)announced;
+  return varintWorkloads();
 }
 
 void setThroughput(benchmark::State& state, const Workload& w) {
@@ -260,7 +208,7 @@ void BM_WriteVInt_WirestreamCursor(benchmark::State& state, const Workload& w) {
 // both write the same memory with the same per-pass work and neither crosses
 // a page; page crossings are in the Cursor and Wirestream benchmarks.
 PageRecycler& flatRecycler() {
-  constexpr size_t kBytes = kMaxVIntBytes * kValues + StreamOutput::kReservedSlop;
+  constexpr size_t kBytes = kMaxVIntBytes * kVarintValues + StreamOutput::kReservedSlop;
   static PageRecycler* recycler = new PageRecycler((kBytes + 4095) / 4096 * 4096);
   return *recycler;
 }
