@@ -61,11 +61,11 @@ struct Limits {
   // counts one more a 64 bytes of memory it takes beyond that: its copy of
   // the name and format (a byte a wire byte; the metadata is shared among
   // the copies) and, in terms buckets, the metric object itself (a histogram
-  // keeps the values in columns). An object is so at most ~64 bytes: 2^22
-  // hold at most ~256 MB (70 MB as histogram columns), and no column above
-  // 32 MiB (the fuzzers' 64 MB malloc limit holds with it). Was 2^23 an
-  // aggregation.
-  int64_t max_objects = int64_t{1} << 22;
+  // keeps the values in columns). An object is so at most ~64 bytes: 2^20
+  // hold at most ~64 MB (16 MB as histogram columns), no column above 8 MiB,
+  // and decode in well under a second (16 x search.max_buckets' default of
+  // 65,536). Was 2^23 an aggregation.
+  int64_t max_objects = int64_t{1} << 20;
 };
 
 // VInt count, then each aggregation tagged 00 (ES encoding) or 01 (columns).

@@ -37,7 +37,7 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 using wirestream::testing::AllocationScope;
 
-const int64_t kDefaultMaxObjects = columnar::Limits{}.max_objects;  // 2^22
+const int64_t kDefaultMaxObjects = columnar::Limits{}.max_objects;  // 2^20
 // The old per-aggregation default, the figures.
 constexpr int64_t kOldMaxObjects = int64_t{1} << 23;
 
@@ -125,7 +125,7 @@ Bytes copies(const Bytes& one, int count) {
 }
 
 TEST(ColumnarLimits, SixteenAggregationsOf2To23BucketsShareOneBudget) {
-  ASSERT_EQ(kDefaultMaxObjects, int64_t{1} << 22);
+  ASSERT_EQ(kDefaultMaxObjects, int64_t{1} << 20);
   Bytes body;
   {
     std::vector<InternalAggregations::Ptr> one;
@@ -139,28 +139,28 @@ TEST(ColumnarLimits, SixteenAggregationsOf2To23BucketsShareOneBudget) {
     wirestream::testing::expectErrorNaming<LimitExceededError>(
         [&] { readColumnar(body); },
         "columnar aggregations would create 8388608 objects (0 before the 8388608 buckets of "
-        "[a00]), above the limit of 4194304 for one response (Limits::max_objects)");
+        "[a00]), above the limit of 1048576 for one response (Limits::max_objects)");
   });
   EXPECT_LE(m.peak, size_t{64} << 10);
   EXPECT_LT(m.seconds, 1.0);
 
-  // 16 x 2^18 buckets fill the budget exactly and decode (16 bytes a
+  // 16 x 2^16 buckets fill the budget exactly and decode (16 bytes a
   // bucket); a 17th is refused before its keys.
   std::vector<InternalAggregations::Ptr> one;
-  one.push_back(dateHistogram("a00", int64_t{1} << 18));
+  one.push_back(dateHistogram("a00", int64_t{1} << 16));
   Bytes full = writeColumnar(list(std::move(one)));
   InternalAggregations back;
-  m = measure("16 x 2^18 buckets, decoded", [&] { back = readColumnar(copies(full, 16)); });
+  m = measure("16 x 2^16 buckets, decoded", [&] { back = readColumnar(copies(full, 16)); });
   EXPECT_EQ(back.bucketCount(), kDefaultMaxObjects);
-  EXPECT_LE(m.peak, size_t{80} << 20);
+  EXPECT_LE(m.peak, size_t{20} << 20);
   back = {};
-  m = measure("17 x 2^18 buckets, refused", [&] {
+  m = measure("17 x 2^16 buckets, refused", [&] {
     wirestream::testing::expectErrorNaming<LimitExceededError>(
         [&] { readColumnar(copies(full, 17)); },
-        "would create 4456448 objects (4194304 before the 262144 buckets of [a16]), above the "
-        "limit of 4194304");
+        "would create 1114112 objects (1048576 before the 65536 buckets of [a16]), above the "
+        "limit of 1048576");
   });
-  EXPECT_LE(m.peak, size_t{80} << 20);
+  EXPECT_LE(m.peak, size_t{20} << 20);
 
   // A smaller budget: 16 x 1,024 fit 16,384 exactly, not 16,383.
   one.clear();
@@ -255,13 +255,13 @@ TEST(ColumnarLimits, LongNamesAndOwnObjectsWeighOneObjectMoreA64Bytes) {
                                                " objects (20 before the 10 buckets of [t])");
 }
 
-// A response at the default limit decodes: 2^22 objects over the four
+// A response at the default limit decodes: 2^20 objects over the four
 // columnar types; one fewer allowed refuses it.
 TEST(ColumnarLimits, AResponseAtTheLimitDecodes) {
-  const int64_t terms_buckets = int64_t{1} << 17;
+  const int64_t terms_buckets = int64_t{1} << 15;
   const int64_t lt_objects = terms_buckets * (1 + termsSubWeight<Max>(1 + 4));
   const int64_t dt_objects = terms_buckets * (1 + termsSubWeight<ValueCount>(1));
-  const int64_t dh_objects = int64_t{1} << 21;  // 2^20 buckets with an avg each
+  const int64_t dh_objects = int64_t{1} << 19;  // 2^18 buckets with an avg each
   const int64_t h_buckets = kDefaultMaxObjects - lt_objects - dt_objects - dh_objects;
   ASSERT_GT(h_buckets, 0);
   Bytes body;
@@ -269,7 +269,7 @@ TEST(ColumnarLimits, AResponseAtTheLimitDecodes) {
     std::vector<InternalAggregations::Ptr> aggs;
     std::vector<InternalAggregations::Ptr> s;
     s.push_back(std::make_unique<Avg>("a", Metadata(), 2.0, 1));
-    aggs.push_back(dateHistogram("dh", int64_t{1} << 20, list(std::move(s))));
+    aggs.push_back(dateHistogram("dh", int64_t{1} << 18, list(std::move(s))));
     aggs.push_back(longTerms("lt", terms_buckets, oneMax("m")));
     s.clear();
     s.push_back(std::make_unique<ValueCount>("c", Metadata(), 1));
@@ -289,11 +289,11 @@ TEST(ColumnarLimits, AResponseAtTheLimitDecodes) {
   std::printf("[ figures  ] body at the limit: %zu bytes, %lld histogram buckets\n", body.size(),
               static_cast<long long>(h_buckets));
   InternalAggregations back;
-  Measured m = measure("2^22 objects, decoded", [&] { back = readColumnar(body); });
+  Measured m = measure("2^20 objects, decoded", [&] { back = readColumnar(body); });
   ASSERT_EQ(back.size(), 4u);
-  EXPECT_EQ(back.bucketCount(), (int64_t{1} << 20) + 2 * terms_buckets + h_buckets);
+  EXPECT_EQ(back.bucketCount(), (int64_t{1} << 18) + 2 * terms_buckets + h_buckets);
   // Histogram columns hold 16 to 32 bytes a bucket, terms ~200 with their metric.
-  EXPECT_LE(m.peak, size_t{160} << 20);
+  EXPECT_LE(m.peak, size_t{40} << 20);
 
   columnar::Limits limits;
   limits.max_objects = kDefaultMaxObjects - 1;
@@ -336,10 +336,10 @@ TEST(ColumnarLimits, AReduceCountsMaxBucketsWhileItMerges) {
 TEST(ColumnarLimits, KeysUnderMinDocCountAreNeitherCountedNorHeld) {
   // Every key merges to doc count 2, under min_doc_count 3: none is kept, so
   // none counts (as in ES), and the merge holds one key at a time.
-  InternalAggregations shard = readColumnar(hugeDateHistogram(3, int64_t{1} << 21));
+  InternalAggregations shard = readColumnar(hugeDateHistogram(3, kDefaultMaxObjects));
   const InternalAggregations* shards[] = {&shard, &shard};
   InternalAggregations reduced;
-  Measured m = measure("2 x 2^21 buckets under min_doc_count, reduced", [&] {
+  Measured m = measure("2 x 2^20 buckets under min_doc_count, reduced", [&] {
     reduced = InternalAggregations::reduce(shards, ReduceContext::finalReduce());
   });
   EXPECT_EQ(static_cast<const DateHistogram&>(reduced[0]).buckets().size(), 0u);
