@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <string>
 #include <typeinfo>
@@ -100,6 +101,37 @@ struct Slots {
     v.resize(n);
     return v;
   }
+};
+
+// ---- the budget ----
+
+// What one response may still create: Limits::max_objects over the whole list
+// of aggregations, charged before what it counts is allocated.
+class Budget {
+ public:
+  explicit Budget(int64_t max_objects) : max_(max_objects) {}
+
+  // Counts n x per_bucket objects more for the n buckets of aggregation
+  // `name`: LimitExceededError, naming the total and the limit, past it.
+  void charge(const std::string& name, int32_t n, int64_t per_bucket) {
+    int64_t total = 0;
+    if (__builtin_mul_overflow(int64_t{n}, per_bucket, &total) ||
+        __builtin_add_overflow(used_, total, &total)) {
+      total = std::numeric_limits<int64_t>::max();
+    }
+    if (total > max_) {
+      internal::throwLimitExceeded("columnar aggregations would create " + std::to_string(total) +
+                                   " objects (" + std::to_string(used_) + " before the " +
+                                   std::to_string(n) + " buckets of [" + name +
+                                   "]), above the limit of " + std::to_string(max_) +
+                                   " for one response (Limits::max_objects)");
+    }
+    used_ = total;
+  }
+
+ private:
+  int64_t max_;
+  int64_t used_ = 0;
 };
 
 // ---- shape ----
@@ -326,34 +358,67 @@ InternalAggregations::Ptr prototypeOf(Metric metric, std::string name, Metadata 
   return p;
 }
 
-// One sub-aggregation's column, read, and the objects a bucket's copy of it
-// counts (Limits).
-struct SubColumn {
+// The objects a bucket's copy of a sub-aggregation counts (Limits): one, and
+// one more a 64 bytes of memory it takes beyond that: its copy of the name
+// and the format (about a byte a wire byte; the metadata is shared, not
+// copied) and, where each bucket holds the sub-aggregation as its own object
+// (terms; a histogram holds values in columns), that object.
+int64_t weightOf(Metric metric, size_t copied, bool own_object) {
+  size_t bytes = copied;
+  if (own_object) {
+    bytes += sizeof(InternalAggregations::Ptr);
+    switch (metric) {
+      case Metric::kMax:
+        bytes += sizeof(Max);
+        break;
+      case Metric::kMin:
+        bytes += sizeof(Min);
+        break;
+      case Metric::kSum:
+        bytes += sizeof(Sum);
+        break;
+      case Metric::kAvg:
+        bytes += sizeof(Avg);
+        break;
+      case Metric::kValueCount:
+        bytes += sizeof(ValueCount);
+        break;
+      case Metric::kStats:
+        bytes += sizeof(Stats);
+        break;
+    }
+  }
+  return 1 + static_cast<int64_t>(bytes / 64);
+}
+
+// One sub-aggregation's header, read: its column without values yet, and the
+// bytes of the name and format that each bucket's copy of it copies.
+struct SubHeader {
   Column column;
-  int64_t weight;
+  size_t copied;
 };
 
-SubColumn readSubColumn(StreamInput& in, const NamedWriteableRegistry& registry, size_t n,
-                        std::span<const int64_t> doc_counts) {
-  const size_t before = in.available();
+SubHeader readSubHeader(StreamInput& in, const NamedWriteableRegistry& registry) {
   std::string type = in.readString();
   std::optional<Metric> metric = MetricColumns::metricOf(type);
   if (!metric) internal::throwCorrupt("unknown columnar sub-aggregation type [" + type + "]");
   std::string name = in.readString();
   Metadata metadata = readMetadata(in);
+  const size_t before_format = in.available();
   DocValueFormat format;
   if (*metric != Metric::kValueCount) format = DocValueFormat::readFrom(in, registry);
-  // Every bucket gets its own copy of the name, metadata and format: a long
-  // header weighs as one object more a 64 bytes.
-  SubColumn s{
+  const size_t copied = name.size() + (before_format - in.available());
+  return {
       {*metric, prototypeOf(*metric, std::move(name), std::move(metadata), format), {}, {}, {}, {}},
-      1 + static_cast<int64_t>((before - in.available()) / 64)};
-  Column& c = s.column;
+      copied};
+}
+
+void readSubValues(StreamInput& in, size_t n, std::span<const int64_t> doc_counts, Column& c) {
   switch (c.metric) {
     case Metric::kMax:
     case Metric::kMin:
     case Metric::kSum:
-      readDoubleColumn(in, n, type + " values", c.a);
+      readDoubleColumn(in, n, std::string(c.prototype->getWriteableName()) + " values", c.a);
       break;
     case Metric::kAvg:
       readDoubleColumn(in, n, "avg sums", c.a);
@@ -369,7 +434,6 @@ SubColumn readSubColumn(StreamInput& in, const NamedWriteableRegistry& registry,
       readDoubleColumn(in, n, "stats sum", c.c);
       break;
   }
-  return s;
 }
 
 // A copy of `h` without its buckets: what the shell carries.
@@ -470,7 +534,7 @@ bool writeColumns(StreamOutput& out, const Agg& agg) {
 }
 
 template <class Keys, class Agg>
-void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const Limits& limits,
+void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, Budget& budget,
                  Agg& agg) {
   using Bucket = typename Agg::Bucket;
   if (!agg.buckets().empty()) {
@@ -479,15 +543,7 @@ void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const 
   }
   const int32_t count = in.readArraySize(0);
   const auto n = static_cast<size_t>(count);
-  auto checkObjects = [&](int64_t objects) {
-    if (objects > limits.max_objects) {
-      internal::throwLimitExceeded("columnar [" + agg.getName() + "] of " + std::to_string(count) +
-                                   " buckets would create " + std::to_string(objects) +
-                                   " objects, above the limit of " +
-                                   std::to_string(limits.max_objects));
-    }
-  };
-  checkObjects(count);
+  budget.charge(agg.getName(), count, 1);
   // A histogram's keys and counts become its columns; terms' are buffers.
   Slots slots;
   std::vector<typename Keys::T> own_keys;
@@ -513,18 +569,19 @@ void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, const 
     }
   }
   const int32_t m = in.readArraySize(4);  // a sub is at least 4 bytes
-  checkObjects(int64_t{count} * (1 + int64_t{m}));
+  // One object a sub a bucket now; a long header's extra weight as it is read.
+  budget.charge(agg.getName(), count, m);
   MetricColumns metrics;
   // Each bucket's list gets these names: refused as the ES encoding's reader refuses them.
   UniqueNameCheck names(m);
-  int64_t per_bucket = 1;
   for (int32_t j = 0; j < m; ++j) {
-    SubColumn sub = readSubColumn(in, registry, n, *counts);
+    SubHeader sub = readSubHeader(in, registry);
     names.add(sub.column.prototype->getName());
-    per_bucket += sub.weight;
+    budget.charge(agg.getName(), count,
+                  weightOf(sub.column.metric, sub.copied, !kHistogramColumns<Agg>) - 1);
+    readSubValues(in, n, *counts, sub.column);
     metrics.addColumn(std::move(sub.column));
   }
-  checkObjects(int64_t{count} * per_bucket);
   metrics.setRows(n);
 
   if constexpr (kHistogramColumns<Agg>) {
@@ -597,6 +654,7 @@ void writeAggregations(StreamOutput& out, const InternalAggregations& aggs) {
 InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegistry& registry,
                                       const Limits& limits) {
   const int32_t n = in.readArraySize(3);  // a tag and a type name at least
+  Budget budget(limits.max_objects);
   std::vector<InternalAggregations::Ptr> list;
   list.reserve(in.boundedReserve(static_cast<size_t>(n), sizeof(InternalAggregations::Ptr)));
   // Names are unique in a list, as the ES encoding's reader requires.
@@ -610,7 +668,7 @@ InternalAggregations readAggregations(StreamInput& in, const NamedWriteableRegis
     if (tag == kColumns) {
       InternalAggregation& a = *agg;
       bool known = visit(a, [&]<class Keys>(auto& typed) {
-        readColumns<Keys>(in, registry, limits, typed);
+        readColumns<Keys>(in, registry, budget, typed);
         return true;
       });
       if (!known) {

@@ -29,11 +29,16 @@
 // an unknown column encoding or sub-aggregation type, a negative count, a
 // name twice in one list (the top level or a bucket's sub-aggregations, as the
 // ES reader refuses it), or a shell that already holds buckets is
-// CorruptStreamError. TSM blocks can hold
-// many values in a few bytes (RLE), so the bytes cannot bound what a read
-// builds: buckets plus metric objects above Limits::max_objects (or a bucket
-// count above in.maxArraySize()) is LimitExceededError, thrown before they are
-// built. A read that throws hands back nothing.
+// CorruptStreamError. TSM blocks can hold many values in a few bytes (RLE),
+// so the bytes cannot bound what a read builds: one budget,
+// Limits::max_objects, covers the whole list (a response), charged as each
+// count is read and before what it counts is allocated: the buckets, then one
+// object a sub-aggregation a bucket, then each sub-aggregation's extra weight
+// as its header is read. Past it, or with a bucket count above
+// in.maxArraySize(), the read throws LimitExceededError naming the count and
+// the limit. Aggregations in the ES encoding inside the list are bounded by
+// their bytes, as InternalAggregations::readFrom, and do not count. A read
+// that throws hands back nothing.
 //
 // Thread-safe functions. Each thread keeps its column buffers between calls
 // (a fresh 8 MB vector a column costs more in page faults than decoding it);
@@ -51,10 +56,17 @@
 namespace wirestream::aggregations::columnar {
 
 struct Limits {
-  // Buckets and sub-aggregation objects one columnar aggregation may create:
-  // n x (1 + sub-aggregations per bucket), where a sub-aggregation whose name,
-  // metadata and format take b bytes counts 1 + b / 64 (each bucket copies them).
-  int64_t max_objects = int64_t{1} << 23;
+  // Buckets and sub-aggregation objects one response (one readAggregations)
+  // may create, summed over its columnar aggregations: n x (1 + sub-
+  // aggregations per bucket) each, where a bucket's copy of a sub-aggregation
+  // counts one more a 64 bytes of memory it takes beyond that: its copy of
+  // the name and format (a byte a wire byte; the metadata is shared among
+  // the copies) and, in terms buckets, the metric object itself (a histogram
+  // keeps the values in columns). An object is so at most ~64 bytes: 2^20
+  // hold at most ~64 MB (16 MB as histogram columns), no column above 8 MiB,
+  // and decode in well under a second (16 x search.max_buckets' default of
+  // 65,536). Was 2^23 an aggregation.
+  int64_t max_objects = int64_t{1} << 20;
 };
 
 // VInt count, then each aggregation tagged 00 (ES encoding) or 01 (columns).

@@ -12,7 +12,8 @@
 //   histogram_common::orderFinal(buckets, order);
 //
 // Every bucket created counts against ReduceContext::max_buckets before it is
-// built (TooManyBucketsError beyond): kept merged buckets, filled-in empty
+// built (TooManyBucketsError beyond): kept merged buckets (counted as they are
+// merged, one key at a time), filled-in empty
 // buckets (counted by walking their keys first), and each filled bucket's
 // copy of the empty bucket's sub-aggregations. Stateless; thread-safe.
 #pragma once
@@ -20,7 +21,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -44,35 +44,55 @@ namespace wirestream::aggregations::histogram_common {
 // template (a dense cardinality sketch, large metadata) is bounded as well.
 inline constexpr size_t kEmptyCopyBytesPerBucket = 256;
 
+namespace detail {
+// The indices of `buckets` in key order, or none when they already are (as
+// ES sends them).
+template <class Buckets, class Less>
+std::vector<uint32_t> keyOrder(const Buckets& buckets, Less less) {
+  size_t i = 1;
+  while (i < buckets.size() && !less(buckets.keyAt(i), buckets.keyAt(i - 1))) ++i;
+  if (i >= buckets.size()) return {};
+  std::vector<uint32_t> order(buckets.size());
+  for (size_t j = 0; j < order.size(); ++j) order[j] = static_cast<uint32_t>(j);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return less(buckets.keyAt(a), buckets.keyAt(b));
+  });
+  return order;
+}
+}  // namespace detail
+
 // Merges the buckets of `aggs` (all of type Agg) by key, in key order
-// (`Less`), reducing each key's sub-aggregations. A final reduce drops the
-// keys under `min_doc_count`; each bucket kept counts one. Rows of metric
-// columns are reduced through scratch objects of their shape (one a row of a
-// key, reused from key to key), not built one by one.
+// (`Less`). The inputs are taken in the order of ES's queue of the shards
+// (merge_order.h), so each key's sub-aggregations are reduced in that order,
+// and each key is reduced as soon as its last bucket is taken: a final
+// reduce counts every bucket it keeps against max_buckets before building
+// it, and holds nothing more than the buckets kept and one key's rows (no
+// map of every input key, which hostile inputs of millions of buckets would
+// fill before the budget is consulted). An input out of key order (not from
+// ES) is taken through a sorted index. A final reduce drops the keys under
+// `min_doc_count`; each bucket kept counts one. Rows of metric columns are
+// reduced through scratch objects of their shape (one a row of a key, reused
+// from key to key), not built one by one.
 template <class Agg, class Less>
 typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> aggs,
                                  int64_t min_doc_count, const ReduceContext& context, Less less) {
   using Buckets = typename Agg::Buckets;
   using Key = typename Buckets::KeyType;
-  struct Merged {
-    int64_t doc_count = 0;
-    std::vector<std::pair<uint32_t, uint32_t>> rows;  // (input, bucket)
-  };
   DowncastView<Agg> inputs = downcast<Agg>(aggs);
-  std::map<Key, Merged, Less> merged(less);
-  // Each key's rows in the order ES's queue of the shards takes them
-  // (merge_order.h): its sub-aggregations are reduced in that order.
   std::vector<size_t> sizes(inputs.size());
-  for (size_t k = 0; k < inputs.size(); ++k) sizes[k] = inputs[k]->buckets().size();
-  auto key_less = [&](uint32_t ka, uint32_t ia, uint32_t kb, uint32_t ib) {
-    return less(inputs[ka]->buckets().keyAt(ia), inputs[kb]->buckets().keyAt(ib));
-  };
-  for (auto [k, i] : luceneMergeOrder(sizes, key_less)) {
-    const Buckets& bs = inputs[k]->buckets();
-    Merged& m = merged[bs.keyAt(i)];
-    m.doc_count = checkedAdd(m.doc_count, bs.docCountAt(i), "doc count");
-    m.rows.emplace_back(k, i);
+  std::vector<std::vector<uint32_t>> orders(inputs.size());
+  size_t largest = 0;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    sizes[k] = inputs[k]->buckets().size();
+    orders[k] = detail::keyOrder(inputs[k]->buckets(), less);
+    largest = std::max(largest, sizes[k]);
   }
+  // Input k's bucket at position p of its key order.
+  auto bucketAt = [&](uint32_t k, uint32_t p) { return orders[k].empty() ? p : orders[k][p]; };
+  auto key_less = [&](uint32_t ka, uint32_t pa, uint32_t kb, uint32_t pb) {
+    return less(inputs[ka]->buckets().keyAt(bucketAt(ka, pa)),
+                inputs[kb]->buckets().keyAt(bucketAt(kb, pb)));
+  };
   // The scratch shape: the first input held in metric columns; inputs in
   // columns of another shape have their rows built.
   const MetricColumns* shape = nullptr;
@@ -88,19 +108,27 @@ typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> agg
   std::vector<const InternalAggregations*> lists;
   std::vector<const InternalAggregation*> group;
   Buckets buckets;
-  buckets.reserve(merged.size());
-  for (auto& [key, m] : merged) {
-    if (context.final_reduce && m.doc_count < min_doc_count) continue;
+  // Identical key sets merge to the largest input; a final reduce keeps at
+  // most max_buckets.
+  buckets.reserve(context.final_reduce
+                      ? std::min(largest, static_cast<size_t>(std::max(context.max_buckets, 0)))
+                      : largest);
+  // The key being merged: its doc count and its rows (input, bucket).
+  std::optional<Key> key;
+  int64_t doc_count = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> rows;
+  auto reduceKey = [&] {
+    if (context.final_reduce && doc_count < min_doc_count) return;
     context.consumeBucketsAndMaybeBreak(1);
     lists.clear();
     built.clear();
-    built.reserve(m.rows.size());  // pointers into both stay valid
+    built.reserve(rows.size());  // pointers into both stay valid
     if (shape != nullptr) {
-      while (scratch.size() < m.rows.size()) scratch.push_back(shape->prototypes());
+      while (scratch.size() < rows.size()) scratch.push_back(shape->prototypes());
     }
     bool all_scratch = shape != nullptr;
-    for (size_t p = 0; p < m.rows.size(); ++p) {
-      auto [k, i] = m.rows[p];
+    for (size_t p = 0; p < rows.size(); ++p) {
+      auto [k, i] = rows[p];
       const Buckets& bs = inputs[k]->buckets();
       if (const InternalAggregations* stored = bs.storedAggregations(i)) {
         lists.push_back(stored);
@@ -114,8 +142,8 @@ typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> agg
       }
     }
     if (!all_scratch) {
-      buckets.append(key, m.doc_count, InternalAggregations::reduce(lists, context));
-      continue;
+      buckets.append(*key, doc_count, InternalAggregations::reduce(lists, context));
+      return;
     }
     // Lists of one shape: InternalAggregations::reduce's groups are the
     // columns, in order, so each column's metrics are reduced directly.
@@ -126,8 +154,21 @@ typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> agg
       for (const InternalAggregations* list : lists) group.push_back(&(*list)[j]);
       reduced.push_back(group.front()->reduce(group, context));
     }
-    buckets.append(key, m.doc_count, InternalAggregations(std::move(reduced)));
-  }
+    buckets.append(*key, doc_count, InternalAggregations(std::move(reduced)));
+  };
+  forEachInMergeOrder(sizes, key_less, [&](uint32_t k, uint32_t p) {
+    const uint32_t i = bucketAt(k, p);
+    const Buckets& bs = inputs[k]->buckets();
+    if (!key || less(*key, bs.keyAt(i))) {
+      if (key) reduceKey();
+      key = bs.keyAt(i);
+      doc_count = 0;
+      rows.clear();
+    }
+    doc_count = checkedAdd(doc_count, bs.docCountAt(i), "doc count");
+    rows.emplace_back(k, i);
+  });
+  if (key) reduceKey();
   return buckets;
 }
 

@@ -134,7 +134,17 @@ void ReduceContext::consumeBucketsAndMaybeBreak(int64_t n) const {
 
 InternalAggregation::InternalAggregation(StreamInput& in) {
   name_ = in.readString();
-  metadata_ = readMetadata(in);
+  metadata_ = share(readMetadata(in));
+}
+
+const Metadata& InternalAggregation::noMetadata() {
+  static const Metadata kNone;
+  return kNone;
+}
+
+std::shared_ptr<const Metadata> InternalAggregation::share(Metadata m) {
+  if (m.isNull()) return nullptr;
+  return std::make_shared<const Metadata>(std::move(m));
 }
 
 void InternalAggregation::writeTo(StreamOutput& out) const {
@@ -144,7 +154,7 @@ void InternalAggregation::writeTo(StreamOutput& out) const {
 
 void InternalAggregation::writeNameAndMetadata(StreamOutput& out) const {
   out.writeString(name_);
-  writeGenericValue(out, metadata_);
+  writeGenericValue(out, getMetadata());
 }
 
 double InternalAggregation::sortValue(std::string_view) const {
@@ -152,8 +162,8 @@ double InternalAggregation::sortValue(std::string_view) const {
 }
 
 bool operator==(const InternalAggregation& a, const InternalAggregation& b) {
-  return typeid(a) == typeid(b) && a.name_ == b.name_ && a.metadata_ == b.metadata_ &&
-         a.doEquals(b);
+  return typeid(a) == typeid(b) && a.name_ == b.name_ &&
+         (a.metadata_ == b.metadata_ || a.getMetadata() == b.getMetadata()) && a.doEquals(b);
 }
 
 InternalAggregations::InternalAggregations(std::vector<Ptr> aggs) : aggs_(std::move(aggs)) {}

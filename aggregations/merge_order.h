@@ -15,12 +15,12 @@
 
 namespace wirestream::aggregations {
 
-// (list, index) of every bucket of lists of `sizes` buckets, in the order ES's
-// queue yields them. `less(list_a, index_a, list_b, index_b)` is the queue's
-// lessThan (key a before key b). Empty lists are not queued, as in ES.
-template <class Less>
-std::vector<std::pair<uint32_t, uint32_t>> luceneMergeOrder(std::span<const size_t> sizes,
-                                                            Less less) {
+// Calls f(list, index) for every bucket of lists of `sizes` buckets, in the
+// order ES's queue yields them, holding nothing but the queue.
+// `less(list_a, index_a, list_b, index_b)` is the queue's lessThan (key a
+// before key b). Empty lists are not queued, as in ES.
+template <class Less, class F>
+void forEachInMergeOrder(std::span<const size_t> sizes, Less less, F&& f) {
   struct Cursor {
     uint32_t list;
     uint32_t index;
@@ -47,18 +47,14 @@ std::vector<std::pair<uint32_t, uint32_t>> luceneMergeOrder(std::span<const size
     }
     heap[i] = node;
   };
-  size_t total = 0;
   for (uint32_t l = 0; l < sizes.size(); ++l) {
-    total += sizes[l];
     if (sizes[l] == 0) continue;
     heap.push_back({l, 0});
     up(heap.size() - 1);
   }
-  std::vector<std::pair<uint32_t, uint32_t>> out;
-  out.reserve(total);
   while (heap.size() > 1) {
     Cursor& top = heap[1];
-    out.emplace_back(top.list, top.index);
+    f(top.list, top.index);
     if (top.index + 1 < sizes[top.list]) {
       ++top.index;
     } else {
@@ -67,6 +63,17 @@ std::vector<std::pair<uint32_t, uint32_t>> luceneMergeOrder(std::span<const size
     }
     if (heap.size() > 1) down(1);
   }
+}
+
+// (list, index) of every bucket, in forEachInMergeOrder's order.
+template <class Less>
+std::vector<std::pair<uint32_t, uint32_t>> luceneMergeOrder(std::span<const size_t> sizes,
+                                                            Less less) {
+  size_t total = 0;
+  for (size_t n : sizes) total += n;
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  out.reserve(total);
+  forEachInMergeOrder(sizes, less, [&](uint32_t l, uint32_t i) { out.emplace_back(l, i); });
   return out;
 }
 

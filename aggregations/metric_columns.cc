@@ -130,10 +130,9 @@ bool MetricColumns::sameShape(const InternalAggregation& a, const InternalAggreg
                               Metric metric) {
   if (&a == &b) return true;
   if (typeid(a) != typeid(b) || !sameName(a.getName(), b.getName())) return false;
-  if (!(a.getMetadata().isNull() && b.getMetadata().isNull()) &&
-      !(a.getMetadata() == b.getMetadata())) {
-    return false;
-  }
+  // Copies share their metadata (internal_aggregation.h): a tree is compared
+  // only between two that are not one.
+  if (&a.getMetadata() != &b.getMetadata() && !(a.getMetadata() == b.getMetadata())) return false;
   return metric == Metric::kValueCount ||
          sameFormat(static_cast<const MetricAggregation&>(a).format(),
                     static_cast<const MetricAggregation&>(b).format());

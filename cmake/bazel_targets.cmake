@@ -413,6 +413,12 @@ ws_cc_test(tests_aggregations_columnar_test
     SRCS tests/aggregations/columnar_test.cc
     DEPS aggregations_json tests_aggregations_agg_test_util aggregations_columnar stream tests_stream_test_util GTest::gtest_main
     SIZE medium)
+ws_cc_test(tests_aggregations_columnar_limits_test
+    DIR tests/aggregations
+    NAME columnar_limits_test
+    SRCS tests/aggregations/columnar_limits_test.cc
+    DEPS aggregations aggregations_columnar stream tests_stream_test_util tests_support_counting_allocator GTest::gtest_main
+    SIZE medium)
 ws_cc_test(tests_codec_byte_order_test
     DIR tests/codec
     NAME byte_order_test

@@ -359,7 +359,7 @@ TEST(Columnar, HostileInputs) {
   const std::string big = replaced(
       replaced(dh, "01 09 1C 0000000000000005", "80808008 0E 2C 0000000000000001 00 80808008"),
       "09 10 000000000000000A 01", "0E 20 0000000000000001 00 80808008 01");
-  expectRefused(testing::hex(big), "above the limit of 8388608", 2);
+  expectRefused(testing::hex(big), "above the limit of 1048576 for one response", 2);
   // With a higher limit the keys are read and the doc counts column is short.
   columnar::Limits roomy;
   roomy.max_objects = int64_t{1} << 26;
