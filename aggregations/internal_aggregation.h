@@ -6,8 +6,9 @@
 //   aggs.writeTo(out);                                    // wire format §7
 //   BytesReferenceStreamInput in(out.bytes());
 //   InternalAggregations back = InternalAggregations::readFrom(in, defaultRegistry());
+//   const InternalAggregations* shards[] = {&shard0, &shard1};  // a span, not a braced list
 //   InternalAggregations total =
-//       InternalAggregations::reduce({&shard0, &shard1}, ReduceContext::finalReduce());
+//       InternalAggregations::reduce(shards, ReduceContext::finalReduce());
 //   std::string body = toResponseJson(total).dump();  // aggregations/json: ES's shape (§8)
 //
 // An InternalAggregation is a NamedWriteable: getWriteableName() is its type

@@ -2,8 +2,11 @@
 // their deadlines. Socket-free; the connection drives it:
 //
 //   PendingCalls calls;
-//   if (!calls.add(id, std::move(call), now)) fail(call, calls.closeReason());
-//   if (calls.add(...) returned kArmTimer) arm(calls.armedDeadline());
+//   switch (calls.add(id, call, now)) {  // takes `call` unless kClosed
+//     case PendingCalls::Added::kClosed: fail(call, calls.closeReason()); break;
+//     case PendingCalls::Added::kArmTimer: arm(*calls.armedDeadline()); break;
+//     case PendingCalls::Added::kAdded: break;
+//   }
 //   std::optional<PendingCall> c = calls.take(response_id);   // answer
 //   for (auto& [id, c] : calls.takeExpired(now)) timeOut(c);    // timer fired
 //   for (auto& [id, c] : calls.close("reason")) disconnect(c);   // closing
