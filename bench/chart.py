@@ -42,9 +42,17 @@ def parse_name(name):
     return op, impl, case
 
 
+def _ns_per_unit(run):
+    return {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[run.get("time_unit", "ns")]
+
+
 def cpu_ns(run):
-    scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[run.get("time_unit", "ns")]
-    return run["cpu_time"] * scale
+    return run["cpu_time"] * _ns_per_unit(run)
+
+
+def real_ns(run):
+    """Wall-clock ns per iteration (bench/es_java_report.py, beside JMH's wall-clock)."""
+    return run["real_time"] * _ns_per_unit(run)
 
 
 def load_times(path):

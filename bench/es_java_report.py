@@ -40,6 +40,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chart import real_ns  # noqa: E402  (one reader of Google Benchmark times)
 from run import cpu_kind, fmt, replace_between  # noqa: E402  (one formatter of times)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -109,8 +110,7 @@ def run_ours(binary, smoke, out_json):
             continue
         if b.get("error_occurred"):
             sys.exit("es_java_report: %s failed: %s" % (b["run_name"], b.get("error_message")))
-        scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
-        times.setdefault(b["run_name"], []).append(b["real_time"] * scale)
+        times.setdefault(b["run_name"], []).append(real_ns(b))
     return times
 
 
