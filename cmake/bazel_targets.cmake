@@ -123,13 +123,18 @@ ws_cc_library(transport_limits
     NAME limits
     SRCS transport/accept_backoff.cc transport/inbound_budget.cc
     HDRS transport/accept_backoff.h transport/inbound_budget.h)
-ws_cc_library(transport_net
-    EXPORT transport_net
+ws_cc_library(transport_thread_annotations
+    EXPORT transport_thread_annotations
     DIR transport
-    NAME net
-    SRCS transport/net/handshake_exchange.cc transport/net/pending_calls.cc transport/net/read_loop.cc transport/net/write_queue.cc
-    HDRS transport/net/handshake_exchange.h transport/net/pending_calls.h transport/net/read_loop.h transport/net/thread_annotations.h transport/net/write_queue.h
-    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_limits transport_remote_exception stream)
+    NAME thread_annotations
+    HDRS transport/thread_annotations.h)
+ws_cc_library(transport_protocol
+    EXPORT transport_protocol
+    DIR transport
+    NAME protocol
+    SRCS transport/protocol/handshake_exchange.cc transport/protocol/outbound_calls.cc transport/protocol/pending_calls.cc transport/protocol/read_loop.cc transport/protocol/write_queue.cc
+    HDRS transport/protocol/handshake_exchange.h transport/protocol/outbound_calls.h transport/protocol/pending_calls.h transport/protocol/read_loop.h transport/protocol/write_queue.h
+    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_limits transport_remote_exception transport_thread_annotations stream)
 ws_cc_library(transport_tls
     EXPORT transport_tls
     DIR transport
@@ -137,6 +142,13 @@ ws_cc_library(transport_tls
     SRCS transport/tls.cc
     HDRS transport/net_stream.h transport/tls.h transport/tls_options.h
     DEPS transport_errors Boost::headers Threads::Threads OpenSSL::SSL OpenSSL::Crypto)
+ws_cc_library(transport_net
+    EXPORT transport_net
+    DIR transport
+    NAME net
+    SRCS transport/net/byte_link.cc transport/net/plain_link.cc transport/net/tls_link.cc
+    HDRS transport/net/byte_link.h transport/net/handshake_exchange.h transport/net/pending_calls.h transport/net/plain_link.h transport/net/read_loop.h transport/net/thread_annotations.h transport/net/tls_link.h transport/net/write_queue.h
+    DEPS transport_protocol transport_thread_annotations transport_tls Boost::headers Threads::Threads OpenSSL::SSL OpenSSL::Crypto)
 ws_cc_library(transport_zero_copy
     EXPORT transport_zero_copy
     DIR transport
@@ -148,9 +160,9 @@ ws_cc_library(transport
     EXPORT transport
     DIR transport
     NAME transport
-    SRCS transport/transport_service.cc
-    HDRS transport/tls_options.h transport/transport_service.h
-    DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_net transport_tls transport_zero_copy stream Boost::headers Threads::Threads)
+    SRCS transport/protocol/inbound_session.cc transport/transport_service.cc
+    HDRS transport/protocol/inbound_session.h transport/tls_options.h transport/transport_service.h
+    DEPS transport_compression transport_errors transport_frame transport_frame_decoder transport_handshake transport_remote_exception transport_limits transport_net transport_protocol transport_tls transport_zero_copy stream Boost::headers Threads::Threads)
 ws_cc_library(transport_features
     EXPORT transport_features
     DIR transport
@@ -806,25 +818,37 @@ ws_cc_test(tests_transport_pending_calls_test
     DIR tests/transport
     NAME pending_calls_test
     SRCS tests/transport/pending_calls_test.cc
-    DEPS transport_net GTest::gtest_main
+    DEPS transport_protocol GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_byte_link_test
+    DIR tests/transport
+    NAME byte_link_test
+    SRCS tests/transport/byte_link_test.cc
+    DEPS tests_transport_tls_fixture transport_net transport_tls Boost::headers Threads::Threads GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_outbound_calls_test
+    DIR tests/transport
+    NAME outbound_calls_test
+    SRCS tests/transport/outbound_calls_test.cc
+    DEPS stream transport_errors transport_frame transport_frame_decoder transport_protocol transport_remote_exception GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_transport_write_queue_test
     DIR tests/transport
     NAME write_queue_test
     SRCS tests/transport/write_queue_test.cc
-    DEPS stream transport_net GTest::gtest_main
+    DEPS stream transport_protocol GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_transport_handshake_exchange_test
     DIR tests/transport
     NAME handshake_exchange_test
     SRCS tests/transport/handshake_exchange_test.cc
-    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_net transport_remote_exception GTest::gtest_main
+    DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_protocol transport_remote_exception GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_transport_read_loop_test
     DIR tests/transport
     NAME read_loop_test
     SRCS tests/transport/read_loop_test.cc
-    DEPS stream transport_errors transport_frame transport_limits transport_net GTest::gtest_main
+    DEPS stream transport_errors transport_frame transport_limits transport_protocol GTest::gtest_main
     SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL

@@ -1,6 +1,6 @@
-// NetStream: one connection's byte stream, a plain TCP socket or TLS over
-// it, so the connection code reads and writes through one place. Frames are
-// the same bytes either way; only the layer under them differs.
+// BufferedSocket: the TCP socket under TLS, buffered both ways (what
+// net/tls_link.h reads and writes through); and NetStream, a plain socket or
+// TLS over one (deprecated: unused since the byte links of transport/net/).
 //
 //   NetStream s(std::move(socket), tls_context);     // nullptr: plaintext
 //   s.tls().async_handshake(...);                    // TLS: first

@@ -1,9 +1,10 @@
-// The Asio side of the transport: accepting, connecting, reading,
-// gather-writing serialized frames, and running handlers and pending calls.
-// The frame bytes themselves are built and parsed by the socket-free units
-// (frame.h, frame_decoder.h, inbound_message.h); where each read lands, the
-// decoding, the admission of frames and their routing with the protocol's
-// rules are net::ReadLoop (net/read_loop.h), which the connection drives.
+// The service: accepting (with its node-wide limits), connecting, and the
+// connections, each the glue (TcpConnection) between a byte link
+// (transport/net/: the socket or TLS, and their pumps) and the protocol
+// units above it (transport/protocol/: ReadLoop, WriteQueue, OutboundCalls
+// over PendingCalls, InboundSession, the handshake's steps). The frame bytes
+// themselves are built and parsed by frame.h, frame_decoder.h and
+// inbound_message.h.
 //
 // Handshake (frames with status 0x08, action "internal:tcp/handshake", bodies
 // in handshake.h):
@@ -13,38 +14,25 @@
 //   refusal  an error response (status 0x01 | 0x02, no 0x08) at the request's
 //            version, then the connection closes.
 //
-// Threading: each connection has a strand; its reads, timers, handshake and
-// close run on it. Two things are shared with other threads and locked, each
-// a unit of transport/net/: the pending calls (net::PendingCalls: callers
-// register a call on their own thread before its frame can be answered; one
-// deadline timer per connection) and the write queue (net::WriteQueue: the
-// thread that enqueues into an idle connection sends right away with a
-// non-blocking sendmsg; the strand takes over only when the kernel's buffer
-// is full; what the strand itself sends while dispatching one read's frames
-// goes out after the last of them, in one sendmsg). The handshake's decisions are
-// net/handshake_exchange.h. Closing the socket takes fd_mu_ exclusively so no sendmsg can run on a
-// closed (reused) fd number. A TLS connection (options.tls) handshakes first, on the strand, and
-// then reads and writes only on the strand: an SSL object takes one operation at a time, so
-// enqueueing posts the writer there (readTls, writeTls).
+// Threading: each connection has a strand; its reads, timers, handshakes and
+// close run on it. Shared with other threads, and locked inside their units:
+// the calls (callers register one on their own thread before its frame can be
+// answered; one deadline timer per connection) and the write queue (the
+// thread whose push finds no writer sends at once through the link; see
+// byte_link.h for where each kind of link continues). What the strand sends
+// while dispatching one read's frames goes out after the last of them.
 #include "transport/transport_service.h"
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
-
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
-#include <deque>
 #include <iostream>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <shared_mutex>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -53,20 +41,17 @@
 
 #include "stream/bytes_stream_output.h"
 #include "stream/errors.h"
-#include "stream/page_recycler.h"
 #include "transport/accept_backoff.h"
 #include "transport/frame.h"
-#include "transport/frame_decoder.h"
 #include "transport/handshake.h"
 #include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
-#include "transport/net/handshake_exchange.h"
-#include "transport/net/pending_calls.h"
-#include "transport/net/read_loop.h"
-#include "transport/net/thread_annotations.h"
-#include "transport/net/write_queue.h"
-#include "transport/net_stream.h"
-#include "transport/remote_exception.h"
+#include "transport/net/byte_link.h"
+#include "transport/protocol/handshake_exchange.h"
+#include "transport/protocol/inbound_session.h"
+#include "transport/protocol/outbound_calls.h"
+#include "transport/protocol/read_loop.h"
+#include "transport/protocol/write_queue.h"
 #include "transport/tls.h"
 
 namespace wirestream::transport {
@@ -77,18 +62,9 @@ using boost::system::error_code;
 
 namespace {
 
-// iovecs a sendmsg takes (Linux's IOV_MAX).
-constexpr size_t kMaxIovPerCall = 1024;
-// TLS records collected before they are sent in one write.
-constexpr size_t kTlsFlushBytes = 256 * 1024;
-
 std::string endpointText(const tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());
 }
-
-// The connection whose received frames this thread is dispatching (see
-// TcpConnection::enqueue), or null.
-thread_local const void* t_dispatching = nullptr;
 
 void safeFail(const TransportService::FailureCallback& on_failure, std::exception_ptr e) {
   try {
@@ -212,75 +188,62 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   std::atomic<uint64_t> refused_frames{0};
 };
 
+// One TCP connection: the glue between its byte link (transport/net/: a
+// plain socket or TLS, with their pumps) and the protocol above it
+// (transport/protocol/: the read loop the link feeds, the write queue it
+// drains, the calls this side sent, the requests it serves, the handshake's
+// steps). What is left here: the strand's timers (read deadline, handshake
+// timeout, call deadlines), the order of closing, and the rule that what
+// the strand sends while dispatching one read's frames goes out after the
+// last of them, together (one sendmsg for a batch of responses).
 class TcpConnection final : public Connection,
                             public std::enable_shared_from_this<TcpConnection>,
-                            private net::ReadLoop::Sink {
+                            private net::ByteLink::Owner,
+                            private protocol::ReadLoop::Sink,
+                            private protocol::InboundSession::Host {
  public:
-  using Direction = net::Direction;
+  using Direction = protocol::Direction;
 
+  // `tls_peer_host`: outbound TLS verifies the peer's certificate against it.
   TcpConnection(std::shared_ptr<TransportService::Impl> service, tcp::socket socket,
-                Direction direction)
+                Direction direction, const std::string& tls_peer_host = "")
       : service_(std::move(service)),
-        stream_(std::move(socket), service_->tls_context.get()),
-        socket_(stream_.socket()),
         strand_(asio::make_strand(service_->io)),
-        deadline_(strand_),
-        handshake_timer_(strand_),
         direction_(direction),
+        description_(describe(socket, direction)),
+        link_(net::makeByteLink(std::move(socket), strand_, *this,
+                                tlsSettings(*service_, direction, tls_peer_host))),
         loop_({.direction = direction,
-               .max_frame_size = service_->options.max_frame_size,
-               .version = service_->options.version,
-               .minimum_compatible = service_->options.minimum_compatible_version,
-               .recycler = service_->options.recycler,
+               .max_frame_size = options().max_frame_size,
+               .version = options().version,
+               .minimum_compatible = options().minimum_compatible_version,
+               .recycler = options().recycler,
                .budget = direction == Direction::kInbound ? &service_->inbound_budget : nullptr},
-              *this) {
-    error_code ec;
-    tcp::endpoint local = socket_.local_endpoint(ec);
-    tcp::endpoint remote = socket_.remote_endpoint(ec);
-    description_ = (direction == Direction::kInbound ? "inbound " : "outbound ") +
-                   endpointText(local) + " -> " + endpointText(remote);
-    try {
-      local_address_ =
-          TransportAddress::fromIp(local.address().to_string(), local.port()).toString();
-    } catch (const std::invalid_argument&) {
-      local_address_ = endpointText(local);
-    }
-  }
-
-  // An error response as ES's OutboundHandler writes it: at `version`, the
-  // exception wrapped in RemoteTransportException("[node][address][action]").
-  std::shared_ptr<BytesStreamOutput> errorFrame(int64_t request_id, TransportVersion version,
-                                                const std::string& action,
-                                                std::shared_ptr<const RemoteException> cause,
-                                                const ResponseHeaders& headers = {}) {
-    auto frame = std::make_shared<BytesStreamOutput>();
-    const auto wrapped = wrapInRemoteTransport(service_->options.node_name, local_address_, action,
-                                               std::move(cause));
-    writeErrorFrame(*frame, {request_id, version, false}, *wrapped, headers);
-    return frame;
-  }
+              *this),
+        calls_(description_, options().max_frame_size,
+               [impl = service_.get()](bool warn, const std::string& line) {
+                 impl->log(warn ? LogLevel::kWarn : LogLevel::kDebug, line);
+               }),
+        inbound_(
+            {.node_name = options().node_name,
+             .local_address = localAddress(link_->socket()),
+             .description = description_,
+             .max_frame_size = options().max_frame_size,
+             .in_flight_budget = options().in_flight_budget,
+             .find_handler = [impl = service_.get()](
+                                 const std::string& action) { return impl->findHandler(action); }},
+            *this) {}
 
   void start() {
     asio::dispatch(strand_, [self = shared_from_this()] {
       self->armHandshakeTimer();  // inbound: TLS and transport handshakes within it
-      if (self->stream_.isTls()) {
-        self->startTls();
-      } else {
-        self->doRead();
-      }
+      self->link_->start();
     });
   }
 
-  // The host an outbound TLS connection verifies the peer's certificate
-  // against (kFull); set before start().
-  void setTlsPeerHost(std::string host) { tls_peer_host_ = std::move(host); }
-
-  // OpenSSL's reason if the TLS handshake failed or the peer refused it
-  // before the transport handshake completed; "" otherwise.
-  std::string tlsFailure() {
-    net::MutexLock lock(tls_failure_mu_);
-    return tls_failure_;
-  }
+  // OpenSSL's reason if the TLS handshake failed or the peer refused it; ""
+  // otherwise.
+  std::string tlsFailure() const { return link_->tlsFailure(); }
 
   TransportVersion version() const override { return loop_.version(); }
   bool isOpen() const override { return !closed_.load(); }
@@ -290,13 +253,12 @@ class TcpConnection final : public Connection,
     frame->writeBytes(kPingFrame);
     enqueue(std::move(frame));
   }
-  uint64_t bytesSent() const override { return bytes_sent_.load(); }
+  uint64_t bytesSent() const override { return link_->bytesSent(); }
   uint64_t bytesReceived() const override { return loop_.bytesReceived(); }
   uint64_t pingsReceived() const override { return loop_.pingsReceived(); }
   std::string description() const override { return description_; }
 
   Direction direction() const { return direction_; }
-  TransportService::Impl& service() const { return *service_; }
 
   void closeAsync(std::string reason, LogLevel level) {
     asio::dispatch(strand_, [self = shared_from_this(), reason = std::move(reason), level] {
@@ -305,48 +267,33 @@ class TcpConnection final : public Connection,
   }
 
   // Sends `frame` after every frame enqueued before it; from any thread.
-  // While the strand dispatches the frames one read brought, what their
-  // handlers and callbacks send on this connection goes out after the last
-  // of them, together (one sendmsg for a batch of responses, or of requests
-  // sent from response callbacks, instead of one each).
   void enqueue(std::shared_ptr<BytesStreamOutput> frame) {
     if (closed_) return;
-    if (!write_queue_.push(std::move(frame))) return;
-    if (t_dispatching == this) {
-      flush_after_dispatch_ = true;
+    if (!write_queue_.push(std::move(frame))) return;  // another thread is the writer
+    if (dispatching_.load() == std::this_thread::get_id()) {
+      flush_after_dispatch_ = true;  // see onReceived
       return;
     }
-    drainWrites();
+    link_->flush();
   }
 
   // Registers a call and sends its frame, on the caller's thread; the call
   // completes exactly once.
-  void submit(int64_t id, std::string action, std::shared_ptr<BytesStreamOutput> frame,
-              TransportService::RawResponseReader reader,
-              TransportService::FailureCallback on_failure, std::chrono::milliseconds timeout,
-              TransportService::ResponseHeadersCallback on_headers = nullptr,
-              std::span<uint8_t> receive_buffer = {}) {
-    net::PendingCall call{action,  std::move(reader),     std::move(on_failure),
-                          timeout, std::move(on_headers), receive_buffer};
-    switch (pending_.add(id, call, net::PendingCalls::Clock::now())) {
-      case net::PendingCalls::Added::kClosed:
-        safeFail(call.on_failure, std::make_exception_ptr(NodeDisconnectedError(
-                                      "[" + description_ + "] is closed; cannot send [" + action +
-                                      "] (" + pending_.closeReason() + ")")));
+  void submit(int64_t id, protocol::PendingCall call, std::shared_ptr<BytesStreamOutput> frame) {
+    switch (calls_.submit(id, std::move(call))) {
+      case protocol::PendingCalls::Added::kClosed:
         return;
-      case net::PendingCalls::Added::kArmTimer:
+      case protocol::PendingCalls::Added::kArmTimer:
         // The timer is the strand's; arming is rare (see PendingCalls).
         asio::post(strand_, [weak = weak_from_this()] {
           if (auto self = weak.lock()) self->armCallTimer();
         });
         break;
-      case net::PendingCalls::Added::kAdded:
+      case protocol::PendingCalls::Added::kAdded:
         break;
     }
     enqueue(std::move(frame));
   }
-
-  void releaseInFlight(size_t bytes) { in_flight_.fetch_sub(bytes); }
 
   // On the strand (the handshake's response or request is handled there).
   void completeHandshake(TransportVersion agreed) {
@@ -357,28 +304,157 @@ class TcpConnection final : public Connection,
  private:
   const TransportOptions& options() const { return service_->options; }
 
-  // The pending calls' one timer, on the strand: armed for the earliest
-  // deadline; when it fires, the calls due time out and it is armed again.
+  static std::string describe(const tcp::socket& socket, Direction direction) {
+    error_code ec;
+    return (direction == Direction::kInbound ? "inbound " : "outbound ") +
+           endpointText(socket.local_endpoint(ec)) + " -> " +
+           endpointText(socket.remote_endpoint(ec));
+  }
+  // As ES's NetworkAddress formats it: "127.0.0.1:9300".
+  static std::string localAddress(const tcp::socket& socket) {
+    error_code ec;
+    const tcp::endpoint local = socket.local_endpoint(ec);
+    try {
+      return TransportAddress::fromIp(local.address().to_string(), local.port()).toString();
+    } catch (const std::invalid_argument&) {
+      return endpointText(local);
+    }
+  }
+  static std::optional<net::TlsLinkSettings> tlsSettings(TransportService::Impl& service,
+                                                         Direction direction,
+                                                         const std::string& peer_host) {
+    if (!service.tls_context) return std::nullopt;
+    return net::TlsLinkSettings{.context = service.tls_context.get(),
+                                .options = &*service.options.tls,
+                                .client = direction == Direction::kOutbound,
+                                .peer_host = peer_host};
+  }
+
+  // ByteLink::Owner: the link's reads feed the loop, its writer drains the queue.
+  std::vector<std::span<uint8_t>> nextRead(bool single) override {
+    protocol::ReadLoop::Target target = single ? loop_.nextSingleRead() : loop_.nextRead();
+    read_direct_ = target.direct;
+    return std::move(target.buffers);
+  }
+
+  // Dispatches the frames one read completed. What their handlers and
+  // callbacks send on this connection meanwhile goes out after the last of
+  // them (enqueue), even when a frame after them is bad.
+  void onReceived(size_t n) override {
+    if (closed_) return;
+    std::optional<std::string> failure;
+    dispatching_ = std::this_thread::get_id();
+    try {
+      loop_.received(n, read_direct_);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    } catch (...) {
+      dispatching_ = std::thread::id();
+      throw;
+    }
+    dispatching_ = std::thread::id();
+    if (flush_after_dispatch_) {
+      flush_after_dispatch_ = false;
+      link_->flush();
+    }
+    if (failure) {
+      closeNow(*failure, LogLevel::kWarn);
+      return;
+    }
+    if (!closed_) updateDeadline();
+  }
+
+  void onReadEnded(bool eof, const std::string& error) override {
+    bool warn = false;
+    const std::string reason = loop_.closeReason(eof, error, warn);
+    closeNow(reason, warn ? LogLevel::kWarn : LogLevel::kDebug);
+  }
+
+  void onLinkFailed(const std::string& reason) override { closeAsync(reason, LogLevel::kWarn); }
+
+  // The writer's next batch: the frames' own pages and referenced ranges, no
+  // flattening copy; the frames stay alive until the next call.
+  bool nextPieces(std::vector<std::span<const uint8_t>>& pieces) override {
+    writing_frames_.clear();
+    protocol::WriteQueue::Batch batch = write_queue_.next();
+    if (batch.frames.empty()) {
+      if (batch.close_reason) closeAsync(std::move(*batch.close_reason), LogLevel::kWarn);
+      return false;
+    }
+    writing_frames_ = std::move(batch.frames);
+    for (const std::shared_ptr<BytesStreamOutput>& frame : writing_frames_) {
+      const BytesReference bytes = frame->bytes();
+      for (BytesReference::Piece piece : bytes.pieces())
+        pieces.emplace_back(piece.data(), piece.size());
+    }
+    return true;
+  }
+
+  std::shared_ptr<void> keepAlive() override { return shared_from_this(); }
+
+  // InboundSession::Host.
+  void send(std::shared_ptr<BytesStreamOutput> frame) override { enqueue(std::move(frame)); }
+  void log(LogLevel level, const std::string& line) override { service_->log(level, line); }
+
+  // ReadLoop::Sink.
+  void answerPing() override { sendPing(); }
+
+  void onHandshakeRequest(DecodedFrame&& frame) override {
+    const InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
+    protocol::HandshakeAnswer answer =
+        protocol::answerHandshake(m, {options().version, options().minimum_compatible_version,
+                                      options().node_name, inbound_.settings().local_address});
+    if (answer.agreed) {
+      completeHandshake(*answer.agreed);
+    } else {
+      write_queue_.closeAfterFlush(answer.refusal);
+    }
+    enqueue(std::move(answer.frame));
+  }
+
+  void onVersionAdopted(TransportVersion) override { handshake_timer_.cancel(); }
+
+  void onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) override {
+    // The session shares this connection's ownership: a channel keeps both.
+    protocol::InboundSession::onRequest(
+        std::shared_ptr<protocol::InboundSession>(shared_from_this(), &inbound_), std::move(frame),
+        std::move(lease), version());
+  }
+
+  void onResponse(DecodedFrame&& frame) override { calls_.onResponse(std::move(frame)); }
+
+  // The node budget refused a frame (ReadLoop::admit): counted, logged at
+  // most once a second, and a request answered now.
+  void onRefused(const FrameHeader& h, const CircuitBreakingError& breaker, bool answer) override {
+    ++service_->refused_frames;
+    service_->logLimited(service_->budget_log,
+                         "[" + description_ + "] refusing a frame of " +
+                             std::to_string(h.frameSize()) + " bytes (request id [" +
+                             std::to_string(h.request_id) + "]): " + breaker.what());
+    if (answer)
+      enqueue(inbound_.errorFrame(h.request_id, version(), "", breaker.remoteException()));
+  }
+
+  // The content of the response to a call that lent a buffer large enough
+  // goes there (the call then waits for it whatever its timeout).
+  std::span<uint8_t> receiveBuffer(const FrameHeader& h) override {
+    return calls_.pending().claimReceiveBuffer(h.request_id, h.contentSize());
+  }
+
+  // The calls' one timer, on the strand: armed for the earliest deadline;
+  // when it fires, the calls due time out and it is armed again.
   void armCallTimer() {
-    const std::optional<net::PendingCalls::Clock::time_point> deadline = pending_.armedDeadline();
+    const std::optional<protocol::PendingCalls::Clock::time_point> deadline =
+        calls_.pending().armedDeadline();
     if (!deadline || closed_) return;
     call_timer_.expires_at(*deadline);
     call_timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
       if (ec) return;
-      if (auto self = weak.lock()) self->onCallTimer();
+      if (auto self = weak.lock()) {
+        self->calls_.expire(protocol::PendingCalls::Clock::now());
+        self->armCallTimer();
+      }
     });
-  }
-
-  void onCallTimer() {
-    std::vector<std::pair<int64_t, net::PendingCall>> expired =
-        pending_.takeExpired(net::PendingCalls::Clock::now());
-    armCallTimer();
-    for (auto& [id, call] : expired) {
-      safeFail(call.on_failure,
-               std::make_exception_ptr(ReceiveTimeoutError(
-                   "[" + description_ + "][" + call.action + "] request_id [" + std::to_string(id) +
-                   "] timed out after [" + std::to_string(call.timeout.count()) + "ms]")));
-    }
   }
 
   void armHandshakeTimer() {
@@ -401,88 +477,14 @@ class TcpConnection final : public Connection,
     closeNow(reason, level);
   }
 
-  // The node budget refused a frame (ReadLoop::admit): counted, logged at
-  // most once a second, and a request answered now.
-  void onRefused(const FrameHeader& h, const CircuitBreakingError& breaker, bool answer) override {
-    ++service_->refused_frames;
-    service_->logLimited(service_->budget_log,
-                         "[" + description_ + "] refusing a frame of " +
-                             std::to_string(h.frameSize()) + " bytes (request id [" +
-                             std::to_string(h.request_id) + "]): " + breaker.what());
-    if (answer) enqueue(errorFrame(h.request_id, version(), "", breaker.remoteException()));
-  }
-
-  void answerPing() override { sendPing(); }
-
-  // The content of the response to a call that lent a buffer large enough
-  // goes there (the call then waits for it whatever its timeout).
-  std::span<uint8_t> receiveBuffer(const FrameHeader& h) override {
-    return pending_.claimReceiveBuffer(h.request_id, h.contentSize());
-  }
-
-  void doRead() {
-    if (closed_) return;
-    if (stream_.isTls()) {
-      readTls();
-      return;
-    }
-    net::ReadLoop::Target target = loop_.nextRead();
-    direct_buffers_.clear();
-    for (std::span<uint8_t> s : target.buffers) direct_buffers_.emplace_back(s.data(), s.size());
-    stream_.asyncReadSome(
-        direct_buffers_,
-        asio::bind_executor(strand_,
-                            [self = shared_from_this(), direct = target.direct](
-                                const error_code& ec, size_t n) { self->onRead(ec, n, direct); }));
-  }
-
-  void onRead(const error_code& ec, size_t n, bool direct) {
-    if (closed_) return;
-    if (ec && tls::isTlsError(ec) && ec != asio::ssl::error::stream_truncated) {
-      // Garbage, a forged record, a renegotiation attempt, or (TLS 1.3) the
-      // peer refusing our certificate after our side of the handshake.
-      failTls("TLS read failed", ec);
-      return;
-    }
-    if (ec) {
-      bool warn = false;
-      const std::string reason = loop_.closeReason(ec == asio::error::eof, ec.message(), warn);
-      closeNow(reason, warn ? LogLevel::kWarn : LogLevel::kDebug);
-      return;
-    }
-    std::optional<std::string> failure;
-    const void* outer = std::exchange(t_dispatching, this);
-    try {
-      loop_.received(n, direct);
-    } catch (const std::exception& e) {
-      failure = e.what();
-    } catch (...) {
-      t_dispatching = outer;
-      throw;
-    }
-    t_dispatching = outer;
-    // What the frames before a bad one answered still goes out first.
-    if (flush_after_dispatch_) {
-      flush_after_dispatch_ = false;
-      drainWrites();
-    }
-    if (failure) {
-      closeNow(*failure, LogLevel::kWarn);
-      return;
-    }
-    if (closed_) return;
-    updateDeadline();
-    doRead();
-  }
-
   void updateDeadline() {
     switch (loop_.deadlineAfterRead()) {
-      case net::ReadLoop::Deadline::kKeep:
+      case protocol::ReadLoop::Deadline::kKeep:
         return;
-      case net::ReadLoop::Deadline::kCancel:
+      case protocol::ReadLoop::Deadline::kCancel:
         deadline_.cancel();
         return;
-      case net::ReadLoop::Deadline::kArm:
+      case protocol::ReadLoop::Deadline::kArm:
         break;
     }
     deadline_.expires_after(options().read_deadline);
@@ -498,518 +500,40 @@ class TcpConnection final : public Connection,
     closeNow(loop_.deadlineReason(options().read_deadline), LogLevel::kWarn);
   }
 
-  void onHandshakeRequest(DecodedFrame&& frame) override {
-    const InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
-    net::HandshakeAnswer answer =
-        net::answerHandshake(m, {options().version, options().minimum_compatible_version,
-                                 options().node_name, local_address_});
-    if (answer.agreed) {
-      completeHandshake(*answer.agreed);
-    } else {
-      write_queue_.closeAfterFlush(answer.refusal);
-    }
-    enqueue(std::move(answer.frame));
-  }
-
-  void onVersionAdopted(TransportVersion) override { handshake_timer_.cancel(); }
-  void onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) override;
-  void onResponse(DecodedFrame&& frame) override {
-    const FrameHeader h = frame.header;
-    std::optional<net::PendingCall> taken = pending_.take(h.request_id);
-    if (!taken) {
-      service_->log(LogLevel::kDebug,
-                    "[" + description_ + "] dropping the response to request id [" +
-                        std::to_string(h.request_id) + "]: no such pending request (timed out?)");
-      return;
-    }
-    net::PendingCall& call = *taken;
-    std::function<void()> complete;
-    try {
-      InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
-      if (call.on_headers) call.on_headers(m.response_headers);
-      BytesReferenceStreamInput in(m.body());
-      in.setTransportVersion(h.version());
-      if (h.isError()) {
-        // Any registry id reads (an unknown one as a generic remote error);
-        // the connection stays usable whatever the error body holds.
-        std::shared_ptr<const RemoteException> remote = readException(in);
-        if (!remote) {
-          throw TransportError("transport_serialization_exception",
-                               "error response to [" + call.action + "] without an exception");
-        }
-        std::rethrow_exception(remoteErrorFor(std::move(remote)));
-      }
-      complete = call.reader(in);
-      if (in.available() != 0) {
-        throw TransportError("transport_serialization_exception",
-                             "Message not fully read (response) for requestId [" +
-                                 std::to_string(h.request_id) + "], action [" + call.action +
-                                 "], available [" + std::to_string(in.available()) + "]");
-      }
-    } catch (...) {
-      safeFail(call.on_failure, std::current_exception());
-      return;
-    }
-    try {
-      complete();
-    } catch (const std::exception& e) {
-      service_->log(LogLevel::kWarn,
-                    "response callback for [" + call.action + "] threw: " + e.what());
-    } catch (...) {
-      service_->log(LogLevel::kWarn, "response callback for [" + call.action + "] threw");
-    }
-  }
-
-  // The write path. Whichever thread enqueues into an idle connection becomes
-  // its writer and sends with non-blocking sendmsg right away, so a request
-  // costs no hand-off to an I/O thread; when the kernel's buffer is full the
-  // rest continues on the strand once the socket is writable. Only the
-  // writer (see WriteQueue) touches writing_frames_ and iov_.
-  void drainWrites() {
-    if (stream_.isTls()) {
-      // An SSL object takes one operation at a time: TLS writes run on the
-      // strand, in order (writeTls).
-      asio::post(strand_, [self = shared_from_this()] { self->writeTls(); });
-      return;
-    }
-    while (true) {
-      if (iov_next_ == iov_.size()) {
-        writing_frames_.clear();
-        iov_.clear();
-        iov_next_ = 0;
-        net::WriteQueue::Batch batch = write_queue_.next();
-        if (batch.frames.empty()) {
-          if (batch.close_reason) closeAsync(std::move(*batch.close_reason), LogLevel::kWarn);
-          return;
-        }
-        takeBatch(std::move(batch), [this](const uint8_t* data, size_t size) {
-          iov_.push_back({const_cast<uint8_t*>(data), size});
-        });
-      }
-      ssize_t n;
-      {
-        // Shared with other writers' syscalls, exclusive with close: the fd
-        // number cannot be closed (and reused) under a sendmsg.
-        net::ReaderLock fd_lock(fd_mu_);
-        if (closed_) return;
-        msghdr msg{};
-        msg.msg_iov = iov_.data() + iov_next_;
-        msg.msg_iovlen = std::min<size_t>(iov_.size() - iov_next_, kMaxIovPerCall);
-        n = ::sendmsg(socket_.native_handle(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-      }
-      if (n > 0) {
-        bytes_sent_ += static_cast<uint64_t>(n);
-        size_t left = static_cast<size_t>(n);
-        while (left > 0) {
-          iovec& v = iov_[iov_next_];
-          if (left >= v.iov_len) {
-            left -= v.iov_len;
-            ++iov_next_;
-          } else {
-            v.iov_base = static_cast<uint8_t*>(v.iov_base) + left;
-            v.iov_len -= left;
-            left = 0;
-          }
-        }
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        asio::post(strand_, [self = shared_from_this()] { self->waitWritable(); });
-        return;
-      }
-      closeAsync(std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE),
-                 LogLevel::kWarn);
-      return;
-    }
-  }
-
-  // Makes `batch` the writer's frames, handing each piece to add_piece (the
-  // frame's own pages and referenced ranges, no flattening copy).
-  template <class AddPiece>
-  void takeBatch(net::WriteQueue::Batch batch, AddPiece add_piece) {
-    writing_frames_ = std::move(batch.frames);
-    for (const std::shared_ptr<BytesStreamOutput>& frame : writing_frames_) {
-      const BytesReference bytes_ref = frame->bytes();
-      for (BytesReference::Piece piece : bytes_ref.pieces()) add_piece(piece.data(), piece.size());
-    }
-  }
-
-  // TLS reads, on the strand: decrypts every record already received in
-  // one loop, feeding onRead as the socket path does, then waits for more
-  // bytes. onRead's doRead() during the loop just lets the loop go on.
-  void readTls() {
-    if (tls_reading_) return;
-    tls_reading_ = true;
-    SSL* ssl = stream_.tls().native_handle();
-    while (!closed_) {
-      error_code ec;
-      size_t n;
-      // Straight into a large frame's pages (the first that has room).
-      const net::ReadLoop::Target target = loop_.nextSingleRead();
-      const std::span<uint8_t> into = target.buffers.front();
-      n = tls::read(ssl, into.data(), into.size(), ec);
-      if (ec == asio::error::would_block) break;
-      onRead(ec, n, target.direct);
-    }
-    tls_reading_ = false;
-    if (closed_) return;
-    writeTls();  // sends what reading produced, if anything
-    stream_.tlsSocket().asyncFill(
-        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec, size_t) {
-          if (self->closed_) return;
-          if (ec) {
-            self->onRead(ec, 0, false);
-            return;
-          }
-          self->readTls();
-        }));
-  }
-
-  // The TLS writer, on the strand: encrypts queued frames page by page into
-  // the socket's buffer until about kTlsFlushBytes of records collected and
-  // sends them in one non-blocking send; when the socket is full it goes on
-  // once it is writable. Also sends what reading produced (TLS 1.3 key
-  // updates). Waits for the TLS handshake (startTls resumes it).
-  void writeTls() {
-    if (closed_ || !tls_ready_ || tls_writing_) return;
-    BufferedSocket& socket = stream_.tlsSocket();
-    while (true) {
-      error_code ec;
-      if (socket.unsent() > 0 && !socket.trySend(ec)) {
-        if (ec) {
-          closeNow("write failed: " + ec.message(), LogLevel::kWarn);
-          return;
-        }
-        tls_writing_ = true;
-        socket.asyncWaitWritable(
-            asio::bind_executor(strand_, [self = shared_from_this()](const error_code& wait_ec) {
-              self->tls_writing_ = false;
-              if (self->closed_) return;
-              if (wait_ec) {
-                self->closeNow("write failed: " + wait_ec.message(), LogLevel::kWarn);
-                return;
-              }
-              self->writeTls();
-            }));
-        return;
-      }
-      if (tls_next_ == tls_buffers_.size()) {
-        writing_frames_.clear();
-        tls_buffers_.clear();
-        tls_next_ = 0;
-        net::WriteQueue::Batch batch = write_queue_.next();
-        if (batch.frames.empty()) {
-          if (batch.close_reason) closeNow(*batch.close_reason, LogLevel::kWarn);
-          return;
-        }
-        takeBatch(std::move(batch), [this](const uint8_t* data, size_t size) {
-          tls_buffers_.emplace_back(data, size);
-        });
-      }
-      while (tls_next_ < tls_buffers_.size() && socket.unsent() < kTlsFlushBytes) {
-        asio::const_buffer& piece = tls_buffers_[tls_next_];
-        // Asio's engine enables partial writes: SSL_write takes one record
-        // (16 KiB) at a time of a larger piece (a referenced body).
-        const size_t n = tls::write(stream_.tls().native_handle(), piece.data(), piece.size(), ec);
-        if (ec) {
-          failTls("TLS write failed", ec);
-          return;
-        }
-        bytes_sent_ += n;
-        piece += n;
-        if (piece.size() == 0) ++tls_next_;
-      }
-    }
-  }
-
-  // TLS handshake first, bounded by a deadline on the accepting side (the
-  // connecting side's is connect_timeout, on its handshake call).
-  void startTls() {
-    SSL* ssl = stream_.tls().native_handle();
-    const TlsOptions& tls_options = *options().tls;
-    const bool outbound = direction_ == Direction::kOutbound;
-    try {
-      if (outbound) {
-        tls::configureClient(ssl, tls_options, tls_peer_host_);
-      } else {
-        tls::configureServer(ssl, tls_options);
-      }
-    } catch (const std::exception& e) {
-      closeNow(e.what(), LogLevel::kWarn);
-      return;
-    }
-    // Inbound, the TLS handshake counts against handshake_timeout (armHandshakeTimer).
-    stream_.tls().async_handshake(
-        outbound ? asio::ssl::stream_base::client : asio::ssl::stream_base::server,
-        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec) {
-          if (self->closed_) return;
-          if (ec) {
-            // A record header that is not TLS: most likely a plaintext peer.
-            const bool plaintext = ec.category() == asio::error::get_ssl_category() &&
-                                   ERR_GET_REASON(ec.value()) == SSL_R_WRONG_VERSION_NUMBER;
-            self->failTls(
-                plaintext ? "TLS handshake failed (a plaintext peer?)" : "TLS handshake failed",
-                ec);
-            return;
-          }
-          tls::attachBufferedSocket(self->stream_.tls().native_handle(), self->stream_.tlsSocket());
-          self->tls_ready_ = true;
-          self->doRead();
-          self->writeTls();
-        }));
-  }
-
-  // Closes with one WARN naming the peer and OpenSSL's reason; before the
-  // transport handshake the reason is kept for connect() to throw.
-  void failTls(const std::string& what, const error_code& ec) {
-    const std::string reason = tls::failureReason(ec, stream_.tls().native_handle());
-    if (!loop_.handshakeDone()) {
-      net::MutexLock lock(tls_failure_mu_);
-      tls_failure_ = reason;
-    }
-    closeNow(what + ": " + reason, LogLevel::kWarn);
-  }
-
-  void waitWritable() {
-    if (closed_) return;
-    socket_.async_wait(
-        tcp::socket::wait_write,
-        asio::bind_executor(strand_, [self = shared_from_this()](const error_code& ec) {
-          if (self->closed_) return;
-          if (ec) {
-            self->closeNow("write failed: " + ec.message(), LogLevel::kWarn);
-            return;
-          }
-          self->drainWrites();
-        }));
-  }
-
+  // On the strand, once: the link, the queue, the timers and every call.
   void closeNow(const std::string& reason, LogLevel level) {
     if (closed_.exchange(true)) return;
     service_->log(level, "closing connection [" + description_ + "]: " + reason);
     loop_.close();
     deadline_.cancel();
     handshake_timer_.cancel();
-    {
-      net::WriterLock fd_lock(fd_mu_);
-      error_code ignored;
-      socket_.shutdown(tcp::socket::shutdown_both, ignored);
-      socket_.close(ignored);
-    }
+    link_->close();
     write_queue_.close();
     call_timer_.cancel();
-    for (auto& [id, call] : pending_.close(reason)) {
-      safeFail(call.on_failure,
-               std::make_exception_ptr(NodeDisconnectedError(
-                   "[" + description_ + "] disconnected before the response to [" + call.action +
-                   "] request_id [" + std::to_string(id) + "]: " + reason)));
-    }
+    calls_.close(reason);
     service_->removeConnection(shared_from_this());
   }
 
   std::shared_ptr<TransportService::Impl> service_;
-  NetStream stream_;
-  tcp::socket& socket_;  // stream_'s TCP socket
-  asio::strand<asio::io_context::executor_type> strand_;
-  asio::steady_timer deadline_;
-  asio::steady_timer handshake_timer_;
-  std::string tls_peer_host_;
-  bool tls_ready_ = false;                       // the strand's
-  bool tls_writing_ = false;                     // the strand's: a flush is under way
-  bool tls_reading_ = false;                     // the strand's: readTls is looping
-  std::vector<asio::const_buffer> tls_buffers_;  // the strand's: the batch's pages
-  size_t tls_next_ = 0;                          // the strand's: first page not encrypted
+  net::Strand strand_;
   const Direction direction_;
-  std::string description_;
-  std::string local_address_;  // "127.0.0.1:9300", as ES's NetworkAddress formats it
-
-  net::ReadLoop loop_;                                // the strand's
-  std::vector<asio::mutable_buffer> direct_buffers_;  // the strand's: loop_'s next read
-
-  net::PendingCalls pending_;
-  asio::steady_timer call_timer_{strand_};  // the strand's: see armCallTimer
-  net::Mutex tls_failure_mu_;
-  std::string tls_failure_ WS_GUARDED_BY(tls_failure_mu_);
-
-  net::WriteQueue write_queue_;
-  // The strand's: this thread became the writer while dispatching (enqueue).
+  const std::string description_;
+  std::unique_ptr<net::ByteLink> link_;
+  protocol::ReadLoop loop_;  // the strand's
+  protocol::OutboundCalls calls_;
+  protocol::InboundSession inbound_;
+  protocol::WriteQueue write_queue_;
+  asio::steady_timer deadline_{strand_};
+  asio::steady_timer handshake_timer_{strand_};
+  asio::steady_timer call_timer_{strand_};  // see armCallTimer
+  bool read_direct_ = false;                // the strand's: the last nextRead's
+  // The thread dispatching a read's frames (see enqueue), and whether what
+  // they sent waits for the end of it; the strand's.
+  std::atomic<std::thread::id> dispatching_{};
   bool flush_after_dispatch_ = false;
   std::vector<std::shared_ptr<BytesStreamOutput>> writing_frames_;  // the writer's
-  std::vector<iovec> iov_;                                          // the writer's
-  size_t iov_next_ = 0;                                             // the writer's
-  net::SharedMutex fd_mu_;
-
   std::atomic<bool> closed_{false};
-  std::atomic<size_t> in_flight_{0};
-  std::atomic<uint64_t> bytes_sent_{0};
 };
-
-namespace {
-
-// The server side of one request. Answers once; dropping it unanswered sends
-// an error so the caller is never left waiting.
-class ChannelImpl final : public TransportChannel {
- public:
-  // `compression`: the request's scheme, which its response uses too (ES).
-  ChannelImpl(std::shared_ptr<TcpConnection> connection, int64_t request_id, std::string action,
-              TransportVersion version, size_t reserved, InboundBudget::Lease lease,
-              CompressionScheme compression = CompressionScheme::kNone,
-              RequestHeaders request_headers = {})
-      : connection_(std::move(connection)),
-        request_id_(request_id),
-        action_(std::move(action)),
-        version_(version),
-        reserved_(reserved),
-        lease_(std::move(lease)),
-        compression_(compression),
-        request_headers_(std::move(request_headers)) {}
-
-  ~ChannelImpl() override {
-    if (responded_.load()) return;
-    try {
-      sendError("illegal_state_exception",
-                "the handler of [" + action_ + "] dropped the channel without a response");
-    } catch (...) {
-    }
-  }
-
-  void sendResponse(const Writeable& response) override {
-    claim();
-    const TransportOptions& options = connection_->service().options;
-    auto frame = std::make_shared<BytesStreamOutput>();
-    try {
-      writeResponseFrame(*frame, {request_id_, version_, false}, takeResponseHeaders(), response,
-                         compression_);
-      if (frame->size() > options.max_frame_size) {
-        internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
-                                     " bytes exceeds the maximum frame size of " +
-                                     std::to_string(options.max_frame_size) + " bytes");
-      }
-    } catch (...) {
-      frame = connection_->errorFrame(request_id_, version_, action_,
-                                      exceptionFromError(std::current_exception()),
-                                      takeResponseHeaders());
-    }
-    finish(std::move(frame));
-  }
-
-  void sendError(const std::string& type, const std::string& message) override {
-    claim();
-    finish(connection_->errorFrame(request_id_, version_, action_,
-                                   exceptionFromTypeAndMessage(type, message),
-                                   takeResponseHeaders()));
-  }
-
-  void sendException(std::exception_ptr error) override {
-    claim();
-    finish(connection_->errorFrame(request_id_, version_, action_, exceptionFromError(error),
-                                   takeResponseHeaders()));
-  }
-
-  // For the dispatcher: answers with `error` unless a response went out.
-  void failIfUnanswered(std::exception_ptr error) {
-    if (responded_.load()) {
-      connection_->service().log(
-          LogLevel::kWarn,
-          "handler of [" + action_ + "] threw after responding: " + errorMessageOf(error));
-      return;
-    }
-    sendException(error);
-  }
-
-  const std::string& action() const override { return action_; }
-  const RequestHeaders& requestHeaders() const override { return request_headers_; }
-  void addResponseHeader(const std::string& key, const std::string& value) override {
-    std::lock_guard<std::mutex> lock(headers_mu_);
-    std::vector<std::string>& values = response_headers_[key];
-    // ES keeps a response header's values as a set.
-    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
-  }
-  int64_t requestId() const override { return request_id_; }
-  TransportVersion version() const override { return version_; }
-
- private:
-  void claim() {
-    if (responded_.exchange(true)) {
-      throw std::logic_error("request [" + std::to_string(request_id_) + "] of [" + action_ +
-                             "] was already answered");
-    }
-  }
-  ResponseHeaders takeResponseHeaders() {
-    std::lock_guard<std::mutex> lock(headers_mu_);
-    return std::move(response_headers_);
-  }
-  void finish(std::shared_ptr<BytesStreamOutput> frame) {
-    connection_->releaseInFlight(reserved_);
-    lease_.reset();
-    connection_->enqueue(std::move(frame));
-  }
-
-  std::shared_ptr<TcpConnection> connection_;
-  const int64_t request_id_;
-  const std::string action_;
-  const TransportVersion version_;
-  const size_t reserved_;
-  InboundBudget::Lease lease_;  // the node budget of the request, until answered
-  const CompressionScheme compression_;
-  const RequestHeaders request_headers_;
-  std::mutex headers_mu_;
-  ResponseHeaders response_headers_;  // guarded by headers_mu_
-  std::atomic<bool> responded_{false};
-};
-
-}  // namespace
-
-void TcpConnection::onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) {
-  const FrameHeader h = frame.header;
-  const size_t size = h.frameSize();
-  const size_t budget = options().in_flight_budget;
-  const size_t before = in_flight_.fetch_add(size);
-  if (before + size > budget) {
-    in_flight_.fetch_sub(size);
-    // As ES's in-flight-requests circuit breaker words and sends it.
-    const std::string action = InboundMessage::peekAction(frame);
-    const CircuitBreakingError breaker(
-        inFlightBreakerMessage(action, static_cast<int64_t>(before + size),
-                               static_cast<int64_t>(budget)),
-        static_cast<int64_t>(before + size), static_cast<int64_t>(budget),
-        CircuitBreakingError::Durability::kTransient);
-    service_->log(LogLevel::kInfo, "[" + description_ + "] rejecting request id [" +
-                                       std::to_string(h.request_id) + "]: " + breaker.what());
-    enqueue(errorFrame(h.request_id, version(), action, breaker.remoteException()));
-    return;
-  }
-  std::optional<InboundMessage> message;
-  try {
-    message.emplace(InboundMessage::parse(std::move(frame), options().max_frame_size));
-  } catch (...) {
-    in_flight_.fetch_sub(size);
-    throw;
-  }
-  auto channel = std::make_shared<ChannelImpl>(shared_from_this(), h.request_id, message->action,
-                                               version(), size, std::move(lease),
-                                               message->compression, message->request_headers);
-  TransportService::RawRequestHandler handler = service_->findHandler(message->action);
-  if (!handler) {
-    channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));
-    return;
-  }
-  BytesReferenceStreamInput in(message->body());
-  in.setTransportVersion(h.version());
-  try {
-    TransportService::RequestContinuation run = handler(in);
-    if (in.available() != 0) {
-      throw TransportError("illegal_state_exception",
-                           "Message not fully read (request) for requestId [" +
-                               std::to_string(h.request_id) + "], action [" + message->action +
-                               "], available [" + std::to_string(in.available()) + "]; resetting");
-    }
-    run(channel);
-  } catch (...) {
-    channel->failIfUnanswered(std::current_exception());
-  }
-}
 
 // The accept loop runs on accept_strand: one accept outstanding at a time.
 void TransportService::Impl::doAccept() {
@@ -1191,8 +715,7 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   if (ec) throw ConnectTransportError("[" + target + "] connect failed: " + ec.message());
   socket.set_option(tcp::no_delay(true), ec);
   auto connection = std::make_shared<TcpConnection>(impl_, std::move(socket),
-                                                    TcpConnection::Direction::kOutbound);
-  connection->setTlsPeerHost(host);
+                                                    TcpConnection::Direction::kOutbound, host);
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stopped) throw ConnectTransportError("[" + target + "] the service is stopped");
@@ -1204,16 +727,17 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> handshake = done->get_future();
   const int64_t id = impl_->next_request_id++;
-  auto frame = net::handshakeRequestFrame(id, options.version, options.minimum_compatible_version);
+  auto frame =
+      protocol::handshakeRequestFrame(id, options.version, options.minimum_compatible_version);
   std::weak_ptr<TcpConnection> weak = connection;
   RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
-    const TransportVersion remote = net::readHandshakeResponse(in);
+    const TransportVersion remote = protocol::readHandshakeResponse(in);
     return [weak, done, remote, local = options.version,
             minimum = options.minimum_compatible_version] {
       auto c = weak.lock();
       if (!c) return;
       try {
-        c->completeHandshake(net::agreedVersion(remote, local, minimum));
+        c->completeHandshake(protocol::agreedVersion(remote, local, minimum));
       } catch (...) {
         done->set_exception(std::current_exception());
         return;
@@ -1221,9 +745,12 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
       done->set_value();
     };
   };
-  connection->submit(
-      id, std::string(kHandshakeAction), std::move(frame), std::move(reader),
-      [done](std::exception_ptr e) { done->set_exception(e); }, options.connect_timeout);
+  connection->submit(id,
+                     {.action = std::string(kHandshakeAction),
+                      .reader = std::move(reader),
+                      .on_failure = [done](std::exception_ptr e) { done->set_exception(e); },
+                      .timeout = options.connect_timeout},
+                     std::move(frame));
   try {
     handshake.get();
   } catch (const std::exception& e) {
@@ -1259,9 +786,14 @@ void TransportService::sendRawRequest(const std::shared_ptr<Connection>& connect
     safeFail(on_failure, std::current_exception());
     return;
   }
-  tcp_connection->submit(id, std::string(action), std::move(frame), std::move(reader),
-                         std::move(on_failure), timeout, context.on_response_headers,
-                         context.receive_buffer);
+  tcp_connection->submit(id,
+                         {.action = std::string(action),
+                          .reader = std::move(reader),
+                          .on_failure = std::move(on_failure),
+                          .timeout = timeout,
+                          .on_headers = context.on_response_headers,
+                          .receive_buffer = context.receive_buffer},
+                         std::move(frame));
 }
 
 }  // namespace wirestream::transport

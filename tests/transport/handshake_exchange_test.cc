@@ -2,7 +2,7 @@
 // accepting side's answer or refusal, and the agreed version. The bytes of
 // the bodies are checked against ES in handshake_test; these check the frame
 // headers ES's TransportHandshaker sets and the decisions.
-#include "transport/net/handshake_exchange.h"
+#include "transport/protocol/handshake_exchange.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include "transport/remote_exception.h"
 #include "transport/transport_errors.h"
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 namespace {
 
 const TransportVersion kV8_7 = TransportVersion::fromRelease(8, 7, 0);
@@ -118,9 +118,9 @@ TEST(HandshakeExchange, UnreadBytesInTheRequestAreAProtocolError) {
 }
 
 }  // namespace
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 namespace {
 
 // What ES 7.17.29 sends when it opens a connection (captured from its Netty4
@@ -181,4 +181,4 @@ TEST(HandshakeExchange, AFrameWithoutHeaderSizeIsRefusedUnlessAHandshakeRequest)
 }
 
 }  // namespace
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol

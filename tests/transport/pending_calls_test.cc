@@ -1,6 +1,6 @@
 // PendingCalls: every call taken exactly once, deadlines in order, and the
 // one timer re-armed only for an earlier deadline.
-#include "transport/net/pending_calls.h"
+#include "transport/protocol/pending_calls.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 namespace {
 
 using namespace std::chrono_literals;
@@ -158,4 +158,4 @@ TEST(PendingCalls, EachCallIsTakenOnceUnderConcurrency) {
 }
 
 }  // namespace
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol

@@ -2,7 +2,7 @@
 // for, in slices of many sizes; checks where reads land (a large frame's
 // pages, the probe read after one), the routing and protocol rules, the node
 // budget's admission, the read deadline's decisions and the close reasons.
-#include "transport/net/read_loop.h"
+#include "transport/protocol/read_loop.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #include "stream/errors.h"
 #include "transport/frame.h"
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 namespace {
 
 const TransportVersion kV8_7 = TransportVersion::fromRelease(8, 7, 0);
@@ -485,4 +485,4 @@ TEST(ReadLoop, CloseReasonsNameACutFrame) {
 }
 
 }  // namespace
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol

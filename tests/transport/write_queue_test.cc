@@ -1,6 +1,6 @@
 // WriteQueue: one writer at a time, frames in order, batches bounded, and
 // close-after-flush only once the queue is drained.
-#include "transport/net/write_queue.h"
+#include "transport/protocol/write_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 namespace {
 
 std::shared_ptr<BytesStreamOutput> frameOf(size_t n, uint8_t tag) {
@@ -122,4 +122,4 @@ TEST(WriteQueue, ConcurrentPushersLoseNoFrame) {
 }
 
 }  // namespace
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol

@@ -1,70 +1,16 @@
-// The transport handshake's two halves as socket-free steps (the bodies are
-// in handshake.h; docs/transport.md "Connections, handshake, direction"):
-//
-//   // connecting side
-//   auto frame = handshakeRequestFrame(id, options.version, options.minimum_compatible_version);
-//   ... response body arrives ...
-//   TransportVersion agreed = agreedVersion(readHandshakeResponse(in), local, minimum);
-//
-//   // accepting side, on a handshake request frame
-//   HandshakeAnswer a = answerHandshake(std::move(message), identity);
-//   send(a.frame); if (a.agreed) complete(*a.agreed); else closeAfterFlush(a.refusal);
-//
-// Versions: the request travels at the sender's minimum compatible version so
-// that any compatible peer can read it; the response and a refusal travel at
-// the request's version; both sides then use the lower of the two versions.
-// A peer older than the minimum compatible version is refused: an error
-// response (ES's IllegalStateException), then the accepting side closes.
-//
-// Thread-safety: free functions over their arguments.
+// deprecated: include transport/protocol/handshake_exchange.h (names in namespace
+// wirestream::transport::protocol) Forwarding header: moved to
+// transport/protocol/handshake_exchange.h; this path and the names in wirestream::transport::net
+// stay for existing code.
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <optional>
-#include <string>
-
-#include "stream/bytes_stream_output.h"
-#include "stream/stream_input.h"
-#include "stream/transport_version.h"
-#include "transport/inbound_message.h"
+#include "transport/protocol/handshake_exchange.h"
 
 namespace wirestream::transport::net {
-
-// The connecting side's request frame (status kHandshake, action
-// internal:tcp/handshake, body: `version`), at `minimum_compatible`.
-std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(int64_t request_id,
-                                                         TransportVersion version,
-                                                         TransportVersion minimum_compatible);
-
-// Reads a handshake response body: the peer's version.
-TransportVersion readHandshakeResponse(StreamInput& in);
-
-// The version both sides use: the lower of the two; ConnectTransportError
-// when the peer's is below `minimum_compatible`, or ours below the peer's own
-// minimum (ES's Version.isCompatible holds both ways: a 7.16 node refuses an
-// 8.x answer, whose minimum is 7.17.0, though the 8.x node answered it).
-TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
-                               TransportVersion minimum_compatible);
-
-// What the accepting side answers a handshake with.
-struct HandshakeIdentity {
-  TransportVersion version;
-  TransportVersion minimum_compatible;
-  // For the RemoteTransportException("[node][address][action]") of a refusal.
-  std::string node_name;
-  std::string local_address;
-};
-
-struct HandshakeAnswer {
-  std::shared_ptr<BytesStreamOutput> frame;  // the response, or the refusal
-  std::optional<TransportVersion> agreed;    // unset: refused
-  std::string refusal;                       // why, when refused
-};
-
-// The accepting side's answer to a parsed handshake request. Throws
-// CorruptStreamError / EndOfStreamError on a body that does not read, and
-// std::runtime_error (the connection's protocol error) on unread bytes.
-HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeIdentity& local);
-
+using protocol::agreedVersion;
+using protocol::answerHandshake;
+using protocol::HandshakeAnswer;
+using protocol::HandshakeIdentity;
+using protocol::handshakeRequestFrame;
+using protocol::readHandshakeResponse;
 }  // namespace wirestream::transport::net

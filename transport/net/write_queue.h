@@ -1,64 +1,10 @@
-// WriteQueue: the frames a connection has yet to send, in order, and who
-// sends them. Socket-free; the connection drives it:
-//
-//   if (queue.push(frame)) drain();        // this thread became the writer
-//   // the writer, until next() hands back an empty batch:
-//   WriteQueue::Batch b = queue.next();    // up to 64 frames / 8 MiB
-//   for (auto& f : b.frames) gather(f->bytes().pieces());
-//   if (b.frames.empty() && b.close_reason) close(*b.close_reason);
-//
-// Exactly one thread is the writer at a time: the one whose push() found no
-// writer, until its next() returns no frames (which gives the role up in the
-// same step, so a frame pushed meanwhile is never stranded). A batch's frames
-// are the writer's until it asks for the next batch: they keep the bytes the
-// iovec points at (pages and references) alive.
-//
-// Thread-safety: thread-safe.
+// deprecated: include transport/protocol/write_queue.h (names in namespace
+// wirestream::transport::protocol) Forwarding header: moved to transport/protocol/write_queue.h;
+// this path and the names in wirestream::transport::net stay for existing code.
 #pragma once
 
-#include <cstddef>
-#include <deque>
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "stream/bytes_stream_output.h"
-#include "transport/net/thread_annotations.h"
+#include "transport/protocol/write_queue.h"
 
 namespace wirestream::transport::net {
-
-class WriteQueue {
- public:
-  // One batch takes at most this many frames / bytes, so a long queue neither
-  // builds a huge iovec list nor delays the first frame's completion.
-  static constexpr size_t kMaxFramesPerBatch = 64;
-  static constexpr size_t kMaxBytesPerBatch = 8 * 1024 * 1024;
-
-  struct Batch {
-    std::vector<std::shared_ptr<BytesStreamOutput>> frames;
-    // Set with an empty batch when closeAfterFlush() was asked: everything
-    // queued before it is sent.
-    std::optional<std::string> close_reason;
-  };
-
-  // Queues `frame`; true if the caller is now the writer and must drain.
-  // After close() the frame is dropped (false).
-  bool push(std::shared_ptr<BytesStreamOutput> frame) WS_EXCLUDES(mu_);
-  // For the writer: the next frames to send; none (and the writer role given
-  // up) when the queue is empty.
-  Batch next() WS_EXCLUDES(mu_);
-  // Once the frames queued so far are sent, the writer is told to close.
-  void closeAfterFlush(std::string reason) WS_EXCLUDES(mu_);
-  // Drops the queued frames and every later push.
-  void close() WS_EXCLUDES(mu_);
-
- private:
-  Mutex mu_;
-  std::deque<std::shared_ptr<BytesStreamOutput>> queue_ WS_GUARDED_BY(mu_);
-  bool writer_active_ WS_GUARDED_BY(mu_) = false;
-  bool closed_ WS_GUARDED_BY(mu_) = false;
-  std::optional<std::string> close_after_flush_ WS_GUARDED_BY(mu_);
-};
-
+using protocol::WriteQueue;
 }  // namespace wirestream::transport::net

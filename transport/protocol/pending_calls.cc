@@ -1,6 +1,6 @@
-#include "transport/net/pending_calls.h"
+#include "transport/protocol/pending_calls.h"
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 
 PendingCalls::Added PendingCalls::add(int64_t id, PendingCall& call, Clock::time_point now) {
   MutexLock lock(mu_);
@@ -91,4 +91,4 @@ size_t PendingCalls::size() const {
   return calls_.size();
 }
 
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol

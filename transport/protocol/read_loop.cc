@@ -1,10 +1,10 @@
-#include "transport/net/read_loop.h"
+#include "transport/protocol/read_loop.h"
 
 #include <utility>
 
 #include "transport/remote_exception.h"
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 
 ReadLoop::ReadLoop(const Options& options, Sink& sink)
     : options_(options),
@@ -195,4 +195,4 @@ void ReadLoop::completeHandshake(TransportVersion agreed) {
   handshake_done_ = true;
 }
 
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol

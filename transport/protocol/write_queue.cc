@@ -1,8 +1,8 @@
-#include "transport/net/write_queue.h"
+#include "transport/protocol/write_queue.h"
 
 #include <utility>
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 
 bool WriteQueue::push(std::shared_ptr<BytesStreamOutput> frame) {
   MutexLock lock(mu_);
@@ -44,4 +44,4 @@ void WriteQueue::close() {
   // the lock is released (declared first, destroyed last).
 }
 
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol

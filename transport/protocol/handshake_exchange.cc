@@ -1,4 +1,4 @@
-#include "transport/net/handshake_exchange.h"
+#include "transport/protocol/handshake_exchange.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -8,7 +8,7 @@
 #include "transport/remote_exception.h"
 #include "transport/transport_errors.h"
 
-namespace wirestream::transport::net {
+namespace wirestream::transport::protocol {
 
 std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(int64_t request_id,
                                                          TransportVersion version,
@@ -63,4 +63,4 @@ HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeId
   return answer;
 }
 
-}  // namespace wirestream::transport::net
+}  // namespace wirestream::transport::protocol

@@ -1,0 +1,63 @@
+// TlsLink: a ByteLink with TLS over the TCP socket, everything on the
+// strand (an SSL object takes one operation at a time). After the handshake
+// (run through Asio's engine) OpenSSL reads records from and writes them to
+// a BufferedSocket (net_stream.h): one fill is decrypted in one loop, and a
+// batch of frames is encrypted in one loop into one send.
+//
+// Thread-safety: see ByteLink; flush() from any thread posts to the strand.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/ssl/stream.hpp>
+#include <string>
+#include <vector>
+
+#include "transport/net/byte_link.h"
+#include "transport/net_stream.h"
+#include "transport/thread_annotations.h"
+
+namespace wirestream::transport::net {
+
+class TlsLink final : public ByteLink {
+ public:
+  // TLS records collected before they are sent in one write.
+  static constexpr size_t kFlushBytes = 256 * 1024;
+
+  TlsLink(boost::asio::ip::tcp::socket socket, Strand strand, Owner& owner,
+          TlsLinkSettings settings)
+      : tls_(std::move(socket), *settings.context),
+        strand_(std::move(strand)),
+        owner_(owner),
+        settings_(std::move(settings)) {}
+
+  // The TLS handshake, then reads; what was queued meanwhile goes out after it.
+  void start() override;
+  void flush() override;
+  void close() override;
+  bool isTls() const override { return true; }
+  uint64_t bytesSent() const override { return bytes_sent_.load(); }
+  std::string tlsFailure() const override;
+  boost::asio::ip::tcp::socket& socket() override { return tls_.next_layer().socket(); }
+
+ private:
+  void readLoop();
+  void writeLoop();
+  void fail(const std::string& what, const boost::system::error_code& ec);
+
+  boost::asio::ssl::stream<BufferedSocket> tls_;
+  Strand strand_;
+  Owner& owner_;
+  const TlsLinkSettings settings_;
+  // The strand's:
+  bool ready_ = false;    // the handshake is done
+  bool reading_ = false;  // readLoop is looping
+  bool writing_ = false;  // waiting for the socket to take more
+  std::vector<std::span<const uint8_t>> pieces_;
+  size_t next_piece_ = 0;  // first piece not yet encrypted
+  std::atomic<bool> closed_{false};
+  std::atomic<uint64_t> bytes_sent_{0};
+  mutable Mutex failure_mu_;
+  std::string failure_ WS_GUARDED_BY(failure_mu_);
+};
+
+}  // namespace wirestream::transport::net

@@ -1,0 +1,195 @@
+#include "transport/protocol/inbound_session.h"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "stream/bytes_reference.h"
+#include "transport/frame.h"
+#include "transport/inbound_message.h"
+#include "transport/transport_errors.h"
+
+namespace wirestream::transport::protocol {
+
+namespace {
+
+// The server side of one request. Answers once; dropping it unanswered sends
+// an error so the caller is never left waiting.
+class ChannelImpl final : public TransportChannel {
+ public:
+  // `compression`: the request's scheme, which its response uses too (ES).
+  ChannelImpl(std::shared_ptr<InboundSession> session, int64_t request_id, std::string action,
+              TransportVersion version, size_t reserved, InboundBudget::Lease lease,
+              CompressionScheme compression = CompressionScheme::kNone,
+              RequestHeaders request_headers = {})
+      : session_(std::move(session)),
+        request_id_(request_id),
+        action_(std::move(action)),
+        version_(version),
+        reserved_(reserved),
+        lease_(std::move(lease)),
+        compression_(compression),
+        request_headers_(std::move(request_headers)) {}
+
+  ~ChannelImpl() override {
+    if (responded_.load()) return;
+    try {
+      sendError("illegal_state_exception",
+                "the handler of [" + action_ + "] dropped the channel without a response");
+    } catch (...) {
+    }
+  }
+
+  void sendResponse(const Writeable& response) override {
+    claim();
+    auto frame = std::make_shared<BytesStreamOutput>();
+    try {
+      writeResponseFrame(*frame, {request_id_, version_, false}, takeResponseHeaders(), response,
+                         compression_);
+      if (frame->size() > session_->settings().max_frame_size) {
+        internal::throwLimitExceeded("response of " + std::to_string(frame->size()) +
+                                     " bytes exceeds the maximum frame size of " +
+                                     std::to_string(session_->settings().max_frame_size) +
+                                     " bytes");
+      }
+    } catch (...) {
+      frame =
+          session_->errorFrame(request_id_, version_, action_,
+                               exceptionFromError(std::current_exception()), takeResponseHeaders());
+    }
+    finish(std::move(frame));
+  }
+
+  void sendError(const std::string& type, const std::string& message) override {
+    claim();
+    finish(session_->errorFrame(request_id_, version_, action_,
+                                exceptionFromTypeAndMessage(type, message), takeResponseHeaders()));
+  }
+
+  void sendException(std::exception_ptr error) override {
+    claim();
+    finish(session_->errorFrame(request_id_, version_, action_, exceptionFromError(error),
+                                takeResponseHeaders()));
+  }
+
+  // For the dispatcher: answers with `error` unless a response went out.
+  void failIfUnanswered(std::exception_ptr error) {
+    if (responded_.load()) {
+      session_->host().log(
+          LogLevel::kWarn,
+          "handler of [" + action_ + "] threw after responding: " + errorMessageOf(error));
+      return;
+    }
+    sendException(error);
+  }
+
+  const std::string& action() const override { return action_; }
+  const RequestHeaders& requestHeaders() const override { return request_headers_; }
+  void addResponseHeader(const std::string& key, const std::string& value) override {
+    std::lock_guard<std::mutex> lock(headers_mu_);
+    std::vector<std::string>& values = response_headers_[key];
+    // ES keeps a response header's values as a set.
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  int64_t requestId() const override { return request_id_; }
+  TransportVersion version() const override { return version_; }
+
+ private:
+  void claim() {
+    if (responded_.exchange(true)) {
+      throw std::logic_error("request [" + std::to_string(request_id_) + "] of [" + action_ +
+                             "] was already answered");
+    }
+  }
+  ResponseHeaders takeResponseHeaders() {
+    std::lock_guard<std::mutex> lock(headers_mu_);
+    return std::move(response_headers_);
+  }
+  void finish(std::shared_ptr<BytesStreamOutput> frame) {
+    session_->release(reserved_);
+    lease_.reset();
+    session_->host().send(std::move(frame));
+  }
+
+  std::shared_ptr<InboundSession> session_;
+  const int64_t request_id_;
+  const std::string action_;
+  const TransportVersion version_;
+  const size_t reserved_;
+  InboundBudget::Lease lease_;  // the node budget of the request, until answered
+  const CompressionScheme compression_;
+  const RequestHeaders request_headers_;
+  std::mutex headers_mu_;
+  ResponseHeaders response_headers_;  // guarded by headers_mu_
+  std::atomic<bool> responded_{false};
+};
+
+}  // namespace
+
+std::shared_ptr<BytesStreamOutput> InboundSession::errorFrame(
+    int64_t request_id, TransportVersion version, const std::string& action,
+    std::shared_ptr<const RemoteException> cause, const ResponseHeaders& headers) const {
+  auto frame = std::make_shared<BytesStreamOutput>();
+  const auto wrapped =
+      wrapInRemoteTransport(settings_.node_name, settings_.local_address, action, std::move(cause));
+  writeErrorFrame(*frame, {request_id, version, false}, *wrapped, headers);
+  return frame;
+}
+
+void InboundSession::onRequest(const std::shared_ptr<InboundSession>& self, DecodedFrame&& frame,
+                               InboundBudget::Lease lease, TransportVersion version) {
+  const Settings& settings = self->settings_;
+  const FrameHeader h = frame.header;
+  const size_t size = h.frameSize();
+  const size_t budget = settings.in_flight_budget;
+  const size_t before = self->in_flight_.fetch_add(size);
+  if (before + size > budget) {
+    self->in_flight_.fetch_sub(size);
+    // As ES's in-flight-requests circuit breaker words and sends it.
+    const std::string action = InboundMessage::peekAction(frame);
+    const CircuitBreakingError breaker(
+        inFlightBreakerMessage(action, static_cast<int64_t>(before + size),
+                               static_cast<int64_t>(budget)),
+        static_cast<int64_t>(before + size), static_cast<int64_t>(budget),
+        CircuitBreakingError::Durability::kTransient);
+    self->host_.log(LogLevel::kInfo, "[" + settings.description + "] rejecting request id [" +
+                                         std::to_string(h.request_id) + "]: " + breaker.what());
+    self->host_.send(self->errorFrame(h.request_id, version, action, breaker.remoteException()));
+    return;
+  }
+  std::optional<InboundMessage> message;
+  try {
+    message.emplace(InboundMessage::parse(std::move(frame), settings.max_frame_size));
+  } catch (...) {
+    self->in_flight_.fetch_sub(size);
+    throw;
+  }
+  auto channel = std::make_shared<ChannelImpl>(self, h.request_id, message->action, version, size,
+                                               std::move(lease), message->compression,
+                                               message->request_headers);
+  TransportService::RawRequestHandler handler = settings.find_handler(message->action);
+  if (!handler) {
+    channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));
+    return;
+  }
+  BytesReferenceStreamInput in(message->body());
+  in.setTransportVersion(h.version());
+  try {
+    TransportService::RequestContinuation run = handler(in);
+    if (in.available() != 0) {
+      throw TransportError("illegal_state_exception",
+                           "Message not fully read (request) for requestId [" +
+                               std::to_string(h.request_id) + "], action [" + message->action +
+                               "], available [" + std::to_string(in.available()) + "]; resetting");
+    }
+    run(channel);
+  } catch (...) {
+    channel->failIfUnanswered(std::current_exception());
+  }
+}
+
+}  // namespace wirestream::transport::protocol
