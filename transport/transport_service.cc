@@ -23,6 +23,7 @@
 // while dispatching one read's frames goes out after the last of them.
 #include "transport/transport_service.h"
 
+#include <algorithm>
 #include <atomic>
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
 #include <boost/asio.hpp>
@@ -705,14 +706,69 @@ void TransportService::registerRawHandler(std::string action, RawRequestHandler 
   }
 }
 
+namespace {
+
+// The TCP connect, bounded by `timeout` (a peer that drops SYNs would hold a
+// blocking connect for the kernel's retries, minutes). The socket and its
+// timer share a strand, so the one that fires first settles the outcome.
+tcp::socket connectWithin(asio::io_context& io, const tcp::endpoint& endpoint,
+                          std::chrono::milliseconds timeout, const std::string& target) {
+  struct Attempt {
+    explicit Attempt(asio::io_context& io)
+        : strand(asio::make_strand(io)), socket(strand), timer(strand) {}
+    net::Strand strand;
+    tcp::socket socket;
+    asio::steady_timer timer;
+    bool settled = false;  // the strand's
+    std::promise<error_code> outcome;
+  };
+  auto attempt = std::make_shared<Attempt>(io);
+  std::future<error_code> outcome = attempt->outcome.get_future();
+  asio::dispatch(attempt->strand, [attempt, endpoint, timeout] {
+    attempt->socket.async_connect(endpoint, [attempt](const error_code& ec) {
+      if (attempt->settled) return;  // timed out first
+      attempt->settled = true;
+      attempt->timer.cancel();
+      attempt->outcome.set_value(ec);
+    });
+    attempt->timer.expires_after(timeout);
+    attempt->timer.async_wait([attempt](const error_code& ec) {
+      if (ec || attempt->settled) return;
+      attempt->settled = true;
+      error_code ignored;
+      attempt->socket.close(ignored);
+      attempt->outcome.set_value(asio::error::timed_out);
+    });
+  });
+  const error_code ec = outcome.get();
+  if (ec == asio::error::timed_out) {
+    throw ConnectTransportError("[" + target + "] connect timed out after [" +
+                                std::to_string(timeout.count()) + "ms]");
+  }
+  if (ec) throw ConnectTransportError("[" + target + "] connect failed: " + ec.message());
+  // Settled on the strand; the caller owns the socket from here.
+  std::promise<tcp::socket> handed;
+  std::future<tcp::socket> socket = handed.get_future();
+  asio::dispatch(attempt->strand,
+                 [attempt, &handed] { handed.set_value(std::move(attempt->socket)); });
+  return socket.get();
+}
+
+}  // namespace
+
 std::shared_ptr<Connection> TransportService::connect(const std::string& host, uint16_t port) {
   const std::string target = host + ":" + std::to_string(port);
   error_code ec;
   asio::ip::address address = asio::ip::make_address(host, ec);
   if (ec) throw ConnectTransportError("[" + target + "] bad address: " + ec.message());
-  tcp::socket socket(impl_->io);
-  socket.connect(tcp::endpoint(address, port), ec);
-  if (ec) throw ConnectTransportError("[" + target + "] connect failed: " + ec.message());
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopped) throw ConnectTransportError("[" + target + "] the service is stopped");
+  }
+  const TransportOptions& options = impl_->options;
+  const auto deadline = std::chrono::steady_clock::now() + options.connect_timeout;
+  tcp::socket socket =
+      connectWithin(impl_->io, tcp::endpoint(address, port), options.connect_timeout, target);
   socket.set_option(tcp::no_delay(true), ec);
   auto connection = std::make_shared<TcpConnection>(impl_, std::move(socket),
                                                     TcpConnection::Direction::kOutbound, host);
@@ -723,7 +779,6 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   }
   connection->start();
 
-  const TransportOptions& options = impl_->options;
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> handshake = done->get_future();
   const int64_t id = impl_->next_request_id++;
@@ -749,7 +804,9 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
                      {.action = std::string(kHandshakeAction),
                       .reader = std::move(reader),
                       .on_failure = [done](std::exception_ptr e) { done->set_exception(e); },
-                      .timeout = options.connect_timeout},
+                      .timeout = std::max(std::chrono::milliseconds(1),
+                                          std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              deadline - std::chrono::steady_clock::now()))},
                      std::move(frame));
   try {
     handshake.get();

@@ -125,6 +125,8 @@ struct TransportOptions {
   bool compress = false;
   CompressionScheme compression_scheme = CompressionScheme::kLz4;
   int io_threads = 1;
+  // connect(): the TCP connect and both handshakes, together (a peer that
+  // drops SYNs fails it at this deadline, not after the kernel's retries).
   std::chrono::milliseconds connect_timeout{10000};
   // What internal:transport/handshake answers (ES's TransportService
   // handshake): the cluster name, this node's id (a random one when empty)
@@ -249,9 +251,9 @@ class TransportService {
 
   // Connects and handshakes, blocking the caller (so never call it from a
   // handler or callback on an I/O thread); ConnectTransportError on failure
-  // or after options.connect_timeout (which the TLS handshake counts
-  // against); TlsHandshakeError, one of them, when TLS refused the peer or
-  // the peer refused us.
+  // or after options.connect_timeout (which the TCP connect, the TLS
+  // handshake and the transport handshake count against together); TlsHandshakeError, one of them,
+  // when TLS refused the peer or the peer refused us.
   std::shared_ptr<Connection> connect(const std::string& host, uint16_t port);
 
   // Handler that answers synchronously: handler(const Request&) returns a

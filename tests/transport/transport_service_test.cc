@@ -3,7 +3,11 @@
 // is bounded.
 #include "transport/transport_service.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <future>
@@ -192,6 +196,45 @@ TEST_F(TransportTest, IncompatibleVersionIsRefused) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A listener whose accept queue is full drops further SYNs (Linux, without
+// tcp_abort_on_overflow): a blocking connect would wait for the kernel's SYN
+// retries, minutes. connect_timeout must hold for the TCP connect itself.
+TEST_F(TransportTest, ConnectTimeoutBoundsATcpConnectThatGetsNoAnswer) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);  // never accepted
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  // Fill the accept queue; a connect that completes no more is what we want.
+  std::vector<int> fillers;
+  for (int i = 0; i < 8; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    fillers.push_back(fd);
+  }
+  std::this_thread::sleep_for(200ms);
+  TransportOptions co = clientOptions();
+  co.connect_timeout = 500ms;
+  startClient(co);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    client->connect("127.0.0.1", ntohs(addr.sin_port));
+    FAIL() << "connected";
+  } catch (const ConnectTransportError& e) {
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_LT(took, 3s);
+    EXPECT_GE(took, 400ms);
+    EXPECT_NE(std::string(e.what()).find("connect timed out after [500ms]"), std::string::npos)
+        << e.what();
+  }
+  for (int fd : fillers) ::close(fd);
+  ::close(listener);
 }
 
 TEST_F(TransportTest, HandlerErrorsTravelBackWithTypeAndMessage) {
