@@ -28,6 +28,7 @@
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including it.
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
+#include <deque>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -183,10 +184,13 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   LogRateLimiter reject_log{std::chrono::seconds(1)};
   LogRateLimiter handshake_log{std::chrono::seconds(1)};
   LogRateLimiter budget_log{std::chrono::seconds(1)};
+  LogRateLimiter stall_log{std::chrono::seconds(1)};
   std::atomic<uint64_t> accept_failures{0};
   std::atomic<uint64_t> rejected_connections{0};
   std::atomic<uint64_t> handshake_timeouts{0};
   std::atomic<uint64_t> refused_frames{0};
+  std::atomic<uint64_t> read_pauses{0};
+  std::atomic<uint64_t> stalled_connections{0};
 };
 
 // One TCP connection: the glue between its byte link (transport/net/: a
@@ -249,11 +253,7 @@ class TcpConnection final : public Connection,
   TransportVersion version() const override { return loop_.version(); }
   bool isOpen() const override { return !closed_.load(); }
   void close() override { closeAsync("closed by the local node", LogLevel::kDebug); }
-  void sendPing() override {
-    auto frame = std::make_shared<BytesStreamOutput>();
-    frame->writeBytes(kPingFrame);
-    enqueue(std::move(frame));
-  }
+  void sendPing() override { enqueue(pingFrame()); }
   uint64_t bytesSent() const override { return link_->bytesSent(); }
   uint64_t bytesReceived() const override { return loop_.bytesReceived(); }
   uint64_t pingsReceived() const override { return loop_.pingsReceived(); }
@@ -305,6 +305,16 @@ class TcpConnection final : public Connection,
  private:
   const TransportOptions& options() const { return service_->options; }
 
+  // Every ping shares one frame (never written again), not a page each.
+  static const std::shared_ptr<BytesStreamOutput>& pingFrame() {
+    static const auto* frame = new std::shared_ptr<BytesStreamOutput>([] {
+      auto f = std::make_shared<BytesStreamOutput>();
+      f->writeBytes(kPingFrame);
+      return f;
+    }());
+    return *frame;
+  }
+
   static std::string describe(const tcp::socket& socket, Direction direction) {
     error_code ec;
     return (direction == Direction::kInbound ? "inbound " : "outbound ") +
@@ -340,9 +350,11 @@ class TcpConnection final : public Connection,
 
   // Dispatches the frames one read completed. What their handlers and
   // callbacks send on this connection meanwhile goes out after the last of
-  // them (enqueue), even when a frame after them is bad.
-  void onReceived(size_t n) override {
-    if (closed_) return;
+  // them (enqueue), even when a frame after them is bad. False (the link
+  // stops reading): the answers queued for the peer hold more than
+  // max_queued_outbound_bytes (see keepReading).
+  bool onReceived(size_t n) override {
+    if (closed_) return false;
     std::optional<std::string> failure;
     dispatching_ = std::this_thread::get_id();
     try {
@@ -360,9 +372,82 @@ class TcpConnection final : public Connection,
     }
     if (failure) {
       closeNow(*failure, LogLevel::kWarn);
+      return false;
+    }
+    if (closed_) return false;
+    updateDeadline();
+    return keepReading();
+  }
+
+  // Backpressure (inbound connections, where what the peer sends makes
+  // answers): while the answers queued for the peer hold more than
+  // max_queued_outbound_bytes, its requests wait (deferred_, at most what
+  // one read brought) and nothing more is read from it; when the queue has
+  // drained to half the cap (the writer sees it: resumeReadingIfDrained)
+  // they are served and reading goes on. A peer that stays past the cap for
+  // outbound_stall_timeout is closed. True: keep reading.
+  bool keepReading() {
+    if (deferred_.empty() && !overCap()) return true;
+    ++service_->read_pauses;
+    stopReading();
+    return false;
+  }
+  bool overCap() const {
+    return direction_ == Direction::kInbound &&
+           write_queue_.queuedBytes() > options().max_queued_outbound_bytes;
+  }
+  // On the strand: the link reads nothing until onResume. The flag and the
+  // queue's count are sequentially consistent, so of this check and the
+  // writer's, one sees the other: no pause is left without a resume.
+  void stopReading() {
+    reading_stopped_ = true;
+    stall_timer_.expires_after(options().outbound_stall_timeout);
+    stall_timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
+      if (ec) return;
+      if (auto self = weak.lock()) self->onStalled();
+    });
+    reading_paused_ = true;
+    resumeReadingIfDrained();
+  }
+  // The writer's side (any thread), after each batch.
+  void resumeReadingIfDrained() {
+    if (!reading_paused_.load()) return;
+    if (write_queue_.queuedBytes() > options().max_queued_outbound_bytes / 2) return;
+    if (!reading_paused_.exchange(false)) return;
+    // Posted: the TLS writer runs on the strand, inside the link's pump.
+    asio::post(strand_, [self = shared_from_this()] { self->onResume(); });
+  }
+  void onResume() {
+    if (closed_) return;
+    try {
+      while (!deferred_.empty()) {
+        if (overCap()) {
+          stopReading();
+          return;
+        }
+        Deferred d = std::move(deferred_.front());
+        deferred_.pop_front();
+        serve(std::move(d.frame), std::move(d.lease));
+        if (closed_) return;
+      }
+    } catch (const std::exception& e) {
+      closeNow(e.what(), LogLevel::kWarn);
       return;
     }
-    if (!closed_) updateDeadline();
+    stall_timer_.cancel();
+    reading_stopped_ = false;
+    link_->resume();
+  }
+  void onStalled() {
+    if (closed_ || !reading_stopped_) return;
+    ++service_->stalled_connections;
+    std::string reason =
+        "the peer did not read its answers: " + std::to_string(write_queue_.queuedBytes()) +
+        " bytes queued after " + std::to_string(options().outbound_stall_timeout.count()) +
+        "ms past max_queued_outbound_bytes [" +
+        std::to_string(options().max_queued_outbound_bytes) + "]";
+    const LogLevel level = service_->limitedLevel(service_->stall_log, reason);
+    closeNow(reason, level);
   }
 
   void onReadEnded(bool eof, const std::string& error) override {
@@ -378,15 +463,23 @@ class TcpConnection final : public Connection,
   bool nextPieces(std::vector<std::span<const uint8_t>>& pieces) override {
     writing_frames_.clear();
     protocol::WriteQueue::Batch batch = write_queue_.next();
+    // The previous batch has left: a ping answer in it was the last one.
+    if (ping_in_batch_) {
+      ping_in_batch_ = false;
+      ping_answer_queued_ = false;
+    }
+    resumeReadingIfDrained();
     if (batch.frames.empty()) {
       if (batch.close_reason) closeAsync(std::move(*batch.close_reason), LogLevel::kWarn);
       return false;
     }
     writing_frames_ = std::move(batch.frames);
     for (const std::shared_ptr<BytesStreamOutput>& frame : writing_frames_) {
+      if (frame == pingFrame()) ping_in_batch_ = true;
       const BytesReference bytes = frame->bytes();
-      for (BytesReference::Piece piece : bytes.pieces())
+      for (BytesReference::Piece piece : bytes.pieces()) {
         pieces.emplace_back(piece.data(), piece.size());
+      }
     }
     return true;
   }
@@ -397,8 +490,12 @@ class TcpConnection final : public Connection,
   void send(std::shared_ptr<BytesStreamOutput> frame) override { enqueue(std::move(frame)); }
   void log(LogLevel level, const std::string& line) override { service_->log(level, line); }
 
-  // ReadLoop::Sink.
-  void answerPing() override { sendPing(); }
+  // ReadLoop::Sink. A ping is answered only once the previous answer has
+  // left: a peer that pings and never reads makes no queue grow.
+  void answerPing() override {
+    if (ping_answer_queued_.exchange(true)) return;
+    enqueue(pingFrame());
+  }
 
   void onHandshakeRequest(DecodedFrame&& frame) override {
     const InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
@@ -416,6 +513,14 @@ class TcpConnection final : public Connection,
   void onVersionAdopted(TransportVersion) override { handshake_timer_.cancel(); }
 
   void onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) override {
+    if (!deferred_.empty() || overCap()) {  // see keepReading
+      deferred_.push_back({std::move(frame), std::move(lease)});
+      return;
+    }
+    serve(std::move(frame), std::move(lease));
+  }
+
+  void serve(DecodedFrame&& frame, InboundBudget::Lease lease) {
     // The session shares this connection's ownership: a channel keeps both.
     protocol::InboundSession::onRequest(
         std::shared_ptr<protocol::InboundSession>(shared_from_this(), &inbound_), std::move(frame),
@@ -508,6 +613,8 @@ class TcpConnection final : public Connection,
     loop_.close();
     deadline_.cancel();
     handshake_timer_.cancel();
+    stall_timer_.cancel();
+    deferred_.clear();
     link_->close();
     write_queue_.close();
     call_timer_.cancel();
@@ -526,8 +633,18 @@ class TcpConnection final : public Connection,
   protocol::WriteQueue write_queue_;
   asio::steady_timer deadline_{strand_};
   asio::steady_timer handshake_timer_{strand_};
-  asio::steady_timer call_timer_{strand_};  // see armCallTimer
-  bool read_direct_ = false;                // the strand's: the last nextRead's
+  asio::steady_timer call_timer_{strand_};   // see armCallTimer
+  asio::steady_timer stall_timer_{strand_};  // see keepReading
+  std::atomic<bool> reading_paused_{false};  // stopReading until the writer's resume
+  bool reading_stopped_ = false;             // the strand's: until onResume resumes the link
+  struct Deferred {
+    DecodedFrame frame;
+    InboundBudget::Lease lease;
+  };
+  std::deque<Deferred> deferred_;  // the strand's: see keepReading
+  std::atomic<bool> ping_answer_queued_{false};
+  bool ping_in_batch_ = false;  // the writer's
+  bool read_direct_ = false;    // the strand's: the last nextRead's
   // The thread dispatching a read's frames (see enqueue), and whether what
   // they sent waits for the end of it; the strand's.
   std::atomic<std::thread::id> dispatching_{};
@@ -672,6 +789,8 @@ TransportStats TransportService::stats() const {
   stats.rejected_connections = impl_->rejected_connections.load();
   stats.handshake_timeouts = impl_->handshake_timeouts.load();
   stats.refused_frames = impl_->refused_frames.load();
+  stats.read_pauses = impl_->read_pauses.load();
+  stats.stalled_connections = impl_->stalled_connections.load();
   return stats;
 }
 

@@ -110,6 +110,14 @@ struct TransportOptions {
   // received or received and not yet answered, each counted at its declared
   // size from the moment its header is in.
   size_t node_inbound_budget = size_t{1} << 30;
+  // Per connection: bytes the frames queued to send may hold (their pages
+  // and referenced ranges; Envoy's per_connection_buffer_limit_bytes). Past
+  // it the connection reads nothing more from the peer until the queue
+  // drains to half of it; one frame larger than it is still sent.
+  size_t max_queued_outbound_bytes = 32 * 1024 * 1024;
+  // A connection whose queue stays past max_queued_outbound_bytes this long
+  // (the peer reads nothing) is closed.
+  std::chrono::milliseconds outbound_stall_timeout{30000};
   // Inbound connections open at once; a connection past it is closed at once.
   size_t max_inbound_connections = 10000;
   // Time an inbound connection has to complete the TLS (if any) and transport
@@ -153,6 +161,12 @@ struct TransportStats {
   uint64_t handshake_timeouts = 0;
   // Frames refused because of node_inbound_budget.
   uint64_t refused_frames = 0;
+  // Times a connection stopped reading: its queued answers held more than
+  // max_queued_outbound_bytes.
+  uint64_t read_pauses = 0;
+  // Connections closed because their answers stayed queued past the cap for
+  // outbound_stall_timeout.
+  uint64_t stalled_connections = 0;
 };
 
 // One TCP connection to or from another node.

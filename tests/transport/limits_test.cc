@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -425,6 +426,107 @@ TEST_F(LimitsTest, HeadersOverTheCapCloseOnlyTheirConnection) {
   EXPECT_TRUE(waitUntil([&] { return lines.count("more than 4096 header strings") == 1; }));
   expectEcho(good, 2);
   expectServed();
+}
+
+// ---- outbound accounting: peers that do not read their answers -------------
+
+size_t residentBytes() {
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return static_cast<size_t>(resident) * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// 300 small requests for 1 MiB answers, none read (without the cap: 300 MiB
+// queued). Past max_queued_outbound_bytes the connection reads nothing more
+// and its requests wait; after outbound_stall_timeout it is closed with one
+// line; other peers are served meanwhile.
+TEST_F(LimitsTest, APeerThatReadsNoAnswersIsPausedThenClosedOthersServed) {
+  TransportOptions o = serverOptions();
+  o.max_queued_outbound_bytes = 4 << 20;
+  o.outbound_stall_timeout = 1500ms;
+  startServer(o);
+  server->registerRequestHandler(
+      "big", readBlob, [](const Blob&) { return Blob(std::vector<uint8_t>(1 << 20, 7)); });
+  RawSocket bad = testing::handshakenClient(port);
+  std::vector<uint8_t> requests;
+  for (int i = 0; i < 300; ++i) {
+    const std::vector<uint8_t> r = testing::requestFrame(10 + i, "big", Blob({1}));
+    requests.insert(requests.end(), r.begin(), r.end());
+  }
+  const size_t before = residentBytes();
+  bad.write(requests);
+  ASSERT_TRUE(waitUntil([&] { return server->stats().read_pauses >= 1; }));
+  std::this_thread::sleep_for(300ms);
+  const size_t during = residentBytes();
+  EXPECT_LT(during - std::min(during, before), size_t{64} << 20)
+      << "resident grew from " << before << " to " << during;
+  expectServed();
+  ASSERT_TRUE(waitUntil([&] { return server->stats().stalled_connections == 1; }));
+  EXPECT_TRUE(bad.waitClosed(5s));
+  EXPECT_EQ(lines.count(LogLevel::kWarn, "the peer did not read its answers"), 1u);
+  EXPECT_TRUE(waitUntil([&] { return server->stats().inbound_connections == 0; }));
+  expectServed();
+}
+
+// A peer reading slowly is paused and resumed, not closed: every answer
+// arrives, in order.
+TEST_F(LimitsTest, ASlowReaderIsResumedAndGetsEveryAnswer) {
+  TransportOptions o = serverOptions();
+  o.max_queued_outbound_bytes = 2 << 20;
+  o.outbound_stall_timeout = 10s;
+  startServer(o);
+  server->registerRequestHandler("big", readBlob, [](const Blob& b) {
+    return Blob(std::vector<uint8_t>(512 << 10, b.bytes.at(0)));
+  });
+  RawSocket slow = testing::handshakenClient(port);
+  std::vector<uint8_t> requests;
+  for (int i = 0; i < 64; ++i) {
+    const std::vector<uint8_t> r =
+        testing::requestFrame(100 + i, "big", Blob({static_cast<uint8_t>(i)}));
+    requests.insert(requests.end(), r.begin(), r.end());
+  }
+  slow.write(requests);
+  ASSERT_TRUE(waitUntil([&] { return server->stats().read_pauses >= 1; }));
+  for (int i = 0; i < 64; ++i) {
+    DecodedFrame f = slow.readFrame(10s);
+    ASSERT_EQ(f.header.request_id, 100 + i);
+    ASSERT_FALSE(f.header.isError());
+    if (i % 8 == 0) std::this_thread::sleep_for(20ms);  // a slow reader
+  }
+  EXPECT_EQ(server->stats().stalled_connections, 0u);
+  expectEcho(slow, 7);
+}
+
+// 50,000 pings, answers never read (each answer was a 16 KiB page: 800 MB):
+// a ping is answered only once the previous answer has left.
+TEST_F(LimitsTest, APingFloodWhoseAnswersAreNotReadHoldsNoMemory) {
+  startServer(serverOptions());
+  RawSocket bad = testing::handshakenClient(port);
+  std::vector<uint8_t> pings;
+  for (int i = 0; i < 50000; ++i)
+    pings.insert(pings.end(), std::begin(kPingFrame), std::end(kPingFrame));
+  const size_t before = residentBytes();
+  bad.write(pings);
+  std::this_thread::sleep_for(500ms);
+  const size_t during = residentBytes();
+  EXPECT_LT(during - std::min(during, before), size_t{32} << 20)
+      << "resident grew from " << before << " to " << during;
+  expectServed();
+  // The flooder itself is still served once it reads: a few ping answers
+  // (far fewer than its pings), then the echo.
+  bad.write(testing::requestFrame(3, "echo", Blob({7})));
+  size_t ping_answers = 0;
+  DecodedFrame f = bad.readFrame(5s);
+  while (f.header.isPing()) {
+    ++ping_answers;
+    f = bad.readFrame(5s);
+  }
+  EXPECT_EQ(f.header.request_id, 3);
+  EXPECT_GT(ping_answers, 0u);
+  EXPECT_LT(ping_answers, 50000u);
 }
 
 }  // namespace

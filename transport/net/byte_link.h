@@ -44,8 +44,9 @@ class ByteLink {
     // Where the next read lands; `single`: one buffer (the TLS reader's).
     virtual std::vector<std::span<uint8_t>> nextRead(bool single) = 0;
     // `n` bytes landed at the start of the last nextRead's buffers. The
-    // owner may close the link from here.
-    virtual void onReceived(size_t n) = 0;
+    // owner may close the link from here. False: stop reading until resume()
+    // (backpressure).
+    virtual bool onReceived(size_t n) = 0;
     // The peer closed (`eof`) or a plain read failed with `error`.
     virtual void onReadEnded(bool eof, const std::string& error) = 0;
     // A write or TLS failure; the owner closes the connection with `reason`.
@@ -62,6 +63,8 @@ class ByteLink {
   virtual void start() = 0;
   // Sends what nextPieces hands out until it says nothing is left.
   virtual void flush() = 0;
+  // On the strand: reads again after onReceived returned false.
+  virtual void resume() = 0;
   // Shuts the socket down and closes it; later reads and writes stop.
   virtual void close() = 0;
   virtual bool isTls() const = 0;

@@ -29,6 +29,7 @@ class PlainLink final : public ByteLink {
 
   void start() override { doRead(); }
   void flush() override;
+  void resume() override { doRead(); }
   void close() override;
   bool isTls() const override { return false; }
   uint64_t bytesSent() const override { return bytes_sent_.load(); }

@@ -69,11 +69,15 @@ void TlsLink::readLoop() {
       owner_.onReadEnded(ec == asio::error::eof, ec.message());
       return;
     }
-    owner_.onReceived(n);
+    if (!owner_.onReceived(n)) {
+      paused_ = true;
+      break;
+    }
   }
   reading_ = false;
   if (closed_) return;
-  writeLoop();  // sends what reading produced, if anything
+  writeLoop();          // sends what reading produced, if anything
+  if (paused_) return;  // no fill until resume()
   tls_.next_layer().asyncFill(
       asio::bind_executor(strand_, [this, keep = owner_.keepAlive()](const error_code& ec, size_t) {
         if (closed_) return;
@@ -83,6 +87,11 @@ void TlsLink::readLoop() {
         }
         readLoop();
       }));
+}
+
+void TlsLink::resume() {
+  paused_ = false;
+  readLoop();
 }
 
 void TlsLink::flush() {

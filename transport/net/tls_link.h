@@ -33,6 +33,7 @@ class TlsLink final : public ByteLink {
   // The TLS handshake, then reads; what was queued meanwhile goes out after it.
   void start() override;
   void flush() override;
+  void resume() override;
   void close() override;
   bool isTls() const override { return true; }
   uint64_t bytesSent() const override { return bytes_sent_.load(); }
@@ -51,6 +52,7 @@ class TlsLink final : public ByteLink {
   // The strand's:
   bool ready_ = false;    // the handshake is done
   bool reading_ = false;  // readLoop is looping
+  bool paused_ = false;   // the owner stopped reading (resume())
   bool writing_ = false;  // waiting for the socket to take more
   std::vector<std::span<const uint8_t>> pieces_;
   size_t next_piece_ = 0;  // first piece not yet encrypted

@@ -13,9 +13,14 @@
 // are the writer's until it asks for the next batch: they keep the bytes the
 // iovec points at (pages and references) alive.
 //
+// queuedBytes() is what the queued frames and the writer's current batch
+// hold: their pages (a 6-byte frame holds a whole page) and the ranges they
+// reference; the connection stops reading past its cap (backpressure).
+//
 // Thread-safety: thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <memory>
@@ -53,12 +58,22 @@ class WriteQueue {
   // Drops the queued frames and every later push.
   void close() WS_EXCLUDES(mu_);
 
+  // Bytes held by the queued frames and the writer's current batch; any
+  // thread (sequentially consistent: see TcpConnection's backpressure).
+  size_t queuedBytes() const { return queued_bytes_.load(); }
+  // What one frame holds while it waits: its pages and referenced ranges.
+  static size_t heldBytes(const BytesStreamOutput& frame) {
+    return frame.pageCount() * frame.pageSize() + frame.referencedBytes();
+  }
+
  private:
   Mutex mu_;
   std::deque<std::shared_ptr<BytesStreamOutput>> queue_ WS_GUARDED_BY(mu_);
   bool writer_active_ WS_GUARDED_BY(mu_) = false;
   bool closed_ WS_GUARDED_BY(mu_) = false;
   std::optional<std::string> close_after_flush_ WS_GUARDED_BY(mu_);
+  size_t batch_bytes_ WS_GUARDED_BY(mu_) = 0;  // held by the writer's current batch
+  std::atomic<size_t> queued_bytes_{0};        // written under mu_
 };
 
 }  // namespace wirestream::transport::protocol
