@@ -224,7 +224,8 @@ int runReduce(const std::string& version, int32_t max_buckets,
     throw FileError{all, std::string("cannot reduce: ") + e.what()};
   }
   shards.clear();
-  std::cout << toResponseJson(reduced).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  wirestream::cli::writeResponseJson(std::cout, reduced);
+  std::cout << "\n";
   flushStdout();
   return 0;
 }
