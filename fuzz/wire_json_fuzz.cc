@@ -7,7 +7,9 @@
 //   - its bytes are a fixed point: encode(decode(encode(x))) == encode(x);
 //   - the streamed JSON of `decode` (writeWireJson) is byte for byte
 //     toWireJson(aggs).dump(2), and reading it back gives an == list: the wire
-//     JSON is lossless.
+//     JSON is lossless;
+//   - the streamed response JSON of `reduce` (writeResponseJson) is byte for
+//     byte toResponseJson(aggs).dump(2).
 #include <cstdint>
 #include <span>
 #include <sstream>
@@ -72,6 +74,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(streamed.str() == whole,
                "streamed JSON (batch %zu) differs from dump(2):\n%s\n---\n%s", batch,
                streamed.str().substr(0, 2000).c_str(), whole.substr(0, 2000).c_str());
+  }
+  // So is the streamed response JSON of `reduce` (writeResponseJson).
+  std::string response = toResponseJson(aggs).dump(2, ' ', false, json::error_handler_t::replace);
+  for (size_t batch : {size_t{1}, size_t{2}, cli::kBucketBatch}) {
+    std::ostringstream streamed;
+    cli::writeResponseJson(streamed, aggs, batch);
+    FUZZ_CHECK(streamed.str() == response,
+               "streamed response (batch %zu) differs from dump(2):\n%s\n---\n%s", batch,
+               streamed.str().substr(0, 2000).c_str(), response.substr(0, 2000).c_str());
   }
   InternalAggregations again = cli::aggregationsFromWireJsonText(whole);
   FUZZ_CHECK(again == aggs, "the wire JSON does not read back: %s", whole.substr(0, 2000).c_str());

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -175,7 +176,7 @@ class PrettyWriter {
     out_ << (l.object ? '}' : ']');
   }
   // The next member's key (in an object).
-  void key(const std::string& k) {
+  void key(std::string_view k) {
     separate();
     bool plain = std::all_of(k.begin(), k.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -183,7 +184,7 @@ class PrettyWriter {
     if (plain) {  // the field names of the wire JSON: nothing to escape
       out_ << '"' << k << "\": ";
     } else {
-      out_ << json(k).dump(-1, ' ', false, json::error_handler_t::replace) << ": ";
+      out_ << json(std::string(k)).dump(-1, ' ', false, json::error_handler_t::replace) << ": ";
     }
   }
   // A whole value: a member's after key(), or an array's element.
@@ -364,6 +365,236 @@ void writeList(PrettyWriter& w, InternalAggregations& aggs, size_t batch) {
   for (size_t i = 0; i < aggs.size(); ++i) writeAggregation(w, aggs[i], batch);
 }
 
+// ---- the response JSON ----
+
+void writeResponseAggregation(PrettyWriter& w, InternalAggregation* mutable_agg,
+                              const InternalAggregation& a, size_t batch);
+
+// One member of a response object: a rendered value, or an aggregation
+// written in its place (modifiable when `agg` is set).
+struct Member {
+  std::string_view name;
+  const json* value = nullptr;
+  InternalAggregation* agg = nullptr;
+  const InternalAggregation* const_agg = nullptr;
+};
+
+// Writes the members as the ordered_json object built from them with
+// operator[] holds them: a repeated name (two sub-aggregations named alike,
+// or one named "doc_count") stays where it first appeared, with its last value.
+void writeMembers(PrettyWriter& w, const std::vector<Member>& members, size_t batch) {
+  std::vector<size_t> last(members.size());
+  std::vector<bool> first(members.size(), true);
+  std::unordered_map<std::string_view, size_t> seen;
+  for (size_t i = 0; i < members.size(); ++i) {
+    auto [it, fresh] = seen.try_emplace(members[i].name, i);
+    last[i] = i;
+    if (!fresh) {
+      first[i] = false;
+      last[it->second] = i;
+    }
+  }
+  w.begin(true);
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (!first[i]) continue;
+    const Member& m = members[last[i]];
+    w.key(members[i].name);
+    if (m.value != nullptr) {
+      w.value(*m.value);
+    } else {
+      writeResponseAggregation(w, m.agg, *m.const_agg, batch);
+    }
+  }
+  w.end();
+}
+
+// Appends the members for `aggs`, by name, to `members`.
+void addAggregationMembers(std::vector<Member>& members, InternalAggregations* mutable_aggs,
+                           const InternalAggregations& aggs) {
+  for (size_t i = 0; i < aggs.size(); ++i) {
+    const InternalAggregation& a = *aggs.list()[i];
+    members.push_back({a.getName(), nullptr, mutable_aggs ? &(*mutable_aggs)[i] : nullptr, &a});
+  }
+}
+
+// Bucket i's sub-aggregations when they can be modified without building
+// them (terms' column, a histogram's objects); nullptr when they are metric
+// columns or absent, which are read through the const container instead.
+template <class Buckets>
+InternalAggregations* storedSubs(Buckets& b, size_t i) {
+  if constexpr (requires { b.hasAggregationsColumn(); }) {
+    return b.hasAggregationsColumn() ? &b.mutableAggregations(i) : nullptr;
+  } else {
+    return !b.metrics().active() && b.hasObjects() ? &b[i].aggregations : nullptr;
+  }
+}
+
+// A response bucket's rendered key text per bucket estimated at most this
+// many bytes per pattern byte (a "VV" zone id is the widest date field).
+constexpr size_t kKeyExpansion = 16;
+// Rendered buckets held at a time, in estimated bytes.
+constexpr size_t kResponseBatchBytes = size_t{1} << 20;
+
+// A bucketed aggregation of the response: its own fields from a
+// toResponseJson with no buckets, then its buckets a batch at a time from a
+// toResponseJson holding just their keys and counts (few at a time when the
+// format's pattern makes each key_as_string long), each followed by its
+// sub-aggregations, streamed in turn. A keyed histogram's buckets are an
+// object by key_as_string, where a repeated key keeps its first place and the
+// last bucket's value, as in the rendered document.
+template <class T>
+void writeResponseBucketed(PrettyWriter& w, T& agg, size_t batch) {
+  constexpr bool kHistogram =
+      std::is_same_v<T, aggregations::Histogram> || std::is_same_v<T, aggregations::DateHistogram>;
+  auto buckets = std::move(agg.buckets());
+  agg.buckets().clear();
+  json head;
+  try {
+    head = toResponseJson(agg);
+  } catch (...) {
+    agg.buckets() = std::move(buckets);
+    throw;
+  }
+  aggregations::Metadata metadata = agg.getMetadata();
+  agg.setMetadata(aggregations::Metadata());
+  auto restore = [&] {
+    agg.buckets() = std::move(buckets);
+    agg.setMetadata(std::move(metadata));
+  };
+
+  bool keyed = false;
+  if constexpr (kHistogram) keyed = agg.keyed();
+  // The buckets to write, in order (keyed: the last bucket of each key text).
+  std::vector<size_t> order;
+  if constexpr (kHistogram) {
+    if (keyed) {
+      // The key text as histogram_json.cc renders it.
+      auto text = [&](size_t i) {
+        if constexpr (std::is_same_v<T, aggregations::Histogram>) {
+          return agg.format().formatDoubleAsString(buckets.keyAt(i));
+        } else {
+          return agg.format().formatLongAsString(buckets.keyAt(i));
+        }
+      };
+      // Hashes, not texts, are kept: the texts may be as long as the pattern allows.
+      std::unordered_multimap<size_t, size_t> firsts;
+      std::vector<size_t> first_list;
+      std::vector<size_t> last(buckets.size());
+      for (size_t i = 0; i < buckets.size(); ++i) {
+        std::string t = text(i);
+        size_t h = std::hash<std::string>{}(t);
+        bool found = false;
+        for (auto [it, end] = firsts.equal_range(h); it != end; ++it) {
+          if (text(it->second) == t) {
+            last[it->second] = i;
+            found = true;
+            break;
+          }
+        }
+        if (!found) {
+          firsts.emplace(h, i);
+          first_list.push_back(i);
+          last[i] = i;
+        }
+      }
+      for (size_t f : first_list) order.push_back(last[f]);
+    }
+  }
+  if (!keyed) {
+    order.resize(buckets.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  }
+  size_t per_bucket =
+      64 + kKeyExpansion * (agg.format().pattern().size() + agg.format().zoneId().size());
+  size_t n_batch = std::clamp<size_t>(kResponseBatchBytes / per_bucket, 1, batch);
+
+  auto write_buckets = [&] {
+    std::vector<Member> members;
+    for (size_t at = 0; at < order.size(); at += n_batch) {
+      size_t n = std::min(n_batch, order.size() - at);
+      for (size_t k = 0; k < n; ++k) {
+        size_t i = order[at + k];
+        if constexpr (kHistogram) {
+          agg.buckets().append(buckets.keyAt(i), buckets.docCountAt(i), InternalAggregations());
+        } else {
+          agg.buckets().append(buckets.keyAt(i), buckets.docCountAt(i), buckets.errorAt(i),
+                               InternalAggregations());
+        }
+      }
+      json rendered;
+      try {
+        rendered = toResponseJson(agg);
+      } catch (...) {
+        agg.buckets().clear();
+        throw;
+      }
+      agg.buckets().clear();
+      const json& rendered_buckets = rendered.at("buckets");
+      auto item = rendered_buckets.items().begin();
+      for (size_t k = 0; k < n; ++k, ++item) {
+        size_t i = order[at + k];
+        members.clear();
+        for (const auto& [name, v] : item.value().items()) members.push_back({name, &v});
+        InternalAggregations* stored = storedSubs(buckets, i);
+        decltype(auto) holder = std::as_const(buckets).aggregationsAt(i);
+        const InternalAggregations& subs = stored ? *stored : holder;
+        addAggregationMembers(members, stored, subs);
+        if (keyed) w.key(item.key());
+        writeMembers(w, members, batch);
+      }
+    }
+  };
+  try {
+    w.begin(true);
+    for (const auto& [k, v] : head.items()) {
+      w.key(k);
+      if (k == "buckets" && (v.is_array() || v.is_object())) {
+        w.begin(v.is_object());
+        write_buckets();
+        w.end();
+      } else {
+        w.value(v);
+      }
+    }
+    w.end();
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+}
+
+// Aggregations whose encoding is at most this large and that have at most a
+// batch of buckets are rendered whole: with a format pattern within it, their
+// key texts stay within a few MiB.
+constexpr size_t kWholeResponseBytes = 4096;
+
+void writeResponseAggregation(PrettyWriter& w, InternalAggregation* mutable_agg,
+                              const InternalAggregation& a, size_t batch) {
+  // Metric columns' rows are metrics, rendered whole.
+  InternalAggregation* m = mutable_agg;
+  if (m == nullptr ||
+      (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= kWholeResponseBytes)) {
+    return w.value(toResponseJson(a));
+  }
+  if (auto* t = dynamic_cast<aggregations::StringTerms*>(m)) {
+    return writeResponseBucketed(w, *t, batch);
+  }
+  if (auto* t = dynamic_cast<aggregations::LongTerms*>(m)) {
+    return writeResponseBucketed(w, *t, batch);
+  }
+  if (auto* t = dynamic_cast<aggregations::DoubleTerms*>(m)) {
+    return writeResponseBucketed(w, *t, batch);
+  }
+  if (auto* h = dynamic_cast<aggregations::Histogram*>(m)) {
+    return writeResponseBucketed(w, *h, batch);
+  }
+  if (auto* h = dynamic_cast<aggregations::DateHistogram*>(m)) {
+    return writeResponseBucketed(w, *h, batch);
+  }
+  w.value(toResponseJson(a));
+}
+
 }  // namespace
 
 std::string capEcho(std::string_view text, size_t max) {
@@ -390,6 +621,15 @@ void writeWireJson(std::ostream& out, InternalAggregations& aggs, size_t bucket_
   w.begin(false);
   writeList(w, aggs, bucket_batch);
   w.end();
+}
+
+void writeResponseJson(std::ostream& out, InternalAggregations& aggs, size_t bucket_batch) {
+  if (bucket_batch == 0)
+    throw std::invalid_argument("writeResponseJson: bucket_batch must be positive");
+  PrettyWriter w(out);
+  std::vector<Member> members;
+  addAggregationMembers(members, &aggs, aggs);
+  writeMembers(w, members, bucket_batch);
 }
 
 }  // namespace wirestream::cli

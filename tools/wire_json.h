@@ -63,4 +63,15 @@ inline constexpr size_t kBucketBatch = 256;
 void writeWireJson(std::ostream& out, aggregations::InternalAggregations& aggs,
                    size_t bucket_batch = kBucketBatch);
 
+// Writes aggs as toResponseJson(aggs).dump(2, ' ', false, replace) would (the
+// body of `wirestream reduce`), without building that document: as
+// writeWireJson, with a bucketed aggregation's buckets fewer than
+// `bucket_batch` at a time when its format's pattern is long (each bucket's
+// key_as_string is then long), so what is held stays proportional to one
+// aggregation's size, not to the output's. `aggs` is modified while it is
+// written and is as it was when this returns normally. Throws what `out`
+// throws.
+void writeResponseJson(std::ostream& out, aggregations::InternalAggregations& aggs,
+                       size_t bucket_batch = kBucketBatch);
+
 }  // namespace wirestream::cli

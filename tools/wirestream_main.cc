@@ -13,9 +13,10 @@
 // relative paths are the caller's (BUILD_WORKING_DIRECTORY). The resource contract (docs/cli.md,
 // "Resource limits and errors", and --help): decode streams its output (peak memory within 64 MiB +
 // 16 x the input); encode parses with bounded nesting, linear time in the members of an object, and
-// caps the text it echoes; reduce keeps ES's bucket budget (--max-buckets, default 65,536). Every
-// error is one line on stderr naming the file and where in it (byte offset or JSON path), exit
-// status 1; usage errors are one line, exit status 2.
+// caps the text it echoes; reduce keeps ES's bucket budget (--max-buckets, default 65,536) and
+// streams its response as decode does. Every error is one line on stderr naming the file and where
+// in it (byte offset or JSON path), exit status 1, running out of memory included; usage errors
+// are one line, exit status 2.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,17 +46,18 @@ namespace {
 using wirestream::TransportVersion;
 using wirestream::aggregations::InternalAggregations;
 using wirestream::aggregations::ReduceContext;
-using json = nlohmann::ordered_json;
 
 constexpr const char* kLimitsHelp = R"(Resource limits and errors (docs/cli.md):
   decode  streams its JSON; peak memory stays within 64 MiB + 16 x FILE's size.
   encode  refuses JSON nested deeper than 1024 while parsing, duplicate keys,
           and anything the readers refuse; wide objects parse in linear time.
   reduce  counts every bucket it creates against --max-buckets (default 65536,
-          Elasticsearch's search.max_buckets) before allocating it.
+          Elasticsearch's search.max_buckets) before allocating it, and streams
+          its response JSON: printing it adds a few MiB, whatever its length.
   Errors: one line on stderr, "wirestream: FILE: ...", naming the byte offset
   (binary input) or the JSON path (text input), with echoed text cut to 200
-  characters; exit status 1. Usage errors: one line, exit status 2.)";
+  characters; exit status 1 (also "wirestream: out of memory"; output already
+  streamed stays, cut short). Usage errors: one line, exit status 2.)";
 
 // A failure tied to one input or output file.
 struct FileError {
@@ -133,6 +136,8 @@ InternalAggregations decodeFile(const std::string& path, TransportVersion versio
   InternalAggregations aggs;
   try {
     aggs = InternalAggregations::readFrom(in, wirestream::aggregations::defaultRegistry());
+  } catch (const std::bad_alloc&) {
+    throw;  // main's "out of memory"
   } catch (const std::exception& e) {
     throw FileError{path, "at byte " + std::to_string(in.position()) + ": " + e.what()};
   }
@@ -171,6 +176,17 @@ std::string checkVersion(const std::string& text) {
 
 TransportVersion parseVersion(const std::string& text) { return TransportVersion::parse(text); }
 
+// The one line for an allocation that failed, written without allocating (the
+// usual message is built from strings); the output written so far stays.
+int outOfMemory() {
+  static constexpr char kLine[] = "wirestream: out of memory\n";
+  std::cout.flush();
+  std::cerr.clear();
+  std::cerr.write(kLine, sizeof kLine - 1);
+  std::cerr.flush();
+  return 1;
+}
+
 void flushStdout() {
   std::cout.flush();
   if (!std::cout) throw FileError{"stdout", "write error: " + errnoText()};
@@ -191,6 +207,8 @@ int runEncode(const std::string& version, const std::string& file, const std::st
   try {
     aggs = wirestream::cli::aggregationsFromWireJsonText(
         std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
+  } catch (const std::bad_alloc&) {
+    throw;  // main's "out of memory"
   } catch (const std::exception& e) {
     throw FileError{file, e.what()};
   }
@@ -199,6 +217,8 @@ int runEncode(const std::string& version, const std::string& file, const std::st
   out.setTransportVersion(v);
   try {
     aggs.writeTo(out);
+  } catch (const std::bad_alloc&) {
+    throw;  // main's "out of memory"
   } catch (const std::exception& e) {
     throw FileError{file, std::string("cannot encode: ") + e.what()};
   }
@@ -218,13 +238,16 @@ int runReduce(const std::string& version, int32_t max_buckets,
   InternalAggregations reduced;
   try {
     reduced = InternalAggregations::reduce(ptrs, ReduceContext::finalReduce(max_buckets));
+  } catch (const std::bad_alloc&) {
+    throw;  // main's "out of memory"
   } catch (const std::exception& e) {
     std::string all;
     for (const auto& f : files) all += (all.empty() ? "" : ",") + f;
     throw FileError{all, std::string("cannot reduce: ") + e.what()};
   }
   shards.clear();
-  std::cout << toResponseJson(reduced).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  wirestream::cli::writeResponseJson(std::cout, reduced);
+  std::cout << "\n";
   flushStdout();
   return 0;
 }
@@ -300,6 +323,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help
     return app.exit(e);
+  } catch (const std::bad_alloc&) {
+    return outOfMemory();
   } catch (const CLI::ParseError& e) {
     std::cerr << "wirestream: " << oneLine(e.what()) << " (see wirestream --help)\n";
     return 2;
@@ -309,13 +334,23 @@ int main(int argc, char** argv) {
     if (*decode) return runDecode(decode_version, decode_file);
     if (*encode) return runEncode(encode_version, encode_file, encode_output);
     if (*reduce) return runReduce(reduce_version, max_buckets, reduce_files);
+  } catch (const std::bad_alloc&) {
+    return outOfMemory();
   } catch (const FileError& e) {
-    std::cout.flush();
-    std::cerr << "wirestream: " << oneLine(e.file) << ": "
-              << oneLine(wirestream::cli::capEcho(e.message, 400)) << "\n";
+    try {
+      std::cout.flush();
+      std::cerr << "wirestream: " << oneLine(e.file) << ": "
+                << oneLine(wirestream::cli::capEcho(e.message, 400)) << "\n";
+    } catch (const std::bad_alloc&) {
+      return outOfMemory();
+    }
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "wirestream: " << oneLine(wirestream::cli::capEcho(e.what(), 400)) << "\n";
+    try {
+      std::cerr << "wirestream: " << oneLine(wirestream::cli::capEcho(e.what(), 400)) << "\n";
+    } catch (const std::bad_alloc&) {
+      return outOfMemory();
+    }
     return 1;
   }
   return 1;

@@ -1,5 +1,6 @@
-// tools/wire_json: the streamed writer prints byte for byte what
-// toWireJson(aggs).dump(2) prints, at every batch size; the bounded parser builds
+// tools/wire_json: the streamed writers print byte for byte what
+// toWireJson(aggs).dump(2) and toResponseJson(aggs).dump(2) print, at every
+// batch size; the bounded parser builds
 // the document json::parse builds, and its errors are typed and say where.
 #include "tools/wire_json.h"
 
@@ -94,6 +95,87 @@ TEST(WireJsonWriter, DateHistogramIsStreamed) {
   for (size_t batch : {size_t{1}, size_t{7}, kBucketBatch}) {
     EXPECT_EQ(streamed(aggs, batch), want) << "batch " << batch;
     EXPECT_EQ(aggs, copy) << "batch " << batch << ": not restored";
+  }
+}
+
+std::string responseDump(const InternalAggregations& aggs) {
+  return toResponseJson(aggs).dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+std::string streamedResponse(InternalAggregations& aggs, size_t batch) {
+  std::ostringstream out;
+  writeResponseJson(out, aggs, batch);
+  return out.str();
+}
+
+// Checks writeResponseJson against the dump at several batch sizes, and that
+// `aggs` is restored.
+void expectResponseAsDump(InternalAggregations& aggs, const std::string& what) {
+  const InternalAggregations copy = aggs;
+  std::string want = responseDump(aggs);
+  for (size_t batch : {size_t{1}, size_t{2}, size_t{3}, kBucketBatch}) {
+    EXPECT_EQ(streamedResponse(aggs, batch), want) << what << " batch " << batch;
+    EXPECT_EQ(aggs, copy) << what << " batch " << batch << ": not restored";
+  }
+}
+
+TEST(ResponseJsonWriter, RandomResultsPrintAsDump) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    aggregations::testing::RandomAggs random(seed, TransportVersion::current());
+    InternalAggregations aggs = random.aggs();
+    expectResponseAsDump(aggs, "seed " + std::to_string(seed));
+    // Read back from the wire, sub-aggregations may be held as metric columns.
+    TransportVersion v = TransportVersion::current();
+    InternalAggregations read =
+        aggregations::testing::readAggs(aggregations::testing::writeAggs(aggs, v), v);
+    expectResponseAsDump(read, "read seed " + std::to_string(seed));
+  }
+}
+
+// What ordered_json's operator[] does with a repeated name is kept: a keyed
+// date_histogram whose pattern prints every key alike is one bucket (the last,
+// where the first was); sub-aggregations named alike, or "doc_count", replace
+// the earlier member in place; two top-level aggregations named alike too.
+TEST(ResponseJsonWriter, RepeatedNamesAsDump) {
+  auto make = [](bool keyed, const std::string& pattern) {
+    auto h = std::make_unique<aggregations::DateHistogram>("d", aggregations::Metadata());
+    h->setKeyed(keyed);
+    h->setFormat(aggregations::DocValueFormat::dateTime(
+        pattern, "Z", aggregations::DocValueFormat::Resolution::kMilliseconds, false));
+    for (int64_t k = 0; k < 300; ++k) {
+      aggregations::DateHistogram::Bucket b{k * 3600000, k + 1, {}};
+      b.aggregations.add(std::make_unique<aggregations::Max>("m", aggregations::Metadata(), 1.0));
+      b.aggregations.add(
+          std::make_unique<aggregations::Max>("doc_count", aggregations::Metadata(), 2.0));
+      b.aggregations.add(std::make_unique<aggregations::Max>("m", aggregations::Metadata(), 3.0));
+      h->buckets().push_back(std::move(b));
+    }
+    return h;
+  };
+  for (const char* pattern : {"'same'", "yyyy-MM-dd", "yyyy-MM-dd'T'HH"}) {
+    for (bool keyed : {false, true}) {
+      InternalAggregations aggs;
+      aggs.add(make(keyed, pattern));
+      aggs.add(std::make_unique<aggregations::Max>("x", aggregations::Metadata(), 1.0));
+      aggs.add(make(!keyed, pattern));
+      expectResponseAsDump(aggs, std::string(pattern) + (keyed ? " keyed" : ""));
+    }
+  }
+}
+
+// A pattern long enough that a few buckets' key_as_string fill a batch: the
+// buckets are written fewer at a time, and the text is still the dump's.
+TEST(ResponseJsonWriter, LongPatternAsDump) {
+  std::string pattern = "'" + std::string(20000, 'x') + "'yyyy";
+  for (bool keyed : {false, true}) {
+    auto h = std::make_unique<aggregations::DateHistogram>("d", aggregations::Metadata());
+    h->setKeyed(keyed);
+    h->setFormat(aggregations::DocValueFormat::dateTime(
+        pattern, "Z", aggregations::DocValueFormat::Resolution::kMilliseconds, false));
+    for (int64_t k = 0; k < 40; ++k) h->buckets().push_back({k * 86400000 * 200, 1, {}});
+    InternalAggregations aggs;
+    aggs.add(std::move(h));
+    expectResponseAsDump(aggs, keyed ? "keyed" : "unkeyed");
   }
 }
 

@@ -3,8 +3,10 @@
 # and errors"), each case bounded in time (timeout) and stack or memory:
 # JSON nested 50,000 deep under a 1 MiB stack, a 200,000-key object, huge
 # strings, decode of a large input under 64 MiB + 16 x its size of peak RSS,
-# reduce's bucket budget on the 109-byte nested-histogram bomb, and the exit
-# status and single line of every kind of error.
+# reduce's bucket budget on the 109-byte nested-histogram bomb, reduce's
+# streamed response for a 100 KB date pattern (its ~150 MB of output within the
+# same bound), out of memory as one line, and the exit status and single line
+# of every kind of error.
 set -uo pipefail
 
 source "$(dirname "$0")/cli_test_lib.sh" "$1"
@@ -56,6 +58,23 @@ def hist(name, lo, hi, empty_subs):
             s("raw") + b"\x00" + b"\x00")
 bomb = b"\x01" + hist("o", 0, 65535, b"\x01" + hist("i", 0, 65535, b"\x00"))
 open(f"{t}/bomb.bin", "wb").write(bomb)
+# A date_histogram whose format pattern is a 100 KB literal (then the time of
+# day, so keys differ), with two buckets far apart that the final reduce fills
+# in between (min_doc_count 0, a 1 ms interval): each bucket prints a 100 KB
+# key_as_string, so a response built whole takes a few hundred MB.
+def long_pattern(n, keyed):
+    return [{"type": "date_histogram", "name": "d", "metadata": None, "order": {"_key": "asc"},
+             "min_doc_count": 0,
+             "empty_bucket_info": {"rounding": {"unit": None, "interval": 1, "zone": "Z",
+                                                "offset": None}, "aggregations": [], "bounds": None},
+             "offset": 0,
+             "format": {"name": "date_time", "pattern": "'" + "x" * 100000 + "'HHmmssSSS",
+                        "zone": "Z", "resolution": "milliseconds", "format_sort_values": False},
+             "keyed": keyed,
+             "buckets": [{"key": k, "doc_count": 1, "aggregations": []} for k in (0, n - 1)]}]
+w("long_pattern.json", json.dumps(long_pattern(1024, False)))
+w("long_pattern_keyed.json", json.dumps(long_pattern(512, True)))
+w("long_pattern_many.json", json.dumps(long_pattern(4000000, False)))
 open(f"{t}/small_fills.bin", "wb").write(b"\x01" + hist("o", 0, 9, b"\x01" + hist("i", 0, 9, b"\x00")))
 PY
 
@@ -116,6 +135,28 @@ timeout 60 "$W" reduce --max-buckets 110 "$T/small_fills.bin" >"$T/out" ||
   fail "10 x 10 fills in 110 buckets"
 python3 -c "import json,sys; b=json.load(open(sys.argv[1]))['o']['buckets']; assert len(b) == 10 and all(len(x['i']['buckets']) == 10 for x in b)" \
   "$T/out" || fail "reduce of 10 x 10 fills: $(head -c 300 "$T/out")"
+
+# ---- reduce streams its response: a 100 KB date pattern's key_as_string in each of 1,024
+# filled buckets (512 keyed) is printed within 64 MiB + 16 x the input ----
+for f in long_pattern long_pattern_keyed; do
+  timeout 60 "$W" encode "$T/$f.json" -o "$T/$f.bin" || fail "encode $f.json"
+  size=$(stat -c %s "$T/$f.bin")
+  /usr/bin/time -f "%M" -o "$T/rss" timeout 240 "$W" reduce "$T/$f.bin" >/dev/null 2>"$T/err"
+  rc=$?
+  [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] || fail "reduce $f.bin: exit $rc: $(head -c 300 "$T/err")"
+  rss_kib=$(tail -n 1 "$T/rss")
+  bound_kib=$(((64 << 10) + 16 * size / 1024))
+  echo "reduce of $f.bin ($size bytes): peak RSS $rss_kib KiB (bound $bound_kib KiB)"
+  $sanitized || [ "$rss_kib" -le "$bound_kib" ] ||
+    fail "reduce $f.bin peak RSS $rss_kib KiB > $bound_kib KiB"
+done
+# Out of memory (4,000,000 buckets to fill in 20 MB of address space) is one line, exit 1.
+# ASan and TSan reserve terabytes of address space, so only a plain build runs it.
+timeout 60 "$W" encode "$T/long_pattern_many.json" -o "$T/long_pattern_many.bin" ||
+  fail "encode long_pattern_many.json"
+$sanitized || (failures=0 && ulimit -v 20000 && expect_status 1 "wirestream: out of memory" \
+  "$W" reduce --max-buckets 5000000 "$T/long_pattern_many.bin" && [ "$failures" -eq 0 ]) ||
+  fail "out of memory"
 
 # ---- every error: exit 1 (input) or 2 (usage), one line ----
 mkdir -p "$T/dir"
