@@ -800,7 +800,7 @@ ws_cc_test(tests_transport_tls_transport_test
     DIR tests/transport
     NAME tls_transport_test
     SRCS tests/transport/tls_transport_test.cc
-    DEPS tests_transport_test_support tests_transport_tls_fixture transport transport_zero_copy GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
+    DEPS tests_transport_test_support tests_transport_tls_fixture transport transport_tls transport_zero_copy GTest::gtest_main OpenSSL::SSL OpenSSL::Crypto
     SIZE medium)
 ws_cc_test(tests_transport_features_test
     DIR tests/transport

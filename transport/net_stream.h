@@ -29,6 +29,7 @@
 #include <boost/asio/write.hpp>
 #include <cerrno>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -53,8 +54,15 @@ class BufferedSocket {
   static constexpr size_t kReadBufferSize = 256 * 1024;
   static constexpr size_t kHandshakeChunk = 4096;
 
-  explicit BufferedSocket(boost::asio::ip::tcp::socket socket)
-      : socket_(std::move(socket)), read_buffer_(kReadBufferSize) {}
+  // The read buffer takes kHandshakeChunk until setFillSize (the TLS
+  // handshake's messages are small), allocated at the first read and not
+  // zero-filled: an accepted connection that sends nothing costs none of it
+  // (a zeroed 256 KiB buffer made idle TLS peers hold 329 KiB each).
+  explicit BufferedSocket(boost::asio::ip::tcp::socket socket) : socket_(std::move(socket)) {}
+
+  // How much one fill reads at most from now on (kReadBufferSize once the
+  // handshake is done).
+  void setFillSize(size_t size) { fill_size_ = size; }
 
   executor_type get_executor() { return socket_.get_executor(); }
   lowest_layer_type& lowest_layer() { return socket_.lowest_layer(); }
@@ -70,14 +78,15 @@ class BufferedSocket {
   // Puts bytes back before the received ones (what the handshake's engine
   // had read ahead).
   void unread(const void* data, size_t size) {
-    std::vector<uint8_t> joined(static_cast<const uint8_t*>(data),
-                                static_cast<const uint8_t*>(data) + size);
-    joined.insert(joined.end(), read_buffer_.begin() + static_cast<ptrdiff_t>(read_begin_),
-                  read_buffer_.begin() + static_cast<ptrdiff_t>(read_end_));
-    read_buffer_.assign(std::max(joined.size(), kReadBufferSize), 0);
-    std::copy(joined.begin(), joined.end(), read_buffer_.begin());
+    const size_t total = size + readable();
+    auto joined = std::unique_ptr<uint8_t[]>(new uint8_t[std::max(total, read_capacity_)]);
+    std::copy_n(static_cast<const uint8_t*>(data), size, joined.get());
+    std::copy(read_buffer_.get() + read_begin_, read_buffer_.get() + read_end_,
+              joined.get() + size);
+    read_capacity_ = std::max(total, read_capacity_);
+    read_buffer_ = std::move(joined);
     read_begin_ = 0;
-    read_end_ = joined.size();
+    read_end_ = total;
   }
   // Collects bytes for the next trySend.
   void append(const void* data, size_t size) {
@@ -90,8 +99,12 @@ class BufferedSocket {
   template <class Handler>
   void asyncFill(Handler&& handler) {
     auto executor = boost::asio::get_associated_executor(handler, socket_.get_executor());
+    if (read_capacity_ < fill_size_) {  // nothing is buffered (readable() == 0)
+      read_buffer_ = std::unique_ptr<uint8_t[]>(new uint8_t[fill_size_]);
+      read_capacity_ = fill_size_;
+    }
     socket_.async_read_some(
-        boost::asio::buffer(read_buffer_),
+        boost::asio::buffer(read_buffer_.get(), read_capacity_),
         boost::asio::bind_executor(executor,
                                    [this, h = std::forward<Handler>(handler)](
                                        const boost::system::error_code& ec, size_t n) mutable {
@@ -161,13 +174,15 @@ class BufferedSocket {
   template <class MutableBuffers>
   size_t takeBuffered(const MutableBuffers& buffers) {
     size_t n = boost::asio::buffer_copy(
-        buffers, boost::asio::buffer(read_buffer_.data() + read_begin_, readable()));
+        buffers, boost::asio::buffer(read_buffer_.get() + read_begin_, readable()));
     read_begin_ += n;
     return n;
   }
 
   boost::asio::ip::tcp::socket socket_;
-  std::vector<uint8_t> read_buffer_;
+  std::unique_ptr<uint8_t[]> read_buffer_;  // read_capacity_ bytes, not zero-filled
+  size_t read_capacity_ = 0;
+  size_t fill_size_ = kHandshakeChunk;
   size_t read_begin_ = 0;
   size_t read_end_ = 0;
   std::vector<uint8_t> write_buffer_;

@@ -28,6 +28,14 @@
 
 namespace wirestream::transport::tls {
 
+// What a peer's certificate message may make this node parse and verify: at
+// most kMaxCertificateChainLength certificates (Java's
+// jdk.tls.maxCertificateChainLength) in at most kMaxCertificateListBytes;
+// longer is refused ("certificate chain too long") before the chain is built,
+// larger before it is parsed.
+inline constexpr int kMaxCertificateChainLength = 10;
+inline constexpr long kMaxCertificateListBytes = 64 * 1024;
+
 // Reads every file of `options` now. Throws TlsConfigError naming the file
 // that is missing, not PEM, or whose key does not match the certificate or
 // the passphrase; std::invalid_argument for a cipher string matching nothing

@@ -4,14 +4,19 @@
 // error on the connecting side, and the node still serving others. Every
 // wait is bounded.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
 #include "tests/transport/test_support.h"
 #include "tests/transport/tls_fixture.h"
+#include "transport/tls.h"
 #include "transport/transport_service.h"
 #include "transport/zero_copy.h"
 
@@ -298,6 +303,67 @@ TEST_F(TlsTransportTest, UntrustedExpiredOrMisnamedCertificatesAreRefused) {
     if (r.server == &TlsCerts::server) expectServerStillServes();
     server.reset();
   }
+}
+
+// A client chain of its certificate and 12 more (copies of the CA here: a
+// verifier that built the chain would accept it) is refused before the chain
+// is built, as Java's jdk.tls.maxCertificateChainLength (10) refuses it; a
+// chain of exactly 10 is served.
+TEST_F(TlsTransportTest, AClientChainLongerThanTenCertificatesIsRefused) {
+  startServer();
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  TempDir dir("wirestream-chain");
+  auto chainOf = [&](int extra) {
+    const std::string path = dir.file("chain-" + std::to_string(extra) + ".crt");
+    std::ofstream out(path, std::ios::binary);
+    out << slurp(certs.client.certificate);
+    for (int i = 0; i < extra; ++i) out << slurp(certs.ca.certificateFile());
+    TlsOptions tls = certs.options(certs.client);
+    tls.certificate = path;
+    return tls;
+  };
+  expectServed(chainOf(tls::kMaxCertificateChainLength - 1));
+  expectRefused(chainOf(12), "alert");
+  expectServerWarned("certificate chain too long");
+  expectServerStillServes();
+}
+
+size_t residentBytes() {
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return static_cast<size_t>(resident) * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// 400 TCP connections to the TLS port that send nothing: each took a
+// zero-filled 256 KiB read buffer and its SSL objects (329 KiB a connection,
+// 128 MiB here); now both wait for the peer's first bytes (~10 KiB a
+// connection measured; 99 KiB with the SSL objects made at accept).
+TEST_F(TlsTransportTest, IdleConnectionsToTheTlsPortCostNoReadBuffer) {
+  startServer();
+  const size_t before = residentBytes();
+  std::vector<RawSocket> idle;
+  for (int i = 0; i < 400; ++i) idle.push_back(RawSocket::connectTo(port));
+  for (int i = 0; i < 200 && server->stats().inbound_connections < 400; ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(server->stats().inbound_connections, 400u);
+  std::this_thread::sleep_for(200ms);
+  const size_t during = residentBytes();
+  // Sanitizers' shadow and redzones triple what an allocation costs.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  const size_t bound = size_t{48} << 20;
+#else
+  const size_t bound = size_t{16} << 20;
+#endif
+  EXPECT_LT(during - std::min(during, before), bound)
+      << "resident grew from " << before << " to " << during;
+  expectServerStillServes();
 }
 
 TEST_F(TlsTransportTest, CertificateVerificationDoesNotCheckTheIpAddress) {

@@ -16,7 +16,26 @@ namespace asio = boost::asio;
 using boost::system::error_code;
 
 void TlsLink::start() {
-  SSL* ssl = tls_.native_handle();
+  if (settings_.client) {
+    handshake();
+    return;
+  }
+  raw_->async_wait(
+      asio::ip::tcp::socket::wait_read,
+      asio::bind_executor(strand_, [this, keep = owner_.keepAlive()](const error_code& ec) {
+        if (closed_) return;
+        if (ec) {
+          owner_.onReadEnded(false, ec.message());
+          return;
+        }
+        handshake();
+      }));
+}
+
+void TlsLink::handshake() {
+  tls_.emplace(std::move(*raw_), *settings_.context);
+  raw_.reset();
+  SSL* ssl = tls_->native_handle();
   try {
     if (settings_.client) {
       tls::configureClient(ssl, *settings_.options, settings_.peer_host);
@@ -27,7 +46,7 @@ void TlsLink::start() {
     owner_.onLinkFailed(e.what());
     return;
   }
-  tls_.async_handshake(
+  tls_->async_handshake(
       settings_.client ? asio::ssl::stream_base::client : asio::ssl::stream_base::server,
       asio::bind_executor(strand_, [this, keep = owner_.keepAlive()](const error_code& ec) {
         if (closed_) return;
@@ -38,7 +57,7 @@ void TlsLink::start() {
           fail(plaintext ? "TLS handshake failed (a plaintext peer?)" : "TLS handshake failed", ec);
           return;
         }
-        tls::attachBufferedSocket(tls_.native_handle(), tls_.next_layer());
+        tls::attachBufferedSocket(tls_->native_handle(), tls_->next_layer());
         ready_ = true;
         readLoop();
         writeLoop();
@@ -50,7 +69,7 @@ void TlsLink::start() {
 void TlsLink::readLoop() {
   if (reading_) return;
   reading_ = true;
-  SSL* ssl = tls_.native_handle();
+  SSL* ssl = tls_->native_handle();
   while (!closed_) {
     error_code ec;
     // Straight into a large frame's pages (the first that has room).
@@ -78,7 +97,7 @@ void TlsLink::readLoop() {
   if (closed_) return;
   writeLoop();          // sends what reading produced, if anything
   if (paused_) return;  // no fill until resume()
-  tls_.next_layer().asyncFill(
+  tls_->next_layer().asyncFill(
       asio::bind_executor(strand_, [this, keep = owner_.keepAlive()](const error_code& ec, size_t) {
         if (closed_) return;
         if (ec) {
@@ -104,7 +123,7 @@ void TlsLink::flush() {
 // what reading produced (TLS 1.3 key updates). Waits for the handshake.
 void TlsLink::writeLoop() {
   if (closed_ || !ready_ || writing_) return;
-  BufferedSocket& socket = tls_.next_layer();
+  BufferedSocket& socket = tls_->next_layer();
   while (true) {
     error_code ec;
     if (socket.unsent() > 0 && !socket.trySend(ec)) {
@@ -134,7 +153,7 @@ void TlsLink::writeLoop() {
       std::span<const uint8_t>& piece = pieces_[next_piece_];
       // Asio's engine enables partial writes: SSL_write takes one record
       // (16 KiB) at a time of a larger piece (a referenced body).
-      const size_t n = tls::write(tls_.native_handle(), piece.data(), piece.size(), ec);
+      const size_t n = tls::write(tls_->native_handle(), piece.data(), piece.size(), ec);
       if (ec) {
         fail("TLS write failed", ec);
         return;
@@ -148,7 +167,7 @@ void TlsLink::writeLoop() {
 
 // Keeps OpenSSL's reason (for connect() to name) and has the owner close.
 void TlsLink::fail(const std::string& what, const error_code& ec) {
-  const std::string reason = tls::failureReason(ec, tls_.native_handle());
+  const std::string reason = tls::failureReason(ec, tls_->native_handle());
   {
     MutexLock lock(failure_mu_);
     if (failure_.empty()) failure_ = reason;

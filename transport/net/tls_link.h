@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <boost/asio/ssl/stream.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,14 @@ class TlsLink final : public ByteLink {
 
   TlsLink(boost::asio::ip::tcp::socket socket, Strand strand, Owner& owner,
           TlsLinkSettings settings)
-      : tls_(std::move(socket), *settings.context),
+      : raw_(std::move(socket)),
         strand_(std::move(strand)),
         owner_(owner),
         settings_(std::move(settings)) {}
 
-  // The TLS handshake, then reads; what was queued meanwhile goes out after it.
+  // The TLS handshake, then reads; what was queued meanwhile goes out after
+  // it. Accepting, the SSL objects are made once the peer's first bytes are
+  // in: a connection that sends nothing costs none of them.
   void start() override;
   void flush() override;
   void resume() override;
@@ -38,14 +41,18 @@ class TlsLink final : public ByteLink {
   bool isTls() const override { return true; }
   uint64_t bytesSent() const override { return bytes_sent_.load(); }
   std::string tlsFailure() const override;
-  boost::asio::ip::tcp::socket& socket() override { return tls_.next_layer().socket(); }
+  boost::asio::ip::tcp::socket& socket() override {
+    return tls_ ? tls_->next_layer().socket() : *raw_;
+  }
 
  private:
+  void handshake();
   void readLoop();
   void writeLoop();
   void fail(const std::string& what, const boost::system::error_code& ec);
 
-  boost::asio::ssl::stream<BufferedSocket> tls_;
+  std::optional<boost::asio::ip::tcp::socket> raw_;  // until tls_ is made from it
+  std::optional<boost::asio::ssl::stream<BufferedSocket>> tls_;
   Strand strand_;
   Owner& owner_;
   const TlsLinkSettings settings_;
