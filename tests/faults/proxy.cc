@@ -166,7 +166,8 @@ class FaultProxy::Impl {
     } else if (verb == "stats") {
       std::ostringstream out;
       out << "accepted=" << counters_.accepted << " bytes=" << counters_.bytes_forwarded
-          << " resets=" << counters_.resets << " open=" << counters_.open;
+          << " resets=" << counters_.resets << " cut=" << counters_.cut
+          << " open=" << counters_.open;
       return out.str();
     } else {
       return "error: unknown command [" + line + "]";
@@ -303,6 +304,7 @@ class FaultProxy::Impl {
       }
       counters_.bytes_forwarded += static_cast<uint64_t>(n);
       if (cut) {  // half of a chunk out, then RST both ways
+        ++counters_.cut;
         resetPair(p);
         return false;
       }

@@ -44,6 +44,7 @@ struct ProxyCounters {
   uint64_t accepted = 0;         // client connections accepted
   uint64_t bytes_forwarded = 0;  // both directions
   uint64_t resets = 0;           // connections closed with RST
+  uint64_t cut = 0;              // of those, reset after half a chunk toward the client
   uint64_t open = 0;             // connections open now
 };
 
@@ -62,7 +63,7 @@ class FaultProxy {
   void stop();
 
   // One command line (see above), plus "stats"; returns "ok", the stats as
-  // "accepted=N bytes=N resets=N open=N", or "error: ...".
+  // "accepted=N bytes=N resets=N cut=N open=N", or "error: ...".
   std::string command(const std::string& line);
 
   ProxyCounters counters() const;

@@ -236,6 +236,7 @@ TEST(FaultProxyTest, ResetCutsAChunkAndBothPeersSeeReset) {
   for (int i = 0; i < 100 && up.resets_seen == 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(up.resets_seen, 1);
   EXPECT_EQ(proxy.counters().resets, 1u);
+  EXPECT_EQ(proxy.counters().cut, 1u);  // it cut a chunk (a stream: there always is one)
   // A new connection after the reset is forwarded as usual.
   int again = connectLoopback(port);
   got.clear();
