@@ -204,12 +204,14 @@ common = [
 ]
 failed = [c for c in common + sys.argv[3:] if not eval(c, {"d": d})]
 kinds = ", ".join(f"{k} {v}" for k, v in sorted(d["failure_kinds"].items())) or "none"
+connects = ", ".join(f"{k} {v}" for k, v in sorted(d["connect_failures"].items())) or "none"
 shards = ", ".join(f"{k} {v}" for k, v in sorted(d["failed_shards"].items())) or "none"
 print(f"faults {fault}: {d['correct']} of {d['requests']} requests correct, {d['hung']} hung, "
       f"max latency {d['max_latency_ms']:.0f} ms (deadline {d['deadline_ms']} + slack "
       f"{d['slack_ms']} ms), p50 {d['p50_latency_ms']:.0f} ms; {d['partial']} partial "
       f"(failed shards: {shards}; errors: {kinds}), {d['wrong']} wrong; "
-      f"{d['reconnects']} reconnects, max connect {d['max_connect_ms']:.0f} ms; "
+      f"{d['reconnects']} reconnects, failed connects: {connects}, max connect "
+      f"{d['max_connect_ms']:.0f} ms (connect_timeout {d['connect_timeout_ms']} ms); "
       f"fds {d['fds_before']}->{d['fds_after']}, threads {d['threads_before']}->"
       f"{d['threads_after']}, pages {d['pages_before']}->{d['pages_after']}; "
       + ("ok" if not failed else "FAILED: " + "; ".join(failed)))
