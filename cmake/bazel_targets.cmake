@@ -75,6 +75,11 @@ ws_cc_library(aggregations_json
     SRCS aggregations/json/aggregation_json.cc aggregations/json/bucket_order_json.cc aggregations/json/doc_value_format_json.cc aggregations/json/histogram_json.cc aggregations/json/hll_json.cc aggregations/json/json_codecs.h aggregations/json/json_util.cc aggregations/json/metadata_json.cc aggregations/json/metrics_json.cc aggregations/json/terms_json.cc
     HDRS aggregations/json/aggregation_json.h aggregations/json/json_util.h aggregations/json/metadata_json.h aggregations/json/model_json.h
     DEPS aggregations stream nlohmann_json::nlohmann_json)
+ws_cc_library(examples_cluster_search
+    DIR examples
+    NAME cluster_search
+    HDRS examples/cluster_search.h
+    DEPS aggregations aggregations_columnar stream)
 ws_cc_library(transport_compression
     EXPORT transport_compression
     DIR transport
@@ -180,7 +185,7 @@ ws_cc_binary(examples_cluster
     DIR examples
     NAME cluster
     SRCS examples/cluster.cc
-    DEPS aggregations aggregations_columnar aggregations_json stream transport transport_features transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
+    DEPS examples_cluster_search aggregations aggregations_columnar aggregations_json stream transport transport_features transport_testing_certgen CLI11::CLI11 nlohmann_json::nlohmann_json)
 ws_sh_test(examples_cluster_test
     DIR examples
     NAME cluster_test
@@ -480,6 +485,27 @@ ws_cc_test(tests_codecs_tsm_kernels_scalar_env_test
     DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
     ENV WIRESTREAM_SIMD=scalar
     SIZE small)
+ws_cc_library(tests_faults_proxy
+    DIR tests/faults
+    NAME proxy
+    SRCS tests/faults/proxy.cc
+    HDRS tests/faults/proxy.h)
+ws_cc_binary(tests_faults_fault_proxy
+    DIR tests/faults
+    NAME fault_proxy
+    SRCS tests/faults/fault_proxy_main.cc
+    DEPS tests_faults_proxy CLI11::CLI11)
+ws_cc_test(tests_faults_proxy_test
+    DIR tests/faults
+    NAME proxy_test
+    SRCS tests/faults/proxy_test.cc
+    DEPS tests_faults_proxy GTest::gtest_main
+    SIZE small)
+ws_cc_binary(tests_faults_fault_coordinator
+    DIR tests/faults
+    NAME fault_coordinator
+    SRCS tests/faults/fault_coordinator.cc
+    DEPS examples_cluster_search stream transport CLI11::CLI11 nlohmann_json::nlohmann_json)
 ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening
     NAME alloc_bound_test
