@@ -235,6 +235,8 @@ class TcpConnection final : public Connection,
              .description = description_,
              .max_frame_size = options().max_frame_size,
              .in_flight_budget = options().in_flight_budget,
+             .max_requests_in_flight = options().max_requests_in_flight,
+             .budget = direction == Direction::kInbound ? &service_->inbound_budget : nullptr,
              .find_handler = [impl = service_.get()](
                                  const std::string& action) { return impl->findHandler(action); }},
             *this) {}

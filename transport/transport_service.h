@@ -104,8 +104,12 @@ struct TransportOptions {
   size_t max_frame_size = 100 * 1024 * 1024;
   // Time a frame may take to arrive completely once its first byte arrived.
   std::chrono::milliseconds read_deadline{30000};
-  // Per inbound connection: request bytes accepted and not yet answered.
+  // Per inbound connection: request bytes accepted and not yet answered (a
+  // compressed body counted inflated too).
   size_t in_flight_budget = 512 * 1024 * 1024;
+  // Per inbound connection: requests accepted and not yet answered (what a
+  // held request costs beyond its bytes: 300,000 tiny ones held 11 GiB).
+  size_t max_requests_in_flight = 10000;
   // Node-wide, over every inbound connection: bytes of frames partially
   // received or received and not yet answered, each counted at its declared
   // size from the moment its header is in.

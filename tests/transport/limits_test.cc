@@ -377,6 +377,100 @@ TEST_F(LimitsTest, HeldRequestsCountUntilAnsweredOrDropped) {
   EXPECT_EQ(server->stats().inbound_bytes, 0u);
 }
 
+// Held requests are counted, not only weighed: past max_requests_in_flight
+// a request is answered with the in-flight breaker at once; answering the
+// held ones makes room again.
+TEST_F(LimitsTest, RequestsPastTheInFlightCountAreRefusedUntilTheHeldOnesAreAnswered) {
+  TransportOptions o = serverOptions();
+  o.max_requests_in_flight = 100;
+  startServer(o);
+  std::mutex mu;
+  std::vector<std::shared_ptr<TransportChannel>> held;
+  server->registerAsyncRequestHandler("hold", readBlob,
+                                      [&](Blob&&, std::shared_ptr<TransportChannel> ch) {
+                                        std::lock_guard<std::mutex> lock(mu);
+                                        held.push_back(std::move(ch));
+                                      });
+  TransportService client(quietClient());
+  auto conn = client.connect("127.0.0.1", port);
+  std::vector<std::future<Blob>> answers;
+  for (int i = 0; i < 150; ++i) {
+    answers.push_back(client.submitRequest(conn, "hold", Blob({1}), readBlob, 10s));
+  }
+  size_t refused = 0;
+  for (size_t i = 100; i < answers.size(); ++i) {
+    try {
+      answers[i].get();
+    } catch (const RemoteTransportError& e) {
+      EXPECT_EQ(e.type(), "circuit_breaking_exception");
+      EXPECT_NE(std::string(e.what()).find("the maximum (max_requests_in_flight) is [100]"),
+                std::string::npos)
+          << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_EQ(refused, 50u);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(held.size(), 100u);
+    for (auto& ch : held) ch->sendResponse(Blob({2}));
+    held.clear();
+  }
+  for (size_t i = 0; i < 100; ++i) EXPECT_EQ(answers[i].get().bytes, std::vector<uint8_t>{2});
+  std::future<Blob> again = client.submitRequest(conn, "hold", Blob({3}), readBlob, 10s);
+  ASSERT_TRUE(waitUntil([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return held.size() == 1;
+  }));
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    held[0]->sendResponse(Blob({4}));
+    held.clear();
+  }
+  EXPECT_EQ(again.get().bytes, std::vector<uint8_t>{4});
+}
+
+// A compressed request is charged its inflated body (a few KB of LZ4 made
+// 6 MiB that the budgets did not see): the second one held does not fit the
+// 8 MiB in-flight budget, and the node budget holds both bodies.
+TEST_F(LimitsTest, CompressedRequestsAreChargedTheirInflatedBodies) {
+  TransportOptions o = serverOptions();
+  o.in_flight_budget = 8 << 20;
+  startServer(o);
+  std::mutex mu;
+  std::vector<std::shared_ptr<TransportChannel>> held;
+  server->registerAsyncRequestHandler("hold", readBlob,
+                                      [&](Blob&&, std::shared_ptr<TransportChannel> ch) {
+                                        std::lock_guard<std::mutex> lock(mu);
+                                        held.push_back(std::move(ch));
+                                      });
+  TransportOptions co = quietClient();
+  co.compress = true;
+  TransportService client(co);
+  auto conn = client.connect("127.0.0.1", port);
+  const Blob zeros(std::vector<uint8_t>(6 << 20));
+  std::future<Blob> first = client.submitRequest(conn, "hold", zeros, readBlob, 10s);
+  ASSERT_TRUE(waitUntil([&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return held.size() == 1;
+  }));
+  EXPECT_GT(server->stats().inbound_bytes, size_t{6} << 20);
+  try {
+    client.submitRequest(conn, "hold", zeros, readBlob, 10s).get();
+    FAIL() << "not refused";
+  } catch (const RemoteTransportError& e) {
+    EXPECT_EQ(e.type(), "circuit_breaking_exception");
+    EXPECT_NE(std::string(e.what()).find("Data too large"), std::string::npos) << e.what();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    held[0]->sendResponse(Blob({1}));
+    held.clear();
+  }
+  EXPECT_EQ(first.get().bytes, std::vector<uint8_t>{1});
+  EXPECT_TRUE(waitUntil([&] { return server->stats().inbound_bytes == 0; }));
+}
+
 // A burst of partially received frames takes many pages; once they are gone
 // the receive pages fall back under the recycler's retained cap and the rest
 // went back to the allocator.

@@ -24,6 +24,7 @@ class ChannelImpl final : public TransportChannel {
   // `compression`: the request's scheme, which its response uses too (ES).
   ChannelImpl(std::shared_ptr<InboundSession> session, int64_t request_id, std::string action,
               TransportVersion version, size_t reserved, InboundBudget::Lease lease,
+              InboundBudget::Lease inflated_lease,
               CompressionScheme compression = CompressionScheme::kNone,
               RequestHeaders request_headers = {})
       : session_(std::move(session)),
@@ -32,6 +33,7 @@ class ChannelImpl final : public TransportChannel {
         version_(version),
         reserved_(reserved),
         lease_(std::move(lease)),
+        inflated_lease_(std::move(inflated_lease)),
         compression_(compression),
         request_headers_(std::move(request_headers)) {}
 
@@ -112,6 +114,7 @@ class ChannelImpl final : public TransportChannel {
   void finish(std::shared_ptr<BytesStreamOutput> frame) {
     session_->release(reserved_);
     lease_.reset();
+    inflated_lease_.reset();
     session_->host().send(std::move(frame));
   }
 
@@ -120,7 +123,8 @@ class ChannelImpl final : public TransportChannel {
   const std::string action_;
   const TransportVersion version_;
   const size_t reserved_;
-  InboundBudget::Lease lease_;  // the node budget of the request, until answered
+  InboundBudget::Lease lease_;           // the node budget of the request, until answered
+  InboundBudget::Lease inflated_lease_;  // and of its inflated body, if it was compressed
   const CompressionScheme compression_;
   const RequestHeaders request_headers_;
   std::mutex headers_mu_;
@@ -140,37 +144,83 @@ std::shared_ptr<BytesStreamOutput> InboundSession::errorFrame(
   return frame;
 }
 
+// Refuses a request with ES's in-flight-requests breaker (a 429 to an ES
+// client), the connection staying open.
+void InboundSession::refuse(const FrameHeader& h, TransportVersion version,
+                            const std::string& action, const std::string& message, int64_t wanted,
+                            int64_t limit) {
+  const CircuitBreakingError breaker(message, wanted, limit,
+                                     CircuitBreakingError::Durability::kTransient);
+  host_.log(LogLevel::kInfo, "[" + settings_.description + "] rejecting request id [" +
+                                 std::to_string(h.request_id) + "]: " + breaker.what());
+  host_.send(errorFrame(h.request_id, version, action, breaker.remoteException()));
+}
+
 void InboundSession::onRequest(const std::shared_ptr<InboundSession>& self, DecodedFrame&& frame,
                                InboundBudget::Lease lease, TransportVersion version) {
   const Settings& settings = self->settings_;
   const FrameHeader h = frame.header;
-  const size_t size = h.frameSize();
+  // What a request holds until answered is charged before it is parsed: one
+  // of max_requests_in_flight, its frame's bytes of in_flight_budget, and
+  // once inflated, its body's bytes of both budgets.
+  const size_t count = self->requests_.fetch_add(1) + 1;
+  if (count > settings.max_requests_in_flight) {
+    self->requests_.fetch_sub(1);
+    self->refuse(h, version, InboundMessage::peekAction(frame),
+                 "[inflight_requests] too many requests in flight on this connection: [" +
+                     std::to_string(count) + "], the maximum (max_requests_in_flight) is [" +
+                     std::to_string(settings.max_requests_in_flight) + "]",
+                 static_cast<int64_t>(count),
+                 static_cast<int64_t>(settings.max_requests_in_flight));
+    return;
+  }
+  size_t size = h.frameSize();
   const size_t budget = settings.in_flight_budget;
-  const size_t before = self->in_flight_.fetch_add(size);
-  if (before + size > budget) {
-    self->in_flight_.fetch_sub(size);
-    // As ES's in-flight-requests circuit breaker words and sends it.
-    const std::string action = InboundMessage::peekAction(frame);
-    const CircuitBreakingError breaker(
-        inFlightBreakerMessage(action, static_cast<int64_t>(before + size),
-                               static_cast<int64_t>(budget)),
-        static_cast<int64_t>(before + size), static_cast<int64_t>(budget),
-        CircuitBreakingError::Durability::kTransient);
-    self->host_.log(LogLevel::kInfo, "[" + settings.description + "] rejecting request id [" +
-                                         std::to_string(h.request_id) + "]: " + breaker.what());
-    self->host_.send(self->errorFrame(h.request_id, version, action, breaker.remoteException()));
+  auto overBudget = [&](size_t bytes, const std::string& action) {
+    const size_t before = self->in_flight_.fetch_add(bytes);
+    if (before + bytes <= budget) return false;
+    self->in_flight_.fetch_sub(bytes);
+    // As ES's in-flight-requests circuit breaker words it.
+    self->refuse(h, version, action,
+                 inFlightBreakerMessage(action, static_cast<int64_t>(before + bytes),
+                                        static_cast<int64_t>(budget)),
+                 static_cast<int64_t>(before + bytes), static_cast<int64_t>(budget));
+    return true;
+  };
+  if (overBudget(size, InboundMessage::peekAction(frame))) {
+    self->requests_.fetch_sub(1);
     return;
   }
   std::optional<InboundMessage> message;
   try {
     message.emplace(InboundMessage::parse(std::move(frame), settings.max_frame_size));
   } catch (...) {
-    self->in_flight_.fetch_sub(size);
+    self->release(size);
     throw;
   }
+  InboundBudget::Lease inflated_lease;
+  if (message->compression != CompressionScheme::kNone) {
+    const size_t inflated = message->body().length();
+    if (settings.budget != nullptr) {
+      inflated_lease = settings.budget->tryAcquire(inflated);
+      if (!inflated_lease) {
+        self->release(size);
+        const auto wanted = static_cast<int64_t>(settings.budget->used() + inflated);
+        const auto limit = static_cast<int64_t>(settings.budget->limit());
+        self->refuse(h, version, message->action,
+                     inFlightBreakerMessage(message->action, wanted, limit), wanted, limit);
+        return;
+      }
+    }
+    if (overBudget(inflated, message->action)) {
+      self->release(size);
+      return;
+    }
+    size += inflated;
+  }
   auto channel = std::make_shared<ChannelImpl>(self, h.request_id, message->action, version, size,
-                                               std::move(lease), message->compression,
-                                               message->request_headers);
+                                               std::move(lease), std::move(inflated_lease),
+                                               message->compression, message->request_headers);
   TransportService::RawRequestHandler handler = settings.find_handler(message->action);
   if (!handler) {
     channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));

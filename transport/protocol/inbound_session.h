@@ -1,6 +1,7 @@
 // InboundSession: the serving half of an inbound connection without the
 // socket: each request's admission against the connection's in-flight
-// budget (ES's in-flight-requests breaker), the handler its action goes to,
+// budgets (ES's in-flight-requests breaker: the bytes it holds, its inflated
+// body counted, and how many are unanswered), the handler its action goes to,
 // and the TransportChannel that answers it, once (a channel dropped
 // unanswered sends an error, so no caller is left waiting). Error answers
 // are written as ES's OutboundHandler writes them. The connection is its
@@ -45,6 +46,9 @@ class InboundSession {
     std::string description;    // the connection's, for log lines
     size_t max_frame_size = 0;
     size_t in_flight_budget = 0;
+    size_t max_requests_in_flight = 0;
+    // The node budget an inflated body is charged to too (null: none).
+    InboundBudget* budget = nullptr;
     std::function<TransportService::RawRequestHandler(const std::string& action)> find_handler;
   };
 
@@ -66,13 +70,20 @@ class InboundSession {
 
   const Settings& settings() const { return settings_; }
   Host& host() const { return host_; }
-  // A channel answered: its request's bytes leave the in-flight budget.
-  void release(size_t bytes) { in_flight_.fetch_sub(bytes); }
+  // A channel answered: its request and its bytes leave the in-flight budgets.
+  void release(size_t bytes) {
+    in_flight_.fetch_sub(bytes);
+    requests_.fetch_sub(1);
+  }
 
  private:
+  void refuse(const FrameHeader& h, TransportVersion version, const std::string& action,
+              const std::string& message, int64_t wanted, int64_t limit);
+
   const Settings settings_;
   Host& host_;
-  std::atomic<size_t> in_flight_{0};
+  std::atomic<size_t> in_flight_{0};  // bytes of the requests not yet answered
+  std::atomic<size_t> requests_{0};   // requests not yet answered
 };
 
 }  // namespace wirestream::transport::protocol
