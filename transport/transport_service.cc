@@ -211,11 +211,12 @@ class TcpConnection final : public Connection,
 
   // `tls_peer_host`: outbound TLS verifies the peer's certificate against it.
   TcpConnection(std::shared_ptr<TransportService::Impl> service, tcp::socket socket,
-                Direction direction, const std::string& tls_peer_host = "")
+                Direction direction, const std::string& tls_peer_host = "",
+                std::optional<tcp::endpoint> peer = std::nullopt)
       : service_(std::move(service)),
         strand_(asio::make_strand(service_->io)),
         direction_(direction),
-        description_(describe(socket, direction)),
+        description_(describe(socket, direction, peer)),
         link_(net::makeByteLink(std::move(socket), strand_, *this,
                                 tlsSettings(*service_, direction, tls_peer_host))),
         loop_({.direction = direction,
@@ -317,11 +318,15 @@ class TcpConnection final : public Connection,
     return *frame;
   }
 
-  static std::string describe(const tcp::socket& socket, Direction direction) {
+  // `peer`: the address connected to, which a peer that reset at once no
+  // longer reports (remote_endpoint fails: "0.0.0.0:0").
+  static std::string describe(const tcp::socket& socket, Direction direction,
+                              const std::optional<tcp::endpoint>& peer) {
     error_code ec;
+    tcp::endpoint remote = socket.remote_endpoint(ec);
+    if (ec && peer) remote = *peer;
     return (direction == Direction::kInbound ? "inbound " : "outbound ") +
-           endpointText(socket.local_endpoint(ec)) + " -> " +
-           endpointText(socket.remote_endpoint(ec));
+           endpointText(socket.local_endpoint(ec)) + " -> " + endpointText(remote);
   }
   // As ES's NetworkAddress formats it: "127.0.0.1:9300".
   static std::string localAddress(const tcp::socket& socket) {
@@ -891,8 +896,9 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   tcp::socket socket =
       connectWithin(impl_->io, tcp::endpoint(address, port), options.connect_timeout, target);
   socket.set_option(tcp::no_delay(true), ec);
-  auto connection = std::make_shared<TcpConnection>(impl_, std::move(socket),
-                                                    TcpConnection::Direction::kOutbound, host);
+  auto connection =
+      std::make_shared<TcpConnection>(impl_, std::move(socket), TcpConnection::Direction::kOutbound,
+                                      host, tcp::endpoint(address, port));
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stopped) throw ConnectTransportError("[" + target + "] the service is stopped");
