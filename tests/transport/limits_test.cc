@@ -15,6 +15,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "stream/page_recycler.h"
@@ -32,6 +33,7 @@ using testing::nodeOptions;
 using testing::RawSocket;
 using testing::readBlob;
 using testing::registerEcho;
+using testing::residentBytes;
 
 bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout = 5s) {
   auto end = std::chrono::steady_clock::now() + timeout;
@@ -329,17 +331,38 @@ TEST_F(LimitsTest, PartialFramesPastTheNodeBudgetAreRefusedOthersServed) {
   EXPECT_EQ(server->stats().inbound_bytes, 0u);
 }
 
+// Registers "hold" on `server`: its requests wait, unanswered, until taken.
+class HeldRequests {
+ public:
+  explicit HeldRequests(TransportService& server) {
+    server.registerAsyncRequestHandler("hold", readBlob,
+                                       [this](Blob&&, std::shared_ptr<TransportChannel> ch) {
+                                         std::lock_guard<std::mutex> lock(mu_);
+                                         channels_.push_back(std::move(ch));
+                                       });
+  }
+  // Waits until `n` requests are held.
+  bool waitFor(size_t n) {
+    return waitUntil([&] {
+      std::lock_guard<std::mutex> lock(mu_);
+      return channels_.size() == n;
+    });
+  }
+  std::vector<std::shared_ptr<TransportChannel>> take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::exchange(channels_, {});
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::shared_ptr<TransportChannel>> channels_;
+};
+
 TEST_F(LimitsTest, HeldRequestsCountUntilAnsweredOrDropped) {
   TransportOptions o = serverOptions();
   o.node_inbound_budget = 1 << 20;
   startServer(o);
-  std::mutex mu;
-  std::vector<std::shared_ptr<TransportChannel>> held;
-  server->registerAsyncRequestHandler("hold", readBlob,
-                                      [&](Blob&&, std::shared_ptr<TransportChannel> ch) {
-                                        std::lock_guard<std::mutex> lock(mu);
-                                        held.push_back(std::move(ch));
-                                      });
+  HeldRequests held(*server);
   TransportService client(quietClient());
   auto conn = client.connect("127.0.0.1", port);
   std::vector<std::future<Blob>> answers;
@@ -347,10 +370,7 @@ TEST_F(LimitsTest, HeldRequestsCountUntilAnsweredOrDropped) {
     answers.push_back(
         client.submitRequest(conn, "hold", Blob(std::vector<uint8_t>(200 * 1024)), readBlob, 5s));
   }
-  ASSERT_TRUE(waitUntil([&] {
-    std::lock_guard<std::mutex> lock(mu);
-    return held.size() == 3;
-  }));
+  ASSERT_TRUE(held.waitFor(3));
   const size_t held_bytes = server->stats().inbound_bytes;
   EXPECT_GT(held_bytes, 3u * 200 * 1024);
   EXPECT_LT(held_bytes, 3u * 201 * 1024);
@@ -363,11 +383,7 @@ TEST_F(LimitsTest, HeldRequestsCountUntilAnsweredOrDropped) {
     EXPECT_NE(std::string(e.what()).find("Data too large"), std::string::npos) << e.what();
   }
   EXPECT_EQ(server->stats().inbound_bytes, held_bytes);
-  std::vector<std::shared_ptr<TransportChannel>> channels;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    channels.swap(held);
-  }
+  std::vector<std::shared_ptr<TransportChannel>> channels = held.take();
   channels[0]->sendResponse(Blob({1}));
   EXPECT_EQ(answers[0].get().bytes, std::vector<uint8_t>{1});
   channels[1]->sendError("illegal_state_exception", "no");
@@ -384,13 +400,7 @@ TEST_F(LimitsTest, RequestsPastTheInFlightCountAreRefusedUntilTheHeldOnesAreAnsw
   TransportOptions o = serverOptions();
   o.max_requests_in_flight = 100;
   startServer(o);
-  std::mutex mu;
-  std::vector<std::shared_ptr<TransportChannel>> held;
-  server->registerAsyncRequestHandler("hold", readBlob,
-                                      [&](Blob&&, std::shared_ptr<TransportChannel> ch) {
-                                        std::lock_guard<std::mutex> lock(mu);
-                                        held.push_back(std::move(ch));
-                                      });
+  HeldRequests held(*server);
   TransportService client(quietClient());
   auto conn = client.connect("127.0.0.1", port);
   std::vector<std::future<Blob>> answers;
@@ -410,23 +420,12 @@ TEST_F(LimitsTest, RequestsPastTheInFlightCountAreRefusedUntilTheHeldOnesAreAnsw
     }
   }
   EXPECT_EQ(refused, 50u);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    ASSERT_EQ(held.size(), 100u);
-    for (auto& ch : held) ch->sendResponse(Blob({2}));
-    held.clear();
-  }
+  ASSERT_TRUE(held.waitFor(100));
+  for (auto& ch : held.take()) ch->sendResponse(Blob({2}));
   for (size_t i = 0; i < 100; ++i) EXPECT_EQ(answers[i].get().bytes, std::vector<uint8_t>{2});
   std::future<Blob> again = client.submitRequest(conn, "hold", Blob({3}), readBlob, 10s);
-  ASSERT_TRUE(waitUntil([&] {
-    std::lock_guard<std::mutex> lock(mu);
-    return held.size() == 1;
-  }));
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    held[0]->sendResponse(Blob({4}));
-    held.clear();
-  }
+  ASSERT_TRUE(held.waitFor(1));
+  held.take()[0]->sendResponse(Blob({4}));
   EXPECT_EQ(again.get().bytes, std::vector<uint8_t>{4});
 }
 
@@ -437,23 +436,14 @@ TEST_F(LimitsTest, CompressedRequestsAreChargedTheirInflatedBodies) {
   TransportOptions o = serverOptions();
   o.in_flight_budget = 8 << 20;
   startServer(o);
-  std::mutex mu;
-  std::vector<std::shared_ptr<TransportChannel>> held;
-  server->registerAsyncRequestHandler("hold", readBlob,
-                                      [&](Blob&&, std::shared_ptr<TransportChannel> ch) {
-                                        std::lock_guard<std::mutex> lock(mu);
-                                        held.push_back(std::move(ch));
-                                      });
+  HeldRequests held(*server);
   TransportOptions co = quietClient();
   co.compress = true;
   TransportService client(co);
   auto conn = client.connect("127.0.0.1", port);
   const Blob zeros(std::vector<uint8_t>(6 << 20));
   std::future<Blob> first = client.submitRequest(conn, "hold", zeros, readBlob, 10s);
-  ASSERT_TRUE(waitUntil([&] {
-    std::lock_guard<std::mutex> lock(mu);
-    return held.size() == 1;
-  }));
+  ASSERT_TRUE(held.waitFor(1));
   EXPECT_GT(server->stats().inbound_bytes, size_t{6} << 20);
   try {
     client.submitRequest(conn, "hold", zeros, readBlob, 10s).get();
@@ -462,11 +452,7 @@ TEST_F(LimitsTest, CompressedRequestsAreChargedTheirInflatedBodies) {
     EXPECT_EQ(e.type(), "circuit_breaking_exception");
     EXPECT_NE(std::string(e.what()).find("Data too large"), std::string::npos) << e.what();
   }
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    held[0]->sendResponse(Blob({1}));
-    held.clear();
-  }
+  held.take()[0]->sendResponse(Blob({1}));
   EXPECT_EQ(first.get().bytes, std::vector<uint8_t>{1});
   EXPECT_TRUE(waitUntil([&] { return server->stats().inbound_bytes == 0; }));
 }
@@ -523,15 +509,6 @@ TEST_F(LimitsTest, HeadersOverTheCapCloseOnlyTheirConnection) {
 }
 
 // ---- outbound accounting: peers that do not read their answers -------------
-
-size_t residentBytes() {
-  long pages = 0, resident = 0;
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
-  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-  std::fclose(f);
-  return static_cast<size_t>(resident) * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-}
 
 // 300 small requests for 1 MiB answers, none read (without the cap: 300 MiB
 // queued). Past max_queued_outbound_bytes the connection reads nothing more

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -28,6 +29,16 @@
 #include "transport/transport_service.h"
 
 namespace wirestream::transport::testing {
+
+// This process's resident memory, from /proc/self/statm (0 if unreadable).
+inline size_t residentBytes() {
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return static_cast<size_t>(resident) * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+}
 
 // A message that is a byte array (VInt length + bytes).
 struct Blob final : Writeable {

@@ -331,15 +331,6 @@ TEST_F(TlsTransportTest, AClientChainLongerThanTenCertificatesIsRefused) {
   expectServerStillServes();
 }
 
-size_t residentBytes() {
-  long pages = 0, resident = 0;
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
-  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-  std::fclose(f);
-  return static_cast<size_t>(resident) * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-}
-
 // 400 TCP connections to the TLS port that send nothing: each took a
 // zero-filled 256 KiB read buffer and its SSL objects (329 KiB a connection,
 // 128 MiB here); now both wait for the peer's first bytes (~10 KiB a
