@@ -75,18 +75,6 @@ ws_cc_library(aggregations_json
     SRCS aggregations/json/aggregation_json.cc aggregations/json/bucket_order_json.cc aggregations/json/doc_value_format_json.cc aggregations/json/histogram_json.cc aggregations/json/hll_json.cc aggregations/json/json_codecs.h aggregations/json/json_util.cc aggregations/json/metadata_json.cc aggregations/json/metrics_json.cc aggregations/json/terms_json.cc
     HDRS aggregations/json/aggregation_json.h aggregations/json/json_util.h aggregations/json/metadata_json.h aggregations/json/model_json.h
     DEPS aggregations stream nlohmann_json::nlohmann_json)
-ws_cc_library(examples_cluster_search
-    DIR examples
-    NAME cluster_search
-    HDRS examples/cluster_search.h
-    DEPS aggregations aggregations_columnar stream)
-ws_cc_library(transport_compression
-    EXPORT transport_compression
-    DIR transport
-    NAME compression
-    SRCS transport/compression.cc
-    HDRS transport/compression.h
-    DEPS stream lz4 ZLIB::ZLIB)
 ws_cc_library(transport_errors
     EXPORT transport_errors
     DIR transport
@@ -94,6 +82,25 @@ ws_cc_library(transport_errors
     SRCS transport/transport_errors.cc
     HDRS transport/transport_errors.h
     DEPS stream)
+ws_cc_library(transport_tls
+    EXPORT transport_tls
+    DIR transport
+    NAME tls
+    SRCS transport/tls.cc
+    HDRS transport/net_stream.h transport/tls.h transport/tls_options.h
+    DEPS transport_errors Boost::headers Threads::Threads OpenSSL::SSL OpenSSL::Crypto)
+ws_cc_library(examples_cluster_search
+    DIR examples
+    NAME cluster_search
+    HDRS examples/cluster_search.h
+    DEPS aggregations aggregations_columnar stream transport_tls)
+ws_cc_library(transport_compression
+    EXPORT transport_compression
+    DIR transport
+    NAME compression
+    SRCS transport/compression.cc
+    HDRS transport/compression.h
+    DEPS stream lz4 ZLIB::ZLIB)
 ws_cc_library(transport_handshake
     EXPORT transport_handshake
     DIR transport
@@ -140,13 +147,6 @@ ws_cc_library(transport_protocol
     SRCS transport/protocol/handshake_exchange.cc transport/protocol/outbound_calls.cc transport/protocol/pending_calls.cc transport/protocol/read_loop.cc transport/protocol/write_queue.cc
     HDRS transport/protocol/handshake_exchange.h transport/protocol/outbound_calls.h transport/protocol/pending_calls.h transport/protocol/read_loop.h transport/protocol/write_queue.h
     DEPS transport_errors transport_frame transport_frame_decoder transport_handshake transport_limits transport_remote_exception transport_thread_annotations stream)
-ws_cc_library(transport_tls
-    EXPORT transport_tls
-    DIR transport
-    NAME tls
-    SRCS transport/tls.cc
-    HDRS transport/net_stream.h transport/tls.h transport/tls_options.h
-    DEPS transport_errors Boost::headers Threads::Threads OpenSSL::SSL OpenSSL::Crypto)
 ws_cc_library(transport_net
     EXPORT transport_net
     DIR transport

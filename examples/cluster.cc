@@ -181,26 +181,16 @@ sigset_t& stopSignals() {
 }
 void blockStopSignals() { pthread_sigmask(SIG_BLOCK, &stopSignals(), nullptr); }
 
-// The TLS options for `name` from a --make-certs directory.
-transport::TlsOptions certsIn(const std::string& dir, const std::string& name) {
-  transport::TlsOptions o;
-  o.certificate = dir + "/" + name + ".crt";
-  o.key = dir + "/" + name + ".key";
-  o.certificate_authorities = dir + "/cluster-ca.crt";
-  return o;
-}
-
 // --serve-shard: listens on HOST:PORT, prints "listening HOST:PORT" and
 // serves until SIGTERM or SIGINT (then closes its connections and exits 0).
 int serveShard(std::unique_ptr<TransportService> node, const std::string& address) {
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos) {
+  const auto host_port = splitHostPort(address);
+  if (!host_port) {
     std::cerr << "cluster: --listen wants HOST:PORT, got " << address << " (see --help)\n";
     return 2;
   }
-  const std::string host = address.substr(0, colon);
-  const uint16_t port =
-      node->listen(host, static_cast<uint16_t>(std::stoi(address.substr(colon + 1))));
+  const std::string& host = host_port->first;
+  const uint16_t port = node->listen(host, host_port->second);
   std::cout << "listening " << host << ":" << port << std::endl;
   int sig = 0;
   sigwait(&stopSignals(), &sig);

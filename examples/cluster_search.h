@@ -1,7 +1,9 @@
 // The search the cluster example runs (examples/cluster.cc), shared with the
 // network-fault suite's coordinator (tests/faults/fault_coordinator.cc): the
 // generated documents, the query a coordinator sends each shard, the shard's
-// answer (its InternalAggregations) and how a shard computes it.
+// answer (its InternalAggregations) and how a shard computes it; and what
+// both programs read from their command lines: a HOST:PORT and the files of
+// a --make-certs directory.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "aggregations/cardinality.h"
@@ -24,6 +27,7 @@
 #include "aggregations/terms.h"
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
+#include "transport/tls_options.h"
 
 namespace wirestream::examples {
 
@@ -224,6 +228,24 @@ inline ShardResult executeQuery(const Shard& shard, const ShardQuery& q, uint32_
   r.aggs.add(std::move(per_minute));
   r.aggs.add(std::make_unique<Cardinality>(q.cardinality_name, Metadata(), std::move(sketch)));
   return r;
+}
+
+// "HOST:PORT" split at its last colon; nullopt without one.
+inline std::optional<std::pair<std::string, uint16_t>> splitHostPort(const std::string& address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  return std::pair{address.substr(0, colon),
+                   static_cast<uint16_t>(std::stoi(address.substr(colon + 1)))};
+}
+
+// The TLS options of node `name` (shard-I, coordinator) in a directory that
+// //examples:cluster --make-certs wrote.
+inline transport::TlsOptions certsIn(const std::string& dir, const std::string& name) {
+  transport::TlsOptions o;
+  o.certificate = dir + "/" + name + ".crt";
+  o.key = dir + "/" + name + ".key";
+  o.certificate_authorities = dir + "/cluster-ca.crt";
+  return o;
 }
 
 }  // namespace wirestream::examples

@@ -232,25 +232,19 @@ int run(int argc, char** argv) {
   options.logger = [](transport::LogLevel level, const std::string& line) {
     if (level == transport::LogLevel::kWarn) std::cerr << "coordinator WARN " << line << "\n";
   };
-  if (!certs_dir.empty()) {
-    transport::TlsOptions tls;
-    tls.certificate = certs_dir + "/coordinator.crt";
-    tls.key = certs_dir + "/coordinator.key";
-    tls.certificate_authorities = certs_dir + "/cluster-ca.crt";
-    options.tls = tls;
-  }
+  if (!certs_dir.empty()) options.tls = examples::certsIn(certs_dir, "coordinator");
   auto service = std::make_unique<TransportService>(options);
 
   std::vector<std::unique_ptr<ShardLink>> links;
   for (const std::string& a : addresses) {
-    auto colon = a.rfind(':');
-    if (colon == std::string::npos) {
+    const auto host_port = examples::splitHostPort(a);
+    if (!host_port) {
       std::cerr << "fault_coordinator: want HOST:PORT, got " << a << "\n";
       return 2;
     }
     auto link = std::make_unique<ShardLink>();
-    link->host = a.substr(0, colon);
-    link->port = static_cast<uint16_t>(std::stoi(a.substr(colon + 1)));
+    link->host = host_port->first;
+    link->port = host_port->second;
     links.push_back(std::move(link));
   }
   // Connect every shard before counting (the nodes may still be starting).
