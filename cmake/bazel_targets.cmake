@@ -133,8 +133,8 @@ ws_cc_library(transport_limits
     EXPORT transport_limits
     DIR transport
     NAME limits
-    SRCS transport/accept_backoff.cc transport/inbound_budget.cc
-    HDRS transport/accept_backoff.h transport/inbound_budget.h)
+    SRCS transport/accept_backoff.cc transport/inbound_budget.cc transport/peer_events.cc
+    HDRS transport/accept_backoff.h transport/inbound_budget.h transport/peer_events.h)
 ws_cc_library(transport_thread_annotations
     EXPORT transport_thread_annotations
     DIR transport
@@ -797,6 +797,12 @@ ws_cc_test(tests_transport_accept_backoff_test
     DIR tests/transport
     NAME accept_backoff_test
     SRCS tests/transport/accept_backoff_test.cc
+    DEPS transport_limits GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_transport_peer_events_test
+    DIR tests/transport
+    NAME peer_events_test
+    SRCS tests/transport/peer_events_test.cc
     DEPS transport_limits GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_transport_inbound_budget_test

@@ -56,9 +56,16 @@ class LogRateLimiter {
   // zero again); std::nullopt if this one is suppressed (and counted).
   std::optional<uint64_t> admit(Clock::time_point now = Clock::now());
 
+  // For a summary line: the count suppressed since the last logged line, if
+  // any were and that line is an interval old (the summary then counts as the
+  // line logged at `now`); std::nullopt otherwise.
+  std::optional<uint64_t> takeOverdue(Clock::time_point now = Clock::now());
+  // Whether lines were suppressed since the last logged one.
+  bool hasSuppressed() const;
+
  private:
   const Clock::duration interval_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::optional<Clock::time_point> last_;  // guarded by mu_
   uint64_t suppressed_ = 0;                // guarded by mu_
 };

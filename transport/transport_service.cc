@@ -49,6 +49,7 @@
 #include "transport/inbound_budget.h"
 #include "transport/inbound_message.h"
 #include "transport/net/byte_link.h"
+#include "transport/peer_events.h"
 #include "transport/protocol/handshake_exchange.h"
 #include "transport/protocol/inbound_session.h"
 #include "transport/protocol/outbound_calls.h"
@@ -110,18 +111,22 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   void onAccepted(tcp::socket socket);
   void onAcceptError(const error_code& ec);
   void removeConnection(const std::shared_ptr<TcpConnection>& c);
-  // WARN if `limiter` allows one now (appending to `line` the count it
-  // suppressed), else DEBUG.
-  static LogLevel limitedLevel(LogRateLimiter& limiter, std::string& line) {
-    std::optional<uint64_t> suppressed = limiter.admit();
-    if (!suppressed) return LogLevel::kDebug;
-    line += suppressedSuffix(*suppressed);
-    return LogLevel::kWarn;
+  // Counts an event a peer caused and gives the level to log `line` at: its
+  // kind's (WARN; INFO for refused requests) at most once a second, kDebug
+  // for the rest, which a summary line counts an interval later.
+  LogLevel noteEvent(PeerEvent kind, std::string& line) {
+    if (events.note(kind, line)) {
+      return kind == PeerEvent::kRefusedRequest ? LogLevel::kInfo : LogLevel::kWarn;
+    }
+    armSummary();
+    return LogLevel::kDebug;
   }
-  void logLimited(LogRateLimiter& limiter, std::string line) const {
-    const LogLevel level = limitedLevel(limiter, line);
+  void logEvent(PeerEvent kind, std::string line) {
+    const LogLevel level = noteEvent(kind, line);
     log(level, line);
   }
+  void armSummary();
+  void logSummaries();
   RawRequestHandler findHandler(const std::string& action) const {
     std::shared_lock<std::shared_mutex> lock(handlers_mu);
     auto it = handlers.find(action);
@@ -180,17 +185,14 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   AcceptBackoff accept_backoff;
   size_t inbound_connections = 0;  // guarded by mu
   InboundBudget inbound_budget{options.node_inbound_budget};
-  LogRateLimiter accept_log{std::chrono::seconds(1)};
-  LogRateLimiter reject_log{std::chrono::seconds(1)};
-  LogRateLimiter handshake_log{std::chrono::seconds(1)};
-  LogRateLimiter budget_log{std::chrono::seconds(1)};
-  LogRateLimiter stall_log{std::chrono::seconds(1)};
-  std::atomic<uint64_t> accept_failures{0};
-  std::atomic<uint64_t> rejected_connections{0};
-  std::atomic<uint64_t> handshake_timeouts{0};
-  std::atomic<uint64_t> refused_frames{0};
   std::atomic<uint64_t> read_pauses{0};
-  std::atomic<uint64_t> stalled_connections{0};
+  // What peers made this node refuse or close (TransportStats), and the
+  // timer of the summary lines, on its own strand.
+  PeerEvents events;
+  asio::strand<asio::io_context::executor_type> summary_strand{asio::make_strand(io)};
+  asio::steady_timer summary_timer{summary_strand};
+  std::atomic<bool> summary_armed{false};
+  bool summaries_stopped = false;  // on summary_strand
 };
 
 // One TCP connection: the glue between its byte link (transport/net/: a
@@ -264,9 +266,12 @@ class TcpConnection final : public Connection,
 
   Direction direction() const { return direction_; }
 
-  void closeAsync(std::string reason, LogLevel level) {
-    asio::dispatch(strand_, [self = shared_from_this(), reason = std::move(reason), level] {
-      self->closeNow(reason, level);
+  // `event`: what the peer did, counted and rate-limited (noteEvent) when
+  // this is the close that happens.
+  void closeAsync(std::string reason, LogLevel level,
+                  std::optional<PeerEvent> event = std::nullopt) {
+    asio::dispatch(strand_, [self = shared_from_this(), reason = std::move(reason), level, event] {
+      self->closeNow(reason, level, event);
     });
   }
 
@@ -378,7 +383,7 @@ class TcpConnection final : public Connection,
       link_->flush();
     }
     if (failure) {
-      closeNow(*failure, LogLevel::kWarn);
+      closeNow(*failure, LogLevel::kWarn, PeerEvent::kProtocolError);
       return false;
     }
     if (closed_) return false;
@@ -438,7 +443,7 @@ class TcpConnection final : public Connection,
         if (closed_) return;
       }
     } catch (const std::exception& e) {
-      closeNow(e.what(), LogLevel::kWarn);
+      closeNow(e.what(), LogLevel::kWarn, PeerEvent::kProtocolError);
       return;
     }
     stall_timer_.cancel();
@@ -447,23 +452,29 @@ class TcpConnection final : public Connection,
   }
   void onStalled() {
     if (closed_ || !reading_stopped_) return;
-    ++service_->stalled_connections;
     std::string reason =
         "the peer did not read its answers: " + std::to_string(write_queue_.queuedBytes()) +
         " bytes queued after " + std::to_string(options().outbound_stall_timeout.count()) +
         "ms past max_queued_outbound_bytes [" +
         std::to_string(options().max_queued_outbound_bytes) + "]";
-    const LogLevel level = service_->limitedLevel(service_->stall_log, reason);
-    closeNow(reason, level);
+    closeNow(reason, LogLevel::kWarn, PeerEvent::kStalledConnection);
   }
 
   void onReadEnded(bool eof, const std::string& error) override {
     bool warn = false;
     const std::string reason = loop_.closeReason(eof, error, warn);
-    closeNow(reason, warn ? LogLevel::kWarn : LogLevel::kDebug);
+    if (warn) {
+      closeNow(reason, LogLevel::kWarn, PeerEvent::kTruncatedFrame);
+    } else {
+      closeNow(reason, LogLevel::kDebug);
+    }
   }
 
-  void onLinkFailed(const std::string& reason) override { closeAsync(reason, LogLevel::kWarn); }
+  void onLinkFailed(net::ByteLink::Failure failure, const std::string& reason) override {
+    closeAsync(reason, LogLevel::kWarn,
+               failure == net::ByteLink::Failure::kTlsHandshake ? PeerEvent::kTlsHandshakeFailure
+                                                                : PeerEvent::kLinkFailure);
+  }
 
   // The writer's next batch: the frames' own pages and referenced ranges, no
   // flattening copy; the frames stay alive until the next call.
@@ -477,7 +488,10 @@ class TcpConnection final : public Connection,
     }
     resumeReadingIfDrained();
     if (batch.frames.empty()) {
-      if (batch.close_reason) closeAsync(std::move(*batch.close_reason), LogLevel::kWarn);
+      // Only a refused handshake closes after its answer has left.
+      if (batch.close_reason) {
+        closeAsync(std::move(*batch.close_reason), LogLevel::kWarn, PeerEvent::kRefusedHandshake);
+      }
       return false;
     }
     writing_frames_ = std::move(batch.frames);
@@ -496,6 +510,9 @@ class TcpConnection final : public Connection,
   // InboundSession::Host.
   void send(std::shared_ptr<BytesStreamOutput> frame) override { enqueue(std::move(frame)); }
   void log(LogLevel level, const std::string& line) override { service_->log(level, line); }
+  void logRefusal(std::string line) override {
+    service_->logEvent(PeerEvent::kRefusedRequest, std::move(line));
+  }
 
   // ReadLoop::Sink. A ping is answered only once the previous answer has
   // left: a peer that pings and never reads makes no queue grow.
@@ -539,11 +556,10 @@ class TcpConnection final : public Connection,
   // The node budget refused a frame (ReadLoop::admit): counted, logged at
   // most once a second, and a request answered now.
   void onRefused(const FrameHeader& h, const CircuitBreakingError& breaker, bool answer) override {
-    ++service_->refused_frames;
-    service_->logLimited(service_->budget_log,
-                         "[" + description_ + "] refusing a frame of " +
-                             std::to_string(h.frameSize()) + " bytes (request id [" +
-                             std::to_string(h.request_id) + "]): " + breaker.what());
+    service_->logEvent(PeerEvent::kRefusedFrame,
+                       "[" + description_ + "] refusing a frame of " +
+                           std::to_string(h.frameSize()) + " bytes (request id [" +
+                           std::to_string(h.request_id) + "]): " + breaker.what());
     if (answer)
       enqueue(inbound_.errorFrame(h.request_id, version(), "", breaker.remoteException()));
   }
@@ -582,12 +598,10 @@ class TcpConnection final : public Connection,
 
   void onHandshakeTimeout() {
     if (closed_ || loop_.handshakeDone()) return;
-    ++service_->handshake_timeouts;
     std::string reason = "handshake not completed within " +
                          std::to_string(options().handshake_timeout.count()) + "ms (received " +
                          std::to_string(loop_.bytesReceived()) + " bytes)";
-    const LogLevel level = service_->limitedLevel(service_->handshake_log, reason);
-    closeNow(reason, level);
+    closeNow(reason, LogLevel::kWarn, PeerEvent::kHandshakeTimeout);
   }
 
   void updateDeadline() {
@@ -610,13 +624,17 @@ class TcpConnection final : public Connection,
 
   void onDeadline(uint64_t start) {
     if (closed_ || !loop_.deadlineExpired(start)) return;
-    closeNow(loop_.deadlineReason(options().read_deadline), LogLevel::kWarn);
+    closeNow(loop_.deadlineReason(options().read_deadline), LogLevel::kWarn,
+             PeerEvent::kFrameTimeout);
   }
 
   // On the strand, once: the link, the queue, the timers and every call.
-  void closeNow(const std::string& reason, LogLevel level) {
+  void closeNow(const std::string& reason, LogLevel level,
+                std::optional<PeerEvent> event = std::nullopt) {
     if (closed_.exchange(true)) return;
-    service_->log(level, "closing connection [" + description_ + "]: " + reason);
+    std::string line = "closing connection [" + description_ + "]: " + reason;
+    if (event) level = service_->noteEvent(*event, line);
+    service_->log(level, line);
     loop_.close();
     deadline_.cancel();
     handshake_timer_.cancel();
@@ -678,10 +696,9 @@ void TransportService::Impl::doAccept() {
 // pending connection stays queued and an immediate retry fails again: wait,
 // longer each time, so closing connections can free what is missing.
 void TransportService::Impl::onAcceptError(const error_code& ec) {
-  ++accept_failures;
   const std::chrono::milliseconds delay = accept_backoff.nextDelay();
-  logLimited(accept_log, "accept failed: " + ec.message() + "; retrying in " +
-                             std::to_string(delay.count()) + "ms");
+  logEvent(PeerEvent::kAcceptFailure, "accept failed: " + ec.message() + "; retrying in " +
+                                          std::to_string(delay.count()) + "ms");
   accept_timer.expires_after(delay);
   accept_timer.async_wait([self = shared_from_this()](const error_code& ec) {
     if (!ec && self->acceptor->is_open()) self->doAccept();
@@ -699,13 +716,13 @@ void TransportService::Impl::onAccepted(tcp::socket socket) {
   // Only this strand adds inbound connections, so the count can only fall
   // between this check and the insert below.
   if (open >= options.max_inbound_connections) {
-    ++rejected_connections;
     const tcp::endpoint remote = socket.remote_endpoint(ignored);
     socket.close(ignored);
-    logLimited(reject_log, "closing inbound connection from " + endpointText(remote) + ": " +
-                               std::to_string(open) +
-                               " inbound connections are open, the maximum "
-                               "(max_inbound_connections)");
+    logEvent(PeerEvent::kRejectedConnection, "closing inbound connection from " +
+                                                 endpointText(remote) + ": " +
+                                                 std::to_string(open) +
+                                                 " inbound connections are open, the maximum "
+                                                 "(max_inbound_connections)");
     return;
   }
   socket.set_option(tcp::no_delay(true), ignored);
@@ -727,6 +744,28 @@ void TransportService::Impl::removeConnection(const std::shared_ptr<TcpConnectio
   }
 }
 
+// The summary lines of held-back events, an interval after the first held
+// back; again while any kind still holds some.
+void TransportService::Impl::armSummary() {
+  if (summary_armed.exchange(true)) return;
+  asio::post(summary_strand, [self = shared_from_this()] {
+    if (self->summaries_stopped) return;
+    self->summary_timer.expires_after(std::chrono::seconds(1));
+    self->summary_timer.async_wait([weak = std::weak_ptr<Impl>(self)](const error_code& ec) {
+      if (ec) return;
+      if (auto impl = weak.lock()) impl->logSummaries();
+    });
+  });
+}
+
+void TransportService::Impl::logSummaries() {
+  for (const PeerEvents::Summary& s : events.takeSummaries()) {
+    log(s.kind == PeerEvent::kRefusedRequest ? LogLevel::kInfo : LogLevel::kWarn, s.line);
+  }
+  summary_armed = false;
+  if (events.summaryOwed()) armSummary();
+}
+
 void TransportService::Impl::stop() {
   std::vector<std::shared_ptr<TcpConnection>> open;
   {
@@ -742,6 +781,10 @@ void TransportService::Impl::stop() {
       accept_timer.cancel();
     });
   }
+  asio::post(summary_strand, [this] {
+    summaries_stopped = true;
+    summary_timer.cancel();
+  });
   for (auto& c : open) c->closeAsync("the node is shutting down", LogLevel::kDebug);
   guard.reset();
   for (auto& t : threads) t.join();
@@ -792,12 +835,20 @@ TransportStats TransportService::stats() const {
     stats.inbound_connections = impl_->inbound_connections;
   }
   stats.inbound_bytes = impl_->inbound_budget.used();
-  stats.accept_failures = impl_->accept_failures.load();
-  stats.rejected_connections = impl_->rejected_connections.load();
-  stats.handshake_timeouts = impl_->handshake_timeouts.load();
-  stats.refused_frames = impl_->refused_frames.load();
   stats.read_pauses = impl_->read_pauses.load();
-  stats.stalled_connections = impl_->stalled_connections.load();
+  const PeerEvents& events = impl_->events;
+  stats.accept_failures = events.count(PeerEvent::kAcceptFailure);
+  stats.rejected_connections = events.count(PeerEvent::kRejectedConnection);
+  stats.handshake_timeouts = events.count(PeerEvent::kHandshakeTimeout);
+  stats.refused_frames = events.count(PeerEvent::kRefusedFrame);
+  stats.stalled_connections = events.count(PeerEvent::kStalledConnection);
+  stats.refused_handshakes = events.count(PeerEvent::kRefusedHandshake);
+  stats.tls_handshake_failures = events.count(PeerEvent::kTlsHandshakeFailure);
+  stats.link_failures = events.count(PeerEvent::kLinkFailure);
+  stats.protocol_errors = events.count(PeerEvent::kProtocolError);
+  stats.truncated_frames = events.count(PeerEvent::kTruncatedFrame);
+  stats.frame_timeouts = events.count(PeerEvent::kFrameTimeout);
+  stats.refused_requests = events.count(PeerEvent::kRefusedRequest);
   return stats;
 }
 

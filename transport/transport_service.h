@@ -159,6 +159,10 @@ struct TransportStats {
   size_t inbound_connections = 0;
   // Bytes held against node_inbound_budget.
   size_t inbound_bytes = 0;
+  // The rest count what peers made this node refuse or close since it
+  // started. Each kind logs at most one line a second (WARN; refused_requests
+  // INFO) and, when it held lines back, a summary with their count and the
+  // last of them; the lines held back go to the logger at kDebug.
   uint64_t accept_failures = 0;
   // Connections closed at once: max_inbound_connections was reached.
   uint64_t rejected_connections = 0;
@@ -166,11 +170,28 @@ struct TransportStats {
   // Frames refused because of node_inbound_budget.
   uint64_t refused_frames = 0;
   // Times a connection stopped reading: its queued answers held more than
-  // max_queued_outbound_bytes.
+  // max_queued_outbound_bytes (not logged).
   uint64_t read_pauses = 0;
   // Connections closed because their answers stayed queued past the cap for
   // outbound_stall_timeout.
   uint64_t stalled_connections = 0;
+  // Handshakes answered with ES's refusal (an incompatible version).
+  uint64_t refused_handshakes = 0;
+  // TLS handshakes that failed (a refused certificate, a plaintext peer).
+  uint64_t tls_handshake_failures = 0;
+  // Connections whose socket or TLS session failed once up (a reset while
+  // writing, a forged or renegotiating TLS record).
+  uint64_t link_failures = 0;
+  // Connections closed for bytes that are not ES transport or break its
+  // rules (garbage first bytes, a malformed frame, a header past its caps).
+  uint64_t protocol_errors = 0;
+  // Connections the peer closed or reset in the middle of a frame.
+  uint64_t truncated_frames = 0;
+  // Connections closed because a frame was not completed within read_deadline.
+  uint64_t frame_timeouts = 0;
+  // Requests answered with the in-flight breaker: in_flight_budget,
+  // max_requests_in_flight, or node_inbound_budget for an inflated body.
+  uint64_t refused_requests = 0;
 };
 
 // One TCP connection to or from another node.

@@ -44,7 +44,7 @@ class RecordingOwner final : public ByteLink::Owner {
     eof_ = eof;
     cv_.notify_all();
   }
-  void onLinkFailed(const std::string& reason) override {
+  void onLinkFailed(ByteLink::Failure, const std::string& reason) override {
     std::lock_guard<std::mutex> lock(mu_);
     failure_ = reason;
     cv_.notify_all();

@@ -508,6 +508,46 @@ TEST_F(LimitsTest, HeadersOverTheCapCloseOnlyTheirConnection) {
   expectServed();
 }
 
+// ---- log lines a peer can cause ------------------------------------------
+
+// A connect, half a frame, reset loop (46,799 WARN lines in 5 s before the
+// limit): every connection is counted, at most one line a second reaches
+// WARN, a summary line counts the rest, and other peers are served.
+TEST_F(LimitsTest, AConnectAndResetLoopCostsOneLineASecond) {
+  LogCapture log;
+  startServer(nodeOptions("server", log.logger(), 2));
+  RawSocket good = testing::handshakenClient(port);
+  const std::vector<uint8_t> frame = bigRequest(2, 1000);
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t resets = 0;
+  while (std::chrono::steady_clock::now() - start < 2s) {
+    RawSocket s = testing::handshakenClient(port);
+    s.write(frame.data(), frame.size() / 2);
+    // Read by the server (its frame holds the budget), then reset.
+    ASSERT_TRUE(waitUntil([&] { return server->stats().inbound_bytes > 0; }));
+    s.reset();
+    ++resets;
+    ASSERT_TRUE(waitUntil([&] { return server->stats().truncated_frames == resets; }))
+        << server->stats().truncated_frames << " of " << resets;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  expectEcho(good, 3);
+  // Every connection is accounted for once the last summary is out.
+  const std::string part = "WARN closing connection";
+  EXPECT_TRUE(waitUntil([&] { return log.accountedFor("truncated_frames", part) == resets; }, 3s))
+      << log.accountedFor("truncated_frames", part) << " of " << resets << "\n"
+      << log.text();
+  const size_t loud = log.count("WARN ");
+  std::fprintf(stderr, "%llu resets in %.1f s: %zu WARN lines\n",
+               static_cast<unsigned long long>(resets), seconds, loud);
+  EXPECT_GT(resets, 20u);
+  // One line and one summary a second, at most.
+  EXPECT_LE(loud, 2 * static_cast<size_t>(seconds + 2));
+  EXPECT_EQ(log.count("DEBUG closing connection"), resets - log.count(part));
+  EXPECT_EQ(server->stats().protocol_errors, 0u);
+}
+
 // ---- outbound accounting: peers that do not read their answers -------------
 
 // 300 small requests for 1 MiB answers, none read (without the cap: 300 MiB

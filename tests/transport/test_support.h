@@ -117,6 +117,30 @@ class LogCapture {
     for (const auto& l : lines_) n += l.find(part) != std::string::npos;
     return n;
   }
+  // How many events of one TransportStats kind (`kind`: "protocol_errors")
+  // the WARN and INFO lines account for: each line containing `part` counts
+  // one plus the "(N similar lines suppressed)" it carries, each summary
+  // "N similar lines suppressed (<kind>)" counts N. Every event is counted
+  // once the last summary is out.
+  uint64_t accountedFor(const std::string& kind, const std::string& part) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string summary = " suppressed (" + kind + "), the last: ";
+    uint64_t n = 0;
+    for (const auto& l : lines_) {
+      if (l.rfind("DEBUG ", 0) == 0) continue;
+      const size_t at = l.find(summary);
+      if (at != std::string::npos) {
+        n += std::stoull(l.substr(l.find(' ') + 1));
+      } else if (l.find(part) != std::string::npos) {
+        ++n;
+        const size_t open = l.rfind(" (");
+        if (open != std::string::npos && l.ends_with(" suppressed)")) {
+          n += std::stoull(l.substr(open + 2));
+        }
+      }
+    }
+    return n;
+  }
 
  private:
   std::mutex mu_;

@@ -37,6 +37,10 @@ using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
 class ByteLink {
  public:
+  // What failed: the TLS handshake (or setting it up), or the bytes' transfer
+  // after (a write error, a forged or renegotiating TLS record).
+  enum class Failure { kTlsHandshake, kTransfer };
+
   // The connection above the link.
   class Owner {
    public:
@@ -50,7 +54,7 @@ class ByteLink {
     // The peer closed (`eof`) or a plain read failed with `error`.
     virtual void onReadEnded(bool eof, const std::string& error) = 0;
     // A write or TLS failure; the owner closes the connection with `reason`.
-    virtual void onLinkFailed(const std::string& reason) = 0;
+    virtual void onLinkFailed(Failure failure, const std::string& reason) = 0;
     // The writer's next pieces to send, appended to `pieces`; they stay valid
     // until the next call. False (nothing appended): nothing is queued, and
     // the writer role is given up.

@@ -74,7 +74,8 @@ void PlainLink::flush() {
       asio::post(strand_, [this, keep = owner_.keepAlive()] { waitWritable(); });
       return;
     }
-    owner_.onLinkFailed(std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE));
+    owner_.onLinkFailed(Failure::kTransfer,
+                        std::string("write failed: ") + std::strerror(n < 0 ? errno : EPIPE));
     return;
   }
 }
@@ -86,7 +87,7 @@ void PlainLink::waitWritable() {
       asio::bind_executor(strand_, [this, keep = owner_.keepAlive()](const error_code& ec) {
         if (closed_) return;
         if (ec) {
-          owner_.onLinkFailed("write failed: " + ec.message());
+          owner_.onLinkFailed(Failure::kTransfer, "write failed: " + ec.message());
           return;
         }
         flush();

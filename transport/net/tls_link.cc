@@ -43,7 +43,7 @@ void TlsLink::handshake() {
       tls::configureServer(ssl, *settings_.options);
     }
   } catch (const std::exception& e) {
-    owner_.onLinkFailed(e.what());
+    owner_.onLinkFailed(Failure::kTlsHandshake, e.what());
     return;
   }
   tls_->async_handshake(
@@ -54,7 +54,8 @@ void TlsLink::handshake() {
           // A record header that is not TLS: most likely a plaintext peer.
           const bool plaintext = ec.category() == asio::error::get_ssl_category() &&
                                  ERR_GET_REASON(ec.value()) == SSL_R_WRONG_VERSION_NUMBER;
-          fail(plaintext ? "TLS handshake failed (a plaintext peer?)" : "TLS handshake failed", ec);
+          fail(Failure::kTlsHandshake,
+               plaintext ? "TLS handshake failed (a plaintext peer?)" : "TLS handshake failed", ec);
           return;
         }
         tls::attachBufferedSocket(tls_->native_handle(), tls_->next_layer());
@@ -80,7 +81,7 @@ void TlsLink::readLoop() {
       // Garbage, a forged record, a renegotiation attempt, or (TLS 1.3) the
       // peer refusing our certificate after our side of the handshake.
       reading_ = false;
-      fail("TLS read failed", ec);
+      fail(Failure::kTransfer, "TLS read failed", ec);
       return;
     }
     if (ec) {
@@ -128,7 +129,7 @@ void TlsLink::writeLoop() {
     error_code ec;
     if (socket.unsent() > 0 && !socket.trySend(ec)) {
       if (ec) {
-        owner_.onLinkFailed("write failed: " + ec.message());
+        owner_.onLinkFailed(Failure::kTransfer, "write failed: " + ec.message());
         return;
       }
       writing_ = true;
@@ -137,7 +138,7 @@ void TlsLink::writeLoop() {
             writing_ = false;
             if (closed_) return;
             if (wait_ec) {
-              owner_.onLinkFailed("write failed: " + wait_ec.message());
+              owner_.onLinkFailed(Failure::kTransfer, "write failed: " + wait_ec.message());
               return;
             }
             writeLoop();
@@ -155,7 +156,7 @@ void TlsLink::writeLoop() {
       // (16 KiB) at a time of a larger piece (a referenced body).
       const size_t n = tls::write(tls_->native_handle(), piece.data(), piece.size(), ec);
       if (ec) {
-        fail("TLS write failed", ec);
+        fail(Failure::kTransfer, "TLS write failed", ec);
         return;
       }
       bytes_sent_ += n;
@@ -166,13 +167,13 @@ void TlsLink::writeLoop() {
 }
 
 // Keeps OpenSSL's reason (for connect() to name) and has the owner close.
-void TlsLink::fail(const std::string& what, const error_code& ec) {
+void TlsLink::fail(Failure failure, const std::string& what, const error_code& ec) {
   const std::string reason = tls::failureReason(ec, tls_->native_handle());
   {
     MutexLock lock(failure_mu_);
     if (failure_.empty()) failure_ = reason;
   }
-  owner_.onLinkFailed(what + ": " + reason);
+  owner_.onLinkFailed(failure, what + ": " + reason);
 }
 
 std::string TlsLink::tlsFailure() const {

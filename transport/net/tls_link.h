@@ -49,7 +49,7 @@ class TlsLink final : public ByteLink {
   void handshake();
   void readLoop();
   void writeLoop();
-  void fail(const std::string& what, const boost::system::error_code& ec);
+  void fail(Failure failure, const std::string& what, const boost::system::error_code& ec);
 
   std::optional<boost::asio::ip::tcp::socket> raw_;  // until tls_ is made from it
   std::optional<boost::asio::ssl::stream<BufferedSocket>> tls_;

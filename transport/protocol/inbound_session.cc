@@ -151,8 +151,8 @@ void InboundSession::refuse(const FrameHeader& h, TransportVersion version,
                             int64_t limit) {
   const CircuitBreakingError breaker(message, wanted, limit,
                                      CircuitBreakingError::Durability::kTransient);
-  host_.log(LogLevel::kInfo, "[" + settings_.description + "] rejecting request id [" +
-                                 std::to_string(h.request_id) + "]: " + breaker.what());
+  host_.logRefusal("[" + settings_.description + "] rejecting request id [" +
+                   std::to_string(h.request_id) + "]: " + breaker.what());
   host_.send(errorFrame(h.request_id, version, action, breaker.remoteException()));
 }
 

@@ -38,6 +38,9 @@ class InboundSession {
     virtual ~Host() = default;
     virtual void send(std::shared_ptr<BytesStreamOutput> frame) = 0;
     virtual void log(LogLevel level, const std::string& line) = 0;
+    // A request refused with the in-flight breaker: counted, and logged at
+    // INFO at most once a second (TransportStats::refused_requests).
+    virtual void logRefusal(std::string line) = 0;
   };
 
   struct Settings {
