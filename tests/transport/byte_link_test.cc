@@ -44,8 +44,9 @@ class RecordingOwner final : public ByteLink::Owner {
     eof_ = eof;
     cv_.notify_all();
   }
-  void onLinkFailed(ByteLink::Failure, const std::string& reason) override {
+  void onLinkFailed(ByteLink::Failure kind, const std::string& reason) override {
     std::lock_guard<std::mutex> lock(mu_);
+    failure_kind_ = kind;
     failure_ = reason;
     cv_.notify_all();
   }
@@ -74,6 +75,7 @@ class RecordingOwner final : public ByteLink::Owner {
   bool ended_ = false;
   bool eof_ = false;
   std::string failure_;
+  ByteLink::Failure failure_kind_ = ByteLink::Failure::kTransfer;
 
  private:
   std::mutex mu_;
@@ -170,6 +172,7 @@ TEST(PlainLink, AWriteToAClosedPeerIsReportedAsALinkFailure) {
   link->flush();
   ASSERT_TRUE(owner.waitFor([](RecordingOwner& o) { return !o.failure_.empty(); }));
   EXPECT_EQ(owner.failure_.rfind("write failed: ", 0), 0u) << owner.failure_;
+  EXPECT_EQ(owner.failure_kind_, ByteLink::Failure::kTransfer);
   net.close(*link, strand);
 }
 
@@ -227,6 +230,7 @@ TEST(TlsLink, APlaintextPeerFailsTheHandshakeWithOpenSslsReason) {
   ASSERT_TRUE(owner.waitFor([](RecordingOwner& o) { return !o.failure_.empty(); }));
   EXPECT_EQ(owner.failure_.rfind("TLS handshake failed (a plaintext peer?): ", 0), 0u)
       << owner.failure_;
+  EXPECT_EQ(owner.failure_kind_, ByteLink::Failure::kTlsHandshake);
   EXPECT_NE(server->tlsFailure(), "");
   net.close(*server, strand);
 }
