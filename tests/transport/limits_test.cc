@@ -429,6 +429,31 @@ TEST_F(LimitsTest, RequestsPastTheInFlightCountAreRefusedUntilTheHeldOnesAreAnsw
   EXPECT_EQ(again.get().bytes, std::vector<uint8_t>{4});
 }
 
+// A held request is charged the header map its channel keeps, not only its
+// frame's bytes: 2,000 short keys are ~13 KB of frame and ~230 KB of memory
+// (1 M keys in an 8 MB frame held 29 times the frame).
+TEST_F(LimitsTest, HeldRequestsAreChargedTheHeaderMapsTheyKeep) {
+  startServer(serverOptions());
+  HeldRequests held(*server);
+  RawSocket s = testing::handshakenClient(port);
+  RequestHeaders headers;
+  for (int i = 0; i < 2000; ++i) headers.emplace("k" + std::to_string(i), "");
+  BytesStreamOutput out;
+  writeRequestFrame(out, {2, TransportVersion::current(), false}, "hold", headers, Blob({1}),
+                    CompressionScheme::kNone);
+  s.write(out.bytes().toVector());
+  ASSERT_TRUE(held.waitFor(1));
+  const size_t counted = server->stats().inbound_bytes;
+  EXPECT_GT(counted, out.size() + headers.size() * sizeof(RequestHeaders::value_type))
+      << "frame " << out.size();
+  std::fprintf(stderr, "a frame of %zu bytes with %zu headers held: %zu bytes counted\n",
+               out.size(), headers.size(), counted);
+  held.take()[0]->sendResponse(Blob({1}));
+  DecodedFrame answer = s.readFrame(5s);
+  EXPECT_EQ(answer.header.request_id, 2);
+  EXPECT_TRUE(waitUntil([&] { return server->stats().inbound_bytes == 0; }));
+}
+
 // A compressed request is charged its inflated body (a few KB of LZ4 made
 // 6 MiB that the budgets did not see): the second one held does not fit the
 // 8 MiB in-flight budget, and the node budget holds both bodies.

@@ -17,6 +17,22 @@ namespace wirestream::transport::protocol {
 
 namespace {
 
+// The memory a parsed header map holds beyond the frame's bytes, as glibc
+// and libstdc++ lay it out: a map node (two std::string, tree links) and
+// its allocation header per entry, and each string past the small-string
+// buffer its own allocation. (A map of 2,000 short keys is ~13 KB of
+// frame and ~230 KB of memory.)
+size_t heldBytes(const RequestHeaders& headers) {
+  constexpr size_t kNode = sizeof(RequestHeaders::value_type) + 4 * sizeof(void*) + 16;
+  constexpr size_t kSmallString = 15;
+  auto heap = [](const std::string& s) {
+    return s.capacity() > kSmallString ? s.capacity() + 17 : 0;
+  };
+  size_t bytes = 0;
+  for (const auto& [key, value] : headers) bytes += kNode + heap(key) + heap(value);
+  return bytes;
+}
+
 // The server side of one request. Answers once; dropping it unanswered sends
 // an error so the caller is never left waiting.
 class ChannelImpl final : public TransportChannel {
@@ -24,7 +40,7 @@ class ChannelImpl final : public TransportChannel {
   // `compression`: the request's scheme, which its response uses too (ES).
   ChannelImpl(std::shared_ptr<InboundSession> session, int64_t request_id, std::string action,
               TransportVersion version, size_t reserved, InboundBudget::Lease lease,
-              InboundBudget::Lease inflated_lease,
+              InboundBudget::Lease parsed_lease,
               CompressionScheme compression = CompressionScheme::kNone,
               RequestHeaders request_headers = {})
       : session_(std::move(session)),
@@ -33,7 +49,7 @@ class ChannelImpl final : public TransportChannel {
         version_(version),
         reserved_(reserved),
         lease_(std::move(lease)),
-        inflated_lease_(std::move(inflated_lease)),
+        parsed_lease_(std::move(parsed_lease)),
         compression_(compression),
         request_headers_(std::move(request_headers)) {}
 
@@ -114,7 +130,7 @@ class ChannelImpl final : public TransportChannel {
   void finish(std::shared_ptr<BytesStreamOutput> frame) {
     session_->release(reserved_);
     lease_.reset();
-    inflated_lease_.reset();
+    parsed_lease_.reset();
     session_->host().send(std::move(frame));
   }
 
@@ -123,8 +139,8 @@ class ChannelImpl final : public TransportChannel {
   const std::string action_;
   const TransportVersion version_;
   const size_t reserved_;
-  InboundBudget::Lease lease_;           // the node budget of the request, until answered
-  InboundBudget::Lease inflated_lease_;  // and of its inflated body, if it was compressed
+  InboundBudget::Lease lease_;         // the node budget of the request, until answered
+  InboundBudget::Lease parsed_lease_;  // and of what parsing made (inflated body, headers)
   const CompressionScheme compression_;
   const RequestHeaders request_headers_;
   std::mutex headers_mu_;
@@ -198,29 +214,33 @@ void InboundSession::onRequest(const std::shared_ptr<InboundSession>& self, Deco
     self->release(size);
     throw;
   }
-  InboundBudget::Lease inflated_lease;
-  if (message->compression != CompressionScheme::kNone) {
-    const size_t inflated = message->body().length();
+  // What parsing made that the frame's bytes do not count: an inflated body,
+  // the header map the channel keeps.
+  const size_t parsed =
+      (message->compression != CompressionScheme::kNone ? message->body().length() : 0) +
+      heldBytes(message->request_headers);
+  InboundBudget::Lease parsed_lease;
+  if (parsed > 0) {
     if (settings.budget != nullptr) {
-      inflated_lease = settings.budget->tryAcquire(inflated);
-      if (!inflated_lease) {
+      parsed_lease = settings.budget->tryAcquire(parsed);
+      if (!parsed_lease) {
         self->release(size);
-        const auto wanted = static_cast<int64_t>(settings.budget->used() + inflated);
+        const auto wanted = static_cast<int64_t>(settings.budget->used() + parsed);
         const auto limit = static_cast<int64_t>(settings.budget->limit());
         self->refuse(h, version, message->action,
                      inFlightBreakerMessage(message->action, wanted, limit), wanted, limit);
         return;
       }
     }
-    if (overBudget(inflated, message->action)) {
+    if (overBudget(parsed, message->action)) {
       self->release(size);
       return;
     }
-    size += inflated;
+    size += parsed;
   }
-  auto channel = std::make_shared<ChannelImpl>(self, h.request_id, message->action, version, size,
-                                               std::move(lease), std::move(inflated_lease),
-                                               message->compression, message->request_headers);
+  auto channel = std::make_shared<ChannelImpl>(
+      self, h.request_id, message->action, version, size, std::move(lease), std::move(parsed_lease),
+      message->compression, std::move(message->request_headers));
   TransportService::RawRequestHandler handler = settings.find_handler(message->action);
   if (!handler) {
     channel->sendException(std::make_exception_ptr(ActionNotFoundError(message->action)));
