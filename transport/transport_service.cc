@@ -717,12 +717,13 @@ void TransportService::Impl::onAccepted(tcp::socket socket) {
   // between this check and the insert below.
   if (open >= options.max_inbound_connections) {
     const tcp::endpoint remote = socket.remote_endpoint(ignored);
+    std::string line = "closing inbound connection from " + endpointText(remote) + ": " +
+                       std::to_string(open) +
+                       " inbound connections are open, the maximum (max_inbound_connections)";
+    // Counted before the close the peer sees.
+    const LogLevel level = noteEvent(PeerEvent::kRejectedConnection, line);
     socket.close(ignored);
-    logEvent(PeerEvent::kRejectedConnection, "closing inbound connection from " +
-                                                 endpointText(remote) + ": " +
-                                                 std::to_string(open) +
-                                                 " inbound connections are open, the maximum "
-                                                 "(max_inbound_connections)");
+    log(level, line);
     return;
   }
   socket.set_option(tcp::no_delay(true), ignored);
