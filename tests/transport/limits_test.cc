@@ -111,6 +111,7 @@ class LimitsTest : public ::testing::Test {
   }
 
   Lines lines;
+  LogCapture log;  // for a server that logs to it; outlives the server
   std::unique_ptr<TransportService> server;
   uint16_t port = 0;
 };
@@ -539,7 +540,6 @@ TEST_F(LimitsTest, HeadersOverTheCapCloseOnlyTheirConnection) {
 // limit): every connection is counted, at most one line a second reaches
 // WARN, a summary line counts the rest, and other peers are served.
 TEST_F(LimitsTest, AConnectAndResetLoopCostsOneLineASecond) {
-  LogCapture log;
   startServer(nodeOptions("server", log.logger(), 2));
   RawSocket good = testing::handshakenClient(port);
   const std::vector<uint8_t> frame = bigRequest(2, 1000);
