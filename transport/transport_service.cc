@@ -226,7 +226,7 @@ class TcpConnection final : public Connection,
                .version = options().version,
                .minimum_compatible = options().minimum_compatible_version,
                .recycler = options().recycler,
-               .budget = direction == Direction::kInbound ? &service_->inbound_budget : nullptr},
+               .budget = nodeBudget()},
               *this),
         calls_(description_, options().max_frame_size,
                [impl = service_.get()](bool warn, const std::string& line) {
@@ -239,10 +239,16 @@ class TcpConnection final : public Connection,
              .max_frame_size = options().max_frame_size,
              .in_flight_budget = options().in_flight_budget,
              .max_requests_in_flight = options().max_requests_in_flight,
-             .budget = direction == Direction::kInbound ? &service_->inbound_budget : nullptr,
+             .budget = nodeBudget(),
              .find_handler = [impl = service_.get()](
                                  const std::string& action) { return impl->findHandler(action); }},
             *this) {}
+
+  // What an inbound connection's frames are charged to (an outbound one's
+  // answers are this node's own calls: not charged).
+  InboundBudget* nodeBudget() const {
+    return direction_ == Direction::kInbound ? &service_->inbound_budget : nullptr;
+  }
 
   void start() {
     asio::dispatch(strand_, [self = shared_from_this()] {
