@@ -15,7 +15,8 @@
 //                       plus up to 1 ms of jitter), Random (uniform, unsorted)
 //           floats:     Seq (float64(i)), Walk (a 2-decimal random walk like the
 //                       twoHoursData gauge)
-//           booleans:   Random; strings: Uuid (36-character UUID text)
+//           booleans:   Random; strings: Uuid (36-character UUID text), decoded
+//                       also as views into one buffer (BlockViews)
 //
 //   BM_TsmSimple8bSums_<Target>/<selector>   1,000 values, every word of one selector
 //     (random values of its full width), unpacked into zig-zag running sums by the
@@ -28,6 +29,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -315,6 +317,21 @@ const bool kRegistered = [] {
       [](const Bytes& b, std::vector<std::string>& out) { tsm::decodeStringArray(b, out); },
       [](StreamOutput& o, const std::string& v) { o.writeString(v); },
       [](StreamInput& in) { return in.readString(); });
+  // The views form: one buffer for the block, no std::string per value.
+  auto uuid_block = std::make_shared<Bytes>();
+  tsm::encodeStringArray(uuids, *uuid_block);
+  benchmark::RegisterBenchmark("BM_TsmStringDecode_BlockViews_Uuid", [=](benchmark::State& state) {
+    std::string buffer;
+    std::vector<std::string_view> out;
+    for (auto _ : state) {
+      tsm::decodeStringViews(*uuid_block, buffer, out);
+      benchmark::DoNotOptimize(out.data());
+    }
+    if (!std::equal(out.begin(), out.end(), uuids.begin(), uuids.end())) {
+      state.SkipWithError("round trip differs");
+    }
+    setCounters(state, uuid_block->size());
+  });
   registerSimple8bSums(rng);
   return true;
 }();

@@ -107,5 +107,15 @@ void encodeStringArray(std::span<const std::string_view> values, std::vector<uin
 void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>& out);
 void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>& out,
                        size_t max_values);
+// The fast form: the strings as views into `buffer`, which receives the
+// block's decoded bytes (its capacity reused from block to block), with no
+// allocation per value, as InfluxDB's Go slices one decoded buffer. The views
+// stay valid until `buffer` is changed or destroyed.
+//
+//   std::string buffer;
+//   std::vector<std::string_view> values;
+//   wirestream::tsm::decodeStringViews(block, buffer, values);
+void decodeStringViews(std::span<const uint8_t> block, std::string& buffer,
+                       std::vector<std::string_view>& out, size_t max_values = kDefaultMaxValues);
 
 }  // namespace wirestream::tsm

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codecs/internal.h"
@@ -55,14 +56,15 @@ void encodeStringArray(std::span<const std::string_view> values, std::vector<uin
   encodeStrings(values, out);
 }
 
-void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>& out) {
-  decodeStringArray(block, out, kDefaultMaxValues);
-}
+namespace {
 
-void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>& out,
-                       size_t max_values) {
-  out.clear();
-  if (block.empty()) return;
+// Inflates `block` into `raw` (its capacity reused) and checks its strings
+// before anything is reserved for them: returns their count.
+size_t inflateStrings(std::span<const uint8_t> block, std::string& raw, size_t max_values) {
+  if (block.empty()) {
+    raw.clear();
+    return 0;
+  }
   if (block[0] != internal::kPacked << 4) {
     internal::throwCorruptBlock(kKind,
                                 "has header " + std::to_string(block[0]) + ", not 16 (snappy)");
@@ -79,11 +81,12 @@ void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>&
                                            " snappy bytes, more than its " +
                                            std::to_string(compressed_size) + " bytes can hold");
   }
-  std::string raw(raw_size, '\0');
+  // Sized without clearing first: only bytes past the old size are zeroed
+  // before snappy overwrites them all (a reused buffer costs no memset).
+  raw.resize(raw_size);
   if (!snappy::RawUncompress(compressed, compressed_size, raw.data())) {
     internal::throwCorruptBlock(kKind, "is not valid snappy");
   }
-  // Count and check the strings before reserving for them.
   const uint8_t* begin = reinterpret_cast<const uint8_t*>(raw.data());
   const uint8_t* end = begin + raw_size;
   size_t count = 0;
@@ -97,12 +100,39 @@ void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>&
     p = len.next + len.value;
   }
   internal::checkCount(kKind, count, max_values);
-  out.reserve(count);
-  for (const uint8_t* p = begin; p != end;) {
+  return count;
+}
+
+// Calls f(data, size) for each string of a checked `raw`.
+template <typename F>
+void forEachString(const std::string& raw, F f) {
+  const uint8_t* end = reinterpret_cast<const uint8_t*>(raw.data()) + raw.size();
+  for (const uint8_t* p = reinterpret_cast<const uint8_t*>(raw.data()); p != end;) {
     auto len = internal::getUvarint(p, end);
-    out.emplace_back(reinterpret_cast<const char*>(len.next), len.value);
+    f(reinterpret_cast<const char*>(len.next), len.value);
     p = len.next + len.value;
   }
+}
+
+}  // namespace
+
+void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>& out) {
+  decodeStringArray(block, out, kDefaultMaxValues);
+}
+
+void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>& out,
+                       size_t max_values) {
+  out.clear();
+  std::string raw;
+  out.reserve(inflateStrings(block, raw, max_values));
+  forEachString(raw, [&](const char* data, size_t size) { out.emplace_back(data, size); });
+}
+
+void decodeStringViews(std::span<const uint8_t> block, std::string& buffer,
+                       std::vector<std::string_view>& out, size_t max_values) {
+  out.clear();
+  out.reserve(inflateStrings(block, buffer, max_values));
+  forEachString(buffer, [&](const char* data, size_t size) { out.emplace_back(data, size); });
 }
 
 }  // namespace wirestream::tsm

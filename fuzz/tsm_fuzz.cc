@@ -6,10 +6,12 @@
 // point of decode. (Lengths are not compared: a strange but valid block, such
 // as a Gorilla 10 control with 64 meaningful bits first, can be shorter than the
 // greedy encoding.)
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codecs/tsm.h"
@@ -48,6 +50,29 @@ void check(std::span<const uint8_t> block, Decode decode, Encode encode, Same sa
 template <typename T>
 bool equal(const std::vector<T>& a, const std::vector<T>& b) {
   return a == b;
+}
+
+// decodeStringViews decodes what decodeStringArray does, or throws as it does.
+void checkViewsAgree(std::span<const uint8_t> block) {
+  std::vector<std::string> owned;
+  bool owned_threw = false;
+  try {
+    wirestream::tsm::decodeStringArray(block, owned, kMaxValues);
+  } catch (const StreamError&) {
+    owned_threw = true;
+  }
+  std::string buffer;
+  std::vector<std::string_view> views;
+  bool views_threw = false;
+  try {
+    wirestream::tsm::decodeStringViews(block, buffer, views, kMaxValues);
+  } catch (const StreamError&) {
+    views_threw = true;
+  }
+  FUZZ_CHECK(owned_threw == views_threw, "one string decoder threw, the other did not: %s",
+             fuzz::hexPrefix(block).c_str());
+  FUZZ_CHECK(std::equal(owned.begin(), owned.end(), views.begin(), views.end()),
+             "the views differ from the strings: %s", fuzz::hexPrefix(block).c_str());
 }
 
 }  // namespace
@@ -119,6 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             return true;
           },
           equal<std::string>);
+      checkViewsAgree(block);
       break;
   }
   return 0;

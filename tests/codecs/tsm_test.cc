@@ -11,11 +11,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codecs/simple8b.h"
@@ -549,6 +551,40 @@ TEST(TsmString, ExpectedBlocks) {
   Bytes again;
   encodeStringArray(views, again);
   EXPECT_EQ(again, out);
+}
+
+// The views form decodes the same strings into one buffer, reusing its
+// capacity, and refuses what the owning form refuses.
+TEST(TsmString, ViewsDecodeTheSameStringsIntoOneReusedBuffer) {
+  const uint64_t seed = std::random_device()();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> values(1000);
+  for (std::string& v : values) v.assign(rng() % 70, char('a' + rng() % 26));
+  Bytes block;
+  encodeStringArray(values, block);
+  std::string buffer;
+  std::vector<std::string_view> views;
+  decodeStringViews(block, buffer, views);
+  ASSERT_TRUE(std::equal(values.begin(), values.end(), views.begin(), views.end()));
+  for (const std::string_view& v : views) {
+    EXPECT_GE(v.data(), buffer.data());
+    EXPECT_LE(v.data() + v.size(), buffer.data() + buffer.size());
+  }
+  // A smaller block reuses the buffer's storage.
+  const char* storage = buffer.data();
+  std::vector<std::string> two = {"a", "bc"};
+  encodeStringArray(two, block);
+  decodeStringViews(block, buffer, views);
+  EXPECT_EQ(buffer.data(), storage);
+  ASSERT_EQ(views.size(), 2u);
+  EXPECT_EQ(views[0], "a");
+  EXPECT_EQ(views[1], "bc");
+  EXPECT_THROW(decodeStringViews(block, buffer, views, 1), LimitExceededError);
+  decodeStringViews({}, buffer, views);
+  EXPECT_TRUE(views.empty());
+  EXPECT_THROW(decodeStringViews(hexBytes("20 00"), buffer, views), CorruptStreamError);
+  EXPECT_THROW(decodeStringViews(hexBytes("10"), buffer, views), EndOfStreamError);
 }
 
 std::vector<int64_t> randomIntsForReuse(std::mt19937_64& rng) {
