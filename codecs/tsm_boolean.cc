@@ -7,6 +7,7 @@
 // value's byte are an error. Padding bits are not checked: InfluxDB's encoder
 // leaves whatever a reused buffer held there.
 #include <array>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,6 +19,42 @@ namespace wirestream::tsm {
 namespace {
 
 const char* const kKind = "boolean";
+
+// Eight bytes of 0 or 1 as one bit byte, the first value its most
+// significant bit: byte k of the little-endian word times 2^(9j), j = 7 - k,
+// lands on bit 63 - k, and no two terms share a bit, so nothing carries.
+inline uint8_t packEight(const uint8_t* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  return uint8_t((x * 0x8040201008040201u) >> 56);
+}
+
+// The same for bytes that may hold any nonzero value for true.
+inline uint8_t packEightNonzero(const uint8_t* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Fu;
+  const uint64_t ones = ((((x & kLow7) + kLow7) | x) >> 7) & 0x0101010101010101u;
+  return uint8_t((ones * 0x8040201008040201u) >> 56);
+}
+
+// Whole groups of eight through `pack`, the tail bit by bit.
+template <typename Pack, typename Get>
+void encodeBytes(size_t n, const uint8_t* values, Pack pack, Get get, std::vector<uint8_t>& out) {
+  out.assign(1 + kMaxVLongBytes + (n + 7) / 8, 0);
+  out[0] = internal::kPacked << 4;
+  uint8_t* p = internal::putUvarint(out.data() + 1, n);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) *p++ = pack(values + i);
+  if (i < n) {
+    uint8_t b = 0;
+    for (int k = 0; i + k < n; ++k) b |= uint8_t(get(i + k)) << (7 - k);
+    *p++ = b;
+  }
+  out.resize(p - out.data());
+}
 
 template <typename Get>
 void encodeBits(size_t n, Get get, std::vector<uint8_t>& out) {
@@ -41,8 +78,11 @@ void encodeBits(size_t n, Get get, std::vector<uint8_t>& out) {
 }  // namespace
 
 void encodeBooleanArray(std::span<const bool> values, std::vector<uint8_t>& out) {
-  encodeBits(
-      values.size(), [&](size_t i) { return values[i]; }, out);
+  // A bool's object representation is one byte, 0 or 1.
+  static_assert(sizeof(bool) == 1);
+  encodeBytes(
+      values.size(), reinterpret_cast<const uint8_t*>(values.data()), packEight,
+      [&](size_t i) { return values[i]; }, out);
 }
 
 void encodeBooleanArray(const std::vector<bool>& values, std::vector<uint8_t>& out) {
@@ -122,8 +162,9 @@ void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, 
 }
 
 void encodeBooleanBytes(std::span<const uint8_t> values, std::vector<uint8_t>& out) {
-  encodeBits(
-      values.size(), [&](size_t i) { return values[i] != 0; }, out);
+  encodeBytes(
+      values.size(), values.data(), packEightNonzero, [&](size_t i) { return values[i] != 0; },
+      out);
 }
 
 void decodeBooleanBytes(std::span<const uint8_t> block, std::vector<uint8_t>& out,

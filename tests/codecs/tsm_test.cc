@@ -15,6 +15,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -508,6 +509,12 @@ TEST(TsmBoolean, BytesVariantIsTheSameBlock) {
     encodeBooleanArray(values, block);
     encodeBooleanBytes(as_bytes, bytes_block);
     EXPECT_EQ(toHex(bytes_block), toHex(block)) << n;
+    // The span<const bool> form (eight values a multiply) writes it too.
+    auto plain = std::make_unique<bool[]>(n);
+    for (size_t i = 0; i < n; ++i) plain[i] = values[i];
+    Bytes span_block;
+    encodeBooleanArray(std::span<const bool>(plain.get(), n), span_block);
+    EXPECT_EQ(toHex(span_block), toHex(block)) << n;
     std::vector<uint8_t> back = {9, 9};
     decodeBooleanBytes(block, back);
     ASSERT_EQ(back.size(), n);
