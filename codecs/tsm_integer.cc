@@ -13,6 +13,7 @@
 //                                                        10^e = 1, 12 when d1 = 0)
 //   The empty array is zero bytes.
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -122,11 +123,34 @@ uint64_t* sizeForPacked(std::span<const uint8_t> block, std::vector<T>& out, siz
   return reinterpret_cast<uint64_t*>(out.data());
 }
 
-// d[i] = first + i * step (wrapping). Written as the product, not as running
-// sums: gcc 12 at -O3 miscompiles four interleaved running sums (its SLP
-// vectorizer stored 7 4 7 4 for 7, step -3), and the product vectorizes as well.
+// d[i] = first + i * step (wrapping): RLE's whole decode. Eight lanes in four
+// explicit 16-byte vectors (SSE2 and NEON registers; gcc spills wider ones
+// without AVX), each advanced by 8 steps an iteration: four adds and four
+// stores for eight values (x86-64 has no 64-bit vector multiply below
+// AVX-512). Explicit, not left to the auto-vectorizer: gcc 12 at -O3
+// miscompiles scalar interleaved running sums (its SLP vectorizer stored
+// 7 4 7 4 for 7, step -3). The tail is the product.
 void fillArithmetic(uint64_t* d, size_t n, uint64_t first, uint64_t step) {
-  for (size_t i = 0; i < n; ++i) d[i] = first + static_cast<uint64_t>(i) * step;
+  using Pair = uint64_t __attribute__((vector_size(16)));
+  size_t i = 0;
+  if (n >= 8) {
+    Pair a = {first, first + step};
+    Pair b = a + 2 * step;
+    Pair c = a + 4 * step;
+    Pair e = a + 6 * step;
+    const uint64_t eight = 8 * step;
+    for (; i + 8 <= n; i += 8) {
+      std::memcpy(d + i, &a, sizeof a);
+      std::memcpy(d + i + 2, &b, sizeof b);
+      std::memcpy(d + i + 4, &c, sizeof c);
+      std::memcpy(d + i + 6, &e, sizeof e);
+      a += eight;
+      b += eight;
+      c += eight;
+      e += eight;
+    }
+  }
+  for (; i < n; ++i) d[i] = first + static_cast<uint64_t>(i) * step;
 }
 
 // Decodes an integer block into dst's storage as unsigned bits.

@@ -143,6 +143,34 @@ TEST(TsmInteger, ExpectedBlocks) {
   }
 }
 
+// Long RLE runs decode through eight vector lanes and a scalar tail: every
+// length around a multiple of eight, steps up, down and wrapping, integers
+// and timestamps.
+TEST(TsmInteger, LongRleRunsDecodeEveryValue) {
+  const uint64_t steps[] = {1, 7, uint64_t(-3), uint64_t{1} << 62, 0x9E3779B97F4A7C15u};
+  for (size_t n : {size_t{3}, size_t{8}, size_t{9}, size_t{15}, size_t{16}, size_t{17},
+                   size_t{1000}, size_t{1003}}) {
+    for (uint64_t step : steps) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", step " + std::to_string(step));
+      std::vector<int64_t> values(n);
+      for (size_t i = 0; i < n; ++i) values[i] = int64_t(uint64_t(-5) + i * step);
+      Bytes block;
+      encodeIntegerArray(values, block);
+      ASSERT_EQ(block[0], 0x20);  // RLE
+      std::vector<int64_t> back;
+      decodeIntegerArray(block, back);
+      EXPECT_EQ(back, values);
+      if (step == 1 || step == 7) {  // increasing: a timestamp RLE block too
+        for (int64_t& v : values) v += 1000;
+        encodeTimeArray(values, block);
+        ASSERT_EQ(block[0] >> 4, 2);
+        decodeTimeArray(block, back);
+        EXPECT_EQ(back, values);
+      }
+    }
+  }
+}
+
 TEST(TsmUnsigned, IsTheIntegerBlockOfTheSameBits) {
   // UnsignedArrayEncodeAll reinterprets []uint64 as []int64.
   std::vector<uint64_t> max = {UINT64_MAX};  // int64 -1, ZigZag 1
