@@ -56,6 +56,35 @@ void encodeBytes(size_t n, const uint8_t* values, Pack pack, Get get, std::vecto
   out.resize(p - out.data());
 }
 
+// libstdc++'s std::vector<bool> keeps value i at bit i % 64 of word i / 64,
+// and its iterators name the word (_M_p, public members): 64 values a word
+// move at once, each byte's bits reversed, since a TSM block's first value is
+// its byte's most significant bit. Elsewhere the proxy, a value at a time.
+#if defined(__GLIBCXX__)
+constexpr bool kVectorBoolWords = sizeof(std::_Bit_type) == 8;
+#else
+constexpr bool kVectorBoolWords = false;
+#endif
+
+inline uint64_t reverseBitsOfEachByte(uint64_t x) {
+  x = ((x >> 1) & 0x5555555555555555u) | ((x & 0x5555555555555555u) << 1);
+  x = ((x >> 2) & 0x3333333333333333u) | ((x & 0x3333333333333333u) << 2);
+  return ((x >> 4) & 0x0F0F0F0F0F0F0F0Fu) | ((x & 0x0F0F0F0F0F0F0F0Fu) << 4);
+}
+
+// `n` bytes (at most 8) at p as a little-endian word, the rest zero.
+inline uint64_t loadLittle(const uint8_t* p, size_t n) {
+  uint64_t x = 0;
+  std::memcpy(&x, p, n);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  return x;
+}
+
+inline void storeLittle(uint8_t* p, uint64_t x, size_t n) {
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  std::memcpy(p, &x, n);
+}
+
 template <typename Get>
 void encodeBits(size_t n, Get get, std::vector<uint8_t>& out) {
   out.assign(1 + kMaxVLongBytes + (n + 7) / 8, 0);
@@ -86,8 +115,25 @@ void encodeBooleanArray(std::span<const bool> values, std::vector<uint8_t>& out)
 }
 
 void encodeBooleanArray(const std::vector<bool>& values, std::vector<uint8_t>& out) {
-  encodeBits(
-      values.size(), [&](size_t i) { return bool(values[i]); }, out);
+  if constexpr (kVectorBoolWords) {
+    const size_t n = values.size();
+    out.assign(1 + kMaxVLongBytes + (n + 7) / 8, 0);
+    out[0] = internal::kPacked << 4;
+    uint8_t* p = internal::putUvarint(out.data() + 1, n);
+    const auto* words = values.begin()._M_p;
+    size_t w = 0;
+    for (; w < n / 64; ++w, p += 8) storeLittle(p, reverseBitsOfEachByte(words[w]), 8);
+    if (const size_t tail = n % 64) {
+      const uint64_t bits = words[w] & ((uint64_t{1} << tail) - 1);
+      const size_t bytes = (tail + 7) / 8;
+      storeLittle(p, reverseBitsOfEachByte(bits), bytes);
+      p += bytes;
+    }
+    out.resize(p - out.data());
+  } else {
+    encodeBits(
+        values.size(), [&](size_t i) { return bool(values[i]); }, out);
+  }
 }
 
 void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out) {
@@ -149,6 +195,18 @@ void decodeBooleanArray(std::span<const uint8_t> block, std::vector<bool>& out, 
   }
   const Bits bits = checkedBits(block, max_values);
   out.resize(bits.count);
+  if constexpr (kVectorBoolWords) {
+    auto* words = out.begin()._M_p;
+    const size_t n = bits.count;
+    size_t w = 0;
+    for (; w < n / 64; ++w) words[w] = reverseBitsOfEachByte(loadLittle(bits.p + 8 * w, 8));
+    if (const size_t tail = n % 64) {
+      // The padding bits after the last value are not checked: left out.
+      words[w] = reverseBitsOfEachByte(loadLittle(bits.p + 8 * w, (tail + 7) / 8)) &
+                 ((uint64_t{1} << tail) - 1);
+    }
+    return;
+  }
   // Through an iterator, 8 bits a byte: vector<bool>'s operator[] recomputes
   // the word and mask of every bit.
   const uint8_t* p = bits.p;
