@@ -843,19 +843,23 @@ TransportStats TransportService::stats() const {
   }
   stats.inbound_bytes = impl_->inbound_budget.used();
   stats.read_pauses = impl_->read_pauses.load();
-  const PeerEvents& events = impl_->events;
-  stats.accept_failures = events.count(PeerEvent::kAcceptFailure);
-  stats.rejected_connections = events.count(PeerEvent::kRejectedConnection);
-  stats.handshake_timeouts = events.count(PeerEvent::kHandshakeTimeout);
-  stats.refused_frames = events.count(PeerEvent::kRefusedFrame);
-  stats.stalled_connections = events.count(PeerEvent::kStalledConnection);
-  stats.refused_handshakes = events.count(PeerEvent::kRefusedHandshake);
-  stats.tls_handshake_failures = events.count(PeerEvent::kTlsHandshakeFailure);
-  stats.link_failures = events.count(PeerEvent::kLinkFailure);
-  stats.protocol_errors = events.count(PeerEvent::kProtocolError);
-  stats.truncated_frames = events.count(PeerEvent::kTruncatedFrame);
-  stats.frame_timeouts = events.count(PeerEvent::kFrameTimeout);
-  stats.refused_requests = events.count(PeerEvent::kRefusedRequest);
+  // Each event kind's counter (peerEventName is the field's name).
+  static constexpr std::pair<PeerEvent, uint64_t TransportStats::*> kCounters[] = {
+      {PeerEvent::kAcceptFailure, &TransportStats::accept_failures},
+      {PeerEvent::kRejectedConnection, &TransportStats::rejected_connections},
+      {PeerEvent::kHandshakeTimeout, &TransportStats::handshake_timeouts},
+      {PeerEvent::kRefusedFrame, &TransportStats::refused_frames},
+      {PeerEvent::kStalledConnection, &TransportStats::stalled_connections},
+      {PeerEvent::kRefusedHandshake, &TransportStats::refused_handshakes},
+      {PeerEvent::kTlsHandshakeFailure, &TransportStats::tls_handshake_failures},
+      {PeerEvent::kLinkFailure, &TransportStats::link_failures},
+      {PeerEvent::kProtocolError, &TransportStats::protocol_errors},
+      {PeerEvent::kTruncatedFrame, &TransportStats::truncated_frames},
+      {PeerEvent::kFrameTimeout, &TransportStats::frame_timeouts},
+      {PeerEvent::kRefusedRequest, &TransportStats::refused_requests},
+  };
+  static_assert(std::size(kCounters) == kPeerEventKinds);
+  for (const auto& [kind, field] : kCounters) stats.*field = impl_->events.count(kind);
   return stats;
 }
 
