@@ -40,6 +40,10 @@ namespace wirestream {
 
 class BytesReference;
 class NamedWriteableRegistry;
+class GenericValue;
+class StreamInput;
+// stream/structured/structured_stream.h (for the deprecated member below).
+GenericValue readGenericValue(StreamInput& in);
 
 namespace internal {
 template <typename T>
@@ -505,6 +509,17 @@ class StreamInput {
     const uint8_t* pos_;
     const uint8_t* end_;
   };
+
+  // Deprecated (0.2.0): the member became the free readGenericValue(in) of
+  // stream/structured/structured_stream.h; this forwards to it for code
+  // written against the member (include that header, or the forwarding
+  // stream/generic_value.h, where it is called). A template only so that the
+  // value type is needed where it is called, not here.
+  template <typename Value = GenericValue>
+  [[deprecated("use readGenericValue(in) from stream/structured/structured_stream.h")]] Value
+  readGenericValue() {
+    return ::wirestream::readGenericValue(*this);
+  }
 
  protected:
   // The chunk the inline reads consume. A subclass sets it in nextChunk().

@@ -38,6 +38,10 @@
 namespace wirestream {
 
 class BytesReference;
+class GenericValue;
+class StreamOutput;
+// stream/structured/structured_stream.h (for the deprecated member below).
+void writeGenericValue(StreamOutput& out, const GenericValue& value);
 
 class StreamOutput {
  public:
@@ -502,6 +506,17 @@ class StreamOutput {
     uint8_t* pos_;
     uint8_t* end_;
   };
+
+  // Deprecated (0.2.0): the member became the free writeGenericValue(out, v)
+  // of stream/structured/structured_stream.h; this forwards to it (include
+  // that header, or the forwarding stream/generic_value.h, where it is
+  // called). A template only so that the value type is needed there.
+  template <typename Value = GenericValue>
+  [[deprecated(
+      "use writeGenericValue(out, value) from stream/structured/structured_stream.h")]] void
+  writeGenericValue(const Value& value) {
+    ::wirestream::writeGenericValue(*this, value);
+  }
 
  protected:
   // The buffer the inline writes fill. A subclass sets it in nextBuffer().

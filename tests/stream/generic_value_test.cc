@@ -623,5 +623,25 @@ TEST(GenericValueTest, FromBytesReference) {
   EXPECT_EQ(GV::ofBytesReference(ref), GV::ofBytesReference(GV::Bytes{1, 2, 3}));
 }
 
+// The members that became free functions still compile, deprecated, and
+// write and read the same bytes (CHANGELOG, Deprecated).
+TEST(GenericValueTest, DeprecatedMembersForwardToTheFreeFunctions) {
+  const GV value("a");
+  BytesStreamOutput members, free;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  members.writeGenericValue(value);
+#pragma GCC diagnostic pop
+  writeGenericValue(free, value);
+  EXPECT_EQ(toHex(members.bytes().toVector()), "00 01 61");
+  EXPECT_EQ(members.bytes().toVector(), free.bytes().toVector());
+  const std::vector<uint8_t> bytes = members.bytes().toVector();
+  ByteArrayStreamInput in(bytes);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  EXPECT_EQ(in.readGenericValue(), value);
+#pragma GCC diagnostic pop
+}
+
 }  // namespace
 }  // namespace wirestream
