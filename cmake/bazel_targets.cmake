@@ -24,7 +24,7 @@ ws_cc_library(stream_core
     EXPORT stream_core
     DIR stream
     NAME core
-    SRCS stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/transport_version.cc stream/varint.cc stream/writeable_stream.cc
+    SRCS stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/transport_version.cc stream/transport_version_releases.cc stream/varint.cc stream/writeable_stream.cc
     HDRS stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/transport_version.h stream/varint.h stream/wirestream_version.h stream/writeable.h
     DEPS codec simd Boost::headers Threads::Threads)
 ws_cc_library(stream_structured
@@ -343,6 +343,11 @@ ws_cc_binary(interop_peer
     NAME peer
     SRCS interop/peer/peer_main.cc
     DEPS transport)
+ws_cc_binary(interop_release_table
+    DIR interop
+    NAME release_table
+    SRCS interop/release_table/release_table_main.cc
+    DEPS stream)
 ws_cc_test(tests_aggregations_round_trip_test
     DIR tests/aggregations
     NAME round_trip_test
@@ -627,6 +632,12 @@ ws_cc_test(tests_stream_round_trip_test
     DIR tests/stream
     NAME round_trip_test
     SRCS tests/stream/round_trip_test.cc
+    DEPS tests_stream_test_util stream GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_stream_transport_version_test
+    DIR tests/stream
+    NAME transport_version_test
+    SRCS tests/stream/transport_version_test.cc
     DEPS tests_stream_test_util stream GTest::gtest_main
     SIZE small)
 ws_cc_library(tests_stream_structured_test_util

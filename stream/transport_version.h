@@ -1,16 +1,34 @@
 // TransportVersion: the protocol version a stream is written or read at.
 //
-// Ids follow Elasticsearch: major * 1000000 + minor * 10000 + revision * 100 + 99,
-// so 7.10.0 is 7100099 and 8.7.0 is 8070099. Writers and readers branch on
+// Ids follow Elasticsearch, in two shapes:
+//  - up to 8.8.1 the id is the release's: major * 1000000 + minor * 10000 +
+//    revision * 100 + 99, so 7.10.0 is 7100099 and 8.7.0 is 8070099 (fromRelease);
+//  - after that ES numbers its wire changes apart from its releases (8_500_020 for
+//    8.9, M_NNN_S_PP since: 8.19.0 is 8841064, 9.1.0 is 9112003), and a release's
+//    id is whatever its TransportVersion.current() is. Those come from the table
+//    below (releases()), read off ES's own jars (interop/versions, checked in CI by
+//    tools/interop.sh).
+// Writers and readers branch on
 // `out.transportVersion().onOrAfter(TransportVersion::V_8_0_0)`; bytes written
 // at version X must be read at version X. A value type; thread-safe.
 #pragma once
 
 #include <compare>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace wirestream {
+
+// One Elasticsearch release: its TransportVersion.current() id and the oldest id it
+// talks to (its minimum compatible version), as its own jar reports them.
+struct TransportVersionRelease {
+  std::string_view release;  // "9.1.0"
+  int32_t id;
+  int32_t minimum_compatible_id;
+};
 
 class TransportVersion {
  public:
@@ -36,10 +54,21 @@ class TransportVersion {
   constexpr bool before(TransportVersion other) const { return id_ < other.id_; }
   constexpr auto operator<=>(const TransportVersion&) const = default;
 
-  // "8.7.0" for release ids, the plain id otherwise.
+  // The release name for an id that is a release's ("8.7.0"; after 8.8.1, the first
+  // release in releases() whose id it is, e.g. "9.1.0"), the plain id otherwise.
   std::string toString() const;
-  // Parses "8.7.0" or a plain id such as "8070099"; std::invalid_argument if neither.
+  // Parses a release or a plain id such as "8070099"; std::invalid_argument if neither.
+  // A release up to 8.7.x is fromRelease's arithmetic; a later one ("8.19.7", "9.1.0")
+  // must be in releases(), whose id it is; an unknown later release is refused, never
+  // guessed.
   static TransportVersion parse(const std::string& text);
+
+  // The release table: every release wirestream knows the id of (those pinned in
+  // interop/es-versions.txt), oldest first. Releases up to 8.7.x are here too (their
+  // ids are fromRelease's); any other release up to 8.7.x still parses by arithmetic.
+  static std::span<const TransportVersionRelease> releases();
+  // The row for "9.1.0", if it is in releases().
+  static std::optional<TransportVersionRelease> findRelease(std::string_view release);
 
  private:
   int32_t id_;

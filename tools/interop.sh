@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The real-Elasticsearch harness: builds wirestream's side (//interop:runner, //interop:peer)
 # and the Maven project in interop/ once per ES version pinned in interop/es-versions.txt,
-# then runs its checks (vectors, reduce, transport) with ES's own jars as the oracle.
+# then runs its checks (vectors, reduce, transport) with ES's own jars as the oracle, and
+# the `versions` check: wirestream's release table (TransportVersion::releases(), through
+# //interop:release_table) against each pinned jar's own TransportVersion.current() and
+# minimum compatible version (interop/versions). Pins whose compat line is `table` get
+# only the versions check (releases the harness does not cover yet).
 #
 #   tools/interop.sh                  every pinned version, the CI seed and one fresh seed
 #   tools/interop.sh --report         the same, then writes docs/compatibility.md
 #   tools/interop.sh --prefetch       only downloads what Maven needs for every pinned version
 #   INTEROP_VERSIONS="8.7.1" tools/interop.sh     only these releases (must be pinned)
 #   INTEROP_SEED=123 tools/interop.sh             the "fresh" seed fixed, to replay a run
-#   INTEROP_CHECKS=vectors,reduce tools/interop.sh
+#   INTEROP_CHECKS=vectors,reduce tools/interop.sh       (default: all four, versions too)
 #   INTEROP_TARGET=/tmp/mine tools/interop.sh    Maven's build folders there, not interop/target
 #
 # Prints per version `interop ES <v> <check>: N of M match|pass` (once per seed), and last
@@ -23,7 +27,7 @@ for a in "$@"; do
   case "$a" in
     --report) report=1 ;;
     --prefetch) prefetch=1 ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "interop: unknown argument '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -32,6 +36,9 @@ readonly CI_SEED=20261202
 fresh_seed=${INTEROP_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 work=$(mktemp -d /tmp/interop.XXXXXX)
 log="$work/report.log"
+vlog="$work/versions.log"  # the versions check's lines: counted, not in the report's matrix
+: >"$vlog"
+: >"$log"
 target=$(realpath -m "${INTEROP_TARGET:-interop/target}")
 
 fail() { echo "interop: $*" >&2; echo "interop: 0 passed, 1 failed"; exit 1; }
@@ -46,16 +53,54 @@ if [ "$prefetch" -eq 1 ]; then  # Maven Central only: no build, no check (CI ove
   for pin in "${pins[@]}"; do
     read -r version jdk line <<<"$pin"
     echo "=== interop prefetch ES $version"
-    JAVA_HOME=/usr/lib/jvm/$jdk mvn -B -q -f interop/pom.xml -Des.version="$version" \
-      -Des.line="$line" -Dinterop.target="$work/prefetch" dependency:go-offline || rc=1
+    if [ "$line" != table ]; then
+      JAVA_HOME=/usr/lib/jvm/$jdk mvn -B -q -f interop/pom.xml -Des.version="$version" \
+        -Des.line="$line" -Dinterop.target="$work/prefetch" dependency:go-offline || rc=1
+    fi
+    # What the versions check runs (go-offline would ignore the pom's exclusion).
+    JAVA_HOME=/usr/lib/jvm/$jdk mvn -B -q -f interop/versions/pom.xml -Des.version="$version" \
+      -Dinterop.target="$work/prefetch" compile dependency:build-classpath \
+      -Dmdep.includeScope=runtime -Dmdep.outputFile="$work/prefetch/cp-$version.txt" || rc=1
   done
   rm -rf "$work"
   exit "$rc"
 fi
-bazel build //interop:runner //interop:peer 2>&1 | tail -n 3
-[ "${PIPESTATUS[0]}" -eq 0 ] || fail "bazel build //interop:runner //interop:peer failed"
+bazel build //interop:runner //interop:peer //interop:release_table 2>&1 | tail -n 3
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "bazel build of //interop's runner, peer, release_table failed"
 runner=$PWD/bazel-bin/interop/runner
 peer=$PWD/bazel-bin/interop/peer
+release_table=$PWD/bazel-bin/interop/release_table
+checks=${INTEROP_CHECKS:-vectors,reduce,transport,versions}
+# The harness's own checks (org.wirestream.interop.Main); versions is this script's.
+harness_checks=$(tr ',' '\n' <<<"$checks" | grep -vx versions | paste -sd, -)
+check_versions=0
+grep -qx versions <<<"$(tr ',' '\n' <<<"$checks")" && check_versions=1
+
+# versions_check VERSION JAVA_HOME: the jar's line against the table's, as text. Any
+# difference, an unresolvable jar or a release missing from the table is a failure.
+versions_check() {
+  local version=$1 java_home=$2 es ws
+  local vbuild=$target/versions-$version
+  if ! JAVA_HOME=$java_home mvn -B -q -f interop/versions/pom.xml -Des.version="$version" \
+    -Dinterop.target="$target" compile dependency:build-classpath -Dmdep.includeScope=runtime \
+    -Dmdep.outputFile="$vbuild/classpath.txt" >"$work/mvn-versions-$version.log" 2>&1; then
+    tail -n 20 "$work/mvn-versions-$version.log"
+    { echo "  FAIL versions: interop/versions did not build against ES $version (Maven above)"
+      echo "interop ES $version versions: 0 of 1 match"; } | tee -a "$vlog"
+    return
+  fi
+  es=$("$java_home/bin/java" -cp "$vbuild/classes:$(cat "$vbuild/classpath.txt")" \
+    org.wirestream.interop.versions.ReleaseVersions 2>"$work/versions-$version.err" | tail -n 1)
+  ws=$("$release_table" "$version")
+  if [ -n "$es" ] && [ "$es" = "$ws" ]; then
+    echo "interop ES $version versions: 1 of 1 match ($es)" | tee -a "$vlog"
+  else
+    { echo "  FAIL versions: ES's jar says '${es:-nothing}'"
+      [ -z "$es" ] && sed 's/^/    /' "$work/versions-$version.err" | tail -n 5
+      echo "  FAIL versions: wirestream's table says '$ws' (stream/transport_version_releases.cc)"
+      echo "interop ES $version versions: 0 of 1 match"; } | tee -a "$vlog"
+  fi
+}
 wanted=${INTEROP_VERSIONS:-}
 if [ -n "$wanted" ]; then
   for w in $wanted; do
@@ -66,10 +111,12 @@ fi
 
 for pin in "${pins[@]}"; do
   read -r version jdk line <<<"$pin"
-  if [ -n "$wanted" ] && ! grep -qw -- "$version" <<<"$wanted"; then continue; fi
+  if [ -n "$wanted" ] && ! grep -qxF -- "$version" <<<"$(tr ' ' '\n' <<<"$wanted")"; then continue; fi
   java_home=/usr/lib/jvm/$jdk
   [ -x "$java_home/bin/java" ] || fail "ES $version needs $java_home (not installed)"
   echo "=== interop ES $version (JDK $jdk, compat $line)"
+  [ "$check_versions" -eq 1 ] && versions_check "$version" "$java_home"
+  [ "$line" = table ] || [ -z "$harness_checks" ] && continue
   build=$target/$version
   if ! JAVA_HOME=$java_home mvn -B -q -f interop/pom.xml -Des.version="$version" \
     -Dinterop.target="$target" \
@@ -85,12 +132,21 @@ for pin in "${pins[@]}"; do
       --runner "$runner" --peer "$peer" --work "$work/$version-$1" --checks "$2" |
       tee -a "$log"
   }
-  checks=${INTEROP_CHECKS:-vectors,reduce,transport}
-  run "$CI_SEED" "$checks"
+  run "$CI_SEED" "$harness_checks"
   # A fresh seed each run for the randomized checks (the transport cases are fixed).
-  fresh_checks=$(tr ',' '\n' <<<"$checks" | grep -vx transport | paste -sd, -)
+  fresh_checks=$(tr ',' '\n' <<<"$harness_checks" | grep -vx transport | paste -sd, -)
   [ -n "$fresh_checks" ] && run "$fresh_seed" "$fresh_checks"
 done
+
+# Every row of the table must be pinned, so that CI checks every row against its jar.
+if [ "$check_versions" -eq 1 ]; then
+  pinned=$(printf '%s\n' "${pins[@]}" | awk '{print $1}')
+  while read -r _ row _; do
+    grep -qxF -- "$row" <<<"$pinned" && continue
+    { echo "  FAIL versions: $row is in wirestream's release table but not pinned in interop/es-versions.txt"
+      echo "interop ES $row versions: 0 of 1 match"; } | tee -a "$vlog"
+  done < <("$release_table" --all)
+fi
 
 passed=0
 failed=0
@@ -103,7 +159,7 @@ while read -r l; do
       failed=$((failed + 1))
     fi
   fi
-done <"$log"
+done < <(cat "$log" "$vlog")
 [ $((passed + failed)) -gt 0 ] || failed=1  # nothing ran is a failure, never a pass
 
 if [ "$report" -eq 1 ]; then
