@@ -58,31 +58,33 @@ constexpr Field kStatsFields[] = {{nullptr, &Column::count, "stats count"},
                                   {&Column::max, nullptr, "stats max"},
                                   {&Column::sum, nullptr, "stats sum"}};
 
-// max, min and sum: one double, `value`.
-template <class M>
-constexpr Kind singleDouble(Metric metric, std::span<const Field> fields) {
-  return {metric,
-          M::kType,
-          true,
-          sizeof(M),
-          fields,
-          [](std::string name, Metadata metadata) -> InternalAggregations::Ptr {
-            return std::make_unique<M>(std::move(name), std::move(metadata), 0);
-          },
-          [](const Column& c, size_t i, InternalAggregation& x) {
-            static_cast<M&>(x).setValue(c.value[i]);
-          },
-          [](Column& c, const InternalAggregation& x) {
-            c.value.push_back(static_cast<const M&>(x).value());
-          },
-          [](StreamOutput& out, const Column& c, size_t i) { M::writeValues(out, c.value[i]); }};
+// A metric of one value (max, min, sum: a double in `value`; value_count: a
+// count in `count`), held in the vector `kValues` of a column.
+template <class M, auto kValues>
+constexpr Kind singleValue(Metric metric, bool has_format, std::span<const Field> fields) {
+  return {
+      metric,
+      M::kType,
+      has_format,
+      sizeof(M),
+      fields,
+      [](std::string name, Metadata metadata) -> InternalAggregations::Ptr {
+        return std::make_unique<M>(std::move(name), std::move(metadata), 0);
+      },
+      [](const Column& c, size_t i, InternalAggregation& x) {
+        static_cast<M&>(x).setValue((c.*kValues)[i]);
+      },
+      [](Column& c, const InternalAggregation& x) {
+        (c.*kValues).push_back(static_cast<const M&>(x).value());
+      },
+      [](StreamOutput& out, const Column& c, size_t i) { M::writeValues(out, (c.*kValues)[i]); }};
 }
 
 // Indexed by Metric.
 constexpr Kind kKinds[] = {
-    singleDouble<Max>(Metric::kMax, kMaxFields),
-    singleDouble<Min>(Metric::kMin, kMinFields),
-    singleDouble<Sum>(Metric::kSum, kSumFields),
+    singleValue<Max, &Column::value>(Metric::kMax, true, kMaxFields),
+    singleValue<Min, &Column::value>(Metric::kMin, true, kMinFields),
+    singleValue<Sum, &Column::value>(Metric::kSum, true, kSumFields),
     {Metric::kAvg, Avg::kType, true, sizeof(Avg), kAvgFields,
      [](std::string name, Metadata metadata) -> InternalAggregations::Ptr {
        return std::make_unique<Avg>(std::move(name), std::move(metadata), 0, 0);
@@ -100,19 +102,7 @@ constexpr Kind kKinds[] = {
      [](StreamOutput& out, const Column& c, size_t i) {
        Avg::writeValues(out, c.sum[i], c.count[i]);
      }},
-    {Metric::kValueCount, ValueCount::kType, false, sizeof(ValueCount), kValueCountFields,
-     [](std::string name, Metadata metadata) -> InternalAggregations::Ptr {
-       return std::make_unique<ValueCount>(std::move(name), std::move(metadata), 0);
-     },
-     [](const Column& c, size_t i, InternalAggregation& x) {
-       static_cast<ValueCount&>(x).setValue(c.count[i]);
-     },
-     [](Column& c, const InternalAggregation& x) {
-       c.count.push_back(static_cast<const ValueCount&>(x).value());
-     },
-     [](StreamOutput& out, const Column& c, size_t i) {
-       ValueCount::writeValues(out, c.count[i]);
-     }},
+    singleValue<ValueCount, &Column::count>(Metric::kValueCount, false, kValueCountFields),
     {Metric::kStats, Stats::kType, true, sizeof(Stats), kStatsFields,
      [](std::string name, Metadata metadata) -> InternalAggregations::Ptr {
        return std::make_unique<Stats>(std::move(name), std::move(metadata), 0, 0, 0, 0);

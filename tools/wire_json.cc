@@ -218,12 +218,20 @@ class PrettyWriter {
 
 void writeList(PrettyWriter& w, const InternalAggregations& aggs, size_t batch);
 
-// The parts of an aggregation's JSON when its codec has them (a bucketed
-// type), else nullptr.
-const aggregations::BucketJsonHook* hookOf(const InternalAggregation& a) {
+// The parts of `a`'s JSON when it is to be streamed: a bucketed type (its
+// codec has a hook) with more than `batch` buckets or an encoding over
+// `whole_bytes`. nullptr when it is rendered whole (a metric, a small one,
+// or a type written whole); rendering many small aggregations whole is also
+// the fast way, their header rendered once, not twice.
+const aggregations::BucketJsonHook* streamedHook(const InternalAggregation& a, size_t batch,
+                                                 size_t whole_bytes) {
   const aggregations::AggregationJsonCodec* codec =
       aggregations::defaultJsonRegistry().find(a.getWriteableName());
-  return codec != nullptr ? codec->buckets : nullptr;
+  if (codec == nullptr || codec->buckets == nullptr) return nullptr;
+  if (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= whole_bytes) {
+    return nullptr;
+  }
+  return codec->buckets;
 }
 
 // The members of a rendered object that are written from the aggregations
@@ -277,14 +285,10 @@ void writeBucketed(PrettyWriter& w, const InternalAggregation& a,
 constexpr size_t kWholeBytes = size_t{64} * 1024;
 
 void writeAggregation(PrettyWriter& w, const InternalAggregation& a, size_t batch) {
-  // Rendering many small aggregations whole is also the fast way: their
-  // header is rendered once, not twice.
-  const aggregations::BucketJsonHook* hook = hookOf(a);
-  if (hook == nullptr ||
-      (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= kWholeBytes)) {
-    return w.value(toWireJson(a));  // a metric, a small one, or a type written whole
+  if (const aggregations::BucketJsonHook* hook = streamedHook(a, batch, kWholeBytes)) {
+    return writeBucketed(w, a, *hook, batch);
   }
-  writeBucketed(w, a, *hook, batch);
+  w.value(toWireJson(a));
 }
 
 void writeList(PrettyWriter& w, const InternalAggregations& aggs, size_t batch) {
@@ -419,12 +423,10 @@ void writeResponseBucketed(PrettyWriter& w, const InternalAggregation& a,
 constexpr size_t kWholeResponseBytes = 4096;
 
 void writeResponseAggregation(PrettyWriter& w, const InternalAggregation& a, size_t batch) {
-  const aggregations::BucketJsonHook* hook = hookOf(a);
-  if (hook == nullptr ||
-      (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= kWholeResponseBytes)) {
-    return w.value(toResponseJson(a));  // a metric, a small one, or a type written whole
+  if (const aggregations::BucketJsonHook* hook = streamedHook(a, batch, kWholeResponseBytes)) {
+    return writeResponseBucketed(w, a, *hook, batch);
   }
-  writeResponseBucketed(w, a, *hook, batch);
+  w.value(toResponseJson(a));
 }
 
 }  // namespace

@@ -89,18 +89,24 @@ struct TermsJson {
     j["buckets"] = json::array();
   }
 
+  // Fills the "buckets" of a head with bucket(i) for every bucket.
+  template <class Bucket>
+  static void fillBuckets(const Terms& t, json& j, Bucket bucket) {
+    json& bs = j["buckets"];
+    for (size_t i = 0; i < t.buckets().size(); ++i) bs.push_back(bucket(i));
+  }
+
   static void response(const InternalAggregation& agg, json& j,
                        const AggregationJsonRegistry& registry) {
     const auto& t = static_cast<const Terms&>(agg);
     responseHead(t, j);
-    json& bs = j["buckets"];
-    for (size_t i = 0; i < t.buckets().size(); ++i) {
+    fillBuckets(t, j, [&](size_t i) {
       json bj = responseBucket(t, i);
       for (const auto& a : t.buckets().aggregationsAt(i).list()) {
         bj[a->getName()] = toResponseJson(*a, registry);  // a stored list
       }
-      bs.push_back(std::move(bj));
-    }
+      return bj;
+    });
   }
 
   // Bucket i of the wire JSON, its "aggregations" `aggregations`.
@@ -131,10 +137,9 @@ struct TermsJson {
                    const AggregationJsonRegistry& registry) {
     const auto& t = static_cast<const Terms&>(agg);
     wireHead(t, j);
-    json& bs = j["buckets"];
-    for (size_t i = 0; i < t.buckets().size(); ++i) {
-      bs.push_back(wireBucket(t, i, toWireJson(t.buckets().aggregationsAt(i), registry)));
-    }
+    fillBuckets(t, j, [&](size_t i) {
+      return wireBucket(t, i, toWireJson(t.buckets().aggregationsAt(i), registry));
+    });
   }
 
   static constexpr BucketJsonHook kHook = {
