@@ -411,283 +411,169 @@ int64_t InternalTerms<Key>::shardDocCountError() const {
   return -1;
 }
 
-namespace {
-
-// One shard bucket in the merge: its key, and where it lives.
-template <class Key>
-struct MergeEntry {
-  typename Key::View key;
-  uint32_t shard;
-  uint32_t index;
-};
-
-// Phase 1 of the reduce: every shard's buckets as entries, shard by shard,
-// with what the shards add up to.
-template <class Key>
-struct ShardBuckets {
-  std::vector<const InternalTerms<Key>*> shards;
-  std::vector<MergeEntry<Key>> entries;
-  std::vector<int64_t> shard_errors;  // each shard's bound, -1 unknown
-  int64_t sum_error = 0;              // -1 is sticky: unbounded
-  int64_t other = 0;
-  // Whether every shard sent its buckets in ascending (descending) key order.
-  bool runs_sorted = true;
-  bool runs_descending = true;
-};
-
-template <class Key>
-bool keyLess(const MergeEntry<Key>& a, const MergeEntry<Key>& b) {
-  return Key::compare(a.key, b.key) < 0;
-}
-
-template <class Key>
-ShardBuckets<Key> gatherShards(std::span<const InternalAggregation* const> aggs) {
-  ShardBuckets<Key> g;
-  for (const InternalTerms<Key>* t : downcast<InternalTerms<Key>>(aggs)) g.shards.push_back(t);
-  size_t total = 0;
-  for (const InternalTerms<Key>* t : g.shards) total += t->buckets().size();
-  g.entries.reserve(total);
-  g.shard_errors.resize(g.shards.size());
-  std::vector<MergeEntry<Key>>& entries = g.entries;
-  for (size_t s = 0; s < g.shards.size(); ++s) {
-    const InternalTerms<Key>* t = g.shards[s];
-    g.other = checkedAdd(g.other, t->otherDocCount(), "sum_other_doc_count");
-    int64_t shard_error = t->shardDocCountError();
-    g.shard_errors[s] = shard_error;
-    if (g.sum_error != -1)
-      g.sum_error =
-          shard_error == -1 ? -1 : checkedAdd(g.sum_error, shard_error, "doc count error");
-    const TermsBuckets<Key>& bs = t->buckets();
-    for (size_t i = 0; i < bs.size(); ++i) {
-      entries.push_back({bs.keyAt(i), static_cast<uint32_t>(s), static_cast<uint32_t>(i)});
-      if (i > 0 && keyLess<Key>(entries.back(), entries[entries.size() - 2])) g.runs_sorted = false;
-      if (i > 0 && keyLess<Key>(entries[entries.size() - 2], entries.back()))
-        g.runs_descending = false;
-    }
-  }
-  return g;
-}
-
-// Phase 2: the entries sorted by key (stable: shard order within a key), so
-// that each key's buckets are one run. Shards send their buckets in key
-// order, so the runs are merged, not sorted, when they are.
-template <class Key>
-void sortByKey(ShardBuckets<Key>& g) {
-  std::vector<MergeEntry<Key>>& entries = g.entries;
-  if (!g.runs_sorted && !g.runs_descending) {
-    std::stable_sort(entries.begin(), entries.end(), keyLess<Key>);
-    return;
-  }
-  // Each key's buckets are taken in the order of ES's merge-sort queue
-  // (merge_order.h), ascending or as the shards sorted them, so that their
-  // sub-aggregations reduce in ES's order.
-  const std::vector<const InternalTerms<Key>*>& shards = g.shards;
-  std::vector<size_t> sizes;
-  sizes.reserve(shards.size());
-  for (const InternalTerms<Key>* t : shards) sizes.push_back(t->buckets().size());
-  const bool ascending = g.runs_sorted;
-  auto less = [&](uint32_t sa, uint32_t ia, uint32_t sb, uint32_t ib) {
-    const int c = Key::compare(shards[sa]->buckets().keyAt(ia), shards[sb]->buckets().keyAt(ib));
-    return ascending ? c < 0 : c > 0;
-  };
-  std::vector<MergeEntry<Key>> queued;
-  queued.reserve(entries.size());
-  for (auto [sh, i] : luceneMergeOrder(sizes, less)) {
-    queued.push_back({shards[sh]->buckets().keyAt(i), sh, i});
-  }
-  entries = std::move(queued);
-  if (!ascending) std::stable_sort(entries.begin(), entries.end(), keyLess<Key>);
-}
-
-// Phase 3 (one run): the sums over the buckets of one key.
-struct RunSums {
-  int64_t doc_count = 0;
-  int64_t error = 0;         // the errors of the shards that returned the term
-  int64_t shard_errors = 0;  // the bounds of those shards
-  bool error_unknown = false;
-};
-
-// Sums entries [begin, end), which share a key, and collects their non-empty
-// sub-aggregation lists into `subs`.
-template <class Key>
-RunSums sumRun(const ShardBuckets<Key>& g, size_t begin, size_t end,
-               std::vector<const InternalAggregations*>& subs) {
-  RunSums r;
-  subs.clear();
-  for (size_t k = begin; k < end; ++k) {
-    const MergeEntry<Key>& e = g.entries[k];
-    const InternalTerms<Key>& t = *g.shards[e.shard];
-    const TermsBuckets<Key>& bs = t.buckets();
-    r.doc_count = checkedAdd(r.doc_count, bs.docCountAt(e.index), "doc count");
-    int64_t bucket_error = bs.errorAt(e.index);
-    int64_t shard_error = g.shard_errors[e.shard];
-    if (!t.showTermDocCountError() || bucket_error == -1 || shard_error == -1) {
-      r.error_unknown = true;
-    } else {
-      r.error = checkedAdd(r.error, bucket_error, "doc count error");
-      r.shard_errors = checkedAdd(r.shard_errors, shard_error, "doc count error");
-    }
-    const InternalAggregations& sub = bs.aggregationsAt(e.index);
-    if (!sub.empty()) subs.push_back(&sub);
-  }
-  return r;
-}
-
-// The bound of a term: what the shards that returned it say, plus the bound
-// of every shard that did not.
-inline int64_t termErrorBound(const RunSums& r, int64_t sum_error) {
-  return (sum_error == -1 || r.error_unknown)
-             ? -1
-             : checkedAdd(r.error, sum_error - r.shard_errors, "doc count error");
-}
-
-// The best `keep` merged buckets of a final reduce, by their indices in
-// `merged`, in a heap with the worst on top (ES's priority queue). The order
-// is total (ties broken by key), so this keeps what a full sort would. The
-// heap is made only once more than `keep` buckets are pushed: until then none
-// can fall out, and key-sorted merged buckets often need no sorting at all.
-template <class Key>
-class TopBuckets {
- public:
-  TopBuckets(const TermsBuckets<Key>& merged, const BucketOrder& order, size_t keep)
-      : less_{&merged, &order}, keep_(keep) {}
-
-  // Whether `keep` buckets are kept, so that a new one replaces one of them.
-  bool full() const { return heap_.size() >= keep_; }
-
-  // Keeps bucket `index`; returns the one that fell out, if one did.
-  std::optional<uint32_t> push(uint32_t index) {
-    heap_.push_back(index);
-    if (!heaped_) {
-      if (heap_.size() <= keep_) return std::nullopt;
-      std::make_heap(heap_.begin(), heap_.end(), less_);
-      heaped_ = true;
-    } else {
-      std::push_heap(heap_.begin(), heap_.end(), less_);
-    }
-    if (heap_.size() <= keep_) return std::nullopt;
-    std::pop_heap(heap_.begin(), heap_.end(), less_);
-    uint32_t worst = heap_.back();
-    heap_.pop_back();
-    return worst;
-  }
-
-  // The kept indices, best first.
-  std::vector<uint32_t> sorted() && {
-    if (heaped_) {
-      std::sort_heap(heap_.begin(), heap_.end(), less_);
-    } else if (!std::is_sorted(heap_.begin(), heap_.end(), less_)) {
-      std::sort(heap_.begin(), heap_.end(), less_);  // a total order: as the heap would
-    }
-    return std::move(heap_);
-  }
-
- private:
-  struct Less {
-    const TermsBuckets<Key>* merged;
-    const BucketOrder* order;
-    bool operator()(uint32_t a, uint32_t b) const {
-      return order->compare((*merged)[a], (*merged)[b]) < 0;
-    }
-  };
-  Less less_;
-  size_t keep_;
-  std::vector<uint32_t> heap_;
-  bool heaped_ = false;
-};
-
-// Phase 4: the kept buckets of `merged`, in `kept`'s order, into `result`;
-// `merged` itself when that is all of it in its own order.
-template <class Key>
-void takeKept(TermsBuckets<Key>& merged, const std::vector<uint32_t>& kept,
-              TermsBuckets<Key>& result) {
-  bool in_place = kept.size() == merged.size();
-  for (size_t k = 0; in_place && k < kept.size(); ++k) in_place = kept[k] == k;
-  if (in_place) {
-    result = std::move(merged);  // key order asked for, nothing fell out
-    return;
-  }
-  result.reserve(kept.size());
-  for (uint32_t k : kept) {
-    result.appendFrom(merged, k, merged.docCountAt(k), merged.errorAt(k),
-                      merged.hasAggregationsColumn() ? std::move(merged.mutableAggregations(k))
-                                                     : InternalAggregations());
-  }
-}
-
-// The reduced aggregation before its buckets: `first`'s settings, the order
-// shards sort by for the next reduce, and the aggregation-level error bound.
-template <class Key>
-std::unique_ptr<InternalTerms<Key>> reducedHeader(const InternalTerms<Key>& first,
-                                                  size_t shard_count, int64_t sum_error,
-                                                  const ReduceContext& context) {
-  auto out = std::make_unique<InternalTerms<Key>>(first.getName(), first.getMetadata());
-  out->setOrder(first.order());
-  out->setReduceOrder(context.final_reduce ? first.order() : BucketOrder::key(true));
-  out->setRequiredSize(first.requiredSize());
-  out->setShardSize(first.shardSize());
-  out->setMinDocCount(first.minDocCount());
-  out->setFormat(first.format());
-  out->setShowTermDocCountError(first.showTermDocCountError());
-  if (sum_error == -1) {
-    out->setDocCountError(-1);
-  } else {
-    out->setDocCountError(shard_count == 1 ? 0 : sum_error);
-  }
-  return out;
-}
-
-}  // namespace
-
 template <class Key>
 std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   const auto& first = *static_cast<const InternalTerms*>(aggs[0]);
-  ShardBuckets<Key> g = gatherShards<Key>(aggs);
-  sortByKey(g);
-  std::unique_ptr<InternalTerms> out = reducedHeader(first, aggs.size(), g.sum_error, context);
+  using KeyView = typename Key::View;
 
-  // Each key's run merged into one bucket, straight into columns. A final
-  // reduce keeps the best `size` of them as it goes (TopBuckets): a bucket
-  // that falls out has its sub-aggregations freed at once and given back to
-  // the bucket budget, so the budget counts live buckets and many terms under
-  // a small `size` never add up.
+  // Every bucket of every shard, sorted by key (stable: shard order within a
+  // key), then merged run by run. Shards send their buckets in key order, so
+  // the runs are merged, not sorted, when they are.
+  struct Entry {
+    KeyView key;
+    uint32_t shard;
+    uint32_t index;
+  };
+  std::vector<const InternalTerms*> shards;
+  for (const InternalTerms* t : downcast<InternalTerms>(aggs)) shards.push_back(t);
+  size_t total = 0;
+  for (const InternalTerms* t : shards) total += t->buckets_.size();
+  std::vector<Entry> entries;
+  entries.reserve(total);
+  std::vector<int64_t> shard_errors_of(shards.size());
+
+  int64_t sum_error = 0;  // -1 is sticky: unbounded
+  int64_t other = 0;
+  auto key_less = [](const Entry& a, const Entry& b) { return Key::compare(a.key, b.key) < 0; };
+  bool runs_sorted = true;
+  bool runs_descending = true;
+  std::vector<size_t> run_starts;
+  for (size_t s = 0; s < shards.size(); ++s) {
+    const InternalTerms* t = shards[s];
+    other = checkedAdd(other, t->other_doc_count_, "sum_other_doc_count");
+    int64_t shard_error = t->shardDocCountError();
+    shard_errors_of[s] = shard_error;
+    if (sum_error != -1)
+      sum_error = shard_error == -1 ? -1 : checkedAdd(sum_error, shard_error, "doc count error");
+    run_starts.push_back(entries.size());
+    for (size_t i = 0; i < t->buckets_.size(); ++i) {
+      entries.push_back({t->buckets_.keyAt(i), static_cast<uint32_t>(s), static_cast<uint32_t>(i)});
+      if (i > 0 && key_less(entries.back(), entries[entries.size() - 2])) runs_sorted = false;
+      if (i > 0 && key_less(entries[entries.size() - 2], entries.back())) runs_descending = false;
+    }
+  }
+  if (runs_sorted || runs_descending) {
+    // Shards send their buckets by key: each key's buckets are taken in the
+    // order of ES's merge-sort queue (merge_order.h), ascending or as the
+    // shards sorted them, so that their sub-aggregations reduce in ES's order.
+    std::vector<size_t> sizes;
+    sizes.reserve(shards.size());
+    for (const InternalTerms* t : shards) sizes.push_back(t->buckets_.size());
+    auto less = [&](uint32_t sa, uint32_t ia, uint32_t sb, uint32_t ib) {
+      const int c = Key::compare(shards[sa]->buckets_.keyAt(ia), shards[sb]->buckets_.keyAt(ib));
+      return runs_sorted ? c < 0 : c > 0;
+    };
+    std::vector<Entry> queued;
+    queued.reserve(entries.size());
+    for (auto [sh, i] : luceneMergeOrder(sizes, less)) {
+      queued.push_back({shards[sh]->buckets_.keyAt(i), sh, i});
+    }
+    entries = std::move(queued);
+    if (!runs_sorted) std::stable_sort(entries.begin(), entries.end(), key_less);
+  } else {
+    std::stable_sort(entries.begin(), entries.end(), key_less);
+  }
+
+  auto out = std::make_unique<InternalTerms>(first.getName(), first.getMetadata());
+  out->order_ = first.order_;
+  out->reduce_order_ = context.final_reduce ? first.order_ : BucketOrder::key(true);
+  out->required_size_ = first.required_size_;
+  out->shard_size_ = first.shard_size_;
+  out->min_doc_count_ = first.min_doc_count_;
+  out->format_ = first.format_;
+  out->show_term_doc_count_error_ = first.show_term_doc_count_error_;
+  if (sum_error == -1) {
+    out->doc_count_error_ = -1;
+  } else {
+    out->doc_count_error_ = aggs.size() == 1 ? 0 : sum_error;
+  }
+
+  // The merged buckets go straight into columns. A final reduce keeps the
+  // best `size` of them as it goes, in a heap of their indices with the
+  // worst on top (ES's priority queue): a bucket that falls out has its
+  // sub-aggregations freed at once and given back to the bucket budget, so
+  // the budget counts live buckets and many terms under a small `size` never
+  // add up. The order is total (ties broken by key), so this keeps what a
+  // full sort would.
+  // The heap is made only once more than `size` buckets are merged: until
+  // then none can fall out (the same buckets are kept, the same budget
+  // counted), and key-sorted merged buckets often need no sorting at all.
   TermsBuckets<Key> merged;
   // Room for the largest shard's count: identical key sets merge to that.
   size_t largest = 0;
-  for (const InternalTerms* t : g.shards) largest = std::max(largest, t->buckets_.size());
+  for (const InternalTerms* t : shards) largest = std::max(largest, t->buckets_.size());
   merged.reserve(largest);
-  TopBuckets<Key> top(merged, first.order_, static_cast<size_t>(first.required_size_));
-  int64_t other = g.other;
+  const TermsBuckets<Key>& view = merged;
+  const BucketOrder& order = first.order_;
+  auto less = [&](uint32_t a, uint32_t b) { return order.compare(view[a], view[b]) < 0; };
+  const size_t keep = static_cast<size_t>(first.required_size_);
+  std::vector<uint32_t> heap;
+  bool heaped = false;
   std::vector<const InternalAggregations*> subs;
-  const std::vector<MergeEntry<Key>>& entries = g.entries;
   for (size_t i = 0; i < entries.size();) {
     size_t run_end = i + 1;
     while (run_end < entries.size() && Key::equal(entries[run_end].key, entries[i].key)) {
       ++run_end;
     }
-    const RunSums sums = sumRun(g, i, run_end, subs);
-    const MergeEntry<Key> first_entry = entries[i];
+    int64_t doc_count = 0;
+    int64_t error = 0;         // the errors of the shards that returned the term
+    int64_t shard_errors = 0;  // the bounds of those shards
+    bool error_unknown = false;
+    subs.clear();
+    for (size_t k = i; k < run_end; ++k) {
+      const Entry& e = entries[k];
+      const InternalTerms& t = *shards[e.shard];
+      doc_count = checkedAdd(doc_count, t.buckets_.docCountAt(e.index), "doc count");
+      int64_t bucket_error = t.buckets_.errorAt(e.index);
+      int64_t shard_error = shard_errors_of[e.shard];
+      if (!t.show_term_doc_count_error_ || bucket_error == -1 || shard_error == -1) {
+        error_unknown = true;
+      } else {
+        error = checkedAdd(error, bucket_error, "doc count error");
+        shard_errors = checkedAdd(shard_errors, shard_error, "doc count error");
+      }
+      const InternalAggregations& sub = t.buckets_.aggregationsAt(e.index);
+      if (!sub.empty()) subs.push_back(&sub);
+    }
+    const Entry first_entry = entries[i];
     i = run_end;
-    if (context.final_reduce && sums.doc_count < first.min_doc_count_) continue;
+    if (context.final_reduce && doc_count < first.min_doc_count_) continue;
     // Once `size` buckets are kept, a new one replaces one of them (or falls
     // out itself): ES's queue counts a bucket only when it grows, so the count
     // never passes `size` on the way.
-    const bool full = context.final_reduce && top.full();
+    const bool full = context.final_reduce && heap.size() >= keep;
     if (!full) context.consumeBucketsAndMaybeBreak(1);
-    const int64_t bucket_error =
-        out->show_term_doc_count_error_ ? termErrorBound(sums, g.sum_error) : 0;
+    int64_t bucket_error = 0;
+    if (out->show_term_doc_count_error_) {
+      // The bound of a term: what the shards that returned it say, plus the
+      // bound of every shard that did not.
+      bucket_error = (sum_error == -1 || error_unknown)
+                         ? -1
+                         : checkedAdd(error, sum_error - shard_errors, "doc count error");
+    }
     auto index = static_cast<uint32_t>(merged.size());
     // Leaf buckets (no sub-aggregations anywhere) skip the list reduce.
     merged.appendFrom(
-        g.shards[first_entry.shard]->buckets_, first_entry.index, sums.doc_count, bucket_error,
+        shards[first_entry.shard]->buckets_, first_entry.index, doc_count, bucket_error,
         subs.empty() ? InternalAggregations() : InternalAggregations::reduce(subs, context));
     if (!context.final_reduce) continue;
-    if (std::optional<uint32_t> worst = top.push(index)) {
-      other = checkedAdd(other, merged.docCountAt(*worst), "sum_other_doc_count");
-      context.consumeBucketsAndMaybeBreak(-merged.aggregationsAt(*worst).bucketCount());
+    heap.push_back(index);
+    if (!heaped) {
+      if (heap.size() <= keep) continue;
+      std::make_heap(heap.begin(), heap.end(), less);
+      heaped = true;
+    } else {
+      std::push_heap(heap.begin(), heap.end(), less);
+    }
+    if (heap.size() > keep) {
+      std::pop_heap(heap.begin(), heap.end(), less);
+      uint32_t worst = heap.back();
+      other = checkedAdd(other, merged.docCountAt(worst), "sum_other_doc_count");
+      context.consumeBucketsAndMaybeBreak(-merged.aggregationsAt(worst).bucketCount());
       if (merged.hasAggregationsColumn())
-        merged.mutableAggregations(*worst) = InternalAggregations();
+        merged.mutableAggregations(worst) = InternalAggregations();
+      heap.pop_back();
     }
   }
   out->other_doc_count_ = other;
@@ -695,7 +581,24 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     out->buckets_ = std::move(merged);
     return out;
   }
-  takeKept(merged, std::move(top).sorted(), out->buckets_);
+  if (heaped) {
+    std::sort_heap(heap.begin(), heap.end(), less);
+  } else if (!std::is_sorted(heap.begin(), heap.end(), less)) {
+    std::sort(heap.begin(), heap.end(), less);  // a total order: as the heap would
+  }
+  bool in_place = heap.size() == merged.size();
+  for (size_t k = 0; in_place && k < heap.size(); ++k) in_place = heap[k] == k;
+  if (in_place) {
+    out->buckets_ = std::move(merged);  // key order asked for, nothing fell out
+    return out;
+  }
+  TermsBuckets<Key>& result = out->buckets_;
+  result.reserve(heap.size());
+  for (uint32_t k : heap) {
+    result.appendFrom(merged, k, merged.docCountAt(k), merged.errorAt(k),
+                      merged.hasAggregationsColumn() ? std::move(merged.mutableAggregations(k))
+                                                     : InternalAggregations());
+  }
   return out;
 }
 
