@@ -308,53 +308,21 @@ void writeSubColumns(StreamOutput& out, const MetricColumns& metrics,
   out.writeArraySize(metrics.columns().size());
   for (const Column& c : metrics.columns()) {
     MetricColumns::writeHeader(out, c);
-    switch (c.metric) {
-      case Metric::kMax:
-      case Metric::kMin:
-      case Metric::kSum:
-        writeDoubleColumn(out, c.a);
-        break;
-      case Metric::kAvg:
-        writeDoubleColumn(out, c.a);
-        writeCountColumn(out, c.l, doc_counts, "avg count");
-        break;
-      case Metric::kValueCount:
-        writeCountColumn(out, c.l, doc_counts, "value_count");
-        break;
-      case Metric::kStats:
-        writeCountColumn(out, c.l, doc_counts, "stats count");
-        writeDoubleColumn(out, c.a);
-        writeDoubleColumn(out, c.b);
-        writeDoubleColumn(out, c.c);
-        break;
+    for (const MetricColumns::Field& f : c.kind().fields) {
+      if (f.doubles) {
+        writeDoubleColumn(out, c.*f.doubles);
+      } else {
+        writeCountColumn(out, c.*f.counts, doc_counts, f.what);
+      }
     }
   }
 }
 
 // The object every row of a column copies: type, name, metadata, format.
-InternalAggregations::Ptr prototypeOf(Metric metric, std::string name, Metadata metadata,
-                                      const DocValueFormat& format) {
-  InternalAggregations::Ptr p;
-  switch (metric) {
-    case Metric::kMax:
-      p = std::make_unique<Max>(std::move(name), std::move(metadata), 0);
-      break;
-    case Metric::kMin:
-      p = std::make_unique<Min>(std::move(name), std::move(metadata), 0);
-      break;
-    case Metric::kSum:
-      p = std::make_unique<Sum>(std::move(name), std::move(metadata), 0);
-      break;
-    case Metric::kAvg:
-      p = std::make_unique<Avg>(std::move(name), std::move(metadata), 0, 0);
-      break;
-    case Metric::kValueCount:
-      return std::make_unique<ValueCount>(std::move(name), std::move(metadata), 0);
-    case Metric::kStats:
-      p = std::make_unique<Stats>(std::move(name), std::move(metadata), 0, 0, 0, 0);
-      break;
-  }
-  if (!format.isRaw()) static_cast<MetricAggregation&>(*p).setFormat(format);
+InternalAggregations::Ptr prototypeOf(const MetricColumns::Kind& kind, std::string name,
+                                      Metadata metadata, const DocValueFormat& format) {
+  InternalAggregations::Ptr p = kind.make(std::move(name), std::move(metadata));
+  if (kind.has_format && !format.isRaw()) static_cast<MetricAggregation&>(*p).setFormat(format);
   return p;
 }
 
@@ -363,31 +331,9 @@ InternalAggregations::Ptr prototypeOf(Metric metric, std::string name, Metadata 
 // and the format (about a byte a wire byte; the metadata is shared, not
 // copied) and, where each bucket holds the sub-aggregation as its own object
 // (terms; a histogram holds values in columns), that object.
-int64_t weightOf(Metric metric, size_t copied, bool own_object) {
+int64_t weightOf(const MetricColumns::Kind& kind, size_t copied, bool own_object) {
   size_t bytes = copied;
-  if (own_object) {
-    bytes += sizeof(InternalAggregations::Ptr);
-    switch (metric) {
-      case Metric::kMax:
-        bytes += sizeof(Max);
-        break;
-      case Metric::kMin:
-        bytes += sizeof(Min);
-        break;
-      case Metric::kSum:
-        bytes += sizeof(Sum);
-        break;
-      case Metric::kAvg:
-        bytes += sizeof(Avg);
-        break;
-      case Metric::kValueCount:
-        bytes += sizeof(ValueCount);
-        break;
-      case Metric::kStats:
-        bytes += sizeof(Stats);
-        break;
-    }
-  }
+  if (own_object) bytes += sizeof(InternalAggregations::Ptr) + kind.object_size;
   return 1 + static_cast<int64_t>(bytes / 64);
 }
 
@@ -405,34 +351,20 @@ SubHeader readSubHeader(StreamInput& in, const NamedWriteableRegistry& registry)
   std::string name = in.readString();
   Metadata metadata = readMetadata(in);
   const size_t before_format = in.available();
+  const MetricColumns::Kind& kind = MetricColumns::kindOf(*metric);
   DocValueFormat format;
-  if (*metric != Metric::kValueCount) format = DocValueFormat::readFrom(in, registry);
+  if (kind.has_format) format = DocValueFormat::readFrom(in, registry);
   const size_t copied = name.size() + (before_format - in.available());
-  return {
-      {*metric, prototypeOf(*metric, std::move(name), std::move(metadata), format), {}, {}, {}, {}},
-      copied};
+  return {{*metric, prototypeOf(kind, std::move(name), std::move(metadata), format)}, copied};
 }
 
 void readSubValues(StreamInput& in, size_t n, std::span<const int64_t> doc_counts, Column& c) {
-  switch (c.metric) {
-    case Metric::kMax:
-    case Metric::kMin:
-    case Metric::kSum:
-      readDoubleColumn(in, n, std::string(c.prototype->getWriteableName()) + " values", c.a);
-      break;
-    case Metric::kAvg:
-      readDoubleColumn(in, n, "avg sums", c.a);
-      readCountColumn(in, n, "avg count", doc_counts, c.l);
-      break;
-    case Metric::kValueCount:
-      readCountColumn(in, n, "value_count", doc_counts, c.l);
-      break;
-    case Metric::kStats:
-      readCountColumn(in, n, "stats count", doc_counts, c.l);
-      readDoubleColumn(in, n, "stats min", c.a);
-      readDoubleColumn(in, n, "stats max", c.b);
-      readDoubleColumn(in, n, "stats sum", c.c);
-      break;
+  for (const MetricColumns::Field& f : c.kind().fields) {
+    if (f.doubles) {
+      readDoubleColumn(in, n, f.what, c.*f.doubles);
+    } else {
+      readCountColumn(in, n, f.what, doc_counts, c.*f.counts);
+    }
   }
 }
 
@@ -578,7 +510,7 @@ void readColumns(StreamInput& in, const NamedWriteableRegistry& registry, Budget
     SubHeader sub = readSubHeader(in, registry);
     names.add(sub.column.prototype->getName());
     budget.charge(agg.getName(), count,
-                  weightOf(sub.column.metric, sub.copied, !kHistogramColumns<Agg>) - 1);
+                  weightOf(sub.column.kind(), sub.copied, !kHistogramColumns<Agg>) - 1);
     readSubValues(in, n, *counts, sub.column);
     metrics.addColumn(std::move(sub.column));
   }

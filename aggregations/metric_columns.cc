@@ -5,6 +5,9 @@
 #include "aggregations/metric_columns.h"
 
 #include <cstring>
+#include <memory>
+#include <span>
+#include <string>
 #include <type_traits>
 #include <typeinfo>
 
@@ -40,91 +43,119 @@ bool sameName(const std::string& a, const std::string& b) {
   return true;
 }
 
-// Sets the values of `x` (of kind c.metric) from row i.
-void load(const MetricColumns::Column& c, size_t i, InternalAggregation& x) {
-  switch (c.metric) {
-    case Metric::kMax:
-      static_cast<Max&>(x).setValue(c.a[i]);
-      break;
-    case Metric::kMin:
-      static_cast<Min&>(x).setValue(c.a[i]);
-      break;
-    case Metric::kSum:
-      static_cast<Sum&>(x).setValue(c.a[i]);
-      break;
-    case Metric::kAvg:
-      static_cast<Avg&>(x).setSum(c.a[i]);
-      static_cast<Avg&>(x).setCount(c.l[i]);
-      break;
-    case Metric::kValueCount:
-      static_cast<ValueCount&>(x).setValue(c.l[i]);
-      break;
-    case Metric::kStats: {
-      auto& s = static_cast<Stats&>(x);
-      s.setCount(c.l[i]);
-      s.setMin(c.a[i]);
-      s.setMax(c.b[i]);
-      s.setSum(c.c[i]);
-      break;
-    }
-  }
+using Column = MetricColumns::Column;
+using Field = MetricColumns::Field;
+using Kind = MetricColumns::Kind;
+
+constexpr Field kMaxFields[] = {{&Column::a, nullptr, "max values"}};
+constexpr Field kMinFields[] = {{&Column::a, nullptr, "min values"}};
+constexpr Field kSumFields[] = {{&Column::a, nullptr, "sum values"}};
+constexpr Field kAvgFields[] = {{&Column::a, nullptr, "avg sums"},
+                                {nullptr, &Column::l, "avg count"}};
+constexpr Field kValueCountFields[] = {{nullptr, &Column::l, "value_count"}};
+constexpr Field kStatsFields[] = {{nullptr, &Column::l, "stats count"},
+                                  {&Column::a, nullptr, "stats min"},
+                                  {&Column::b, nullptr, "stats max"},
+                                  {&Column::c, nullptr, "stats sum"}};
+
+// A metric of one value (max, min, sum: a double in `value`; value_count: a
+// count in `count`), held in the vector `kValues` of a column.
+template <class M, auto kValues>
+constexpr Kind singleValue(Metric metric, bool has_format, std::span<const Field> fields) {
+  return {
+      metric,
+      M::kType,
+      has_format,
+      sizeof(M),
+      fields,
+      [](std::string name, Metadata metadata) -> InternalAggregations::Ptr {
+        return std::make_unique<M>(std::move(name), std::move(metadata), 0);
+      },
+      [](const Column& c, size_t i, InternalAggregation& x) {
+        static_cast<M&>(x).setValue((c.*kValues)[i]);
+      },
+      [](Column& c, const InternalAggregation& x) {
+        (c.*kValues).push_back(static_cast<const M&>(x).value());
+      },
+      [](StreamOutput& out, const Column& c, size_t i) { M::writeValues(out, (c.*kValues)[i]); }};
 }
 
-// Appends the values of `x` (of kind c.metric).
-void store(MetricColumns::Column& c, const InternalAggregation& x) {
-  switch (c.metric) {
-    case Metric::kMax:
-      c.a.push_back(static_cast<const Max&>(x).value());
-      break;
-    case Metric::kMin:
-      c.a.push_back(static_cast<const Min&>(x).value());
-      break;
-    case Metric::kSum:
-      c.a.push_back(static_cast<const Sum&>(x).value());
-      break;
-    case Metric::kAvg:
-      c.a.push_back(static_cast<const Avg&>(x).sum());
-      c.l.push_back(static_cast<const Avg&>(x).count());
-      break;
-    case Metric::kValueCount:
-      c.l.push_back(static_cast<const ValueCount&>(x).value());
-      break;
-    case Metric::kStats: {
-      const auto& s = static_cast<const Stats&>(x);
-      c.l.push_back(s.count());
-      c.a.push_back(s.min());
-      c.b.push_back(s.max());
-      c.c.push_back(s.sum());
-      break;
-    }
-  }
-}
+// Indexed by Metric.
+constexpr Kind kKinds[] = {
+    singleValue<Max, &Column::a>(Metric::kMax, true, kMaxFields),
+    singleValue<Min, &Column::a>(Metric::kMin, true, kMinFields),
+    singleValue<Sum, &Column::a>(Metric::kSum, true, kSumFields),
+    {Metric::kAvg, Avg::kType, true, sizeof(Avg), kAvgFields,
+     [](std::string name, Metadata metadata) -> InternalAggregations::Ptr {
+       return std::make_unique<Avg>(std::move(name), std::move(metadata), 0, 0);
+     },
+     [](const Column& c, size_t i, InternalAggregation& x) {
+       auto& a = static_cast<Avg&>(x);
+       a.setSum(c.a[i]);
+       a.setCount(c.l[i]);
+     },
+     [](Column& c, const InternalAggregation& x) {
+       const auto& a = static_cast<const Avg&>(x);
+       c.a.push_back(a.sum());
+       c.l.push_back(a.count());
+     },
+     [](StreamOutput& out, const Column& c, size_t i) { Avg::writeValues(out, c.a[i], c.l[i]); }},
+    singleValue<ValueCount, &Column::l>(Metric::kValueCount, false, kValueCountFields),
+    {Metric::kStats, Stats::kType, true, sizeof(Stats), kStatsFields,
+     [](std::string name, Metadata metadata) -> InternalAggregations::Ptr {
+       return std::make_unique<Stats>(std::move(name), std::move(metadata), 0, 0, 0, 0);
+     },
+     [](const Column& c, size_t i, InternalAggregation& x) {
+       auto& s = static_cast<Stats&>(x);
+       s.setCount(c.l[i]);
+       s.setMin(c.a[i]);
+       s.setMax(c.b[i]);
+       s.setSum(c.c[i]);
+     },
+     [](Column& c, const InternalAggregation& x) {
+       const auto& s = static_cast<const Stats&>(x);
+       c.l.push_back(s.count());
+       c.a.push_back(s.min());
+       c.b.push_back(s.max());
+       c.c.push_back(s.sum());
+     },
+     [](StreamOutput& out, const Column& c, size_t i) {
+       Stats::writeValues(out, c.l[i], c.a[i], c.b[i], c.c[i]);
+     }},
+};
 
 // Applies f to each value vector that c's metric uses; with more columns of
-// the same metric, to the same vector of each together (f(c.a, more.a...)).
+// the same metric, to the same vector of each together (f(c.v, more.v...)).
 template <class F, class C, class... More>
 void eachVector(F&& f, C& c, More&... more) {
-  if (c.metric != Metric::kValueCount) f(c.a, more.a...);
-  if (c.metric == Metric::kStats) {
-    f(c.b, more.b...);
-    f(c.c, more.c...);
+  for (const Field& field : c.kind().fields) {
+    if (field.doubles) {
+      f(c.*field.doubles, more.*field.doubles...);
+    } else {
+      f(c.*field.counts, more.*field.counts...);
+    }
   }
-  if (c.metric == Metric::kAvg || c.metric == Metric::kValueCount || c.metric == Metric::kStats) {
-    f(c.l, more.l...);
+}
+
+// A column of `c`'s metric and prototype, with its values or without.
+Column copyOf(const Column& c, bool with_values) {
+  Column copy{c.metric, c.prototype->clone()};
+  if (with_values) {
+    eachVector([](auto& to, const auto& from) { to = from; }, copy, c);
   }
+  return copy;
 }
 
 }  // namespace
 
 std::optional<Metric> MetricColumns::metricOf(std::string_view type) {
-  if (type == Max::kType) return Metric::kMax;
-  if (type == Min::kType) return Metric::kMin;
-  if (type == Sum::kType) return Metric::kSum;
-  if (type == Avg::kType) return Metric::kAvg;
-  if (type == ValueCount::kType) return Metric::kValueCount;
-  if (type == Stats::kType) return Metric::kStats;
+  for (const Kind& k : kKinds) {
+    if (type == k.type) return k.metric;
+  }
   return std::nullopt;
 }
+
+const Kind& MetricColumns::kindOf(Metric metric) { return kKinds[static_cast<size_t>(metric)]; }
 
 bool MetricColumns::sameShape(const InternalAggregation& a, const InternalAggregation& b,
                               Metric metric) {
@@ -133,7 +164,7 @@ bool MetricColumns::sameShape(const InternalAggregation& a, const InternalAggreg
   // Copies share their metadata (internal_aggregation.h): a tree is compared
   // only between two that are not one.
   if (&a.getMetadata() != &b.getMetadata() && !(a.getMetadata() == b.getMetadata())) return false;
-  return metric == Metric::kValueCount ||
+  return !kindOf(metric).has_format ||
          sameFormat(static_cast<const MetricAggregation&>(a).format(),
                     static_cast<const MetricAggregation&>(b).format());
 }
@@ -141,7 +172,7 @@ bool MetricColumns::sameShape(const InternalAggregation& a, const InternalAggreg
 MetricColumns::MetricColumns(const MetricColumns& o) : rows_(o.rows_) {
   columns_.reserve(o.columns_.size());
   for (const Column& c : o.columns_) {
-    columns_.push_back({c.metric, c.prototype->clone(), c.a, c.b, c.c, c.l});
+    columns_.push_back(copyOf(c, true));
   }
 }
 
@@ -159,15 +190,14 @@ bool MetricColumns::start(const InternalAggregations& first) {
       columns_.clear();
       return false;
     }
-    columns_.push_back({*m, a->clone(), {}, {}, {}, {}});
+    columns_.push_back({*m, a->clone()});
   }
   return true;
 }
 
 void MetricColumns::startLike(const MetricColumns& o) {
   clear();
-  for (const Column& c : o.columns_)
-    columns_.push_back({c.metric, c.prototype->clone(), {}, {}, {}, {}});
+  for (const Column& c : o.columns_) columns_.push_back(copyOf(c, false));
 }
 
 InternalAggregations MetricColumns::prototypes() const {
@@ -178,7 +208,7 @@ InternalAggregations MetricColumns::prototypes() const {
 }
 
 void MetricColumns::loadRow(size_t i, InternalAggregations& scratch) const {
-  for (size_t j = 0; j < columns_.size(); ++j) load(columns_[j], i, scratch[j]);
+  for (size_t j = 0; j < columns_.size(); ++j) columns_[j].kind().load(columns_[j], i, scratch[j]);
 }
 
 bool MetricColumns::append(const InternalAggregations& row) {
@@ -187,7 +217,7 @@ bool MetricColumns::append(const InternalAggregations& row) {
     if (!sameShape(*columns_[j].prototype, row[j], columns_[j].metric)) [[unlikely]]
       return false;
   }
-  for (size_t j = 0; j < columns_.size(); ++j) store(columns_[j], row[j]);
+  for (size_t j = 0; j < columns_.size(); ++j) columns_[j].kind().store(columns_[j], row[j]);
   ++rows_;
   return true;
 }
@@ -255,31 +285,14 @@ void MetricColumns::writeHeader(StreamOutput& out, const Column& c) {
   const InternalAggregation& a = *c.prototype;
   out.writeString(a.getWriteableName());
   a.writeNameAndMetadata(out);
-  if (c.metric != Metric::kValueCount) {
-    static_cast<const MetricAggregation&>(a).format().writeNamed(out);
-  }
+  if (c.kind().has_format) static_cast<const MetricAggregation&>(a).format().writeNamed(out);
 }
 
 void MetricColumns::writeRow(StreamOutput& out, size_t i) const {
   out.writeArraySize(columns_.size());
   for (const Column& c : columns_) {
     writeHeader(out, c);
-    switch (c.metric) {
-      case Metric::kMax:
-      case Metric::kMin:
-      case Metric::kSum:
-        Max::writeValues(out, c.a[i]);  // the three write the same body
-        break;
-      case Metric::kAvg:
-        Avg::writeValues(out, c.a[i], c.l[i]);
-        break;
-      case Metric::kValueCount:
-        ValueCount::writeValues(out, c.l[i]);
-        break;
-      case Metric::kStats:
-        Stats::writeValues(out, c.l[i], c.a[i], c.b[i], c.c[i]);
-        break;
-    }
+    c.kind().write_values(out, c, i);
   }
 }
 
@@ -288,24 +301,19 @@ double MetricColumns::sortValue(size_t i, std::string_view path) const {
 }
 
 bool MetricColumns::rowEquals(size_t i, const MetricColumns& o, size_t j) const {
-  for (size_t k = 0; k < columns_.size(); ++k) {
-    const Column& x = columns_[k];
-    const Column& y = o.columns_[k];
-    auto same = [](const auto& u, size_t p, const auto& v, size_t q) {
-      if (u.empty() != v.empty()) return false;
-      if (u.empty()) return true;
-      if constexpr (std::is_same_v<std::decay_t<decltype(u)>, std::vector<double>>) {
-        return sameDouble(u[p], v[q]);
-      } else {
-        return u[p] == v[q];
-      }
-    };
-    if (!same(x.a, i, y.a, j) || !same(x.b, i, y.b, j) || !same(x.c, i, y.c, j) ||
-        !same(x.l, i, y.l, j)) {
-      return false;
-    }
+  bool equal = true;
+  for (size_t k = 0; k < columns_.size() && equal; ++k) {
+    eachVector(
+        [&](const auto& u, const auto& v) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(u)>, std::vector<double>>) {
+            equal = equal && sameDouble(u[i], v[j]);
+          } else {
+            equal = equal && u[i] == v[j];
+          }
+        },
+        columns_[k], o.columns_[k]);
   }
-  return true;
+  return equal;
 }
 
 }  // namespace wirestream::aggregations

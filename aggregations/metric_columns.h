@@ -17,6 +17,7 @@
 // concurrent const use is safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "aggregations/internal_aggregation.h"
+#include "aggregations/metadata.h"
 
 namespace wirestream::aggregations {
 
@@ -34,16 +36,51 @@ class MetricColumns {
   // The metric of a type name ("avg"), or none.
   static std::optional<Metric> metricOf(std::string_view type);
 
-  // One sub-aggregation over the rows: the values of row i are
+  struct Kind;
+
+  // One sub-aggregation over the rows: its values of row i are element i of
+  // the vectors its Kind's fields name (kindOf(metric).fields, which also
+  // name them), the others empty:
   //   max, min, sum: a[i]; avg: a[i] (sum), l[i] (count); value_count: l[i];
   //   stats: l[i] (count), a[i] (min), b[i] (max), c[i] (sum).
+  // (The vectors keep their public names; Kind is where their meaning lives.)
   struct Column {
     Metric metric;
     // Type, name, metadata and format of every row (its values unused).
     InternalAggregations::Ptr prototype;
     std::vector<double> a, b, c;
     std::vector<int64_t> l;
+
+    const Kind& kind() const { return kindOf(metric); }
   };
+
+  // One value of a metric: the vector of a Column that holds it (a double or
+  // a count; the other pointer is null) and its name in error messages.
+  struct Field {
+    std::vector<double> Column::*doubles;
+    std::vector<int64_t> Column::*counts;
+    std::string_view what;
+  };
+
+  // A metric kind as the columns see it: the one place each is described.
+  struct Kind {
+    Metric metric;
+    std::string_view type;  // the writeable name ("avg")
+    bool has_format;        // all but value_count write a DocValueFormat
+    size_t object_size;     // sizeof the class
+    // Its values in the order both encodings write them (the class's
+    // writeValues, and the columnar encoding's columns).
+    std::span<const Field> fields;
+    // A new object of the kind with zero values and the raw format.
+    InternalAggregations::Ptr (*make)(std::string name, Metadata metadata);
+    // Sets the values of `x`, an object of the kind, to row i.
+    void (*load)(const Column& c, size_t i, InternalAggregation& x);
+    // Appends the values of `x`, an object of the kind.
+    void (*store)(Column& c, const InternalAggregation& x);
+    // Row i's values, written by the class's own writeValues (metrics.h).
+    void (*write_values)(StreamOutput& out, const Column& c, size_t i);
+  };
+  static const Kind& kindOf(Metric metric);
 
   MetricColumns() = default;
   MetricColumns(const MetricColumns& o);

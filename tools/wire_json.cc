@@ -3,22 +3,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include "aggregations/date_histogram.h"
-#include "aggregations/histogram.h"
 #include "aggregations/json/aggregation_json.h"
-#include "aggregations/terms.h"
 #include "stream/errors.h"
 
 namespace wirestream::cli {
@@ -222,14 +216,30 @@ class PrettyWriter {
   std::vector<Level> levels_;
 };
 
-void writeList(PrettyWriter& w, InternalAggregations& aggs, size_t batch);
+void writeList(PrettyWriter& w, const InternalAggregations& aggs, size_t batch);
+
+// The parts of `a`'s JSON when it is to be streamed: a bucketed type (its
+// codec has a hook) with more than `batch` buckets or an encoding over
+// `whole_bytes`. nullptr when it is rendered whole (a metric, a small one,
+// or a type written whole); rendering many small aggregations whole is also
+// the fast way, their header rendered once, not twice.
+const aggregations::BucketJsonHook* streamedHook(const InternalAggregation& a, size_t batch,
+                                                 size_t whole_bytes) {
+  const aggregations::AggregationJsonCodec* codec =
+      aggregations::defaultJsonRegistry().find(a.getWriteableName());
+  if (codec == nullptr || codec->buckets == nullptr) return nullptr;
+  if (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= whole_bytes) {
+    return nullptr;
+  }
+  return codec->buckets;
+}
 
 // The members of a rendered object that are written from the aggregations
 // themselves instead of from the rendering.
 struct Streamed {
-  InternalAggregations* subs = nullptr;        // "aggregations"
-  InternalAggregations* empty_subs = nullptr;  // "empty_bucket_info"."aggregations"
-  std::function<void()> buckets;               // "buckets"
+  const InternalAggregations* subs = nullptr;        // "aggregations"
+  const InternalAggregations* empty_subs = nullptr;  // "empty_bucket_info"."aggregations"
+  std::function<void()> buckets;                     // "buckets"
 };
 
 // Writes the object `fields` member by member, the Streamed ones streamed.
@@ -254,129 +264,47 @@ void writeFields(PrettyWriter& w, const json& fields, const Streamed& streamed, 
   w.end();
 }
 
-// A bucketed aggregation: its own fields from a toWireJson with no buckets,
-// then its buckets `batch` at a time, from a toWireJson holding just those,
-// without their sub-aggregations (streamed in their place) and with the heavy
-// header parts (metadata, a histogram's empty bucket info) moved out
-// meanwhile. A histogram's empty bucket sub-aggregations are streamed too.
-template <class T>
-struct EmptyInfoOf {
-  using type = int;  // terms: none
-};
-template <class T>
-requires requires { typename T::EmptyBucketInfo; }
-struct EmptyInfoOf<T> {
-  using type = typename T::EmptyBucketInfo;
-};
-
-template <class T>
-void writeBucketed(PrettyWriter& w, T& agg, size_t batch) {
-  constexpr bool kHistogram =
-      std::is_same_v<T, aggregations::Histogram> || std::is_same_v<T, aggregations::DateHistogram>;
-  auto buckets = std::move(agg.buckets());
-  agg.buckets().clear();
-  InternalAggregations empty_subs;
-  if constexpr (kHistogram) {
-    if (agg.emptyBucketInfo()) empty_subs = std::move(agg.emptyBucketInfo()->aggregations);
-  }
-  auto restore_empty_subs = [&] {
-    if constexpr (kHistogram) {
-      if (agg.emptyBucketInfo()) agg.emptyBucketInfo()->aggregations = std::move(empty_subs);
-    }
-  };
-  json head;
-  try {
-    head = toWireJson(agg);
-  } catch (...) {
-    agg.buckets() = std::move(buckets);
-    restore_empty_subs();
-    throw;
-  }
-  restore_empty_subs();
-  aggregations::Metadata metadata = agg.getMetadata();
-  agg.setMetadata(aggregations::Metadata());
-  std::optional<typename EmptyInfoOf<T>::type> empty_info;
-  if constexpr (kHistogram) {
-    empty_info = std::move(agg.emptyBucketInfo());
-    agg.setEmptyBucketInfo(std::nullopt);
-  }
-  auto restore = [&] {
-    agg.buckets() = std::move(buckets);
-    agg.setMetadata(std::move(metadata));
-    if constexpr (kHistogram) agg.setEmptyBucketInfo(std::move(empty_info));
-  };
-
+// A bucketed aggregation through its codec's hook: its head, then its
+// buckets one at a time, each followed by its sub-aggregations, streamed in
+// turn in place of its "aggregations" (as are those of a histogram's empty
+// bucket).
+void writeBucketed(PrettyWriter& w, const InternalAggregation& a,
+                   const aggregations::BucketJsonHook& hook, size_t batch) {
   auto write_buckets = [&] {
-    std::vector<InternalAggregations> subs;
-    for (size_t at = 0; at < buckets.size(); at += batch) {
-      size_t n = std::min(batch, buckets.size() - at);
-      subs.clear();
-      for (size_t i = 0; i < n; ++i) {
-        subs.push_back(std::move(buckets[at + i].aggregations));
-        buckets[at + i].aggregations = InternalAggregations();
-        agg.buckets().push_back(std::move(buckets[at + i]));
-      }
-      json rendered_batch = toWireJson(agg);
-      for (size_t i = 0; i < n; ++i) {
-        // (Terms buckets are copied in and stay; histogram buckets moved.)
-        if constexpr (kHistogram) buckets[at + i] = std::move(agg.buckets()[i]);
-        buckets[at + i].aggregations = std::move(subs[i]);
-      }
-      agg.buckets().clear();
-      const json& rendered = rendered_batch.at("buckets");
-      for (size_t i = 0; i < n; ++i) {
-        writeFields(w, rendered.at(i), {&buckets[at + i].aggregations, nullptr, {}}, batch);
-      }
+    for (size_t i = 0, n = hook.bucket_count(a); i < n; ++i) {
+      aggregations::BucketAggregations subs = hook.bucket_aggregations(a, i);
+      writeFields(w, hook.wire_bucket(a, i), {&subs.ref(), nullptr, {}}, batch);
     }
   };
-  InternalAggregations* empty_stream = nullptr;
-  if constexpr (kHistogram) {
-    if (empty_info) empty_stream = &empty_info->aggregations;
-  }
-  try {
-    writeFields(w, head, {nullptr, empty_stream, write_buckets}, batch);
-  } catch (...) {
-    restore();
-    throw;
-  }
-  restore();
+  writeFields(w, toWireJsonHead(a, hook), {nullptr, hook.head_aggregations(a), write_buckets},
+              batch);
 }
 
 // Aggregations whose encoding is at most this large are rendered whole when
 // they have few buckets: their document is small.
 constexpr size_t kWholeBytes = size_t{64} * 1024;
 
-void writeAggregation(PrettyWriter& w, InternalAggregation& a, size_t batch) {
-  // Rendering many small aggregations whole is also the fast way: their
-  // header is rendered once, not twice.
-  if (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= kWholeBytes) {
-    return w.value(toWireJson(a));
+void writeAggregation(PrettyWriter& w, const InternalAggregation& a, size_t batch) {
+  if (const aggregations::BucketJsonHook* hook = streamedHook(a, batch, kWholeBytes)) {
+    return writeBucketed(w, a, *hook, batch);
   }
-  if (auto* t = dynamic_cast<aggregations::StringTerms*>(&a)) return writeBucketed(w, *t, batch);
-  if (auto* t = dynamic_cast<aggregations::LongTerms*>(&a)) return writeBucketed(w, *t, batch);
-  if (auto* t = dynamic_cast<aggregations::DoubleTerms*>(&a)) return writeBucketed(w, *t, batch);
-  if (auto* h = dynamic_cast<aggregations::Histogram*>(&a)) return writeBucketed(w, *h, batch);
-  if (auto* h = dynamic_cast<aggregations::DateHistogram*>(&a)) return writeBucketed(w, *h, batch);
-  // A metric, or a type written whole.
   w.value(toWireJson(a));
 }
 
-void writeList(PrettyWriter& w, InternalAggregations& aggs, size_t batch) {
+void writeList(PrettyWriter& w, const InternalAggregations& aggs, size_t batch) {
   for (size_t i = 0; i < aggs.size(); ++i) writeAggregation(w, aggs[i], batch);
 }
 
 // ---- the response JSON ----
 
-void writeResponseAggregation(PrettyWriter& w, InternalAggregation* mutable_agg,
-                              const InternalAggregation& a, size_t batch);
+void writeResponseAggregation(PrettyWriter& w, const InternalAggregation& a, size_t batch);
 
 // One member of a response object: a rendered value, or an aggregation
-// written in its place (modifiable when `agg` is set).
+// written in its place.
 struct Member {
   std::string_view name;
   const json* value = nullptr;
-  InternalAggregation* agg = nullptr;
-  const InternalAggregation* const_agg = nullptr;
+  const InternalAggregation* agg = nullptr;
 };
 
 // Writes the members as the ordered_json object built from them with
@@ -402,166 +330,91 @@ void writeMembers(PrettyWriter& w, const std::vector<Member>& members, size_t ba
     if (m.value != nullptr) {
       w.value(*m.value);
     } else {
-      writeResponseAggregation(w, m.agg, *m.const_agg, batch);
+      writeResponseAggregation(w, *m.agg, batch);
     }
   }
   w.end();
 }
 
 // Appends the members for `aggs`, by name, to `members`.
-void addAggregationMembers(std::vector<Member>& members, InternalAggregations* mutable_aggs,
-                           const InternalAggregations& aggs) {
+void addAggregationMembers(std::vector<Member>& members, const InternalAggregations& aggs) {
   for (size_t i = 0; i < aggs.size(); ++i) {
-    const InternalAggregation& a = *aggs.list()[i];
-    members.push_back({a.getName(), nullptr, mutable_aggs ? &(*mutable_aggs)[i] : nullptr, &a});
+    const InternalAggregation& a = aggs[i];
+    members.push_back({a.getName(), nullptr, &a});
   }
 }
 
-// Bucket i's sub-aggregations when they can be modified without building
-// them (terms' column, a histogram's objects); nullptr when they are metric
-// columns or absent, which are read through the const container instead.
-template <class Buckets>
-InternalAggregations* storedSubs(Buckets& b, size_t i) {
-  if constexpr (requires { b.hasAggregationsColumn(); }) {
-    return b.hasAggregationsColumn() ? &b.mutableAggregations(i) : nullptr;
-  } else {
-    return !b.metrics().active() && b.hasObjects() ? &b[i].aggregations : nullptr;
+// The buckets of a keyed response to write, in order: the last bucket of
+// each key text, in the place of the first (as in the rendered document,
+// where a repeated key keeps its first place and the last bucket's value).
+std::vector<size_t> keyedOrder(const InternalAggregation& a,
+                               const aggregations::BucketJsonHook& hook) {
+  const size_t n = hook.bucket_count(a);
+  // Hashes, not texts, are kept: the texts may be as long as the pattern allows.
+  std::unordered_multimap<size_t, size_t> firsts;
+  std::vector<size_t> first_list;
+  std::vector<size_t> last(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string t = hook.response_key(a, i);
+    size_t h = std::hash<std::string>{}(t);
+    bool found = false;
+    for (auto [it, end] = firsts.equal_range(h); it != end; ++it) {
+      if (hook.response_key(a, it->second) == t) {
+        last[it->second] = i;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      firsts.emplace(h, i);
+      first_list.push_back(i);
+      last[i] = i;
+    }
   }
-}
-
-// A response bucket's rendered key text per bucket estimated at most this
-// many bytes per pattern byte (a "VV" zone id is the widest date field).
-constexpr size_t kKeyExpansion = 16;
-// Rendered buckets held at a time, in estimated bytes.
-constexpr size_t kResponseBatchBytes = size_t{1} << 20;
-
-// A bucketed aggregation of the response: its own fields from a
-// toResponseJson with no buckets, then its buckets a batch at a time from a
-// toResponseJson holding just their keys and counts (few at a time when the
-// format's pattern makes each key_as_string long), each followed by its
-// sub-aggregations, streamed in turn. A keyed histogram's buckets are an
-// object by key_as_string, where a repeated key keeps its first place and the
-// last bucket's value, as in the rendered document.
-template <class T>
-void writeResponseBucketed(PrettyWriter& w, T& agg, size_t batch) {
-  constexpr bool kHistogram =
-      std::is_same_v<T, aggregations::Histogram> || std::is_same_v<T, aggregations::DateHistogram>;
-  auto buckets = std::move(agg.buckets());
-  agg.buckets().clear();
-  json head;
-  try {
-    head = toResponseJson(agg);
-  } catch (...) {
-    agg.buckets() = std::move(buckets);
-    throw;
-  }
-  aggregations::Metadata metadata = agg.getMetadata();
-  agg.setMetadata(aggregations::Metadata());
-  auto restore = [&] {
-    agg.buckets() = std::move(buckets);
-    agg.setMetadata(std::move(metadata));
-  };
-
-  bool keyed = false;
-  if constexpr (kHistogram) keyed = agg.keyed();
-  // The buckets to write, in order (keyed: the last bucket of each key text).
   std::vector<size_t> order;
-  if constexpr (kHistogram) {
-    if (keyed) {
-      // The key text as histogram_json.cc renders it.
-      auto text = [&](size_t i) {
-        if constexpr (std::is_same_v<T, aggregations::Histogram>) {
-          return agg.format().formatDoubleAsString(buckets.keyAt(i));
-        } else {
-          return agg.format().formatLongAsString(buckets.keyAt(i));
-        }
-      };
-      // Hashes, not texts, are kept: the texts may be as long as the pattern allows.
-      std::unordered_multimap<size_t, size_t> firsts;
-      std::vector<size_t> first_list;
-      std::vector<size_t> last(buckets.size());
-      for (size_t i = 0; i < buckets.size(); ++i) {
-        std::string t = text(i);
-        size_t h = std::hash<std::string>{}(t);
-        bool found = false;
-        for (auto [it, end] = firsts.equal_range(h); it != end; ++it) {
-          if (text(it->second) == t) {
-            last[it->second] = i;
-            found = true;
-            break;
-          }
-        }
-        if (!found) {
-          firsts.emplace(h, i);
-          first_list.push_back(i);
-          last[i] = i;
-        }
-      }
-      for (size_t f : first_list) order.push_back(last[f]);
-    }
-  }
-  if (!keyed) {
-    order.resize(buckets.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  }
-  size_t per_bucket =
-      64 + kKeyExpansion * (agg.format().pattern().size() + agg.format().zoneId().size());
-  size_t n_batch = std::clamp<size_t>(kResponseBatchBytes / per_bucket, 1, batch);
+  order.reserve(first_list.size());
+  for (size_t f : first_list) order.push_back(last[f]);
+  return order;
+}
 
-  auto write_buckets = [&] {
+// A bucketed aggregation of the response through its codec's hook: its head,
+// then its buckets one at a time, each with its sub-aggregations as members
+// by name, streamed in turn. A keyed histogram's buckets are an object by
+// key_as_string.
+void writeResponseBucketed(PrettyWriter& w, const InternalAggregation& a,
+                           const aggregations::BucketJsonHook& hook, size_t batch) {
+  auto write_buckets = [&](bool keyed) {
+    std::vector<size_t> order;
+    if (keyed) {
+      order = keyedOrder(a, hook);
+    } else {
+      order.resize(hook.bucket_count(a));
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    }
     std::vector<Member> members;
-    for (size_t at = 0; at < order.size(); at += n_batch) {
-      size_t n = std::min(n_batch, order.size() - at);
-      for (size_t k = 0; k < n; ++k) {
-        size_t i = order[at + k];
-        if constexpr (kHistogram) {
-          agg.buckets().append(buckets.keyAt(i), buckets.docCountAt(i), InternalAggregations());
-        } else {
-          agg.buckets().append(buckets.keyAt(i), buckets.docCountAt(i), buckets.errorAt(i),
-                               InternalAggregations());
-        }
-      }
-      json rendered;
-      try {
-        rendered = toResponseJson(agg);
-      } catch (...) {
-        agg.buckets().clear();
-        throw;
-      }
-      agg.buckets().clear();
-      const json& rendered_buckets = rendered.at("buckets");
-      auto item = rendered_buckets.items().begin();
-      for (size_t k = 0; k < n; ++k, ++item) {
-        size_t i = order[at + k];
-        members.clear();
-        for (const auto& [name, v] : item.value().items()) members.push_back({name, &v});
-        InternalAggregations* stored = storedSubs(buckets, i);
-        decltype(auto) holder = std::as_const(buckets).aggregationsAt(i);
-        const InternalAggregations& subs = stored ? *stored : holder;
-        addAggregationMembers(members, stored, subs);
-        if (keyed) w.key(item.key());
-        writeMembers(w, members, batch);
-      }
+    for (size_t i : order) {
+      const json bucket = hook.response_bucket(a, i);
+      members.clear();
+      for (const auto& [name, v] : bucket.items()) members.push_back({name, &v});
+      const aggregations::BucketAggregations subs = hook.bucket_aggregations(a, i);
+      addAggregationMembers(members, subs.ref());
+      if (keyed) w.key(hook.response_key(a, i));
+      writeMembers(w, members, batch);
     }
   };
-  try {
-    w.begin(true);
-    for (const auto& [k, v] : head.items()) {
-      w.key(k);
-      if (k == "buckets" && (v.is_array() || v.is_object())) {
-        w.begin(v.is_object());
-        write_buckets();
-        w.end();
-      } else {
-        w.value(v);
-      }
+  const json head = toResponseJsonHead(a, hook);
+  w.begin(true);
+  for (const auto& [k, v] : head.items()) {
+    w.key(k);
+    if (k == "buckets" && (v.is_array() || v.is_object())) {
+      w.begin(v.is_object());
+      write_buckets(v.is_object());
+      w.end();
+    } else {
+      w.value(v);
     }
-    w.end();
-  } catch (...) {
-    restore();
-    throw;
   }
-  restore();
+  w.end();
 }
 
 // Aggregations whose encoding is at most this large and that have at most a
@@ -569,28 +422,9 @@ void writeResponseBucketed(PrettyWriter& w, T& agg, size_t batch) {
 // key texts stay within a few MiB.
 constexpr size_t kWholeResponseBytes = 4096;
 
-void writeResponseAggregation(PrettyWriter& w, InternalAggregation* mutable_agg,
-                              const InternalAggregation& a, size_t batch) {
-  // Metric columns' rows are metrics, rendered whole.
-  InternalAggregation* m = mutable_agg;
-  if (m == nullptr ||
-      (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= kWholeResponseBytes)) {
-    return w.value(toResponseJson(a));
-  }
-  if (auto* t = dynamic_cast<aggregations::StringTerms*>(m)) {
-    return writeResponseBucketed(w, *t, batch);
-  }
-  if (auto* t = dynamic_cast<aggregations::LongTerms*>(m)) {
-    return writeResponseBucketed(w, *t, batch);
-  }
-  if (auto* t = dynamic_cast<aggregations::DoubleTerms*>(m)) {
-    return writeResponseBucketed(w, *t, batch);
-  }
-  if (auto* h = dynamic_cast<aggregations::Histogram*>(m)) {
-    return writeResponseBucketed(w, *h, batch);
-  }
-  if (auto* h = dynamic_cast<aggregations::DateHistogram*>(m)) {
-    return writeResponseBucketed(w, *h, batch);
+void writeResponseAggregation(PrettyWriter& w, const InternalAggregation& a, size_t batch) {
+  if (const aggregations::BucketJsonHook* hook = streamedHook(a, batch, kWholeResponseBytes)) {
+    return writeResponseBucketed(w, a, *hook, batch);
   }
   w.value(toResponseJson(a));
 }
@@ -614,7 +448,7 @@ InternalAggregations aggregationsFromWireJsonText(std::string_view text) {
   return aggregations::aggregationsFromWireJson(j);
 }
 
-void writeWireJson(std::ostream& out, InternalAggregations& aggs, size_t bucket_batch) {
+void writeWireJson(std::ostream& out, const InternalAggregations& aggs, size_t bucket_batch) {
   if (bucket_batch == 0)
     throw std::invalid_argument("writeWireJson: bucket_batch must be positive");
   PrettyWriter w(out);
@@ -623,12 +457,12 @@ void writeWireJson(std::ostream& out, InternalAggregations& aggs, size_t bucket_
   w.end();
 }
 
-void writeResponseJson(std::ostream& out, InternalAggregations& aggs, size_t bucket_batch) {
+void writeResponseJson(std::ostream& out, const InternalAggregations& aggs, size_t bucket_batch) {
   if (bucket_batch == 0)
     throw std::invalid_argument("writeResponseJson: bucket_batch must be positive");
   PrettyWriter w(out);
   std::vector<Member> members;
-  addAggregationMembers(members, &aggs, aggs);
+  addAggregationMembers(members, aggs);
   writeMembers(w, members, bucket_batch);
 }
 

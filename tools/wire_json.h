@@ -12,7 +12,8 @@
 // duplicate-key detection, and every error names where it happened as a JSON
 // path ($[0].buckets[3].key) with echoed text capped at kMaxEcho characters.
 // Writing streams: no JSON document of a whole aggregation is built, only one
-// bucket's fields at a time, and the text is byte for byte what
+// bucket's fields at a time (through its JSON codec's BucketJsonHook,
+// aggregation_json.h), and the text is byte for byte what
 // toWireJson(aggs).dump(2) would print.
 //
 // Stateless functions; thread-safe for distinct arguments.
@@ -50,28 +51,27 @@ nlohmann::ordered_json parseJsonLimited(std::string_view text);
 // "$[0].buckets[2].bogus (sterms [s]): unknown field [bogus]".
 aggregations::InternalAggregations aggregationsFromWireJsonText(std::string_view text);
 
-// Buckets rendered at a time by writeWireJson.
+// Buckets an aggregation may have (at every depth) and still be rendered
+// whole by writeWireJson and writeResponseJson.
 inline constexpr size_t kBucketBatch = 256;
 
 // Writes aggs as toWireJson(aggs).dump(2) would, without building that document:
-// an aggregation with at most `bucket_batch` buckets (at every depth) is
-// rendered whole; a larger bucketed one (terms, histogram, date_histogram)
-// field by field, its buckets `bucket_batch` at a time and their
-// sub-aggregations in turn.
-// `aggs` is modified while it is written (buckets are moved in and out) and is
-// as it was when this returns normally. Throws what `out` throws.
-void writeWireJson(std::ostream& out, aggregations::InternalAggregations& aggs,
+// an aggregation with at most `bucket_batch` buckets (at every depth) and a
+// small encoding is rendered whole; a larger bucketed one (terms, histogram,
+// date_histogram: a codec with a BucketJsonHook) field by field, its buckets
+// one at a time and their sub-aggregations in turn. `aggs` is only read.
+// Throws what `out` throws.
+void writeWireJson(std::ostream& out, const aggregations::InternalAggregations& aggs,
                    size_t bucket_batch = kBucketBatch);
 
 // Writes aggs as toResponseJson(aggs).dump(2, ' ', false, replace) would (the
 // body of `wirestream reduce`), without building that document: as
-// writeWireJson, with a bucketed aggregation's buckets fewer than
-// `bucket_batch` at a time when its format's pattern is long (each bucket's
-// key_as_string is then long), so what is held stays proportional to one
-// aggregation's size, not to the output's. `aggs` is modified while it is
-// written and is as it was when this returns normally. Throws what `out`
-// throws.
-void writeResponseJson(std::ostream& out, aggregations::InternalAggregations& aggs,
+// writeWireJson, so what it holds is one bucket's JSON (however long its
+// key_as_string) and, for a keyed histogram, a hash and an index a bucket (a
+// repeated key text keeps its first place and the last bucket, as in the
+// document), not the output. `aggs` is only read.
+// Throws what `out` throws.
+void writeResponseJson(std::ostream& out, const aggregations::InternalAggregations& aggs,
                        size_t bucket_batch = kBucketBatch);
 
 }  // namespace wirestream::cli

@@ -74,11 +74,42 @@ const AggregationJsonRegistry& defaultJsonRegistry() {
   return registry;
 }
 
-json toResponseJson(const InternalAggregation& agg, const AggregationJsonRegistry& registry) {
-  const AggregationJsonCodec& codec = codecOf(agg, registry);
+namespace {
+
+// The members every aggregation's response document opens with.
+json responseCommon(const InternalAggregation& agg) {
   json j = json::object();
   if (!agg.getMetadata().isNull()) j["meta"] = genericToPlainJson(agg.getMetadata());
+  return j;
+}
+
+// The members every aggregation's wire document opens with.
+json wireCommon(const InternalAggregation& agg) {
+  json j = json::object();
+  j["type"] = std::string(agg.getWriteableName());
+  j["name"] = agg.getName();
+  j["metadata"] = genericToTaggedJson(agg.getMetadata());
+  return j;
+}
+
+}  // namespace
+
+json toResponseJson(const InternalAggregation& agg, const AggregationJsonRegistry& registry) {
+  const AggregationJsonCodec& codec = codecOf(agg, registry);
+  json j = responseCommon(agg);
   codec.response_fields(agg, j, registry);
+  return j;
+}
+
+json toResponseJsonHead(const InternalAggregation& agg, const BucketJsonHook& hook) {
+  json j = responseCommon(agg);
+  hook.response_head(agg, j);
+  return j;
+}
+
+json toWireJsonHead(const InternalAggregation& agg, const BucketJsonHook& hook) {
+  json j = wireCommon(agg);
+  hook.wire_head(agg, j);
   return j;
 }
 
@@ -90,10 +121,7 @@ json toResponseJson(const InternalAggregations& aggs, const AggregationJsonRegis
 
 json toWireJson(const InternalAggregation& agg, const AggregationJsonRegistry& registry) {
   const AggregationJsonCodec& codec = codecOf(agg, registry);
-  json j = json::object();
-  j["type"] = std::string(agg.getWriteableName());
-  j["name"] = agg.getName();
-  j["metadata"] = genericToTaggedJson(agg.getMetadata());
+  json j = wireCommon(agg);
   codec.wire_fields(agg, j, registry);
   return j;
 }

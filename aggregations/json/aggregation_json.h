@@ -28,13 +28,43 @@
 #include <string>
 #include <string_view>
 
+#include "aggregations/bucket_columns.h"
 #include "aggregations/internal_aggregation.h"
 
 namespace wirestream::aggregations {
 
+class AggregationJsonRegistry;
+
+// A bucketed type's JSON (terms, histogram, date_histogram) in parts, for a
+// writer that streams a large aggregation instead of building its document
+// (tools/wire_json.cc): a head, then each bucket, its sub-aggregations left
+// out for the writer to put in their place. Put back together the parts are
+// the document of the codec's wire_fields or response_fields, member for
+// member. `agg` is of the codec's type.
+struct BucketJsonHook {
+  size_t (*bucket_count)(const InternalAggregation& agg);
+  // Bucket i's sub-aggregations.
+  BucketAggregations (*bucket_aggregations)(const InternalAggregation& agg, size_t i);
+
+  // The wire fields with "buckets" [], and the sub-aggregation list outside
+  // the buckets (a histogram's empty_bucket_info.aggregations) [].
+  void (*wire_head)(const InternalAggregation& agg, nlohmann::ordered_json& j);
+  // That list outside the buckets, or nullptr when the type has none here.
+  const InternalAggregations* (*head_aggregations)(const InternalAggregation& agg);
+  // Element i of the wire "buckets", with its "aggregations" [].
+  nlohmann::ordered_json (*wire_bucket)(const InternalAggregation& agg, size_t i);
+
+  // The response fields with "buckets" empty: [] or, when keyed, {}.
+  void (*response_head)(const InternalAggregation& agg, nlohmann::ordered_json& j);
+  // Bucket i of the response without its sub-aggregations (in the document
+  // they follow its fields, a member each by name).
+  nlohmann::ordered_json (*response_bucket)(const InternalAggregation& agg, size_t i);
+  // The member name of bucket i in a keyed response's "buckets" object.
+  std::string (*response_key)(const InternalAggregation& agg, size_t i);
+};
+
 // How one aggregation type goes to JSON and back.
 // `agg` is of the codec's type; sub-aggregations go through `registry`.
-class AggregationJsonRegistry;
 struct AggregationJsonCodec {
   // Adds the type's fields of the ES response (after "meta") to `j`.
   void (*response_fields)(const InternalAggregation& agg, nlohmann::ordered_json& j,
@@ -46,6 +76,8 @@ struct AggregationJsonCodec {
   std::unique_ptr<InternalAggregation> (*from_wire)(const nlohmann::ordered_json& j,
                                                     std::string name, Metadata metadata,
                                                     const AggregationJsonRegistry& registry);
+  // Its JSON in parts, for a bucketed type; nullptr for the others.
+  const BucketJsonHook* buckets = nullptr;
 };
 
 // Type name -> codec. Not thread-safe while being filled; const use is.
@@ -73,6 +105,12 @@ nlohmann::ordered_json toResponseJson(
 nlohmann::ordered_json toResponseJson(
     const InternalAggregations& aggs,
     const AggregationJsonRegistry& registry = defaultJsonRegistry());
+
+// The head of a bucketed aggregation (its codec's `hook`): toResponseJson's and
+// toWireJson's documents with the hook's head fields.
+nlohmann::ordered_json toResponseJsonHead(const InternalAggregation& agg,
+                                          const BucketJsonHook& hook);
+nlohmann::ordered_json toWireJsonHead(const InternalAggregation& agg, const BucketJsonHook& hook);
 
 // Every wire field: {"type": ..., "name": ..., "metadata": ..., ...}.
 nlohmann::ordered_json toWireJson(const InternalAggregation& agg,

@@ -50,35 +50,51 @@ void bucketsFromWireJson(const json& bs, Buckets& buckets, KeyFromJson key_from_
   }
 }
 
+// Bucket i of the lossless bucket list, its "aggregations" `aggregations`.
+template <class Buckets, class KeyToJson>
+json bucketToWireJson(const Buckets& buckets, size_t i, KeyToJson key_to_json, json aggregations) {
+  json bj = json::object();
+  bj["key"] = key_to_json(buckets.keyAt(i));
+  bj["doc_count"] = buckets.docCountAt(i);
+  bj["aggregations"] = std::move(aggregations);
+  return bj;
+}
+
 template <class Buckets, class KeyToJson>
 json bucketsToWireJson(const Buckets& buckets, KeyToJson key_to_json,
                        const AggregationJsonRegistry& registry) {
   json bs = json::array();
-  for (auto&& b : buckets) {
-    json bj = json::object();
-    bj["key"] = key_to_json(b.key);
-    bj["doc_count"] = b.doc_count;
-    bj["aggregations"] = toWireJson(b.aggregations, registry);
-    bs.push_back(std::move(bj));
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    bs.push_back(
+        bucketToWireJson(buckets, i, key_to_json, toWireJson(buckets.aggregationsAt(i), registry)));
   }
   return bs;
 }
 
-// As ES's Bucket.toXContent: key_as_string unless the format is raw, key,
-// doc_count, the sub-aggregations by name; the formatted key names a keyed
-// bucket.
+// As ES's Bucket.toXContent, but for the sub-aggregations: key_as_string
+// unless the format is raw, key, doc_count.
+json bucketToResponseJson(const std::string& text, json key, int64_t doc_count,
+                          const DocValueFormat& format) {
+  json bj = json::object();
+  if (!format.isRaw()) bj["key_as_string"] = text;
+  bj["key"] = std::move(key);
+  bj["doc_count"] = doc_count;
+  return bj;
+}
+
+// As ES's Bucket.toXContent: those, then the sub-aggregations by name; the
+// formatted key names a keyed bucket.
 template <class Buckets, class KeyAsString, class KeyToJson>
 json bucketsToResponseJson(const Buckets& buckets, bool keyed, const DocValueFormat& format,
                            KeyAsString key_as_string, KeyToJson key_to_json,
                            const AggregationJsonRegistry& registry) {
   json bs = keyed ? json::object() : json::array();
-  for (auto&& b : buckets) {
-    std::string text = key_as_string(b.key);
-    json bj = json::object();
-    if (!format.isRaw()) bj["key_as_string"] = text;
-    bj["key"] = key_to_json(b.key);
-    bj["doc_count"] = b.doc_count;
-    for (const auto& a : b.aggregations.list()) bj[a->getName()] = toResponseJson(*a, registry);
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    std::string text = key_as_string(buckets.keyAt(i));
+    json bj =
+        bucketToResponseJson(text, key_to_json(buckets.keyAt(i)), buckets.docCountAt(i), format);
+    const auto subs = buckets.aggregationsAt(i);  // held: it may own a list built here
+    for (const auto& a : subs.list()) bj[a->getName()] = toResponseJson(*a, registry);
     if (keyed) {
       bs[text] = std::move(bj);
     } else {
@@ -89,6 +105,12 @@ json bucketsToResponseJson(const Buckets& buckets, bool keyed, const DocValueFor
 }
 
 json longJson(int64_t k) { return json(k); }
+
+// A sub-aggregation list's wire JSON through `registry`, or [] when it is null
+// (a head's, written in its place by a streaming writer).
+json listToWireJson(const InternalAggregations& aggs, const AggregationJsonRegistry* registry) {
+  return registry != nullptr ? toWireJson(aggs, *registry) : json::array();
+}
 
 json optionalToJson(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullptr); }
 json optionalToJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
@@ -103,9 +125,9 @@ void histogramResponse(const InternalAggregation& agg, json& j,
       [&](double k) { return h.format().formatDoubleAsString(k); }, ju::fromDouble, registry);
 }
 
-void histogramWire(const InternalAggregation& agg, json& j,
-                   const AggregationJsonRegistry& registry) {
-  const auto& h = static_cast<const Histogram&>(agg);
+// Every wire field, "buckets" []; the empty bucket's "aggregations" rendered
+// through `registry`, or [] when it is null.
+void wireHead(const Histogram& h, json& j, const AggregationJsonRegistry* registry) {
   j["order"] = bucketOrderToJson(h.order());
   j["min_doc_count"] = h.minDocCount();
   if (h.emptyBucketInfo()) {
@@ -115,13 +137,20 @@ void histogramWire(const InternalAggregation& agg, json& j,
     ej["offset"] = ju::fromDouble(e.offset);
     ej["min_bound"] = ju::fromDouble(e.min_bound);
     ej["max_bound"] = ju::fromDouble(e.max_bound);
-    ej["aggregations"] = toWireJson(e.aggregations, registry);
+    ej["aggregations"] = listToWireJson(e.aggregations, registry);
     j["empty_bucket_info"] = std::move(ej);
   } else {
     j["empty_bucket_info"] = nullptr;
   }
   j["format"] = docValueFormatToJson(h.format());
   j["keyed"] = h.keyed();
+  j["buckets"] = json::array();
+}
+
+void histogramWire(const InternalAggregation& agg, json& j,
+                   const AggregationJsonRegistry& registry) {
+  const auto& h = static_cast<const Histogram&>(agg);
+  wireHead(h, j, &registry);
   j["buckets"] = bucketsToWireJson(h.buckets(), ju::fromDouble, registry);
 }
 
@@ -187,16 +216,15 @@ void dateHistogramResponse(const InternalAggregation& agg, json& j,
       [&](int64_t k) { return h.format().formatLongAsString(k); }, longJson, registry);
 }
 
-void dateHistogramWire(const InternalAggregation& agg, json& j,
-                       const AggregationJsonRegistry& registry) {
-  const auto& h = static_cast<const DateHistogram&>(agg);
+// As wireHead(const Histogram&, ...).
+void wireHead(const DateHistogram& h, json& j, const AggregationJsonRegistry* registry) {
   j["order"] = bucketOrderToJson(h.order());
   j["min_doc_count"] = h.minDocCount();
   if (h.emptyBucketInfo()) {
     const DateHistogram::EmptyBucketInfo& e = *h.emptyBucketInfo();
     json ej = json::object();
     ej["rounding"] = roundingToJson(e.rounding);
-    ej["aggregations"] = toWireJson(e.aggregations, registry);
+    ej["aggregations"] = listToWireJson(e.aggregations, registry);
     if (e.bounds) {
       json bj = json::object();
       bj["min"] = optionalToJson(e.bounds->min);
@@ -214,6 +242,13 @@ void dateHistogramWire(const InternalAggregation& agg, json& j,
   j["offset"] = h.offset();
   j["format"] = docValueFormatToJson(h.format());
   j["keyed"] = h.keyed();
+  j["buckets"] = json::array();
+}
+
+void dateHistogramWire(const InternalAggregation& agg, json& j,
+                       const AggregationJsonRegistry& registry) {
+  const auto& h = static_cast<const DateHistogram&>(agg);
+  wireHead(h, j, &registry);
   j["buckets"] = bucketsToWireJson(h.buckets(), longJson, registry);
 }
 
@@ -248,13 +283,66 @@ std::unique_ptr<InternalAggregation> dateHistogramFromWire(
   return h;
 }
 
+// ---- in parts (BucketJsonHook), for both ----
+
+// A key's JSON and its text (key_as_string, and a keyed bucket's name).
+template <class H>
+struct Keys;
+template <>
+struct Keys<Histogram> {
+  static json toJson(double k) { return ju::fromDouble(k); }
+  static std::string text(const Histogram& h, double k) {
+    return h.format().formatDoubleAsString(k);
+  }
+};
+template <>
+struct Keys<DateHistogram> {
+  static json toJson(int64_t k) { return longJson(k); }
+  static std::string text(const DateHistogram& h, int64_t k) {
+    return h.format().formatLongAsString(k);
+  }
+};
+
+template <class H>
+struct HistogramHook {
+  static const H& of(const InternalAggregation& agg) { return static_cast<const H&>(agg); }
+
+  static constexpr BucketJsonHook kHook = {
+      [](const InternalAggregation& agg) { return of(agg).buckets().size(); },
+      [](const InternalAggregation& agg, size_t i) { return of(agg).buckets().aggregationsAt(i); },
+      [](const InternalAggregation& agg, json& j) { wireHead(of(agg), j, nullptr); },
+      [](const InternalAggregation& agg) -> const InternalAggregations* {
+        const H& h = of(agg);
+        return h.emptyBucketInfo() ? &h.emptyBucketInfo()->aggregations : nullptr;
+      },
+      [](const InternalAggregation& agg, size_t i) {
+        return bucketToWireJson(of(agg).buckets(), i, Keys<H>::toJson, json::array());
+      },
+      [](const InternalAggregation& agg, json& j) {
+        j["buckets"] = of(agg).keyed() ? json::object() : json::array();
+      },
+      [](const InternalAggregation& agg, size_t i) {
+        const H& h = of(agg);
+        auto k = h.buckets().keyAt(i);
+        return bucketToResponseJson(Keys<H>::text(h, k), Keys<H>::toJson(k),
+                                    h.buckets().docCountAt(i), h.format());
+      },
+      [](const InternalAggregation& agg, size_t i) {
+        const H& h = of(agg);
+        return Keys<H>::text(h, h.buckets().keyAt(i));
+      },
+  };
+};
+
 }  // namespace
 
 void registerHistogramJson(AggregationJsonRegistry& registry) {
-  registry.add(std::string(Histogram::kType),
-               {&histogramResponse, &histogramWire, &histogramFromWire});
+  registry.add(
+      std::string(Histogram::kType),
+      {&histogramResponse, &histogramWire, &histogramFromWire, &HistogramHook<Histogram>::kHook});
   registry.add(std::string(DateHistogram::kType),
-               {&dateHistogramResponse, &dateHistogramWire, &dateHistogramFromWire});
+               {&dateHistogramResponse, &dateHistogramWire, &dateHistogramFromWire,
+                &HistogramHook<DateHistogram>::kHook});
 }
 
 }  // namespace wirestream::aggregations

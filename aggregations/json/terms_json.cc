@@ -73,26 +73,54 @@ template <class Key>
 struct TermsJson {
   using Terms = InternalTerms<Key>;
 
+  // Bucket i of the response without its sub-aggregations.
+  static json responseBucket(const Terms& t, size_t i) {
+    const TermsBuckets<Key>& bs = t.buckets();
+    json bj = json::object();
+    putResponseKey<Key>(bj, bs.keyAt(i), t.format());
+    bj["doc_count"] = bs.docCountAt(i);
+    if (t.showTermDocCountError()) bj["doc_count_error_upper_bound"] = bs.errorAt(i);
+    return bj;
+  }
+
+  static void responseHead(const Terms& t, json& j) {
+    j["doc_count_error_upper_bound"] = t.docCountError().value_or(0);
+    j["sum_other_doc_count"] = t.otherDocCount();
+    j["buckets"] = json::array();
+  }
+
+  // Fills the "buckets" of a head with bucket(i) for every bucket.
+  template <class Bucket>
+  static void fillBuckets(const Terms& t, json& j, Bucket bucket) {
+    json& bs = j["buckets"];
+    for (size_t i = 0; i < t.buckets().size(); ++i) bs.push_back(bucket(i));
+  }
+
   static void response(const InternalAggregation& agg, json& j,
                        const AggregationJsonRegistry& registry) {
     const auto& t = static_cast<const Terms&>(agg);
-    j["doc_count_error_upper_bound"] = t.docCountError().value_or(0);
-    j["sum_other_doc_count"] = t.otherDocCount();
-    json bs = json::array();
-    for (const auto& b : t.buckets()) {
-      json bj = json::object();
-      putResponseKey<Key>(bj, b.key, t.format());
-      bj["doc_count"] = b.doc_count;
-      if (t.showTermDocCountError()) bj["doc_count_error_upper_bound"] = b.doc_count_error;
-      for (const auto& a : b.aggregations.list()) bj[a->getName()] = toResponseJson(*a, registry);
-      bs.push_back(std::move(bj));
-    }
-    j["buckets"] = std::move(bs);
+    responseHead(t, j);
+    fillBuckets(t, j, [&](size_t i) {
+      json bj = responseBucket(t, i);
+      for (const auto& a : t.buckets().aggregationsAt(i).list()) {
+        bj[a->getName()] = toResponseJson(*a, registry);  // a stored list
+      }
+      return bj;
+    });
   }
 
-  static void wire(const InternalAggregation& agg, json& j,
-                   const AggregationJsonRegistry& registry) {
-    const auto& t = static_cast<const Terms&>(agg);
+  // Bucket i of the wire JSON, its "aggregations" `aggregations`.
+  static json wireBucket(const Terms& t, size_t i, json aggregations) {
+    const TermsBuckets<Key>& bs = t.buckets();
+    json bj = json::object();
+    bj["doc_count"] = bs.docCountAt(i);
+    if (t.showTermDocCountError()) bj["doc_count_error"] = bs.errorAt(i);
+    bj["aggregations"] = std::move(aggregations);
+    putWireKey<Key>(bj, bs.keyAt(i));
+    return bj;
+  }
+
+  static void wireHead(const Terms& t, json& j) {
     j["reduce_order"] = bucketOrderToJson(t.reduceOrder());
     j["order"] = bucketOrderToJson(t.order());
     j["required_size"] = t.requiredSize();
@@ -102,17 +130,38 @@ struct TermsJson {
     j["shard_size"] = t.shardSize();
     j["show_term_doc_count_error"] = t.showTermDocCountError();
     j["other_doc_count"] = t.otherDocCount();
-    json bs = json::array();
-    for (const auto& b : t.buckets()) {
-      json bj = json::object();
-      bj["doc_count"] = b.doc_count;
-      if (t.showTermDocCountError()) bj["doc_count_error"] = b.doc_count_error;
-      bj["aggregations"] = toWireJson(b.aggregations, registry);
-      putWireKey<Key>(bj, b.key);
-      bs.push_back(std::move(bj));
-    }
-    j["buckets"] = std::move(bs);
+    j["buckets"] = json::array();
   }
+
+  static void wire(const InternalAggregation& agg, json& j,
+                   const AggregationJsonRegistry& registry) {
+    const auto& t = static_cast<const Terms&>(agg);
+    wireHead(t, j);
+    fillBuckets(t, j, [&](size_t i) {
+      return wireBucket(t, i, toWireJson(t.buckets().aggregationsAt(i), registry));
+    });
+  }
+
+  static constexpr BucketJsonHook kHook = {
+      [](const InternalAggregation& agg) {
+        return static_cast<const Terms&>(agg).buckets().size();
+      },
+      [](const InternalAggregation& agg, size_t i) {
+        return BucketAggregations(static_cast<const Terms&>(agg).buckets().aggregationsAt(i));
+      },
+      [](const InternalAggregation& agg, json& j) { wireHead(static_cast<const Terms&>(agg), j); },
+      [](const InternalAggregation&) -> const InternalAggregations* { return nullptr; },
+      [](const InternalAggregation& agg, size_t i) {
+        return wireBucket(static_cast<const Terms&>(agg), i, json::array());
+      },
+      [](const InternalAggregation& agg, json& j) {
+        responseHead(static_cast<const Terms&>(agg), j);
+      },
+      [](const InternalAggregation& agg, size_t i) {
+        return responseBucket(static_cast<const Terms&>(agg), i);
+      },
+      [](const InternalAggregation&, size_t) -> std::string { return {}; },  // never keyed
+  };
 
   static std::unique_ptr<InternalAggregation> fromWire(const json& j, std::string name,
                                                        Metadata metadata,
@@ -152,7 +201,7 @@ struct TermsJson {
 template <class Key>
 void addTerms(AggregationJsonRegistry& r) {
   using J = TermsJson<Key>;
-  r.add(std::string(Key::kType), {&J::response, &J::wire, &J::fromWire});
+  r.add(std::string(Key::kType), {&J::response, &J::wire, &J::fromWire, &J::kHook});
 }
 
 }  // namespace
