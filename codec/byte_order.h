@@ -1,6 +1,7 @@
 // Fixed-width loads and stores in wire byte order over plain memory: the one place that
 // converts between host and wire byte order.
 //
+// Example (runs: codec_byte_order):
 //   uint8_t buf[8];
 //   codec::storeBig32(buf, 0x01020304);     // 01 02 03 04
 //   uint32_t v = codec::loadBig32(buf);     // 0x01020304

@@ -2,10 +2,15 @@
 // writeString sends each UTF-16 unit on its own as 1, 2 or 3 bytes, so a code point
 // above U+FFFF becomes two 3-byte surrogates (CESU-8), while the C++ side speaks UTF-8.
 //
-//   size_t len = codec::utf8SequenceLength(s, n, i);      // 0: invalid UTF-8 at i
-//   uint8_t* end = codec::encodeUtf8AsWire(dst, s, n);    // dst has room (see below)
-//   size_t unit_len = codec::wireUnitAsUtf8Length(q, 3);  // 2 or 3: copy as is; 0: look closer
-//   codec::appendUtf8(out, 0x1F600);                      // F0 9F 98 80
+// Example (runs: codec_cesu8):
+//   const uint8_t s[] = {'h', 0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80};  // "hé😀" in UTF-8
+//   size_t len = codec::utf8SequenceLength(s, 7, 3);     // 4; 0: invalid UTF-8 at s[3]
+//   uint8_t dst[7 + 2];                                  // n + 2 per 4-byte sequence
+//   uint8_t* end = codec::encodeUtf8AsWire(dst, s, 7);   // 68 C3 A9 ED A0 BD ED B8 80
+//   size_t unit_len = codec::wireUnitAsUtf8Length(dst + 1, 3);  // 2: copy as is
+//   size_t surrogate = codec::wireUnitAsUtf8Length(dst + 3, 3);  // 0: look closer
+//   std::string out;
+//   codec::appendUtf8(out, 0x1F600);                     // F0 9F 98 80
 //
 // //stream validates, measures, counts and throws (stream/string_codec.h, readString);
 // these are the byte rules it applies. Stateless; thread-safe; header-only.

@@ -2,11 +2,12 @@
 // (§4) shared by //stream (which throws the typed errors) and //simd (whose batch
 // kernels fall back to them).
 //
+// Example (runs: codec_varint):
 //   uint8_t buf[codec::kMaxVLongBytes];
 //   uint8_t* end = codec::encodeVLong(buf, 300);                  // AC 02
 //   uint64_t v;
 //   const uint8_t* next = codec::decodeVarint64(buf, end, &v);    // v == 300, next == end
-//   if (next == nullptr) { /* truncated or invalid: see below */ }
+//   bool bad = next == nullptr;                                   // truncated or invalid
 //
 // Encoders write the whole value and return the byte after it; the caller guarantees room
 // (vIntSize / kMaxVIntBytes). Decoders read nothing at or past `limit` and return nullptr,
