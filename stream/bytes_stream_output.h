@@ -1,7 +1,8 @@
 // BytesStreamOutput: a StreamOutput into pages taken from a PageRecycler.
 //
+// Example (runs: bytes_stream_output):
 //   BytesStreamOutput out;                   // 16 KiB pages, default recycler
-//   aggs.writeTo(out);
+//   out.writeVLong(1700000000000);           // or any Writeable's writeTo(out)
 //   BytesReference bytes = out.bytes();      // zero-copy view of the pages
 //   out.reset();                             // pages go back; `bytes` is now invalid
 //

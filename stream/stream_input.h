@@ -1,8 +1,10 @@
 // StreamInput: the reader side of the wire format (docs/wire-format.md).
 //
+// Example (runs: stream_input):
+//   const uint8_t bytes[] = {0xAC, 0x02, 0x02, 'h', 'i'};
 //   ByteArrayStreamInput in(bytes);          // does not own `bytes`
-//   int32_t n = in.readVInt();
-//   std::string s = in.readString();
+//   int32_t n = in.readVInt();               // 300
+//   std::string s = in.readString();         // "hi"
 //
 // Input is untrusted. Every failure is a StreamError subclass (errors.h) whose
 // message names the value; sizes are checked against the bytes left before
@@ -368,9 +370,13 @@ class StreamInput {
   // back. Same values and the same errors as the readers of the same names;
   // reads that cross chunks go through StreamInput's paths.
   //
+  // Example (runs: stream_input_cursor):
+  //   const uint8_t bytes[] = {0x01, 0xAC, 0x02, 0x05};  // VLongs 1, 300, 5
+  //   ByteArrayStreamInput in(bytes);
+  //   std::vector<int64_t> counts;
   //   {
   //     StreamInput::Cursor c(in);
-  //     for (int32_t i = 0; i < n; ++i) counts.push_back(c.readVLong());
+  //     for (int32_t i = 0; i < 3; ++i) counts.push_back(c.readVLong());
   //   }  // the position goes back to `in` here (also when a read throws)
   //
   // While a Cursor is live, read only through it (withStream() lends the
@@ -455,7 +461,12 @@ class StreamInput {
     // Cursor. read_one must take `auto&` and use only readers both have
     // (Reserved's list). Same values and errors as the readers one by one.
     //
-    //   c.readEach(n, kMaxVIntBytes, [&](auto& r) { sizes.push_back(r.readVInt()); });
+    // Example (runs: stream_input_read_each):
+    //   const uint8_t bytes[] = {0x03, 0xAC, 0x02, 0x07};  // VInts 3, 300, 7
+    //   ByteArrayStreamInput in(bytes);
+    //   std::vector<int32_t> sizes;
+    //   StreamInput::Cursor c(in);
+    //   c.readEach(3, kMaxVIntBytes, [&](auto& r) { sizes.push_back(r.readVInt()); });
     template <typename F>
     void readEach(size_t count, size_t max_bytes, F&& read_one) {
       assert(max_bytes > 0);

@@ -2,10 +2,12 @@
 // and a big-endian magnitude. Generic values carry it as tag 26, written as
 // its decimal string (wire format §3).
 //
+// Example (runs: big_integer):
 //   BigInteger b = BigInteger::fromDecimal("-18446744073709551616");
-//   b.negative();    // true
-//   b.magnitude();   // 01 00 00 00 00 00 00 00 00 (big-endian, no leading zero byte)
-//   b.toDecimal();   // "-18446744073709551616", as Java's toString()
+//   bool negative = b.negative();                   // true
+//   std::vector<uint8_t> magnitude = b.magnitude();  // 01 00 00 00 00 00 00 00 00
+//                                                   // (big-endian, no leading zero byte)
+//   std::string decimal = b.toDecimal();  // "-18446744073709551616", as Java's toString()
 //
 // Always canonical: the magnitude has no leading zero byte and zero is never
 // negative, so == is equality of values and a value has one decimal form.

@@ -3,9 +3,15 @@
 // date-times, geo points, big integers, primitive arrays, and lists, maps and
 // sets of further values.
 //
+// Example (runs: generic_value):
+//   #include <cassert>
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
 //   GenericValue meta = GenericValue::ofMap(
 //       {{"owner", "ops"}, {"ids", GenericValue::ofIntArray({1, 2})}});
+//   BytesStreamOutput out;
 //   writeGenericValue(out, meta);           // 0A 02 ...
+//   BytesReferenceStreamInput in(out.bytes());
 //   GenericValue back = readGenericValue(in);
 //   assert(back == meta);
 //   const GenericValue* owner = back.find("owner");

@@ -1,7 +1,12 @@
 // Instant: a point on the UTC time line as java.time.Instant keeps it, whole
 // seconds since 1970-01-01T00:00:00Z plus 0..999,999,999 nanoseconds.
 //
+// Example (runs: instant):
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
+//   BytesStreamOutput out;
 //   writeInstant(out, Instant::ofEpochMilli(1500));   // long 1, int 500000000
+//   BytesReferenceStreamInput in(out.bytes());
 //   Instant i = readInstant(in);
 //
 // The range is Java's (Instant.MIN .. Instant.MAX); readInstant rejects

@@ -1,14 +1,25 @@
 // NamedWriteableRegistry: which reader builds which NamedWriteable, by
 // category (the C++ type a caller asks for) and writeable name.
 //
+// Example (runs: named_writeable_registry):
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
+//   struct Format : NamedWriteable {};  // a category: the type a caller asks for
+//   struct RawFormat final : Format {
+//     RawFormat() = default;
+//     explicit RawFormat(StreamInput&) {}  // reads its body (none)
+//     std::string_view getWriteableName() const override { return "raw"; }
+//     void writeTo(StreamOutput&) const override {}
+//   };
 //   NamedWriteableRegistry registry;
-//   registry.registerReader<DocValueFormat>("raw", [](StreamInput& in) {
-//     return std::make_unique<RawFormat>(in);      // anything ->
-//     unique_ptr<D>, D : C
+//   registry.registerReader<Format>("raw", [](StreamInput& in) {
+//     return std::make_unique<RawFormat>(in);  // any std::unique_ptr<D>, D derived from C
 //   });
+//   BytesStreamOutput out;
+//   out.writeNamedWriteable(RawFormat());  // 03 72 61 77: the name, then the body
+//   BytesReferenceStreamInput in(out.bytes());
 //   in.setNamedWriteableRegistry(&registry);
-//   std::unique_ptr<DocValueFormat> f =
-//   readNamedWriteable<DocValueFormat>(in);
+//   std::unique_ptr<Format> f = readNamedWriteable<Format>(in);
 //
 // On the wire a named writeable is writeString(getWriteableName()) and then
 // its body (wire format §2). A name that the registry does not know for the

@@ -4,11 +4,17 @@
 // They are free functions so that the stream core (//stream:core) knows none
 // of these types; the names are ES's StreamOutput / StreamInput methods.
 //
+// Example (runs: structured_stream):
+//   #include "stream/bytes_stream_output.h"
+//   BytesStreamOutput out;
 //   writeTimeValue(out, TimeValue(100, TimeUnit::kDays));    // C8 01 06
 //   writeEnum(out, TimeUnit::kSeconds);                      // 03
+//   writeGenericValue(out, GenericValue::ofLong(7));         // 05 00 00 00 00 00 00 00 07
+//   BytesReferenceStreamInput in(out.bytes());
+//   TimeValue t = readTimeValue(in);
+//   TimeUnit unit = readEnum<TimeUnit>(in);
 //   GenericValue v = readGenericValue(in);
-//   in.setNamedWriteableRegistry(&registry);
-//   std::unique_ptr<DocValueFormat> f = readNamedWriteable<DocValueFormat>(in);
+//   // Named writeables: see named_writeable_registry.h.
 //
 // Writers: a caller error is std::invalid_argument, and part of the value may
 // already be written (discard the output). Readers: untrusted input, every

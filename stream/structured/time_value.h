@@ -1,8 +1,12 @@
 // TimeValue: a duration with its unit, as Elasticsearch's TimeValue travels.
 //
+// Example (runs: time_value):
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
 //   TimeValue t = TimeValue::timeValueDays(100);
+//   BytesStreamOutput out;
 //   writeTimeValue(out, t);                 // C8 01 06: ZLong 100, unit byte 6
-//   t.toString();                          // "100d"
+//   std::string text = t.toString();        // "100d"
 //
 // The unit is kept (not normalised) because it is on the wire: 60s and 1m are
 // different values with different bytes, and operator== tells them apart.
