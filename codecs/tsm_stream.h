@@ -2,10 +2,13 @@
 // then one block of codecs/tsm.h. A wirestream extension: an Elasticsearch
 // peer has no reader for it, so send it only to a peer that asked for it.
 //
+// Example (runs: tsm_stream):
+//   #include "stream/bytes_stream_output.h"
+//   std::vector<int64_t> timestamps = {1700000000000, 1700000010000, 1700000020000};
 //   BytesStreamOutput out;
 //   wirestream::tsm::writeTimeBlock(out, timestamps);          // 1C ... after its length
 //   BytesReferenceStreamInput in(out.bytes());
-//   std::vector<int64_t> back = wirestream::tsm::readTimeBlock(in, /*max_values=*/n);
+//   std::vector<int64_t> back = wirestream::tsm::readTimeBlock(in, /*max_values=*/3);
 //
 // Readers take untrusted input: a negative length is CorruptStreamError
 // "negative TSM block length [n]", a length above the bytes left is

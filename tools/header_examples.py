@@ -20,9 +20,9 @@ Each block is written to OUT_DIR/NAME.cc with the header included first and `#li
 pointing back into the header, so a compiler error names the header's line.
 
 It fails if the NAMEs given are not exactly the marked blocks of the HEADERs, or if a
-HEADER holds an unmarked block that looks like code (a line ending in `;`, `{` or `}`
-with a call, an assignment or a brace in it): a new example cannot go untested. Put
-pseudo-code in prose instead. --check (CI, over every header of the scanned folders)
+HEADER holds an unmarked block that looks like code (a line with balanced parentheses
+ending in `{`, `}`, or in `;` after a call, an assignment or a brace): a new example
+cannot go untested. Put pseudo-code in prose instead. --check (CI, over every header of the scanned folders)
 scans the same way and fails if a marked NAME is missing from BUILD_FILE, so a header
 that BUILD does not list yet cannot hold an untested example either.
 """
@@ -31,7 +31,7 @@ import sys
 
 MARKER = re.compile(r"^\s*// Example \((runs|compiled|declares): (\w+)\):\s*$")
 BLOCK_LINE = re.compile(r"^\s*//   (.*)$")
-CODE_LIKE = re.compile(r"([(={}].*[;{}]|[{}])\s*$")
+CODE_LIKE = re.compile(r"([(={].*;|[{}])$")
 
 
 def code_part(line):
@@ -65,7 +65,8 @@ def scan(path, text):
             blocks.append((marker.group(1), marker.group(2), start + 1, body))
         elif body:
             for k, b in enumerate(body):
-                if CODE_LIKE.search(code_part(b).rstrip()):
+                code = code_part(b).rstrip()
+                if CODE_LIKE.search(code) and code.count("(") == code.count(")"):
                     sys.exit("%s:%d: a block that looks like code without "
                              "`// Example (runs|compiled|declares: NAME):` before it; mark it "
                              "(and add NAME to tests/header_examples/BUILD.bazel) or write it "
