@@ -13,7 +13,6 @@
 // Example (runs: simple8b):
 //   #include <vector>
 //   std::vector<uint64_t> values = {1, 2, 3, 1000, 5};
-//   namespace simple8b = tsm::simple8b;
 //   std::vector<uint8_t> words(simple8b::maxEncodedBytes(values.size()));
 //   words.resize(simple8b::encode(values, words.data()));
 //   size_t count = simple8b::count(words);                    // validates

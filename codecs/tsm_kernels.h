@@ -6,7 +6,6 @@
 // against.
 //
 // Example (runs: tsm_kernels):
-//   using namespace tsm::internal;
 //   const uint64_t values[] = {10, 12, 11};
 //   uint64_t d[3];
 //   const Kernels& k = kernels();

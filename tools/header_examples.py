@@ -14,8 +14,9 @@ three spaces (at any indentation, so a member's comment may hold one too):
                                   (it needs a peer, a socket or a file)
   // Example (declares: NAME):    the block is namespace-scope declarations, compiled
 
-A block reads as code written inside namespace wirestream: it names what it uses in
-visible declarations, and its leading `#include` lines (if any) go before the namespace.
+A block reads as code written inside the header's namespace (its first `namespace N {`,
+else wirestream): it names what it uses in visible declarations, and its leading
+`#include` lines (if any) go before the namespace.
 Each block is written to OUT_DIR/NAME.cc with the header included first and `#line`
 pointing back into the header, so a compiler error names the header's line.
 
@@ -75,7 +76,7 @@ def scan(path, text):
     return blocks
 
 
-def render(path, kind, name, first_line, body):
+def render(path, namespace, kind, name, first_line, body):
     includes = []
     while body and body[0].startswith("#include"):
         includes.append(body.pop(0))
@@ -89,17 +90,17 @@ def render(path, kind, name, first_line, body):
                '#pragma GCC diagnostic ignored "-Wunused-but-set-variable"',
                '#pragma GCC diagnostic ignored "-Wunused-local-typedefs"',
                "",
-               "namespace wirestream {"]
+               "namespace %s {" % namespace]
     if kind != "declares":
         out.append("void example_%s() {" % name)
     out.append('#line %d "%s"' % (first_line, path))
     out += body
     if kind != "declares":
         out.append("}")
-    out.append("}  // namespace wirestream")
+    out.append("}  // namespace %s" % namespace)
     out.append("")
     if kind == "runs":
-        out.append("int main() { wirestream::example_%s(); }" % name)
+        out.append("int main() { %s::example_%s(); }" % (namespace, name))
     else:
         out.append("int main() {}")
     return "\n".join(out) + "\n"
@@ -125,18 +126,21 @@ def main():
     headers = args[args.index("--headers") + 1:]
     found = {}
     for path in headers:
-        for kind, name, first_line, body in scan(path, open(path).read()):
+        text = open(path).read()
+        namespace = re.search(r"^namespace ([\w:]+) \{", text, re.M)
+        for kind, name, first_line, body in scan(path, text):
             if name in found:
                 sys.exit("%s: example %s is also in %s" % (path, name, found[name][0]))
-            found[name] = (path, kind, first_line, body)
+            found[name] = (path, namespace.group(1) if namespace else "wirestream", kind,
+                           first_line, body)
     if sorted(found) != sorted(names):
         sys.exit("header_examples: the headers mark %s, BUILD expects %s (missing: %s, "
                  "unlisted: %s)" % (sorted(found), sorted(names),
                                     sorted(set(names) - set(found)),
                                     sorted(set(found) - set(names))))
-    for name, (path, kind, first_line, body) in found.items():
+    for name, (path, namespace, kind, first_line, body) in found.items():
         with open("%s/%s.cc" % (out_dir, name), "w") as f:
-            f.write(render(path, kind, name, first_line, list(body)))
+            f.write(render(path, namespace, kind, name, first_line, list(body)))
     return 0
 
 
