@@ -14,16 +14,16 @@ three spaces (at any indentation, so a member's comment may hold one too):
                                   (it needs a peer, a socket or a file)
   // Example (declares: NAME):    the block is namespace-scope declarations, compiled
 
-A block reads as code written inside the header's namespace (its first `namespace N {`,
-else wirestream): it names what it uses in visible declarations, and its leading
-`#include` lines (if any) go before the namespace.
+A block reads as code written inside the header's namespace (the one its last
+`}  // namespace N` closes, else wirestream): it names what it uses in visible
+declarations, and its leading `#include` lines (if any) go before the namespace.
 Each block is written to OUT_DIR/NAME.cc with the header included first and `#line`
 pointing back into the header, so a compiler error names the header's line.
 
 It fails if the NAMEs given are not exactly the marked blocks of the HEADERs, or if a
 HEADER holds an unmarked block that looks like code (a line with balanced parentheses
-ending in `{`, `}`, or in `;` after a call, an assignment or a brace): a new example
-cannot go untested. Put pseudo-code in prose instead. --check (CI, over every header of the scanned folders)
+that ends a statement or a brace, or declares a variable with an initializer): a new
+example cannot go untested. Put pseudo-code in prose instead. --check (CI, over every header of the scanned folders)
 scans the same way and fails if a marked NAME is missing from BUILD_FILE, so a header
 that BUILD does not list yet cannot hold an untested example either.
 """
@@ -32,7 +32,9 @@ import sys
 
 MARKER = re.compile(r"^\s*// Example \((runs|compiled|declares): (\w+)\):\s*$")
 BLOCK_LINE = re.compile(r"^\s*//   (.*)$")
-CODE_LIKE = re.compile(r"([(={].*;|[{}])$")
+# A line ending a statement or a brace ("f(x);", "int a[4];", "};", "{"), or a declaration
+# with an initializer ("std::string s = ...;"); prose that ends a clause with ';' is neither.
+CODE_LIKE = re.compile(r"([)\]}];|[{}])$|^\s*[A-Za-z_][\w:<>]*\s*[*&]?\s+\w+\s*(=|\{|\[).*;$")
 
 
 def code_part(line):
@@ -127,12 +129,12 @@ def main():
     found = {}
     for path in headers:
         text = open(path).read()
-        namespace = re.search(r"^namespace ([\w:]+) \{", text, re.M)
+        closers = re.findall(r"^\}  // namespace ([\w:]+)$", text, re.M)
         for kind, name, first_line, body in scan(path, text):
             if name in found:
                 sys.exit("%s: example %s is also in %s" % (path, name, found[name][0]))
-            found[name] = (path, namespace.group(1) if namespace else "wirestream", kind,
-                           first_line, body)
+            found[name] = (path, closers[-1] if closers else "wirestream", kind, first_line,
+                           body)
     if sorted(found) != sorted(names):
         sys.exit("header_examples: the headers mark %s, BUILD expects %s (missing: %s, "
                  "unlisted: %s)" % (sorted(found), sorted(names),

@@ -2,12 +2,16 @@
 // process is out of file descriptors, the kernel out of buffers) from
 // spinning and from flooding the log.
 //
-//   AcceptBackoff backoff;                      // 10 ms, doubling, at most 1 s
-//   on error:   timer.expires_after(backoff.nextDelay());  // then accept again
-//   on success: backoff.reset();
-//
+// Example (runs: accept_backoff):
+//   #include <vector>
+//   AcceptBackoff backoff;                                // 10 ms, doubling, at most 1 s
+//   std::chrono::milliseconds wait = backoff.nextDelay();  // accept failed: wait, then retry
+//   backoff.reset();                                      // accept succeeded
+//   std::vector<std::string> log;
 //   LogRateLimiter limiter(std::chrono::seconds(1));
-//   if (auto suppressed = limiter.admit(now)) log(line + suppressedSuffix(*suppressed));
+//   std::string line = "accept failed: Too many open files";
+//   if (std::optional<uint64_t> suppressed = limiter.admit())
+//     log.push_back(line + suppressedSuffix(*suppressed));
 //
 // An accept that fails with EMFILE leaves the connection in the listen
 // backlog, so the socket stays readable and an immediate retry fails again at

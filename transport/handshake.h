@@ -1,10 +1,15 @@
 // The bodies of Elasticsearch's two handshakes and the prefix of every request
 // body, as ES writes them (TaskId, TransportHandshaker, TransportService).
 //
+// Example (runs: handshake):
+//   #include "stream/bytes_stream_output.h"
 //   // connecting side, frame with status 0x08 at the minimum compatible version:
-//   TcpHandshakeRequest{TransportVersion::V_8_7_0}.writeTo(body);   // 04 d3 c7 ec 03
+//   BytesStreamOutput request_body;
+//   TcpHandshakeRequest{TransportVersion::V_8_7_0}.writeTo(request_body);  // 04 d3 c7 ec 03
 //   // accepting side, answered at the request's header version:
-//   TcpHandshakeResponse{local}.writeTo(body);                      // d3 c7 ec 03
+//   TransportVersion local = TransportVersion::V_8_7_0;
+//   BytesStreamOutput response_body;
+//   TcpHandshakeResponse{local}.writeTo(response_body);  // d3 c7 ec 03
 //
 // A request body on the wire is TaskId (the parent task) followed by the
 // request's own fields; the frame writer and InboundMessage add and strip the
@@ -91,7 +96,7 @@ struct DiscoveryNodeRole {
 // ES DiscoveryNode as 7.17 and 8.x up to 8.7 write it:
 //   String name, id, ephemeralId, hostName, hostAddress; TransportAddress;
 //   VInt n, n x (String key, String value) attributes;
-//   VInt n, n x (String role, String abbreviation, boolean canContainData);
+//   VInt n, n x (String role, String abbreviation, boolean canContainData) roles;
 //   VInt version id; from 8.3.0 String externalId.
 struct DiscoveryNode {
   std::string name;

@@ -4,10 +4,12 @@
 // line a second per kind, a summary line with the count of the rest, and a
 // counter a user reads in TransportStats.
 //
+// Example (runs: peer_events):
+//   std::vector<std::string> warnings;
+//   auto warn = [&](const std::string& line) { warnings.push_back(line); };
 //   PeerEvents events;
 //   std::string line = "closing connection [..]: ...";
-//   if (events.note(PeerEvent::kProtocolError, line)) warn(line);  // else debug(line)
-//   ...
+//   if (events.note(PeerEvent::kProtocolError, line)) warn(line);  // else log it at debug
 //   // about once an interval while note() has returned false:
 //   for (const PeerEvents::Summary& s : events.takeSummaries()) warn(s.line);
 //

@@ -2,11 +2,22 @@
 // readException, ElasticsearchException.writeTo and its registry ids), the
 // body of every error response.
 //
-//   RemoteException e = exceptionFromError(std::current_exception());
-//   writeException(out, wrapInRemoteTransport("node-1", "127.0.0.1:9300", action, e));
-//   ...
+// Example (runs: remote_exception):
+//   #include "stream/bytes_stream_output.h"
+//   #include "transport/transport_errors.h"
+//   std::shared_ptr<const RemoteException> e;
+//   try {
+//     throw std::invalid_argument("bad size");  // what a handler threw
+//   } catch (...) {
+//     e = exceptionFromError(std::current_exception());  // IllegalArgumentException
+//   }
+//   BytesStreamOutput out;
+//   auto wrapped = wrapInRemoteTransport("node-1", "127.0.0.1:9300", "shard/search", e);
+//   writeException(out, wrapped.get());
+//   BytesReferenceStreamInput in(out.bytes());
 //   std::shared_ptr<const RemoteException> back = readException(in);
-//   std::rethrow_exception(remoteErrorFor(back));   // CircuitBreakingError, ...
+//   std::exception_ptr error = remoteErrorFor(back);  // RemoteTransportError, or a typed one
+//                                                     // (CircuitBreakingError, ...) to rethrow
 //
 // Stateless functions; thread-safe. readException takes untrusted input.
 #pragma once
