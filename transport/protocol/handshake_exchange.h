@@ -1,14 +1,27 @@
 // The transport handshake's two halves as socket-free steps (the bodies are
 // in handshake.h; docs/transport.md "Connections, handshake, direction"):
 //
+// Example (runs: handshake_exchange):
+//   TransportVersion local = TransportVersion::current();
+//   TransportVersion minimum = TransportVersion::fromRelease(7, 17, 0);
+//   auto parse = [](const BytesStreamOutput& frame) {  // what the read loop does
+//     std::optional<InboundMessage> m;
+//     std::vector<uint8_t> bytes = frame.bytes().toVector();
+//     FrameDecoder(/*max_frame_size=*/1 << 20).feed(bytes, [&](DecodedFrame&& f) {
+//       m = InboundMessage::parse(std::move(f), /*max_body_size=*/1 << 20);
+//     });
+//     return std::move(*m);
+//   };
 //   // connecting side
-//   auto frame = handshakeRequestFrame(id, options.version, options.minimum_compatible_version);
-//   ... response body arrives ...
-//   TransportVersion agreed = agreedVersion(readHandshakeResponse(in), local, minimum);
-//
+//   std::shared_ptr<BytesStreamOutput> frame = handshakeRequestFrame(1, local, minimum);
 //   // accepting side, on a handshake request frame
-//   HandshakeAnswer a = answerHandshake(std::move(message), identity);
-//   send(a.frame); if (a.agreed) complete(*a.agreed); else closeAfterFlush(a.refusal);
+//   HandshakeIdentity identity{local, minimum, "node-1", "127.0.0.1:9300"};
+//   HandshakeAnswer a = answerHandshake(parse(*frame), identity);
+//   // it sends a.frame, then completes at *a.agreed, or closes (a.refusal) after the send
+//   // connecting side, when the response arrives
+//   InboundMessage response = parse(*a.frame);
+//   BytesReferenceStreamInput in(response.body());
+//   TransportVersion agreed = agreedVersion(readHandshakeResponse(in), local, minimum);
 //
 // Versions: the request travels at the sender's minimum compatible version so
 // that any compatible peer can read it; the response and a refusal travel at

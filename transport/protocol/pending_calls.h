@@ -1,15 +1,21 @@
 // PendingCalls: the requests one connection sent and awaits answers to, with
 // their deadlines. Socket-free; the connection drives it:
 //
+// Example (runs: pending_calls):
+//   std::vector<std::string> failed;
+//   auto fail = [&](PendingCall& c, const std::string& why) { failed.push_back(why); };
+//   std::optional<PendingCalls::Clock::time_point> timer;  // the connection's one timer
+//   PendingCalls::Clock::time_point now = PendingCalls::Clock::now();
 //   PendingCalls calls;
-//   switch (calls.add(id, call, now)) {  // takes `call` unless kClosed
+//   PendingCall call{.action = "shard/search", .timeout = std::chrono::seconds(5)};
+//   switch (calls.add(/*id=*/7, call, now)) {  // takes `call` unless kClosed
 //     case PendingCalls::Added::kClosed: fail(call, calls.closeReason()); break;
-//     case PendingCalls::Added::kArmTimer: arm(*calls.armedDeadline()); break;
+//     case PendingCalls::Added::kArmTimer: timer = *calls.armedDeadline(); break;
 //     case PendingCalls::Added::kAdded: break;
 //   }
-//   std::optional<PendingCall> c = calls.take(response_id);   // answer
-//   for (auto& [id, c] : calls.takeExpired(now)) timeOut(c);    // timer fired
-//   for (auto& [id, c] : calls.close("reason")) disconnect(c);   // closing
+//   std::optional<PendingCall> c = calls.take(/*id=*/7);                  // answered
+//   for (auto& [id, c] : calls.takeExpired(now)) fail(c, "timed out");   // timer fired
+//   for (auto& [id, c] : calls.close("reason")) fail(c, "disconnected");  // closing
 //
 // One timer per connection, not one per call: the table remembers the
 // deadline the timer is armed for and asks for a re-arm only when a call's

@@ -6,11 +6,27 @@
 // rules every connection enforces. The connection owns the socket and the
 // timers and drives it:
 //
-//   ReadLoop loop({.direction = Direction::kInbound, .max_frame_size = ...}, sink);
-//   ReadLoop::Target t = loop.nextRead();        // read into t.buffers
-//   loop.received(n, t.direct);                  // decode, dispatch to `sink`
-//   switch (loop.deadlineAfterRead()) ...        // arm / cancel the read deadline
-//   on EOF or a read error: close(loop.closeReason(...)).
+// Example (runs: read_loop):
+//   #include <cstring>
+//   struct Conn final : ReadLoop::Sink {  // the connection
+//     void answerPing() override {}
+//     void onHandshakeRequest(DecodedFrame&& frame) override {}
+//     void onResponse(DecodedFrame&& frame) override {}
+//     void onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) override {}
+//     void onRefused(const FrameHeader& h, const CircuitBreakingError& e, bool answer) override {}
+//   } sink;
+//   ReadLoop loop({.direction = Direction::kInbound, .max_frame_size = 1 << 20}, sink);
+//   const uint8_t ping[] = {'E', 'S', 0xFF, 0xFF, 0xFF, 0xFF};  // what the socket brings
+//   ReadLoop::Target t = loop.nextRead();  // read into t.buffers
+//   std::memcpy(t.buffers[0].data(), ping, sizeof ping);
+//   loop.received(sizeof ping, t.direct);  // decode, dispatch to `sink`
+//   switch (loop.deadlineAfterRead()) {    // the read deadline:
+//     case ReadLoop::Deadline::kArm: break;     // arm it for the frame begun
+//     case ReadLoop::Deadline::kCancel: break;  // cancel it
+//     case ReadLoop::Deadline::kKeep: break;
+//   }
+//   bool warn = false;  // on EOF or a read error: close, with this reason
+//   std::string reason = loop.closeReason(/*eof=*/true, /*error=*/"", warn);
 //
 // Rules (a break throws ProtocolError, a bad byte stream the decoder's
 // StreamError; either way the connection closes): a response on an inbound
