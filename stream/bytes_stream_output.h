@@ -76,7 +76,7 @@ class BytesStreamOutput final : public StreamOutput {
   void ensureCapacity(size_t n) override;
 
  private:
-  [[noreturn]] void throwFull(size_t requested) const;
+  [[noreturn, gnu::cold]] void throwFull(size_t requested) const;
   // Makes pages_[index] exist and the current page, positioned at `offset` in it.
   void moveTo(size_t index, size_t offset);
   // Bytes in the pages before the position.

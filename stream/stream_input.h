@@ -568,8 +568,8 @@ class StreamInput {
       throwTooDeep();
     ++nesting_depth_;
   }
-  [[noreturn]] void throwTooDeep() const;
-  [[noreturn]] static void throwDuplicateKey(int32_t index);
+  [[noreturn, gnu::cold]] void throwTooDeep() const;
+  [[noreturn, gnu::cold]] static void throwDuplicateKey(int32_t index);
 
   TransportVersion version_ = TransportVersion::current();
   int32_t max_array_size_ = std::numeric_limits<int32_t>::max();

@@ -550,8 +550,8 @@ class StreamOutput {
     return false;
   }
 
-  [[noreturn]] static void throwNegativeVLong(int64_t v);
-  [[noreturn]] static void throwArraySizeTooLarge(size_t size);
+  [[noreturn, gnu::cold]] static void throwNegativeVLong(int64_t v);
+  [[noreturn, gnu::cold]] static void throwArraySizeTooLarge(size_t size);
 
   // memcpy, with copies of up to 16 bytes (keys, short strings) done inline
   // as two overlapping loads and stores: a call into libc costs more than
@@ -578,7 +578,7 @@ class StreamOutput {
       dst[n - 1] = last;
     }
   }
-  [[noreturn]] static void throwNullElement();
+  [[noreturn, gnu::cold]] static void throwNullElement();
 
   template <typename T>
   static const auto& derefWriteable(const T& v) {

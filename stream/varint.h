@@ -43,12 +43,13 @@ struct DecodeResult {
 };
 
 namespace internal {
-[[noreturn]] void throwInvalidVInt(uint8_t fifth);
-[[noreturn]] void throwInvalidVLong(uint8_t tenth);
-[[noreturn]] void throwZLongTooLong();
+[[noreturn, gnu::cold]] void throwInvalidVInt(uint8_t fifth);
+[[noreturn, gnu::cold]] void throwInvalidVLong(uint8_t tenth);
+[[noreturn, gnu::cold]] void throwZLongTooLong();
 // Why the codec refused the value at p: EndOfStreamError or CorruptStreamError.
-[[noreturn]] void throwVIntError(const uint8_t* p, const uint8_t* limit);
-[[noreturn]] void throwVarint64Error(const uint8_t* p, const uint8_t* limit, bool zigzag);
+[[noreturn, gnu::cold]] void throwVIntError(const uint8_t* p, const uint8_t* limit);
+[[noreturn, gnu::cold]] void throwVarint64Error(const uint8_t* p, const uint8_t* limit,
+                                                bool zigzag);
 
 // Unrolled path: the caller guarantees kMaxVLongBytes readable bytes at p.
 inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p, bool zigzag) {

@@ -118,7 +118,7 @@ class FrameDecoder {
  private:
   // Returns how many bytes of `bytes` were consumed (validating as it goes).
   size_t consumeHeader(std::span<const uint8_t> bytes);
-  [[noreturn]] void fail(std::exception_ptr error);
+  [[noreturn, gnu::cold]] void fail(std::exception_ptr error);
   void emitFrame(const std::function<void(DecodedFrame&&)>& on_frame);
   void checkMagic();
   void checkLength();

@@ -251,7 +251,7 @@ class GenericValue {
 
   template <typename T>
   const T& get(std::string_view wanted) const;
-  [[noreturn]] void throwWrongKind(std::string_view wanted) const;
+  [[noreturn, gnu::cold]] void throwWrongKind(std::string_view wanted) const;
 
   Kind kind_ = Kind::kNull;
   Storage storage_;

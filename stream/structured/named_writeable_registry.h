@@ -115,7 +115,8 @@ class NamedWriteableRegistry {
   void add(std::type_index category, std::string category_name, std::string name,
            ErasedReader reader);
   const ErasedReader* find(std::type_index category, std::string_view name) const;
-  [[noreturn]] static void throwUnknown(const std::string& category, std::string_view name);
+  [[noreturn, gnu::cold]] static void throwUnknown(const std::string& category,
+                                                   std::string_view name);
 
   std::unordered_map<std::type_index, Category> categories_;
 };

@@ -77,8 +77,8 @@ std::optional<Instant> readOptionalInstant(StreamInput& in);
 // ---- enums (§2) ----
 
 namespace internal {
-[[noreturn]] void throwBadEnumValue(std::string_view enum_name, int64_t value);
-[[noreturn]] void throwDuplicateOrdinal(std::string_view enum_name, int64_t ordinal);
+[[noreturn, gnu::cold]] void throwBadEnumValue(std::string_view enum_name, int64_t value);
+[[noreturn, gnu::cold]] void throwDuplicateOrdinal(std::string_view enum_name, int64_t ordinal);
 }  // namespace internal
 
 // VInt ordinal. A value outside 0..kCount-1 is a caller error.

@@ -37,7 +37,7 @@ concept WireEnum = std::is_enum_v<E> && requires {
 namespace internal {
 
 // CorruptStreamError "Unknown <name> ordinal [n]".
-[[noreturn]] void throwUnknownOrdinal(std::string_view enum_name, int64_t ordinal);
+[[noreturn, gnu::cold]] void throwUnknownOrdinal(std::string_view enum_name, int64_t ordinal);
 
 }  // namespace internal
 }  // namespace wirestream
