@@ -26,7 +26,7 @@ namespace wirestream::codec {
 // Length of the strict UTF-8 sequence starting at s[i] (i < n): 1..4, or 0 when it is
 // invalid (a stray continuation byte, an overlong form, a surrogate code point, above
 // U+10FFFF, or cut by n). Reads nothing at or past s + n.
-inline size_t utf8SequenceLength(const uint8_t* s, size_t n, size_t i) {
+[[nodiscard]] inline size_t utf8SequenceLength(const uint8_t* s, size_t n, size_t i) {
   const uint8_t b = s[i];
   if (b < 0x80) return 1;
   auto cont = [&](size_t k) { return i + k < n && (s[i + k] & 0xC0) == 0x80; };
@@ -77,7 +77,7 @@ inline uint8_t* encodeUtf8AsWire(uint8_t* dst, const uint8_t* s, size_t n) {
 // 2 or 3 when its bytes are already well-formed UTF-8 of one code point that is not a
 // surrogate, so a reader may copy them unchanged; 0 when the unit needs the careful path
 // (a bad byte, an overlong form, half of a surrogate pair, or fewer than 3 bytes left).
-inline size_t wireUnitAsUtf8Length(const uint8_t* q, size_t avail) {
+[[nodiscard]] inline size_t wireUnitAsUtf8Length(const uint8_t* q, size_t avail) {
   if (avail < 3) return 0;
   const uint8_t b0 = q[0];
   const uint8_t b1 = q[1];

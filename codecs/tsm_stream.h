@@ -45,12 +45,18 @@ void writeTimeBlock(StreamOutput& out, std::span<const int64_t> timestamps);
 void writeBooleanBlock(StreamOutput& out, const std::vector<bool>& values);
 void writeStringBlock(StreamOutput& out, std::span<const std::string> values);
 
-std::vector<double> readFloatBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<int64_t> readIntegerBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<uint64_t> readUnsignedBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<int64_t> readTimeBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<bool> readBooleanBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<std::string> readStringBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<double> readFloatBlock(StreamInput& in,
+                                                 size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<int64_t> readIntegerBlock(StreamInput& in,
+                                                    size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<uint64_t> readUnsignedBlock(StreamInput& in,
+                                                      size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<int64_t> readTimeBlock(StreamInput& in,
+                                                 size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<bool> readBooleanBlock(StreamInput& in,
+                                                 size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<std::string> readStringBlock(StreamInput& in,
+                                                       size_t max_values = kDefaultMaxValues);
 
 // The same into `out` (replaced; its capacity is reused), for readers that
 // keep buffers across messages.
@@ -60,6 +66,6 @@ void readTimeBlock(StreamInput& in, std::vector<int64_t>& out, size_t max_values
 
 // The block's bytes without decoding them (length checked as above); valid
 // until the next read from `in` or the next call on this thread.
-std::span<const uint8_t> readBlockBytes(StreamInput& in);
+[[nodiscard]] std::span<const uint8_t> readBlockBytes(StreamInput& in);
 
 }  // namespace wirestream::tsm

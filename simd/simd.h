@@ -50,7 +50,7 @@ inline constexpr Level kAllLevels[] = {Level::kScalar, Level::kSse4, Level::kAvx
 // "scalar", "sse4", "avx2", "avx512", "neon".
 const char* levelName(Level level);
 // Parses a WIRESTREAM_SIMD value; "auto" and unknown names give nullopt.
-std::optional<Level> parseLevel(std::string_view name);
+[[nodiscard]] std::optional<Level> parseLevel(std::string_view name);
 
 // Outcome of a batch decode: `count` values written, `next` the first byte
 // not consumed.

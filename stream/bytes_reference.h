@@ -44,7 +44,7 @@ class BytesReference {
   explicit BytesReference(const std::vector<Piece>& pieces,
                           std::shared_ptr<const void> owner = nullptr);
   // A reference that owns a copy of `bytes`.
-  static BytesReference copyOf(std::span<const uint8_t> bytes);
+  [[nodiscard]] static BytesReference copyOf(std::span<const uint8_t> bytes);
 
   size_t length() const { return length_; }
   bool empty() const { return length_ == 0; }
@@ -52,8 +52,8 @@ class BytesReference {
   uint8_t operator[](size_t index) const;
   // The bytes [offset, offset + length), sharing the storage
   // (std::out_of_range if that range is not inside this reference).
-  BytesReference slice(size_t offset, size_t length) const;
-  std::vector<uint8_t> toVector() const;
+  [[nodiscard]] BytesReference slice(size_t offset, size_t length) const;
+  [[nodiscard]] std::vector<uint8_t> toVector() const;
   // The contiguous pieces, in order, e.g. for a gather write (iovec).
   const std::vector<Piece>& pieces() const { return pieces_; }
 

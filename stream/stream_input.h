@@ -71,7 +71,7 @@ class StreamInput {
 
   // ---- primitives (wire format §1) ----
 
-  uint8_t readByte() {
+  [[nodiscard]] uint8_t readByte() {
     if (pos_ == end_) [[unlikely]]
       return readByteSlow();
     return *pos_++;
@@ -90,7 +90,7 @@ class StreamInput {
   // Skips n bytes, or throws EndOfStreamError having skipped nothing.
   void skip(size_t n);
 
-  int16_t readShort() {
+  [[nodiscard]] int16_t readShort() {
     if (end_ - pos_ >= 2) [[likely]] {
       auto v = static_cast<int16_t>(codec::loadBig16(pos_));
       pos_ += 2;
@@ -99,7 +99,7 @@ class StreamInput {
     return static_cast<int16_t>(readFixedSlow(2));
   }
 
-  int32_t readInt() {
+  [[nodiscard]] int32_t readInt() {
     if (end_ - pos_ >= 4) [[likely]] {
       auto v = static_cast<int32_t>(codec::loadBig32(pos_));
       pos_ += 4;
@@ -108,7 +108,7 @@ class StreamInput {
     return static_cast<int32_t>(readFixedSlow(4));
   }
 
-  int64_t readLong() {
+  [[nodiscard]] int64_t readLong() {
     if (end_ - pos_ >= 8) [[likely]] {
       auto v = static_cast<int64_t>(codec::loadBig64(pos_));
       pos_ += 8;
@@ -117,7 +117,7 @@ class StreamInput {
     return static_cast<int64_t>(readFixedSlow(8));
   }
 
-  int32_t readVInt() {
+  [[nodiscard]] int32_t readVInt() {
     if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
       auto r = decodeVInt(pos_, end_);
       pos_ = r.next;
@@ -126,7 +126,7 @@ class StreamInput {
     return readVIntSlow();
   }
 
-  int64_t readVLong() {
+  [[nodiscard]] int64_t readVLong() {
     if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
       auto r = internal::decodeVLongUnchecked(pos_, false);
       pos_ = r.next;
@@ -135,7 +135,7 @@ class StreamInput {
     return static_cast<int64_t>(readVarint64Slow(false));
   }
 
-  int64_t readZLong() {
+  [[nodiscard]] int64_t readZLong() {
     if (end_ - pos_ >= kMaxZLongBytes) [[likely]] {
       auto r = internal::decodeVLongUnchecked(pos_, true);
       pos_ = r.next;
@@ -144,34 +144,34 @@ class StreamInput {
     return zigZagDecode(readVarint64Slow(true));
   }
 
-  float readFloat();
-  double readDouble();
+  [[nodiscard]] float readFloat();
+  [[nodiscard]] double readDouble();
 
   // 00 or 01; anything else is CorruptStreamError "unexpected byte [0x..]".
-  bool readBoolean();
+  [[nodiscard]] bool readBoolean();
   // 00, 01, or 02 for absent.
-  std::optional<bool> readOptionalBoolean();
+  [[nodiscard]] std::optional<bool> readOptionalBoolean();
 
-  std::optional<int32_t> readOptionalVInt();
-  std::optional<int64_t> readOptionalVLong();
-  std::optional<int32_t> readOptionalInt();
-  std::optional<int64_t> readOptionalLong();
-  std::optional<float> readOptionalFloat();
-  std::optional<double> readOptionalDouble();
+  [[nodiscard]] std::optional<int32_t> readOptionalVInt();
+  [[nodiscard]] std::optional<int64_t> readOptionalVLong();
+  [[nodiscard]] std::optional<int32_t> readOptionalInt();
+  [[nodiscard]] std::optional<int64_t> readOptionalLong();
+  [[nodiscard]] std::optional<float> readOptionalFloat();
+  [[nodiscard]] std::optional<double> readOptionalDouble();
 
   // ---- strings and bytes (wire format §2) ----
 
   // Returns UTF-8; surrogate pairs on the wire become 4-byte sequences.
-  std::string readString();
-  std::optional<std::string> readOptionalString();
-  std::vector<uint8_t> readByteArray();
-  std::vector<uint8_t> readBytesRef() { return readByteArray(); }
+  [[nodiscard]] std::string readString();
+  [[nodiscard]] std::optional<std::string> readOptionalString();
+  [[nodiscard]] std::vector<uint8_t> readByteArray();
+  [[nodiscard]] std::vector<uint8_t> readBytesRef() { return readByteArray(); }
 
   // A VInt size for `min_bytes_each`-byte elements, validated before the
   // caller allocates: negative -> CorruptStreamError, above maxArraySize() ->
   // LimitExceededError, more than the bytes left can hold -> EndOfStreamError.
   // Inline while the elements would fit in the current chunk.
-  int32_t readArraySize(size_t min_bytes_each = 1) {
+  [[nodiscard]] int32_t readArraySize(size_t min_bytes_each = 1) {
     int32_t size = readVInt();
     if (arraySizeFitsChunk(size, min_bytes_each, pos_, end_)) [[likely]]
       return size;
@@ -180,28 +180,28 @@ class StreamInput {
 
   // The next n bytes, consumed, when the current chunk holds them all;
   // otherwise nullptr, and nothing is consumed (read them with readBytes).
-  const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
+  [[nodiscard]] const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
 
   // Consumes the next byte if it is `expected` and in the current chunk;
   // otherwise consumes nothing and returns false (also at a chunk's end:
   // callers then read the value the general way). For the empty list most
   // leaf buckets carry (one 00 byte).
-  bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
+  [[nodiscard]] bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
 
-  std::vector<std::string> readStringArray();
+  [[nodiscard]] std::vector<std::string> readStringArray();
   // Decoded with the SIMD batch kernels (//simd) inside each chunk; a value
   // that crosses chunks, or is malformed, goes through readVInt / readVLong,
   // so the errors are theirs.
-  std::vector<int32_t> readVIntArray();
-  std::vector<int64_t> readVLongArray();
-  std::vector<int32_t> readIntArray();
-  std::vector<int64_t> readLongArray();
-  std::vector<float> readFloatArray();
-  std::vector<double> readDoubleArray();
+  [[nodiscard]] std::vector<int32_t> readVIntArray();
+  [[nodiscard]] std::vector<int64_t> readVLongArray();
+  [[nodiscard]] std::vector<int32_t> readIntArray();
+  [[nodiscard]] std::vector<int64_t> readLongArray();
+  [[nodiscard]] std::vector<float> readFloatArray();
+  [[nodiscard]] std::vector<double> readDoubleArray();
   // The ByteStreamSplit arrays of StreamOutput::writeFloatArraySplit /
   // writeDoubleArraySplit (a wirestream extension).
-  std::vector<float> readFloatArraySplit();
-  std::vector<double> readDoubleArraySplit();
+  [[nodiscard]] std::vector<float> readFloatArraySplit();
+  [[nodiscard]] std::vector<double> readDoubleArraySplit();
 
   // ---- nesting, bytes references, writeables, collections, maps
   //      (wire format §2) ----
@@ -268,9 +268,9 @@ class StreamInput {
   }
 
   // VInt length + bytes, as an owning BytesReference.
-  BytesReference readBytesReference();
+  [[nodiscard]] BytesReference readBytesReference();
   // 00 -> nullopt, else VInt (length + 1) + bytes.
-  std::optional<BytesReference> readOptionalBytesReference();
+  [[nodiscard]] std::optional<BytesReference> readOptionalBytesReference();
 
   // The registry readNamedWriteable<C>(in) (stream/structured) uses; not
   // owned, may be null.
@@ -281,7 +281,7 @@ class StreamInput {
   // shared_ptr gives that pointer (null when absent); any other T gives
   // std::optional<T>.
   template <typename F>
-  auto readOptionalWriteable(F&& reader) {
+  [[nodiscard]] auto readOptionalWriteable(F&& reader) {
     using T = std::invoke_result_t<F&, StreamInput&>;
     if constexpr (internal::IsNullableHandle<T>::value) {
       if (!readBoolean()) return T();
@@ -295,7 +295,7 @@ class StreamInput {
   // VInt count (validated: every element takes at least one byte), then
   // reader(*this) per element.
   template <typename F>
-  auto readCollection(F&& reader) {
+  [[nodiscard]] auto readCollection(F&& reader) {
     using T = std::invoke_result_t<F&, StreamInput&>;
     int32_t n = readArraySize();
     std::vector<T> out;
@@ -308,7 +308,7 @@ class StreamInput {
   // MapT (default std::map<K, V>). A repeated key is CorruptStreamError:
   // no writer produces one, and keeping either value would hide corruption.
   template <typename MapT = void, typename KR, typename VR>
-  auto readMap(KR&& key_reader, VR&& value_reader) {
+  [[nodiscard]] auto readMap(KR&& key_reader, VR&& value_reader) {
     using K = std::invoke_result_t<KR&, StreamInput&>;
     using V = std::invoke_result_t<VR&, StreamInput&>;
     using M = std::conditional_t<std::is_void_v<MapT>, std::map<K, V>, MapT>;
@@ -332,14 +332,16 @@ class StreamInput {
   // makes one.
   class Reserved {
    public:
-    uint8_t readByte() { return *pos_++; }
-    int64_t readLong() {
+    [[nodiscard]] uint8_t readByte() { return *pos_++; }
+    [[nodiscard]] int64_t readLong() {
       auto v = static_cast<int64_t>(codec::loadBig64(pos_));
       pos_ += 8;
       return v;
     }
-    double readDouble() { return std::bit_cast<double>(static_cast<uint64_t>(readLong())); }
-    int32_t readVInt() {
+    [[nodiscard]] double readDouble() {
+      return std::bit_cast<double>(static_cast<uint64_t>(readLong()));
+    }
+    [[nodiscard]] int32_t readVInt() {
       // The one-byte test before decodeVInt's own is not redundant: without
       // it readEach's unrolled run reads one-byte values at 16.4 µs per 64 Ki
       // instead of 12.2, and five-byte ones at 97 instead of 83 (measured).
@@ -352,7 +354,7 @@ class StreamInput {
       pos_ = r.next;
       return r.value;
     }
-    int64_t readVLong() {
+    [[nodiscard]] int64_t readVLong() {
       auto r = internal::decodeVLongUnchecked(pos_, false);
       pos_ = r.next;
       return static_cast<int64_t>(r.value);
@@ -390,14 +392,14 @@ class StreamInput {
     Cursor(const Cursor&) = delete;
     Cursor& operator=(const Cursor&) = delete;
 
-    uint8_t readByte() {
+    [[nodiscard]] uint8_t readByte() {
       if (pos_ == end_) [[unlikely]]
         return slow([](StreamInput& in) { return in.readByteSlow(); });
       return *pos_++;
     }
     // As StreamInput::readInChunk and readByteIf.
-    const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
-    bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
+    [[nodiscard]] const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
+    [[nodiscard]] bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
 
     void readBytes(std::span<uint8_t> out) {
       if (static_cast<size_t>(end_ - pos_) >= out.size()) [[likely]] {
@@ -408,7 +410,7 @@ class StreamInput {
       }
     }
 
-    int64_t readLong() {
+    [[nodiscard]] int64_t readLong() {
       if (end_ - pos_ >= 8) [[likely]] {
         auto v = static_cast<int64_t>(codec::loadBig64(pos_));
         pos_ += 8;
@@ -416,9 +418,11 @@ class StreamInput {
       }
       return static_cast<int64_t>(slow([](StreamInput& in) { return in.readFixedSlow(8); }));
     }
-    double readDouble() { return std::bit_cast<double>(static_cast<uint64_t>(readLong())); }
+    [[nodiscard]] double readDouble() {
+      return std::bit_cast<double>(static_cast<uint64_t>(readLong()));
+    }
 
-    int32_t readVInt() {
+    [[nodiscard]] int32_t readVInt() {
       if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
         auto r = decodeVInt(pos_, end_);
         pos_ = r.next;
@@ -427,7 +431,7 @@ class StreamInput {
       return slow([](StreamInput& in) { return in.readVIntSlow(); });
     }
 
-    int64_t readVLong() {
+    [[nodiscard]] int64_t readVLong() {
       if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
         auto r = internal::decodeVLongUnchecked(pos_, false);
         pos_ = r.next;
@@ -437,7 +441,7 @@ class StreamInput {
     }
 
     // As StreamInput::readArraySize.
-    int32_t readArraySize(size_t min_bytes_each = 1) {
+    [[nodiscard]] int32_t readArraySize(size_t min_bytes_each = 1) {
       int32_t size = readVInt();
       if (in_.arraySizeFitsChunk(size, min_bytes_each, pos_, end_)) [[likely]]
         return size;

@@ -52,7 +52,7 @@ namespace internal {
                                                 bool zigzag);
 
 // Unrolled path: the caller guarantees kMaxVLongBytes readable bytes at p.
-inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p, bool zigzag) {
+[[nodiscard]] inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p, bool zigzag) {
   uint64_t v;
   const uint8_t* next = codec::decodeVarint64Unchecked(p, &v);
   if (next == nullptr) [[unlikely]]
@@ -63,7 +63,7 @@ inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p, bool zigzag
 
 // Decodes a VInt from [p, limit). Strict: a 5th byte with any bit of 0xF0 set
 // is CorruptStreamError "Invalid vInt".
-inline DecodeResult<int32_t> decodeVInt(const uint8_t* p, const uint8_t* limit) {
+[[nodiscard]] inline DecodeResult<int32_t> decodeVInt(const uint8_t* p, const uint8_t* limit) {
   int32_t v;
   const uint8_t* next = codec::decodeVInt(p, limit, &v);
   if (next == nullptr) [[unlikely]]
@@ -72,7 +72,7 @@ inline DecodeResult<int32_t> decodeVInt(const uint8_t* p, const uint8_t* limit) 
 }
 
 // Decodes a VLong: up to 10 bytes, the 10th only 0 or 1 ("Invalid vlong").
-inline DecodeResult<int64_t> decodeVLong(const uint8_t* p, const uint8_t* limit) {
+[[nodiscard]] inline DecodeResult<int64_t> decodeVLong(const uint8_t* p, const uint8_t* limit) {
   uint64_t v;
   const uint8_t* next = codec::decodeVarint64(p, limit, &v);
   if (next == nullptr) [[unlikely]]
@@ -82,7 +82,7 @@ inline DecodeResult<int64_t> decodeVLong(const uint8_t* p, const uint8_t* limit)
 
 // Decodes a ZLong: up to 10 bytes, no continuation past bit 63
 // ("variable-length stream is too long").
-inline DecodeResult<int64_t> decodeZLong(const uint8_t* p, const uint8_t* limit) {
+[[nodiscard]] inline DecodeResult<int64_t> decodeZLong(const uint8_t* p, const uint8_t* limit) {
   uint64_t v;
   const uint8_t* next = codec::decodeVarint64(p, limit, &v);
   if (next == nullptr) [[unlikely]]

@@ -37,7 +37,7 @@ class AcceptBackoff {
 
   // The delay before the next attempt after one more failure: kInitialDelay
   // after the first, doubling after each further one, at most kMaxDelay.
-  std::chrono::milliseconds nextDelay() {
+  [[nodiscard]] std::chrono::milliseconds nextDelay() {
     std::chrono::milliseconds delay = next_;
     next_ = std::min(next_ * 2, kMaxDelay);
     return delay;
@@ -58,12 +58,12 @@ class LogRateLimiter {
   // A line may be logged at `now` if none was in the last interval: returns
   // how many were suppressed since the last logged one (and counts them from
   // zero again); std::nullopt if this one is suppressed (and counted).
-  std::optional<uint64_t> admit(Clock::time_point now = Clock::now());
+  [[nodiscard]] std::optional<uint64_t> admit(Clock::time_point now = Clock::now());
 
   // For a summary line: the count suppressed since the last logged line, if
   // any were and that line is an interval old (the summary then counts as the
   // line logged at `now`); std::nullopt otherwise.
-  std::optional<uint64_t> takeOverdue(Clock::time_point now = Clock::now());
+  [[nodiscard]] std::optional<uint64_t> takeOverdue(Clock::time_point now = Clock::now());
   // Whether lines were suppressed since the last logged one.
   bool hasSuppressed() const;
 

@@ -57,7 +57,8 @@ void compressBody(CompressionScheme scheme, const BytesReference& plain, StreamO
 // bytes of output -> LimitExceededError, checked as the output grows (a
 // block's claimed length is checked before it is inflated), so a small bomb
 // cannot allocate more than max_size.
-std::vector<uint8_t> decompressBody(std::span<const uint8_t> compressed, size_t max_size,
-                                    CompressionScheme* scheme = nullptr);
+[[nodiscard]] std::vector<uint8_t> decompressBody(std::span<const uint8_t> compressed,
+                                                  size_t max_size,
+                                                  CompressionScheme* scheme = nullptr);
 
 }  // namespace wirestream::transport

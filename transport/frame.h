@@ -103,7 +103,7 @@ struct FrameHeader {
 // Encodes / decodes the 23 header bytes. decodeHeader does no validation;
 // FrameDecoder does that.
 void encodeHeader(const FrameHeader& header, uint8_t* dst);
-FrameHeader decodeHeader(const uint8_t* src);
+[[nodiscard]] FrameHeader decodeHeader(const uint8_t* src);
 
 // The identity of one outbound frame.
 struct FrameIds {

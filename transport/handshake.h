@@ -40,7 +40,7 @@ struct TaskId {
 
   bool isSet() const { return !node_id.empty(); }
   void writeTo(StreamOutput& out) const;
-  static TaskId readFrom(StreamInput& in);
+  [[nodiscard]] static TaskId readFrom(StreamInput& in);
   bool operator==(const TaskId&) const = default;
 };
 
@@ -51,14 +51,14 @@ struct TaskId {
 struct TcpHandshakeRequest {
   TransportVersion version = TransportVersion::current();
   void writeTo(StreamOutput& out) const;
-  static TcpHandshakeRequest readFrom(StreamInput& in);
+  [[nodiscard]] static TcpHandshakeRequest readFrom(StreamInput& in);
 };
 
 // internal:tcp/handshake response: the responder's version, VInt.
 struct TcpHandshakeResponse {
   TransportVersion version = TransportVersion::current();
   void writeTo(StreamOutput& out) const;
-  static TcpHandshakeResponse readFrom(StreamInput& in);
+  [[nodiscard]] static TcpHandshakeResponse readFrom(StreamInput& in);
 };
 
 // ES 8's minimum compatible version, and the version whose handshake request
@@ -78,7 +78,7 @@ struct TransportAddress {
   int32_t port = 0;
 
   void writeTo(StreamOutput& out) const;
-  static TransportAddress readFrom(StreamInput& in);
+  [[nodiscard]] static TransportAddress readFrom(StreamInput& in);
   // "127.0.0.1:9300" ([::1]:9300 for IPv6), as ES's NetworkAddress formats it.
   std::string toString() const;
   // From a dotted IPv4 / textual IPv6 address; std::invalid_argument if neither.
@@ -112,7 +112,7 @@ struct DiscoveryNode {
   std::string external_id;
 
   void writeTo(StreamOutput& out) const;
-  static DiscoveryNode readFrom(StreamInput& in);
+  [[nodiscard]] static DiscoveryNode readFrom(StreamInput& in);
   bool operator==(const DiscoveryNode&) const = default;
 };
 
@@ -130,7 +130,7 @@ struct TransportHandshakeResponse {
   std::string cluster_name;
 
   void writeTo(StreamOutput& out) const;
-  static TransportHandshakeResponse readFrom(StreamInput& in);
+  [[nodiscard]] static TransportHandshakeResponse readFrom(StreamInput& in);
 };
 
 // Writeable adapters for the frame writers.

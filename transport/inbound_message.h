@@ -42,7 +42,7 @@ class InboundMessage {
   // over frame.h's caps -> LimitExceededError. A legacy frame (frame.h) has
   // its variable header measured by reading it. A compressed handshake frame
   // (legacy or not) -> CorruptStreamError before anything is inflated.
-  static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
+  [[nodiscard]] static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
 
   // The action of a request frame from its variable header alone, without
   // touching the body (for a rejection before the body is looked at); "" if

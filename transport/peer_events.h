@@ -60,7 +60,7 @@ class PeerEvents {
   // Counts one event of `kind`. True: log `line` (a count of the lines
   // suppressed before it is appended); false: the kind logged a line less
   // than an interval ago, so log it only at debug level.
-  bool note(PeerEvent kind, std::string& line, Clock::time_point now = Clock::now());
+  [[nodiscard]] bool note(PeerEvent kind, std::string& line, Clock::time_point now = Clock::now());
 
   uint64_t count(PeerEvent kind) const;
 
@@ -75,7 +75,7 @@ class PeerEvents {
   // For each kind that suppressed lines and logged none for an interval:
   // one line with their count and the last of them (and counts from zero
   // again). Kinds still inside their interval stay owed.
-  std::vector<Summary> takeSummaries(Clock::time_point now = Clock::now());
+  [[nodiscard]] std::vector<Summary> takeSummaries(Clock::time_point now = Clock::now());
 
  private:
   struct Kind {

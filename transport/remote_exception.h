@@ -55,7 +55,7 @@ void writeException(StreamOutput& out, const RemoteException* e);
 // dropped. Nesting (causes, suppressed) beyond the input's maxNestingDepth()
 // -> LimitExceededError; truncation -> EndOfStreamError; bad booleans/strings
 // -> CorruptStreamError.
-std::shared_ptr<const RemoteException> readException(StreamInput& in);
+[[nodiscard]] std::shared_ptr<const RemoteException> readException(StreamInput& in);
 
 // ES's name for a registry id ("circuit_breaking_exception"), or "" if ES 8.7
 // has no such id.
@@ -67,14 +67,14 @@ std::string_view esExceptionName(int32_t id);
 // EndOfStreamError -> EOFException, a TransportError by its type (ES types
 // whose fields are known by id, others wrapped), anything else wrapped under
 // errorTypeOf's name.
-std::shared_ptr<const RemoteException> exceptionFromError(std::exception_ptr error);
+[[nodiscard]] std::shared_ptr<const RemoteException> exceptionFromError(std::exception_ptr error);
 // The same for a bare type and message (TransportChannel::sendError).
-std::shared_ptr<const RemoteException> exceptionFromTypeAndMessage(const std::string& type,
-                                                                   const std::string& message);
+[[nodiscard]] std::shared_ptr<const RemoteException> exceptionFromTypeAndMessage(
+    const std::string& type, const std::string& message);
 
 // ES's RemoteTransportException (103) as OutboundHandler.sendErrorResponse
 // builds it: message "[node][address][action]", cause `cause`.
-std::shared_ptr<const RemoteException> wrapInRemoteTransport(
+[[nodiscard]] std::shared_ptr<const RemoteException> wrapInRemoteTransport(
     const std::string& node_name, const std::string& address, const std::string& action,
     std::shared_ptr<const RemoteException> cause);
 

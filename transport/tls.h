@@ -49,7 +49,7 @@ inline constexpr long kMaxCertificateListBytes = 64 * 1024;
 // that is missing, not PEM, or whose key does not match the certificate or
 // the passphrase; std::invalid_argument for a cipher string matching nothing
 // or a missing certificate_authorities where verification needs one.
-std::unique_ptr<boost::asio::ssl::context> makeContext(const TlsOptions& options);
+[[nodiscard]] std::unique_ptr<boost::asio::ssl::context> makeContext(const TlsOptions& options);
 
 // Throws TlsConfigError unless `options` can accept connections (has a
 // certificate and key).

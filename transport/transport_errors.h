@@ -155,7 +155,7 @@ class RemoteReceiveTimeoutError : public RemoteTransportError {
 
 // The RemoteTransportError subclass that stands for `exception` (unwrapped
 // as ES's ExceptionsHelper.unwrapCause does), as an exception_ptr.
-std::exception_ptr remoteErrorFor(std::shared_ptr<const RemoteException> exception);
+[[nodiscard]] std::exception_ptr remoteErrorFor(std::shared_ptr<const RemoteException> exception);
 
 // Connecting or the handshake failed.
 class ConnectTransportError : public TransportError {

@@ -353,10 +353,10 @@ class TransportService {
 
   // sendRequest with a future.
   template <class Reader>
-  auto submitRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
-                     const Writeable& request, Reader reader,
-                     std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
-                     const CallContext& context = {})
+  [[nodiscard]] auto submitRequest(const std::shared_ptr<Connection>& connection,
+                                   std::string_view action, const Writeable& request, Reader reader,
+                                   std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
+                                   const CallContext& context = {})
       -> std::future<std::invoke_result_t<Reader&, StreamInput&>> {
     using Response = std::invoke_result_t<Reader&, StreamInput&>;
     auto promise = std::make_shared<std::promise<Response>>();

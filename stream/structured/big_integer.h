@@ -38,14 +38,14 @@ class BigInteger {
   // std::length_error if the magnitude is longer than kMaxMagnitudeBytes
   // once its leading zeros are dropped.
   BigInteger(bool negative, std::span<const uint8_t> magnitude);
-  static BigInteger ofInt64(int64_t v);
+  [[nodiscard]] static BigInteger ofInt64(int64_t v);
 
   // Parses the form Java's toString() writes: "0", or an optional '-' and
   // ASCII digits with no leading zero. std::invalid_argument for anything
   // else (Java's BigInteger(String) also takes '+', leading zeros, "-0" and
   // non-ASCII digits: stricter, so that a value has one form);
   // std::length_error for values above kMaxMagnitudeBytes.
-  static BigInteger fromDecimal(std::string_view s);
+  [[nodiscard]] static BigInteger fromDecimal(std::string_view s);
   std::string toDecimal() const;
 
   bool negative() const { return negative_; }

@@ -31,7 +31,7 @@ struct Instant {
 
   // Floor division, as Instant.ofEpochMilli: -1 ms is second -1 + 999,000,000
   // ns.
-  static constexpr Instant ofEpochMilli(int64_t millis) {
+  [[nodiscard]] static constexpr Instant ofEpochMilli(int64_t millis) {
     int64_t s = millis / 1000;
     int64_t ms = millis % 1000;
     if (ms < 0) {

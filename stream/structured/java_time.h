@@ -57,7 +57,7 @@ struct OffsetTime {
 
   static std::string offsetIdOf(std::chrono::seconds offset);
   // The offset whose id is exactly `id`; nullopt for any other string.
-  static std::optional<std::chrono::seconds> parseOffsetId(std::string_view id);
+  [[nodiscard]] static std::optional<std::chrono::seconds> parseOffsetId(std::string_view id);
 
   friend bool operator==(const OffsetTime&, const OffsetTime&) = default;
 };

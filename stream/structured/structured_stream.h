@@ -55,7 +55,7 @@ void writeGenericValue(StreamOutput& out, const GenericValue& value);
 // signed byte), as are zone and offset ids and BigInteger decimals not
 // spelled as Java writes them; a BigInteger above 32,768 bits is
 // LimitExceededError. Nesting is bounded by in.maxNestingDepth().
-GenericValue readGenericValue(StreamInput& in);
+[[nodiscard]] GenericValue readGenericValue(StreamInput& in);
 
 // ---- time values and instants (§2) ----
 
@@ -64,15 +64,15 @@ void writeTimeValue(StreamOutput& out, const TimeValue& value);
 void writeOptionalTimeValue(StreamOutput& out, const std::optional<TimeValue>& value);
 // A unit byte > 6 is "Unknown TimeUnit ordinal [n]", a duration below -1 is
 // CorruptStreamError.
-TimeValue readTimeValue(StreamInput& in);
-std::optional<TimeValue> readOptionalTimeValue(StreamInput& in);
+[[nodiscard]] TimeValue readTimeValue(StreamInput& in);
+[[nodiscard]] std::optional<TimeValue> readOptionalTimeValue(StreamInput& in);
 
 // long epoch seconds, int nanos. std::invalid_argument if !value.valid().
 void writeInstant(StreamOutput& out, const Instant& value);
 void writeOptionalInstant(StreamOutput& out, const std::optional<Instant>& value);
 // Outside Instant's range -> CorruptStreamError.
-Instant readInstant(StreamInput& in);
-std::optional<Instant> readOptionalInstant(StreamInput& in);
+[[nodiscard]] Instant readInstant(StreamInput& in);
+[[nodiscard]] std::optional<Instant> readOptionalInstant(StreamInput& in);
 
 // ---- enums (§2) ----
 
@@ -104,7 +104,7 @@ void writeEnumSet(StreamOutput& out, const std::set<E>& values) {
 
 // VInt ordinal; outside 0..kCount-1 -> "Unknown <Enum> ordinal [n]".
 template <WireEnum E>
-E readEnum(StreamInput& in) {
+[[nodiscard]] E readEnum(StreamInput& in) {
   int32_t ordinal = in.readVInt();
   if (ordinal < 0 || ordinal >= WireEnumTraits<E>::kCount) {
     internal::throwUnknownOrdinal(WireEnumTraits<E>::kName, ordinal);
@@ -112,13 +112,13 @@ E readEnum(StreamInput& in) {
   return static_cast<E>(ordinal);
 }
 template <WireEnum E>
-std::optional<E> readOptionalEnum(StreamInput& in) {
+[[nodiscard]] std::optional<E> readOptionalEnum(StreamInput& in) {
   if (!in.readBoolean()) return std::nullopt;
   return readEnum<E>(in);
 }
 // VInt count + ordinals; a repeated ordinal is CorruptStreamError.
 template <WireEnum E>
-std::set<E> readEnumSet(StreamInput& in) {
+[[nodiscard]] std::set<E> readEnumSet(StreamInput& in) {
   int32_t n = in.readArraySize();
   std::set<E> out;
   for (int32_t i = 0; i < n; ++i) {
@@ -143,7 +143,8 @@ const NamedWriteableRegistry& requireRegistry(const StreamInput& in,
 // writeString(name) + body, read by the reader `registry` has for (C, name),
 // inside a NestingScope.
 template <std::derived_from<NamedWriteable> C>
-std::unique_ptr<C> readNamedWriteable(StreamInput& in, const NamedWriteableRegistry& registry) {
+[[nodiscard]] std::unique_ptr<C> readNamedWriteable(StreamInput& in,
+                                                    const NamedWriteableRegistry& registry) {
   std::string name = in.readString();
   const auto& reader = registry.getReader<C>(name);
   StreamInput::NestingScope scope(in);
@@ -154,17 +155,17 @@ std::unique_ptr<C> readNamedWriteable(StreamInput& in, const NamedWriteableRegis
 // The same through in.namedWriteableRegistry(). Without a registry on `in`:
 // std::invalid_argument (a setup mistake, not bad input), nothing consumed.
 template <std::derived_from<NamedWriteable> C>
-std::unique_ptr<C> readNamedWriteable(StreamInput& in) {
+[[nodiscard]] std::unique_ptr<C> readNamedWriteable(StreamInput& in) {
   return readNamedWriteable<C>(in, internal::requireRegistry(in, &namedWriteableCategoryName<C>));
 }
 template <std::derived_from<NamedWriteable> C>
-std::unique_ptr<C> readOptionalNamedWriteable(StreamInput& in) {
+[[nodiscard]] std::unique_ptr<C> readOptionalNamedWriteable(StreamInput& in) {
   if (!in.readBoolean()) return nullptr;
   return readNamedWriteable<C>(in);
 }
 // VInt count, then that many named writeables of category C.
 template <std::derived_from<NamedWriteable> C>
-std::vector<std::unique_ptr<C>> readNamedWriteableCollection(StreamInput& in) {
+[[nodiscard]] std::vector<std::unique_ptr<C>> readNamedWriteableCollection(StreamInput& in) {
   const NamedWriteableRegistry& registry =
       internal::requireRegistry(in, &namedWriteableCategoryName<C>);
   return in.readCollection(

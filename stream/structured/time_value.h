@@ -46,12 +46,12 @@ class TimeValue {
   // Milliseconds, as Elasticsearch's TimeValue(long millis).
   explicit TimeValue(int64_t millis) : TimeValue(millis, TimeUnit::kMilliseconds) {}
 
-  static TimeValue timeValueNanos(int64_t v) { return {v, TimeUnit::kNanoseconds}; }
-  static TimeValue timeValueMillis(int64_t v) { return {v, TimeUnit::kMilliseconds}; }
-  static TimeValue timeValueSeconds(int64_t v) { return {v, TimeUnit::kSeconds}; }
-  static TimeValue timeValueMinutes(int64_t v) { return {v, TimeUnit::kMinutes}; }
-  static TimeValue timeValueHours(int64_t v) { return {v, TimeUnit::kHours}; }
-  static TimeValue timeValueDays(int64_t v) { return {v, TimeUnit::kDays}; }
+  [[nodiscard]] static TimeValue timeValueNanos(int64_t v) { return {v, TimeUnit::kNanoseconds}; }
+  [[nodiscard]] static TimeValue timeValueMillis(int64_t v) { return {v, TimeUnit::kMilliseconds}; }
+  [[nodiscard]] static TimeValue timeValueSeconds(int64_t v) { return {v, TimeUnit::kSeconds}; }
+  [[nodiscard]] static TimeValue timeValueMinutes(int64_t v) { return {v, TimeUnit::kMinutes}; }
+  [[nodiscard]] static TimeValue timeValueHours(int64_t v) { return {v, TimeUnit::kHours}; }
+  [[nodiscard]] static TimeValue timeValueDays(int64_t v) { return {v, TimeUnit::kDays}; }
   static TimeValue minusOne() { return {-1, TimeUnit::kMilliseconds}; }
 
   int64_t duration() const { return duration_; }

@@ -103,7 +103,8 @@ struct TlsLinkSettings {
 };
 
 // A plain link, or a TLS one when `tls` is set.
-std::unique_ptr<ByteLink> makeByteLink(boost::asio::ip::tcp::socket socket, Strand strand,
-                                       ByteLink::Owner& owner, std::optional<TlsLinkSettings> tls);
+[[nodiscard]] std::unique_ptr<ByteLink> makeByteLink(boost::asio::ip::tcp::socket socket,
+                                                     Strand strand, ByteLink::Owner& owner,
+                                                     std::optional<TlsLinkSettings> tls);
 
 }  // namespace wirestream::transport::net

@@ -46,19 +46,18 @@ namespace wirestream::transport::protocol {
 
 // The connecting side's request frame (status kHandshake, action
 // internal:tcp/handshake, body: `version`), at `minimum_compatible`.
-std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(int64_t request_id,
-                                                         TransportVersion version,
-                                                         TransportVersion minimum_compatible);
+[[nodiscard]] std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(
+    int64_t request_id, TransportVersion version, TransportVersion minimum_compatible);
 
 // Reads a handshake response body: the peer's version.
-TransportVersion readHandshakeResponse(StreamInput& in);
+[[nodiscard]] TransportVersion readHandshakeResponse(StreamInput& in);
 
 // The version both sides use: the lower of the two; ConnectTransportError
 // when the peer's is below `minimum_compatible`, or ours below the peer's own
 // minimum (ES's Version.isCompatible holds both ways: a 7.16 node refuses an
 // 8.x answer, whose minimum is 7.17.0, though the 8.x node answered it).
-TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
-                               TransportVersion minimum_compatible);
+[[nodiscard]] TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
+                                             TransportVersion minimum_compatible);
 
 // What the accepting side answers a handshake with.
 struct HandshakeIdentity {
@@ -78,6 +77,7 @@ struct HandshakeAnswer {
 // The accepting side's answer to a parsed handshake request. Throws
 // CorruptStreamError / EndOfStreamError on a body that does not read, and
 // std::runtime_error (the connection's protocol error) on unread bytes.
-HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeIdentity& local);
+[[nodiscard]] HandshakeAnswer answerHandshake(const InboundMessage& request,
+                                              const HandshakeIdentity& local);
 
 }  // namespace wirestream::transport::protocol

@@ -45,7 +45,7 @@ class OutboundCalls {
 
   // Registers the call (see PendingCalls::add); kClosed: it was failed here
   // with NodeDisconnectedError and its frame must not be sent.
-  PendingCalls::Added submit(int64_t id, PendingCall call);
+  [[nodiscard]] PendingCalls::Added submit(int64_t id, PendingCall call);
   // Completes the call the response answers: reads the body through its
   // reader (or the remote error), then runs what the reader returned.
   void onResponse(DecodedFrame&& frame);

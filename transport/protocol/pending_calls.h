@@ -68,10 +68,10 @@ class PendingCalls {
   // Registers call `id` (ids are unique per connection). kClosed: the table
   // is closed and `call` was not taken (it is left as it was); kArmTimer:
   // the timer must be armed for armedDeadline().
-  Added add(int64_t id, PendingCall& call, Clock::time_point now) WS_EXCLUDES(mu_);
+  [[nodiscard]] Added add(int64_t id, PendingCall& call, Clock::time_point now) WS_EXCLUDES(mu_);
 
   // The call answered by a response to `id`, if still pending.
-  std::optional<PendingCall> take(int64_t id) WS_EXCLUDES(mu_);
+  [[nodiscard]] std::optional<PendingCall> take(int64_t id) WS_EXCLUDES(mu_);
 
   // The response to call `id` began to arrive and its content needs
   // `content_size` bytes: the call's receive buffer if it has one that
@@ -79,11 +79,13 @@ class PendingCalls {
   // deadline any more (takeExpired() skips it): the reads into the buffer
   // must end before the call completes, so it is taken by take() once its
   // response is in, or by close().
-  std::span<uint8_t> claimReceiveBuffer(int64_t id, size_t content_size) WS_EXCLUDES(mu_);
+  [[nodiscard]] std::span<uint8_t> claimReceiveBuffer(int64_t id, size_t content_size)
+      WS_EXCLUDES(mu_);
 
   // The calls whose deadline is at or before `now`, in deadline order; the
   // timer is then armed for armedDeadline() if that is set.
-  std::vector<std::pair<int64_t, PendingCall>> takeExpired(Clock::time_point now) WS_EXCLUDES(mu_);
+  [[nodiscard]] std::vector<std::pair<int64_t, PendingCall>> takeExpired(Clock::time_point now)
+      WS_EXCLUDES(mu_);
 
   // The earliest deadline of a pending call, as of the last add() or
   // takeExpired(); unset: the timer need not run.
@@ -91,7 +93,8 @@ class PendingCalls {
 
   // Closes the table (later add() calls return kClosed) and returns every
   // pending call. The first reason is kept.
-  std::vector<std::pair<int64_t, PendingCall>> close(const std::string& reason) WS_EXCLUDES(mu_);
+  [[nodiscard]] std::vector<std::pair<int64_t, PendingCall>> close(const std::string& reason)
+      WS_EXCLUDES(mu_);
   std::string closeReason() const WS_EXCLUDES(mu_);
   size_t size() const WS_EXCLUDES(mu_);
 

@@ -144,10 +144,10 @@ class ReadLoop {
   // For a socket read that scatters: up to kMaxDirectRead of a large frame's
   // pages (or of the buffer the sink named for it), else the read buffer
   // (kProbeReadSize of it after a large frame).
-  Target nextRead();
+  [[nodiscard]] Target nextRead();
   // For a reader that takes one buffer (TLS): the first page with room of a
   // large frame, else the whole read buffer.
-  Target nextSingleRead();
+  [[nodiscard]] Target nextSingleRead();
 
   // `n` bytes landed at the start of `target`'s buffers (the last
   // nextRead()/nextSingleRead()): decodes them and dispatches every complete
@@ -159,7 +159,7 @@ class ReadLoop {
   // (arm a new deadline for it, unless one is armed for the same frame),
   // or none is in progress (cancel).
   enum class Deadline { kKeep, kArm, kCancel };
-  Deadline deadlineAfterRead();
+  [[nodiscard]] Deadline deadlineAfterRead();
   // A deadline armed for the frame at `start` fired: whether that frame is
   // still incomplete (close the connection with deadlineReason()).
   bool deadlineExpired(uint64_t start) const;

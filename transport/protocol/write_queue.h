@@ -63,10 +63,10 @@ class WriteQueue {
 
   // Queues `frame`; true if the caller is now the writer and must drain.
   // After close() the frame is dropped (false).
-  bool push(std::shared_ptr<BytesStreamOutput> frame) WS_EXCLUDES(mu_);
+  [[nodiscard]] bool push(std::shared_ptr<BytesStreamOutput> frame) WS_EXCLUDES(mu_);
   // For the writer: the next frames to send; none (and the writer role given
   // up) when the queue is empty.
-  Batch next() WS_EXCLUDES(mu_);
+  [[nodiscard]] Batch next() WS_EXCLUDES(mu_);
   // Once the frames queued so far are sent, the writer is told to close.
   void closeAfterFlush(std::string reason) WS_EXCLUDES(mu_);
   // Drops the queued frames and every later push.
