@@ -5,7 +5,6 @@ compiles them (and runs those that say so).
   header_examples.py OUT_DIR --names NAME... --headers HEADER...
   header_examples.py --check BUILD_FILE HEADER...
 
-
 An example is a marker comment line followed by its code, each line `//` plus at least
 three spaces (at any indentation, so a member's comment may hold one too):
 
@@ -18,12 +17,16 @@ A block reads as code written inside the header's namespace (the one its last
 `}  // namespace N` closes, else wirestream): it names what it uses in visible
 declarations, and its leading `#include` lines (if any) go before the namespace.
 Each block is written to OUT_DIR/NAME.cc with the header included first and `#line`
-pointing back into the header, so a compiler error names the header's line.
+pointing back into the header, so a compiler error names the header's line. Unused
+variables are allowed (an example names a value to show it); every other warning is an
+error there (the tests build with -Werror), a dropped [[nodiscard]] result included.
 
 It fails if the NAMEs given are not exactly the marked blocks of the HEADERs, or if a
 HEADER holds an unmarked block that looks like code (a line with balanced parentheses
 that ends a statement or a brace, or declares a variable with an initializer): a new
-example cannot go untested. Put pseudo-code in prose instead. --check (CI, over every header of the scanned folders)
+example cannot go untested. Put pseudo-code in prose instead.
+
+--check (CI: tools/check_header_examples.sh, over every header of the library folders)
 scans the same way and fails if a marked NAME is missing from BUILD_FILE, so a header
 that BUILD does not list yet cannot hold an untested example either.
 """
