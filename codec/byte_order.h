@@ -1,6 +1,7 @@
 // Fixed-width loads and stores in wire byte order over plain memory: the one place that
 // converts between host and wire byte order.
 //
+// Example (runs: codec_byte_order):
 //   uint8_t buf[8];
 //   codec::storeBig32(buf, 0x01020304);     // 01 02 03 04
 //   uint32_t v = codec::loadBig32(buf);     // 0x01020304
@@ -29,16 +30,16 @@ inline void storeBig64(uint8_t* p, uint64_t v) {
 inline void storeLittle64(uint8_t* p, uint64_t v) {
   boost::endian::endian_store<uint64_t, 8, boost::endian::order::little>(p, v);
 }
-inline uint32_t loadLittle32(const uint8_t* p) {
+[[nodiscard]] inline uint32_t loadLittle32(const uint8_t* p) {
   return boost::endian::endian_load<uint32_t, 4, boost::endian::order::little>(p);
 }
-inline uint16_t loadBig16(const uint8_t* p) {
+[[nodiscard]] inline uint16_t loadBig16(const uint8_t* p) {
   return boost::endian::endian_load<uint16_t, 2, boost::endian::order::big>(p);
 }
-inline uint32_t loadBig32(const uint8_t* p) {
+[[nodiscard]] inline uint32_t loadBig32(const uint8_t* p) {
   return boost::endian::endian_load<uint32_t, 4, boost::endian::order::big>(p);
 }
-inline uint64_t loadBig64(const uint8_t* p) {
+[[nodiscard]] inline uint64_t loadBig64(const uint8_t* p) {
   return boost::endian::endian_load<uint64_t, 8, boost::endian::order::big>(p);
 }
 

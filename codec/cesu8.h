@@ -2,10 +2,15 @@
 // writeString sends each UTF-16 unit on its own as 1, 2 or 3 bytes, so a code point
 // above U+FFFF becomes two 3-byte surrogates (CESU-8), while the C++ side speaks UTF-8.
 //
-//   size_t len = codec::utf8SequenceLength(s, n, i);      // 0: invalid UTF-8 at i
-//   uint8_t* end = codec::encodeUtf8AsWire(dst, s, n);    // dst has room (see below)
-//   size_t unit_len = codec::wireUnitAsUtf8Length(q, 3);  // 2 or 3: copy as is; 0: look closer
-//   codec::appendUtf8(out, 0x1F600);                      // F0 9F 98 80
+// Example (runs: codec_cesu8):
+//   const uint8_t s[] = {'h', 0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80};  // "hé😀" in UTF-8
+//   size_t len = codec::utf8SequenceLength(s, 7, 3);     // 4; 0: invalid UTF-8 at s[3]
+//   uint8_t dst[7 + 2];                                  // n + 2 per 4-byte sequence
+//   uint8_t* end = codec::encodeUtf8AsWire(dst, s, 7);   // 68 C3 A9 ED A0 BD ED B8 80
+//   size_t unit_len = codec::wireUnitAsUtf8Length(dst + 1, 3);  // 2: copy as is
+//   size_t surrogate = codec::wireUnitAsUtf8Length(dst + 3, 3);  // 0: look closer
+//   std::string out;
+//   codec::appendUtf8(out, 0x1F600);                     // F0 9F 98 80
 //
 // //stream validates, measures, counts and throws (stream/string_codec.h, readString);
 // these are the byte rules it applies. Stateless; thread-safe; header-only.
@@ -21,7 +26,7 @@ namespace wirestream::codec {
 // Length of the strict UTF-8 sequence starting at s[i] (i < n): 1..4, or 0 when it is
 // invalid (a stray continuation byte, an overlong form, a surrogate code point, above
 // U+10FFFF, or cut by n). Reads nothing at or past s + n.
-inline size_t utf8SequenceLength(const uint8_t* s, size_t n, size_t i) {
+[[nodiscard]] inline size_t utf8SequenceLength(const uint8_t* s, size_t n, size_t i) {
   const uint8_t b = s[i];
   if (b < 0x80) return 1;
   auto cont = [&](size_t k) { return i + k < n && (s[i + k] & 0xC0) == 0x80; };
@@ -72,7 +77,7 @@ inline uint8_t* encodeUtf8AsWire(uint8_t* dst, const uint8_t* s, size_t n) {
 // 2 or 3 when its bytes are already well-formed UTF-8 of one code point that is not a
 // surrogate, so a reader may copy them unchanged; 0 when the unit needs the careful path
 // (a bad byte, an overlong form, half of a surrogate pair, or fewer than 3 bytes left).
-inline size_t wireUnitAsUtf8Length(const uint8_t* q, size_t avail) {
+[[nodiscard]] inline size_t wireUnitAsUtf8Length(const uint8_t* q, size_t avail) {
   if (avail < 3) return 0;
   const uint8_t b0 = q[0];
   const uint8_t b1 = q[1];

@@ -2,11 +2,12 @@
 // (§4) shared by //stream (which throws the typed errors) and //simd (whose batch
 // kernels fall back to them).
 //
+// Example (runs: codec_varint):
 //   uint8_t buf[codec::kMaxVLongBytes];
 //   uint8_t* end = codec::encodeVLong(buf, 300);                  // AC 02
 //   uint64_t v;
 //   const uint8_t* next = codec::decodeVarint64(buf, end, &v);    // v == 300, next == end
-//   if (next == nullptr) { /* truncated or invalid: see below */ }
+//   bool bad = next == nullptr;                                   // truncated or invalid
 //
 // Encoders write the whole value and return the byte after it; the caller guarantees room
 // (vIntSize / kMaxVIntBytes). Decoders read nothing at or past `limit` and return nullptr,
@@ -30,15 +31,15 @@ inline constexpr int kMaxZLongBytes = 10;
 
 // Bytes writeVInt takes for v: lz >= 25 -> 1, >= 18 -> 2, >= 11 -> 3, >= 4 -> 4, else 5.
 // (38 - lz) / 7 gives 5,4,3,2,1 for those bands without a branch (v | 1 folds 0 into 1).
-constexpr int vIntSize(uint32_t v) { return (38 - std::countl_zero(v | 1)) / 7; }
+[[nodiscard]] constexpr int vIntSize(uint32_t v) { return (38 - std::countl_zero(v | 1)) / 7; }
 
 // 1 + (63 - lz) / 7 for v > 0, 1 for v == 0.
-constexpr int vLongSize(uint64_t v) { return 1 + (63 - std::countl_zero(v | 1)) / 7; }
+[[nodiscard]] constexpr int vLongSize(uint64_t v) { return 1 + (63 - std::countl_zero(v | 1)) / 7; }
 
-constexpr uint64_t zigZagEncode(int64_t v) {
+[[nodiscard]] constexpr uint64_t zigZagEncode(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
-constexpr int64_t zigZagDecode(uint64_t v) {
+[[nodiscard]] constexpr int64_t zigZagDecode(uint64_t v) {
   return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
 }
 
@@ -129,7 +130,7 @@ inline uint8_t* encodeZLong(uint8_t* dst, int64_t v) {
 // two loads a one-byte value, and the load ports, not the branches, bound a run of them).
 // The one- and two-byte cases are marked likely: geometric counts are mostly one or two
 // bytes, and they fall through to the caller with no jump taken.
-inline const uint8_t* decodeVIntUnchecked(const uint8_t* p, int32_t* out) {
+[[nodiscard]] inline const uint8_t* decodeVIntUnchecked(const uint8_t* p, int32_t* out) {
   const uint32_t w = loadLittle32(p);
   if (!(w & 0x80)) [[likely]] {
     *out = static_cast<int32_t>(w & 0x7F);
@@ -157,7 +158,8 @@ inline const uint8_t* decodeVIntUnchecked(const uint8_t* p, int32_t* out) {
 }
 
 // One VInt from [p, limit), checking every byte against limit.
-inline const uint8_t* decodeVIntChecked(const uint8_t* p, const uint8_t* limit, int32_t* out) {
+[[nodiscard]] inline const uint8_t* decodeVIntChecked(const uint8_t* p, const uint8_t* limit,
+                                                      int32_t* out) {
   uint32_t r = 0;
   for (int i = 0; i < kMaxVIntBytes; ++i) {
     if (p + i >= limit) return nullptr;
@@ -173,14 +175,15 @@ inline const uint8_t* decodeVIntChecked(const uint8_t* p, const uint8_t* limit, 
 }
 
 // One VInt from [p, limit), or nullptr (truncated, or a bad 5th byte).
-inline const uint8_t* decodeVInt(const uint8_t* p, const uint8_t* limit, int32_t* out) {
+[[nodiscard]] inline const uint8_t* decodeVInt(const uint8_t* p, const uint8_t* limit,
+                                               int32_t* out) {
   return limit - p >= kMaxVIntBytes ? decodeVIntUnchecked(p, out)
                                     : decodeVIntChecked(p, limit, out);
 }
 
 // One 64-bit varint (VLong, or a ZLong before zigzag decoding); the caller guarantees
 // kMaxVLongBytes readable bytes at p. nullptr if its 10th byte is neither 0 nor 1.
-inline const uint8_t* decodeVarint64Unchecked(const uint8_t* p, uint64_t* out) {
+[[nodiscard]] inline const uint8_t* decodeVarint64Unchecked(const uint8_t* p, uint64_t* out) {
   uint64_t b = p[0];
   uint64_t r = b & 0x7F;
   if (!(b & 0x80)) {
@@ -202,7 +205,8 @@ inline const uint8_t* decodeVarint64Unchecked(const uint8_t* p, uint64_t* out) {
 }
 
 // One 64-bit varint from [p, limit), checking every byte against limit.
-inline const uint8_t* decodeVarint64Checked(const uint8_t* p, const uint8_t* limit, uint64_t* out) {
+[[nodiscard]] inline const uint8_t* decodeVarint64Checked(const uint8_t* p, const uint8_t* limit,
+                                                          uint64_t* out) {
   uint64_t r = 0;
   for (int i = 0; i < 9; ++i) {
     if (p + i >= limit) return nullptr;
@@ -219,7 +223,8 @@ inline const uint8_t* decodeVarint64Checked(const uint8_t* p, const uint8_t* lim
 }
 
 // One 64-bit varint from [p, limit), or nullptr (truncated, or a bad 10th byte).
-inline const uint8_t* decodeVarint64(const uint8_t* p, const uint8_t* limit, uint64_t* out) {
+[[nodiscard]] inline const uint8_t* decodeVarint64(const uint8_t* p, const uint8_t* limit,
+                                                   uint64_t* out) {
   return limit - p >= kMaxVLongBytes ? decodeVarint64Unchecked(p, out)
                                      : decodeVarint64Checked(p, limit, out);
 }

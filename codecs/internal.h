@@ -29,9 +29,10 @@ inline DecodeResult<uint64_t> getUvarint(const uint8_t* p, const uint8_t* limit)
   return {static_cast<uint64_t>(r.value), r.next};
 }
 
-[[noreturn]] void throwTruncated(const char* kind, const std::string& what);
-[[noreturn]] void throwCorruptBlock(const char* kind, const std::string& what);
-[[noreturn]] void throwTooManyValues(const char* kind, uint64_t count, size_t max_values);
+[[noreturn, gnu::cold]] void throwTruncated(const char* kind, const std::string& what);
+[[noreturn, gnu::cold]] void throwCorruptBlock(const char* kind, const std::string& what);
+[[noreturn, gnu::cold]] void throwTooManyValues(const char* kind, uint64_t count,
+                                                size_t max_values);
 
 inline void checkCount(const char* kind, uint64_t count, size_t max_values) {
   if (count > max_values) throwTooManyValues(kind, count, max_values);

@@ -10,7 +10,10 @@
 // in the lowest bits. Words are stored big-endian. Used by the integer and
 // timestamp blocks of tsm.h.
 //
-//   std::vector<uint8_t> words(simple8b::maxEncodedBytes(n));
+// Example (runs: simple8b):
+//   #include <vector>
+//   std::vector<uint64_t> values = {1, 2, 3, 1000, 5};
+//   std::vector<uint8_t> words(simple8b::maxEncodedBytes(values.size()));
 //   words.resize(simple8b::encode(values, words.data()));
 //   size_t count = simple8b::count(words);                    // validates
 //   std::vector<uint64_t> back(count);
@@ -28,18 +31,18 @@ namespace wirestream::tsm::simple8b {
 inline constexpr uint64_t kMaxValue = (uint64_t{1} << 60) - 1;
 
 // Bytes `encode` may write for n values (one word a value at worst).
-constexpr size_t maxEncodedBytes(size_t n) { return 8 * n; }
+[[nodiscard]] constexpr size_t maxEncodedBytes(size_t n) { return 8 * n; }
 
 // Packs `values` (each <= kMaxValue; std::invalid_argument otherwise) into
 // big-endian words at dst, choosing per word the first selector from 0 up that
 // holds the next values, as InfluxDB's EncodeAll does (a selector needing more
 // values than are left is skipped, never padded). Returns the bytes written.
-size_t encode(std::span<const uint64_t> values, uint8_t* dst);
+[[nodiscard]] size_t encode(std::span<const uint64_t> values, uint8_t* dst);
 
 // Number of values in `words`. A partial last word is EndOfStreamError. A word whose unused bits
 // (the payload of selectors 0 and 1, the top 4 bits of selectors 8 and 9) are not zero is
 // CorruptStreamError.
-size_t count(std::span<const uint8_t> words);
+[[nodiscard]] size_t count(std::span<const uint8_t> words);
 
 // Unpacks words already checked by `count` into dst (room for count(words)
 // values). Returns the number of values written.

@@ -125,6 +125,6 @@ inline uint64_t packWord(int s, const uint64_t* v) {
 }
 
 // std::invalid_argument naming v (above kMaxValue).
-[[noreturn]] void throwTooLarge(uint64_t v);
+[[noreturn, gnu::cold]] void throwTooLarge(uint64_t v);
 
 }  // namespace wirestream::tsm::simple8b::detail

@@ -11,6 +11,8 @@
 //
 // docs/codecs.md has the byte layouts.
 //
+// Example (runs: tsm):
+//   std::vector<int64_t> timestamps = {1700000000000, 1700000010000, 1700000020000};
 //   std::vector<uint8_t> block;
 //   wirestream::tsm::encodeTimeArray(timestamps, block);   // block replaced
 //   std::vector<int64_t> back;

@@ -70,7 +70,8 @@ class BitWriter {
   int free_ = 64;
 };
 
-[[noreturn]] __attribute__((noinline)) void throwEnd(uint64_t pos, uint64_t total, int n) {
+[[noreturn, gnu::cold]] __attribute__((noinline)) void throwEnd(uint64_t pos, uint64_t total,
+                                                                int n) {
   internal::throwTruncated(kKind, "ends before its terminating NaN (bit " + std::to_string(pos) +
                                       " of " + std::to_string(total) + ", " + std::to_string(n) +
                                       " more needed)");

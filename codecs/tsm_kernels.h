@@ -5,8 +5,11 @@
 // Highway target; the scalar table is the plain loops every target is tested
 // against.
 //
+// Example (runs: tsm_kernels):
+//   const uint64_t values[] = {10, 12, 11};
+//   uint64_t d[3];
 //   const Kernels& k = kernels();
-//   Deltas stats = k.zigZagDeltas(values, n, d);
+//   Deltas stats = k.zigZagDeltas(values, 3, d);  // d = 20 4 1
 //
 // The tables are immutable; kernels() reads an atomic pointer.
 #pragma once

@@ -2,10 +2,13 @@
 // then one block of codecs/tsm.h. A wirestream extension: an Elasticsearch
 // peer has no reader for it, so send it only to a peer that asked for it.
 //
+// Example (runs: tsm_stream):
+//   #include "stream/bytes_stream_output.h"
+//   std::vector<int64_t> timestamps = {1700000000000, 1700000010000, 1700000020000};
 //   BytesStreamOutput out;
 //   wirestream::tsm::writeTimeBlock(out, timestamps);          // 1C ... after its length
 //   BytesReferenceStreamInput in(out.bytes());
-//   std::vector<int64_t> back = wirestream::tsm::readTimeBlock(in, /*max_values=*/n);
+//   std::vector<int64_t> back = wirestream::tsm::readTimeBlock(in, /*max_values=*/3);
 //
 // Readers take untrusted input: a negative length is CorruptStreamError
 // "negative TSM block length [n]", a length above the bytes left is
@@ -42,12 +45,18 @@ void writeTimeBlock(StreamOutput& out, std::span<const int64_t> timestamps);
 void writeBooleanBlock(StreamOutput& out, const std::vector<bool>& values);
 void writeStringBlock(StreamOutput& out, std::span<const std::string> values);
 
-std::vector<double> readFloatBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<int64_t> readIntegerBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<uint64_t> readUnsignedBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<int64_t> readTimeBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<bool> readBooleanBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
-std::vector<std::string> readStringBlock(StreamInput& in, size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<double> readFloatBlock(StreamInput& in,
+                                                 size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<int64_t> readIntegerBlock(StreamInput& in,
+                                                    size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<uint64_t> readUnsignedBlock(StreamInput& in,
+                                                      size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<int64_t> readTimeBlock(StreamInput& in,
+                                                 size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<bool> readBooleanBlock(StreamInput& in,
+                                                 size_t max_values = kDefaultMaxValues);
+[[nodiscard]] std::vector<std::string> readStringBlock(StreamInput& in,
+                                                       size_t max_values = kDefaultMaxValues);
 
 // The same into `out` (replaced; its capacity is reused), for readers that
 // keep buffers across messages.
@@ -57,6 +66,6 @@ void readTimeBlock(StreamInput& in, std::vector<int64_t>& out, size_t max_values
 
 // The block's bytes without decoding them (length checked as above); valid
 // until the next read from `in` or the next call on this thread.
-std::span<const uint8_t> readBlockBytes(StreamInput& in);
+[[nodiscard]] std::span<const uint8_t> readBlockBytes(StreamInput& in);
 
 }  // namespace wirestream::tsm

@@ -1,8 +1,12 @@
 // SIMD batch codecs over plain memory, with runtime CPU dispatch.
 //
+// Example (runs: simd):
+//   const int32_t values[] = {1, 300, 70000};
+//   uint8_t dst[5 * 3];                                 // room for 5 * n bytes
 //   const simd::Kernels& k = simd::kernels();           // the active level's table
-//   uint8_t* end = k.encodeVInts(values, n, dst);       // dst has room for 5 * n bytes
-//   simd::DecodeBatch r = k.decodeVInts(p, limit, out, n);
+//   uint8_t* end = k.encodeVInts(values, 3, dst);       // 01 AC 02 F0 A2 04
+//   int32_t out[3];
+//   simd::DecodeBatch r = k.decodeVInts(dst, end, out, 3);
 //   // r.count values decoded; if r.count < n, the value at r.next is malformed or runs
 //   // past `limit`: decode it with the per-value path (stream/varint.h), which throws
 //   // the typed error or crosses into the next chunk.
@@ -46,7 +50,7 @@ inline constexpr Level kAllLevels[] = {Level::kScalar, Level::kSse4, Level::kAvx
 // "scalar", "sse4", "avx2", "avx512", "neon".
 const char* levelName(Level level);
 // Parses a WIRESTREAM_SIMD value; "auto" and unknown names give nullopt.
-std::optional<Level> parseLevel(std::string_view name);
+[[nodiscard]] std::optional<Level> parseLevel(std::string_view name);
 
 // Outcome of a batch decode: `count` values written, `next` the first byte
 // not consumed.

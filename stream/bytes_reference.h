@@ -1,10 +1,19 @@
 // BytesReference: an immutable view of bytes that may lie in several pieces,
 // such as the pages of a BytesStreamOutput.
 //
+// Example (runs: bytes_reference):
+//   #include <sys/uio.h>
+//   #include "stream/bytes_stream_output.h"
+//   PageRecycler recycler(/*page_size=*/16);   // small pages: several pieces
+//   BytesStreamOutput out(recycler);
+//   out.writeString("a value longer than one page");
 //   BytesReference ref = out.bytes();          // zero-copy over out's pages
-//   for (std::span<const uint8_t> piece : ref.pieces()) writev_piece(piece);
+//   std::vector<iovec> gather;                 // for one writev()
+//   for (std::span<const uint8_t> piece : ref.pieces())
+//     gather.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
 //   BytesReferenceStreamInput in(ref);         // reads across piece boundaries
-//   BytesReference header = ref.slice(0, 23);
+//   std::string s = in.readString();
+//   BytesReference prefix = ref.slice(0, 1);   // the string's VInt length, shared
 //
 // Lifetime: a reference from BytesStreamOutput::bytes() is a view; it stays
 // valid while the output lives and is not reset() (later writes never move
@@ -35,7 +44,7 @@ class BytesReference {
   explicit BytesReference(const std::vector<Piece>& pieces,
                           std::shared_ptr<const void> owner = nullptr);
   // A reference that owns a copy of `bytes`.
-  static BytesReference copyOf(std::span<const uint8_t> bytes);
+  [[nodiscard]] static BytesReference copyOf(std::span<const uint8_t> bytes);
 
   size_t length() const { return length_; }
   bool empty() const { return length_ == 0; }
@@ -43,8 +52,8 @@ class BytesReference {
   uint8_t operator[](size_t index) const;
   // The bytes [offset, offset + length), sharing the storage
   // (std::out_of_range if that range is not inside this reference).
-  BytesReference slice(size_t offset, size_t length) const;
-  std::vector<uint8_t> toVector() const;
+  [[nodiscard]] BytesReference slice(size_t offset, size_t length) const;
+  [[nodiscard]] std::vector<uint8_t> toVector() const;
   // The contiguous pieces, in order, e.g. for a gather write (iovec).
   const std::vector<Piece>& pieces() const { return pieces_; }
 

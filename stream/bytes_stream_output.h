@@ -1,7 +1,8 @@
 // BytesStreamOutput: a StreamOutput into pages taken from a PageRecycler.
 //
+// Example (runs: bytes_stream_output):
 //   BytesStreamOutput out;                   // 16 KiB pages, default recycler
-//   aggs.writeTo(out);
+//   out.writeVLong(1700000000000);           // or any Writeable's writeTo(out)
 //   BytesReference bytes = out.bytes();      // zero-copy view of the pages
 //   out.reset();                             // pages go back; `bytes` is now invalid
 //
@@ -75,7 +76,7 @@ class BytesStreamOutput final : public StreamOutput {
   void ensureCapacity(size_t n) override;
 
  private:
-  [[noreturn]] void throwFull(size_t requested) const;
+  [[noreturn, gnu::cold]] void throwFull(size_t requested) const;
   // Makes pages_[index] exist and the current page, positioned at `offset` in it.
   void moveTo(size_t index, size_t offset);
   // Bytes in the pages before the position.

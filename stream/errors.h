@@ -52,11 +52,11 @@ class TooManyBucketsError : public LimitExceededError {
 namespace internal {
 
 // Out-of-line, cold throw helpers keep the throw sequence off the hot paths.
-[[noreturn]] void throwEndOfStream(uint64_t requested, uint64_t remaining);
-[[noreturn]] void throwEndOfStream(const std::string& message);
-[[noreturn]] void throwCorrupt(const std::string& message);
-[[noreturn]] void throwLimitExceeded(const std::string& message);
-[[noreturn]] void throwInvalidArgument(const std::string& message);
+[[noreturn, gnu::cold]] void throwEndOfStream(uint64_t requested, uint64_t remaining);
+[[noreturn, gnu::cold]] void throwEndOfStream(const std::string& message);
+[[noreturn, gnu::cold]] void throwCorrupt(const std::string& message);
+[[noreturn, gnu::cold]] void throwLimitExceeded(const std::string& message);
+[[noreturn, gnu::cold]] void throwInvalidArgument(const std::string& message);
 
 }  // namespace internal
 }  // namespace wirestream

@@ -1,5 +1,6 @@
 // PageRecycler: hands out fixed-size pages and takes them back for reuse.
 //
+// Example (runs: page_recycler):
 //   PageRecycler& recycler = PageRecycler::defaultRecycler();  // 16 KiB pages
 //   PageRecycler small(/*page_size=*/7, /*budget_bytes=*/1 << 20);  // tests
 //

@@ -30,7 +30,7 @@ std::string hex(uint32_t v, int digits) {
   return buf;
 }
 
-[[noreturn]] void throwInvalidString(const std::string& what, uint32_t value) {
+[[noreturn, gnu::cold]] void throwInvalidString(const std::string& what, uint32_t value) {
   internal::throwCorrupt("Invalid string: " + what + " [" + hex(value, 2) + "]");
 }
 

@@ -1,8 +1,10 @@
 // StreamInput: the reader side of the wire format (docs/wire-format.md).
 //
+// Example (runs: stream_input):
+//   const uint8_t bytes[] = {0xAC, 0x02, 0x02, 'h', 'i'};
 //   ByteArrayStreamInput in(bytes);          // does not own `bytes`
-//   int32_t n = in.readVInt();
-//   std::string s = in.readString();
+//   int32_t n = in.readVInt();               // 300
+//   std::string s = in.readString();         // "hi"
 //
 // Input is untrusted. Every failure is a StreamError subclass (errors.h) whose
 // message names the value; sizes are checked against the bytes left before
@@ -73,7 +75,7 @@ class StreamInput {
 
   // ---- primitives (wire format §1) ----
 
-  uint8_t readByte() {
+  [[nodiscard]] uint8_t readByte() {
     if (pos_ == end_) [[unlikely]]
       return readByteSlow();
     return *pos_++;
@@ -92,7 +94,7 @@ class StreamInput {
   // Skips n bytes, or throws EndOfStreamError having skipped nothing.
   void skip(size_t n);
 
-  int16_t readShort() {
+  [[nodiscard]] int16_t readShort() {
     if (end_ - pos_ >= 2) [[likely]] {
       auto v = static_cast<int16_t>(codec::loadBig16(pos_));
       pos_ += 2;
@@ -101,7 +103,7 @@ class StreamInput {
     return static_cast<int16_t>(readFixedSlow(2));
   }
 
-  int32_t readInt() {
+  [[nodiscard]] int32_t readInt() {
     if (end_ - pos_ >= 4) [[likely]] {
       auto v = static_cast<int32_t>(codec::loadBig32(pos_));
       pos_ += 4;
@@ -110,7 +112,7 @@ class StreamInput {
     return static_cast<int32_t>(readFixedSlow(4));
   }
 
-  int64_t readLong() {
+  [[nodiscard]] int64_t readLong() {
     if (end_ - pos_ >= 8) [[likely]] {
       auto v = static_cast<int64_t>(codec::loadBig64(pos_));
       pos_ += 8;
@@ -119,7 +121,7 @@ class StreamInput {
     return static_cast<int64_t>(readFixedSlow(8));
   }
 
-  int32_t readVInt() {
+  [[nodiscard]] int32_t readVInt() {
     if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
       auto r = decodeVInt(pos_, end_);
       pos_ = r.next;
@@ -128,7 +130,7 @@ class StreamInput {
     return readVIntSlow();
   }
 
-  int64_t readVLong() {
+  [[nodiscard]] int64_t readVLong() {
     if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
       auto r = internal::decodeVLongUnchecked(pos_, false);
       pos_ = r.next;
@@ -137,7 +139,7 @@ class StreamInput {
     return static_cast<int64_t>(readVarint64Slow(false));
   }
 
-  int64_t readZLong() {
+  [[nodiscard]] int64_t readZLong() {
     if (end_ - pos_ >= kMaxZLongBytes) [[likely]] {
       auto r = internal::decodeVLongUnchecked(pos_, true);
       pos_ = r.next;
@@ -146,34 +148,34 @@ class StreamInput {
     return zigZagDecode(readVarint64Slow(true));
   }
 
-  float readFloat();
-  double readDouble();
+  [[nodiscard]] float readFloat();
+  [[nodiscard]] double readDouble();
 
   // 00 or 01; anything else is CorruptStreamError "unexpected byte [0x..]".
-  bool readBoolean();
+  [[nodiscard]] bool readBoolean();
   // 00, 01, or 02 for absent.
-  std::optional<bool> readOptionalBoolean();
+  [[nodiscard]] std::optional<bool> readOptionalBoolean();
 
-  std::optional<int32_t> readOptionalVInt();
-  std::optional<int64_t> readOptionalVLong();
-  std::optional<int32_t> readOptionalInt();
-  std::optional<int64_t> readOptionalLong();
-  std::optional<float> readOptionalFloat();
-  std::optional<double> readOptionalDouble();
+  [[nodiscard]] std::optional<int32_t> readOptionalVInt();
+  [[nodiscard]] std::optional<int64_t> readOptionalVLong();
+  [[nodiscard]] std::optional<int32_t> readOptionalInt();
+  [[nodiscard]] std::optional<int64_t> readOptionalLong();
+  [[nodiscard]] std::optional<float> readOptionalFloat();
+  [[nodiscard]] std::optional<double> readOptionalDouble();
 
   // ---- strings and bytes (wire format §2) ----
 
   // Returns UTF-8; surrogate pairs on the wire become 4-byte sequences.
-  std::string readString();
-  std::optional<std::string> readOptionalString();
-  std::vector<uint8_t> readByteArray();
-  std::vector<uint8_t> readBytesRef() { return readByteArray(); }
+  [[nodiscard]] std::string readString();
+  [[nodiscard]] std::optional<std::string> readOptionalString();
+  [[nodiscard]] std::vector<uint8_t> readByteArray();
+  [[nodiscard]] std::vector<uint8_t> readBytesRef() { return readByteArray(); }
 
   // A VInt size for `min_bytes_each`-byte elements, validated before the
   // caller allocates: negative -> CorruptStreamError, above maxArraySize() ->
   // LimitExceededError, more than the bytes left can hold -> EndOfStreamError.
   // Inline while the elements would fit in the current chunk.
-  int32_t readArraySize(size_t min_bytes_each = 1) {
+  [[nodiscard]] int32_t readArraySize(size_t min_bytes_each = 1) {
     int32_t size = readVInt();
     if (arraySizeFitsChunk(size, min_bytes_each, pos_, end_)) [[likely]]
       return size;
@@ -182,28 +184,28 @@ class StreamInput {
 
   // The next n bytes, consumed, when the current chunk holds them all;
   // otherwise nullptr, and nothing is consumed (read them with readBytes).
-  const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
+  [[nodiscard]] const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
 
   // Consumes the next byte if it is `expected` and in the current chunk;
   // otherwise consumes nothing and returns false (also at a chunk's end:
   // callers then read the value the general way). For the empty list most
   // leaf buckets carry (one 00 byte).
-  bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
+  [[nodiscard]] bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
 
-  std::vector<std::string> readStringArray();
+  [[nodiscard]] std::vector<std::string> readStringArray();
   // Decoded with the SIMD batch kernels (//simd) inside each chunk; a value
   // that crosses chunks, or is malformed, goes through readVInt / readVLong,
   // so the errors are theirs.
-  std::vector<int32_t> readVIntArray();
-  std::vector<int64_t> readVLongArray();
-  std::vector<int32_t> readIntArray();
-  std::vector<int64_t> readLongArray();
-  std::vector<float> readFloatArray();
-  std::vector<double> readDoubleArray();
+  [[nodiscard]] std::vector<int32_t> readVIntArray();
+  [[nodiscard]] std::vector<int64_t> readVLongArray();
+  [[nodiscard]] std::vector<int32_t> readIntArray();
+  [[nodiscard]] std::vector<int64_t> readLongArray();
+  [[nodiscard]] std::vector<float> readFloatArray();
+  [[nodiscard]] std::vector<double> readDoubleArray();
   // The ByteStreamSplit arrays of StreamOutput::writeFloatArraySplit /
   // writeDoubleArraySplit (a wirestream extension).
-  std::vector<float> readFloatArraySplit();
-  std::vector<double> readDoubleArraySplit();
+  [[nodiscard]] std::vector<float> readFloatArraySplit();
+  [[nodiscard]] std::vector<double> readDoubleArraySplit();
 
   // ---- nesting, bytes references, writeables, collections, maps
   //      (wire format §2) ----
@@ -270,9 +272,9 @@ class StreamInput {
   }
 
   // VInt length + bytes, as an owning BytesReference.
-  BytesReference readBytesReference();
+  [[nodiscard]] BytesReference readBytesReference();
   // 00 -> nullopt, else VInt (length + 1) + bytes.
-  std::optional<BytesReference> readOptionalBytesReference();
+  [[nodiscard]] std::optional<BytesReference> readOptionalBytesReference();
 
   // The registry readNamedWriteable<C>(in) (stream/structured) uses; not
   // owned, may be null.
@@ -283,7 +285,7 @@ class StreamInput {
   // shared_ptr gives that pointer (null when absent); any other T gives
   // std::optional<T>.
   template <typename F>
-  auto readOptionalWriteable(F&& reader) {
+  [[nodiscard]] auto readOptionalWriteable(F&& reader) {
     using T = std::invoke_result_t<F&, StreamInput&>;
     if constexpr (internal::IsNullableHandle<T>::value) {
       if (!readBoolean()) return T();
@@ -297,7 +299,7 @@ class StreamInput {
   // VInt count (validated: every element takes at least one byte), then
   // reader(*this) per element.
   template <typename F>
-  auto readCollection(F&& reader) {
+  [[nodiscard]] auto readCollection(F&& reader) {
     using T = std::invoke_result_t<F&, StreamInput&>;
     int32_t n = readArraySize();
     std::vector<T> out;
@@ -310,7 +312,7 @@ class StreamInput {
   // MapT (default std::map<K, V>). A repeated key is CorruptStreamError:
   // no writer produces one, and keeping either value would hide corruption.
   template <typename MapT = void, typename KR, typename VR>
-  auto readMap(KR&& key_reader, VR&& value_reader) {
+  [[nodiscard]] auto readMap(KR&& key_reader, VR&& value_reader) {
     using K = std::invoke_result_t<KR&, StreamInput&>;
     using V = std::invoke_result_t<VR&, StreamInput&>;
     using M = std::conditional_t<std::is_void_v<MapT>, std::map<K, V>, MapT>;
@@ -334,14 +336,16 @@ class StreamInput {
   // makes one.
   class Reserved {
    public:
-    uint8_t readByte() { return *pos_++; }
-    int64_t readLong() {
+    [[nodiscard]] uint8_t readByte() { return *pos_++; }
+    [[nodiscard]] int64_t readLong() {
       auto v = static_cast<int64_t>(codec::loadBig64(pos_));
       pos_ += 8;
       return v;
     }
-    double readDouble() { return std::bit_cast<double>(static_cast<uint64_t>(readLong())); }
-    int32_t readVInt() {
+    [[nodiscard]] double readDouble() {
+      return std::bit_cast<double>(static_cast<uint64_t>(readLong()));
+    }
+    [[nodiscard]] int32_t readVInt() {
       // The one-byte test before decodeVInt's own is not redundant: without
       // it readEach's unrolled run reads one-byte values at 16.4 µs per 64 Ki
       // instead of 12.2, and five-byte ones at 97 instead of 83 (measured).
@@ -354,7 +358,7 @@ class StreamInput {
       pos_ = r.next;
       return r.value;
     }
-    int64_t readVLong() {
+    [[nodiscard]] int64_t readVLong() {
       auto r = internal::decodeVLongUnchecked(pos_, false);
       pos_ = r.next;
       return static_cast<int64_t>(r.value);
@@ -372,9 +376,13 @@ class StreamInput {
   // back. Same values and the same errors as the readers of the same names;
   // reads that cross chunks go through StreamInput's paths.
   //
+  // Example (runs: stream_input_cursor):
+  //   const uint8_t bytes[] = {0x01, 0xAC, 0x02, 0x05};  // VLongs 1, 300, 5
+  //   ByteArrayStreamInput in(bytes);
+  //   std::vector<int64_t> counts;
   //   {
   //     StreamInput::Cursor c(in);
-  //     for (int32_t i = 0; i < n; ++i) counts.push_back(c.readVLong());
+  //     for (int32_t i = 0; i < 3; ++i) counts.push_back(c.readVLong());
   //   }  // the position goes back to `in` here (also when a read throws)
   //
   // While a Cursor is live, read only through it (withStream() lends the
@@ -388,14 +396,14 @@ class StreamInput {
     Cursor(const Cursor&) = delete;
     Cursor& operator=(const Cursor&) = delete;
 
-    uint8_t readByte() {
+    [[nodiscard]] uint8_t readByte() {
       if (pos_ == end_) [[unlikely]]
         return slow([](StreamInput& in) { return in.readByteSlow(); });
       return *pos_++;
     }
     // As StreamInput::readInChunk and readByteIf.
-    const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
-    bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
+    [[nodiscard]] const uint8_t* readInChunk(size_t n) { return takeInChunk(pos_, end_, n); }
+    [[nodiscard]] bool readByteIf(uint8_t expected) { return takeByteIf(pos_, end_, expected); }
 
     void readBytes(std::span<uint8_t> out) {
       if (static_cast<size_t>(end_ - pos_) >= out.size()) [[likely]] {
@@ -406,7 +414,7 @@ class StreamInput {
       }
     }
 
-    int64_t readLong() {
+    [[nodiscard]] int64_t readLong() {
       if (end_ - pos_ >= 8) [[likely]] {
         auto v = static_cast<int64_t>(codec::loadBig64(pos_));
         pos_ += 8;
@@ -414,9 +422,11 @@ class StreamInput {
       }
       return static_cast<int64_t>(slow([](StreamInput& in) { return in.readFixedSlow(8); }));
     }
-    double readDouble() { return std::bit_cast<double>(static_cast<uint64_t>(readLong())); }
+    [[nodiscard]] double readDouble() {
+      return std::bit_cast<double>(static_cast<uint64_t>(readLong()));
+    }
 
-    int32_t readVInt() {
+    [[nodiscard]] int32_t readVInt() {
       if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
         auto r = decodeVInt(pos_, end_);
         pos_ = r.next;
@@ -425,7 +435,7 @@ class StreamInput {
       return slow([](StreamInput& in) { return in.readVIntSlow(); });
     }
 
-    int64_t readVLong() {
+    [[nodiscard]] int64_t readVLong() {
       if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
         auto r = internal::decodeVLongUnchecked(pos_, false);
         pos_ = r.next;
@@ -435,7 +445,7 @@ class StreamInput {
     }
 
     // As StreamInput::readArraySize.
-    int32_t readArraySize(size_t min_bytes_each = 1) {
+    [[nodiscard]] int32_t readArraySize(size_t min_bytes_each = 1) {
       int32_t size = readVInt();
       if (in_.arraySizeFitsChunk(size, min_bytes_each, pos_, end_)) [[likely]]
         return size;
@@ -459,7 +469,12 @@ class StreamInput {
     // Cursor. read_one must take `auto&` and use only readers both have
     // (Reserved's list). Same values and errors as the readers one by one.
     //
-    //   c.readEach(n, kMaxVIntBytes, [&](auto& r) { sizes.push_back(r.readVInt()); });
+    // Example (runs: stream_input_read_each):
+    //   const uint8_t bytes[] = {0x03, 0xAC, 0x02, 0x07};  // VInts 3, 300, 7
+    //   ByteArrayStreamInput in(bytes);
+    //   std::vector<int32_t> sizes;
+    //   StreamInput::Cursor c(in);
+    //   c.readEach(3, kMaxVIntBytes, [&](auto& r) { sizes.push_back(r.readVInt()); });
     template <typename F>
     void readEach(size_t count, size_t max_bytes, F&& read_one) {
       assert(max_bytes > 0);
@@ -572,8 +587,8 @@ class StreamInput {
       throwTooDeep();
     ++nesting_depth_;
   }
-  [[noreturn]] void throwTooDeep() const;
-  [[noreturn]] static void throwDuplicateKey(int32_t index);
+  [[noreturn, gnu::cold]] void throwTooDeep() const;
+  [[noreturn, gnu::cold]] static void throwDuplicateKey(int32_t index);
 
   TransportVersion version_ = TransportVersion::current();
   int32_t max_array_size_ = std::numeric_limits<int32_t>::max();

@@ -1,5 +1,7 @@
 // StreamOutput: the writer side of the wire format (docs/wire-format.md).
 //
+// Example (runs: stream_output):
+//   #include "stream/bytes_stream_output.h"
 //   BytesStreamOutput out;
 //   out.writeVInt(300);            // AC 02
 //   out.writeString("hello");      // 05 68 65 6C 6C 6F
@@ -321,12 +323,20 @@ class StreamOutput {
   // EpsCopyOutputStream for the same reason). Same bytes as the writers of
   // the same names; the page-crossing paths are StreamOutput's.
   //
+  // Example (runs: stream_output_cursor):
+  //   #include "stream/bytes_stream_output.h"
+  //   struct Bucket {
+  //     std::vector<uint8_t> key;
+  //     int64_t doc_count;
+  //   };
+  //   std::vector<Bucket> buckets = {{{'a'}, 3}, {{'b', 'c'}, 1}};
+  //   BytesStreamOutput out;
   //   {
   //     StreamOutput::Cursor c(out);
   //     for (const Bucket& b : buckets) {
   //       c.writeVLong(b.doc_count);
   //       c.writeVInt(static_cast<int32_t>(b.key.size()));
-  //       c.writeBytes(keyBytes(b));
+  //       c.writeBytes(b.key);
   //     }
   //   }  // the position goes back to `out` here
   //
@@ -450,6 +460,11 @@ class StreamOutput {
     // write more than max_bytes (checked in debug builds). Same bytes as
     // the writers one by one.
     //
+    // Example (runs: stream_output_write_each):
+    //   #include "stream/bytes_stream_output.h"
+    //   std::vector<int32_t> values = {3, 300, 7};
+    //   BytesStreamOutput out;
+    //   StreamOutput::Cursor c(out);
     //   c.writeEach(values, kMaxVIntBytes, [](auto& w, int32_t v) { w.writeVInt(v); });
     template <std::ranges::input_range Range, typename F>
     void writeEach(const Range& values, size_t max_bytes, F&& write_one) {
@@ -550,8 +565,8 @@ class StreamOutput {
     return false;
   }
 
-  [[noreturn]] static void throwNegativeVLong(int64_t v);
-  [[noreturn]] static void throwArraySizeTooLarge(size_t size);
+  [[noreturn, gnu::cold]] static void throwNegativeVLong(int64_t v);
+  [[noreturn, gnu::cold]] static void throwArraySizeTooLarge(size_t size);
 
   // memcpy, with copies of up to 16 bytes (keys, short strings) done inline
   // as two overlapping loads and stores: a call into libc costs more than
@@ -578,7 +593,7 @@ class StreamOutput {
       dst[n - 1] = last;
     }
   }
-  [[noreturn]] static void throwNullElement();
+  [[noreturn, gnu::cold]] static void throwNullElement();
 
   template <typename T>
   static const auto& derefWriteable(const T& v) {

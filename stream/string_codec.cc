@@ -10,7 +10,7 @@ namespace wirestream {
 
 namespace {
 
-[[noreturn]] void throwInvalidUtf8(std::string_view utf8, size_t at) {
+[[noreturn, gnu::cold]] void throwInvalidUtf8(std::string_view utf8, size_t at) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "writeString: invalid UTF-8 at byte %zu (0x%02x) of %zu", at,
                 static_cast<uint8_t>(utf8[at]), utf8.size());

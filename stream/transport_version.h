@@ -35,7 +35,7 @@ class TransportVersion {
   constexpr explicit TransportVersion(int32_t id) : id_(id) {}
 
   // The version for major.minor.revision, e.g. fromRelease(8, 7, 0).
-  static constexpr TransportVersion fromRelease(int major, int minor, int revision) {
+  [[nodiscard]] static constexpr TransportVersion fromRelease(int major, int minor, int revision) {
     return TransportVersion(major * 1000000 + minor * 10000 + revision * 100 + 99);
   }
 

@@ -2,6 +2,7 @@
 // codec/varint.h (//codec) under their old names, with decoders that throw the typed
 // errors.
 //
+// Example (runs: stream_varint):
 //   uint8_t buf[kMaxVLongBytes];
 //   uint8_t* end = encodeVLong(buf, 300);          // AC 02
 //   DecodeResult<int64_t> r = decodeVLong(buf, end);  // r.value == 300, r.next == end
@@ -42,15 +43,16 @@ struct DecodeResult {
 };
 
 namespace internal {
-[[noreturn]] void throwInvalidVInt(uint8_t fifth);
-[[noreturn]] void throwInvalidVLong(uint8_t tenth);
-[[noreturn]] void throwZLongTooLong();
+[[noreturn, gnu::cold]] void throwInvalidVInt(uint8_t fifth);
+[[noreturn, gnu::cold]] void throwInvalidVLong(uint8_t tenth);
+[[noreturn, gnu::cold]] void throwZLongTooLong();
 // Why the codec refused the value at p: EndOfStreamError or CorruptStreamError.
-[[noreturn]] void throwVIntError(const uint8_t* p, const uint8_t* limit);
-[[noreturn]] void throwVarint64Error(const uint8_t* p, const uint8_t* limit, bool zigzag);
+[[noreturn, gnu::cold]] void throwVIntError(const uint8_t* p, const uint8_t* limit);
+[[noreturn, gnu::cold]] void throwVarint64Error(const uint8_t* p, const uint8_t* limit,
+                                                bool zigzag);
 
 // Unrolled path: the caller guarantees kMaxVLongBytes readable bytes at p.
-inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p, bool zigzag) {
+[[nodiscard]] inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p, bool zigzag) {
   uint64_t v;
   const uint8_t* next = codec::decodeVarint64Unchecked(p, &v);
   if (next == nullptr) [[unlikely]]
@@ -61,7 +63,7 @@ inline DecodeResult<uint64_t> decodeVLongUnchecked(const uint8_t* p, bool zigzag
 
 // Decodes a VInt from [p, limit). Strict: a 5th byte with any bit of 0xF0 set
 // is CorruptStreamError "Invalid vInt".
-inline DecodeResult<int32_t> decodeVInt(const uint8_t* p, const uint8_t* limit) {
+[[nodiscard]] inline DecodeResult<int32_t> decodeVInt(const uint8_t* p, const uint8_t* limit) {
   int32_t v;
   const uint8_t* next = codec::decodeVInt(p, limit, &v);
   if (next == nullptr) [[unlikely]]
@@ -70,7 +72,7 @@ inline DecodeResult<int32_t> decodeVInt(const uint8_t* p, const uint8_t* limit) 
 }
 
 // Decodes a VLong: up to 10 bytes, the 10th only 0 or 1 ("Invalid vlong").
-inline DecodeResult<int64_t> decodeVLong(const uint8_t* p, const uint8_t* limit) {
+[[nodiscard]] inline DecodeResult<int64_t> decodeVLong(const uint8_t* p, const uint8_t* limit) {
   uint64_t v;
   const uint8_t* next = codec::decodeVarint64(p, limit, &v);
   if (next == nullptr) [[unlikely]]
@@ -80,7 +82,7 @@ inline DecodeResult<int64_t> decodeVLong(const uint8_t* p, const uint8_t* limit)
 
 // Decodes a ZLong: up to 10 bytes, no continuation past bit 63
 // ("variable-length stream is too long").
-inline DecodeResult<int64_t> decodeZLong(const uint8_t* p, const uint8_t* limit) {
+[[nodiscard]] inline DecodeResult<int64_t> decodeZLong(const uint8_t* p, const uint8_t* limit) {
   uint64_t v;
   const uint8_t* next = codec::decodeVarint64(p, limit, &v);
   if (next == nullptr) [[unlikely]]

@@ -5,6 +5,8 @@
 // the pkg-config module carry the same numbers, and `wirestream --version`
 // prints WIRESTREAM_VERSION.
 //
+// Example (runs: wirestream_version):
+//   #include <cstdio>
 //   #include "stream/wirestream_version.h"
 //   static_assert(WIRESTREAM_VERSION_MAJOR == 0 && WIRESTREAM_VERSION_MINOR >= 2);
 //   std::puts(WIRESTREAM_VERSION);  // "0.2.0"

@@ -1,10 +1,16 @@
 // Writeable and NamedWriteable: the interfaces of everything that serializes
 // itself onto a StreamOutput.
 //
+// Example (runs: writeable):
+//   #include "stream/bytes_stream_output.h"
 //   struct Ping : Writeable {
-//     int64_t id;
+//     int64_t id = 0;
 //     void writeTo(StreamOutput& out) const override { out.writeVLong(id); }
 //   };
+//   Ping ping;
+//   ping.id = 7;
+//   BytesStreamOutput out;
+//   ping.writeTo(out);  // 07
 //
 // A NamedWriteable is a Writeable that travels with its name so a reader can
 // pick the right class from a NamedWriteableRegistry: writeNamedWriteable

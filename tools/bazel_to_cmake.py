@@ -22,9 +22,10 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join("cmake", "bazel_targets.cmake")
 # Built by Bazel only: the benchmark suite (code generators of the peers) and its tests, the
-# README check (a genrule extracts its blocks); and the standalone consumer projects.
-SKIP = ("bench", "tests/bench", "tests/readme", "third_party", "examples/consumer",
-        "examples/bazel_consumer")
+# README and header-example checks (genrules extract their blocks); and the standalone
+# consumer projects.
+SKIP = ("bench", "tests/bench", "tests/readme", "tests/header_examples", "third_party",
+        "examples/consumer", "examples/bazel_consumer")
 # Packages whose non-testonly libraries are installed and exported as wirestream::<name>.
 NOT_LIBRARY = ("tests", "fuzz", "examples", "tools", "bench")
 # External repositories -> what CMake links (see cmake/BazelRules.cmake for the packages).

@@ -2,12 +2,16 @@
 // process is out of file descriptors, the kernel out of buffers) from
 // spinning and from flooding the log.
 //
-//   AcceptBackoff backoff;                      // 10 ms, doubling, at most 1 s
-//   on error:   timer.expires_after(backoff.nextDelay());  // then accept again
-//   on success: backoff.reset();
-//
+// Example (runs: accept_backoff):
+//   #include <vector>
+//   AcceptBackoff backoff;                                // 10 ms, doubling, at most 1 s
+//   std::chrono::milliseconds wait = backoff.nextDelay();  // accept failed: wait, then retry
+//   backoff.reset();                                      // accept succeeded
+//   std::vector<std::string> log;
 //   LogRateLimiter limiter(std::chrono::seconds(1));
-//   if (auto suppressed = limiter.admit(now)) log(line + suppressedSuffix(*suppressed));
+//   std::string line = "accept failed: Too many open files";
+//   if (std::optional<uint64_t> suppressed = limiter.admit())
+//     log.push_back(line + suppressedSuffix(*suppressed));
 //
 // An accept that fails with EMFILE leaves the connection in the listen
 // backlog, so the socket stays readable and an immediate retry fails again at
@@ -33,7 +37,7 @@ class AcceptBackoff {
 
   // The delay before the next attempt after one more failure: kInitialDelay
   // after the first, doubling after each further one, at most kMaxDelay.
-  std::chrono::milliseconds nextDelay() {
+  [[nodiscard]] std::chrono::milliseconds nextDelay() {
     std::chrono::milliseconds delay = next_;
     next_ = std::min(next_ * 2, kMaxDelay);
     return delay;
@@ -54,12 +58,12 @@ class LogRateLimiter {
   // A line may be logged at `now` if none was in the last interval: returns
   // how many were suppressed since the last logged one (and counts them from
   // zero again); std::nullopt if this one is suppressed (and counted).
-  std::optional<uint64_t> admit(Clock::time_point now = Clock::now());
+  [[nodiscard]] std::optional<uint64_t> admit(Clock::time_point now = Clock::now());
 
   // For a summary line: the count suppressed since the last logged line, if
   // any were and that line is an interval old (the summary then counts as the
   // line logged at `now`); std::nullopt otherwise.
-  std::optional<uint64_t> takeOverdue(Clock::time_point now = Clock::now());
+  [[nodiscard]] std::optional<uint64_t> takeOverdue(Clock::time_point now = Clock::now());
   // Whether lines were suppressed since the last logged one.
   bool hasSuppressed() const;
 

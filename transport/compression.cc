@@ -130,7 +130,7 @@ void compressDeflate(const BytesReference& plain, StreamOutput& out) {
   drain(Z_FINISH);
 }
 
-[[noreturn]] void throwTooLarge(size_t max_size) {
+[[noreturn, gnu::cold]] void throwTooLarge(size_t max_size) {
   internal::throwLimitExceeded("decompressed frame body exceeds the limit of " +
                                std::to_string(max_size) + " bytes");
 }

@@ -1,9 +1,15 @@
 // Compression of transport frame bodies (status bit 0x04, wire format §9), in
 // Elasticsearch's two schemes.
 //
+// Example (runs: compression):
+//   #include "stream/bytes_stream_output.h"
+//   BytesStreamOutput body;
+//   body.writeString("a body worth compressing");
+//   BytesStreamOutput out;
 //   compressBody(CompressionScheme::kLz4, body.bytes(), out);   // "LZ4\0" + blocks
+//   std::vector<uint8_t> bytes = out.bytes().toVector();
 //   CompressionScheme s = CompressionScheme::kNone;
-//   std::vector<uint8_t> plain = decompressBody(bytes, max_frame_size, &s);
+//   std::vector<uint8_t> plain = decompressBody(bytes, /*max_size=*/1 << 20, &s);  // kLz4
 //
 // As in ES only the body is compressed; the variable header stays plain so a
 // receiver can route the frame before inflating it. The body starts with the
@@ -51,7 +57,8 @@ void compressBody(CompressionScheme scheme, const BytesReference& plain, StreamO
 // bytes of output -> LimitExceededError, checked as the output grows (a
 // block's claimed length is checked before it is inflated), so a small bomb
 // cannot allocate more than max_size.
-std::vector<uint8_t> decompressBody(std::span<const uint8_t> compressed, size_t max_size,
-                                    CompressionScheme* scheme = nullptr);
+[[nodiscard]] std::vector<uint8_t> decompressBody(std::span<const uint8_t> compressed,
+                                                  size_t max_size,
+                                                  CompressionScheme* scheme = nullptr);
 
 }  // namespace wirestream::transport

@@ -5,18 +5,26 @@
 // (ActionNotFoundTransportException, id 101): the peer has no feature, and
 // the node keeps to the ES encodings.
 //
+// Example (runs: features):
+//   #include "transport/zero_copy.h"
+//   using namespace std::chrono_literals;
+//   TransportService shard, coordinator;
 //   // every node that can read the columnar aggregations:
-//   registerFeaturesHandler(service, {std::string(kColumnarAggregations)});
-//
+//   registerFeaturesHandler(shard, {std::string(kColumnarAggregations)});
+//   // the handler, answering: may it use the extension?
+//   auto read = [](StreamInput& in) { return ByteArrayBody(in.readBytesReference()); };
+//   shard.registerAsyncRequestHandler(
+//       "shard/search", read, [](ByteArrayBody&&, std::shared_ptr<TransportChannel> channel) {
+//         bool columnar = requestedFeature(*channel, kColumnarAggregations);  // true here
+//         channel->sendResponse(ByteArrayBody());
+//       });
 //   // the requester, once per connection:
+//   std::shared_ptr<Connection> connection = coordinator.connect("127.0.0.1", shard.listen());
 //   FeatureNegotiator negotiator(coordinator, {std::string(kColumnarAggregations)});
 //   negotiator.negotiate(connection, 5s);
 //   bool columnar = negotiator.has(*connection, kColumnarAggregations);
-//   coordinator.submitRequest(connection, action, request, reader, 60s,
-//                             negotiator.callContext(*connection));
-//
-//   // the handler, answering: may it use the extension?
-//   if (requestedFeature(*channel, kColumnarAggregations)) ...
+//   coordinator.submitRequest(connection, "shard/search", ByteArrayBody(), read, 60s,
+//                             negotiator.callContext(*connection)).get();
 //
 // Connections are one-directional (transport_service.h): the requester
 // learns what the peer can read, and tells the handler which negotiated

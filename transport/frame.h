@@ -1,11 +1,18 @@
 // Transport frames (wire format §9): the fixed 23-byte header, the variable
 // header, and the writers that build a whole frame in a BytesStreamOutput.
 //
+// Example (runs: frame):
+//   #include <sys/uio.h>
+//   #include "transport/zero_copy.h"
+//   ByteArrayBody request;  // any Writeable
+//   TransportVersion v = TransportVersion::current();
 //   BytesStreamOutput out;
 //   writeRequestFrame(out, {.request_id = 7, .version = v}, "indices:data/read",
 //                     /*headers=*/{}, request, CompressionScheme::kNone);
-//   BytesReference bytes = out.bytes();        // keep it alive while writing
-//   writev(fd, bytes.pieces());                // gather write, no flattening
+//   BytesReference bytes = out.bytes();  // keep it alive while writing
+//   std::vector<iovec> gather;           // for writev(): no flattening
+//   for (std::span<const uint8_t> piece : bytes.pieces())
+//     gather.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
 //
 // A frame is written body first: the writer skips the 23 header bytes, writes
 // the variable header and the body, then seeks back and fills in the header,
@@ -96,7 +103,7 @@ struct FrameHeader {
 // Encodes / decodes the 23 header bytes. decodeHeader does no validation;
 // FrameDecoder does that.
 void encodeHeader(const FrameHeader& header, uint8_t* dst);
-FrameHeader decodeHeader(const uint8_t* src);
+[[nodiscard]] FrameHeader decodeHeader(const uint8_t* src);
 
 // The identity of one outbound frame.
 struct FrameIds {

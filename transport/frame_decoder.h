@@ -2,9 +2,12 @@
 // transport frames (wire format §9). Socket-free: the TCP connection feeds it
 // what it reads, tests and fuzzers feed it whatever they like.
 //
+// Example (runs: frame_decoder):
+//   const uint8_t bytes_just_read[] = {'E', 'S', 0xFF, 0xFF, 0xFF, 0xFF, 'E'};  // ping, 'E'
+//   std::vector<DecodedFrame> frames;
 //   FrameDecoder decoder(/*max_frame_size=*/100 << 20);
-//   decoder.feed(bytes_just_read, [&](DecodedFrame&& f) { dispatch(f); });
-//   if (decoder.midFrame()) arm_read_deadline();
+//   decoder.feed(bytes_just_read, [&](DecodedFrame&& f) { frames.push_back(std::move(f)); });
+//   bool arm_read_deadline = decoder.midFrame();  // true: a frame has begun
 //
 // Determinism: the frames emitted and the error thrown (type, message, and the
 // stream offset at which it is thrown) depend only on the bytes, never on how
@@ -115,7 +118,7 @@ class FrameDecoder {
  private:
   // Returns how many bytes of `bytes` were consumed (validating as it goes).
   size_t consumeHeader(std::span<const uint8_t> bytes);
-  [[noreturn]] void fail(std::exception_ptr error);
+  [[noreturn, gnu::cold]] void fail(std::exception_ptr error);
   void emitFrame(const std::function<void(DecodedFrame&&)>& on_frame);
   void checkMagic();
   void checkLength();

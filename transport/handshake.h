@@ -1,10 +1,15 @@
 // The bodies of Elasticsearch's two handshakes and the prefix of every request
 // body, as ES writes them (TaskId, TransportHandshaker, TransportService).
 //
+// Example (runs: handshake):
+//   #include "stream/bytes_stream_output.h"
 //   // connecting side, frame with status 0x08 at the minimum compatible version:
-//   TcpHandshakeRequest{TransportVersion::V_8_7_0}.writeTo(body);   // 04 d3 c7 ec 03
+//   BytesStreamOutput request_body;
+//   TcpHandshakeRequest{TransportVersion::V_8_7_0}.writeTo(request_body);  // 04 d3 c7 ec 03
 //   // accepting side, answered at the request's header version:
-//   TcpHandshakeResponse{local}.writeTo(body);                      // d3 c7 ec 03
+//   TransportVersion local = TransportVersion::V_8_7_0;
+//   BytesStreamOutput response_body;
+//   TcpHandshakeResponse{local}.writeTo(response_body);  // d3 c7 ec 03
 //
 // A request body on the wire is TaskId (the parent task) followed by the
 // request's own fields; the frame writer and InboundMessage add and strip the
@@ -35,7 +40,7 @@ struct TaskId {
 
   bool isSet() const { return !node_id.empty(); }
   void writeTo(StreamOutput& out) const;
-  static TaskId readFrom(StreamInput& in);
+  [[nodiscard]] static TaskId readFrom(StreamInput& in);
   bool operator==(const TaskId&) const = default;
 };
 
@@ -46,14 +51,14 @@ struct TaskId {
 struct TcpHandshakeRequest {
   TransportVersion version = TransportVersion::current();
   void writeTo(StreamOutput& out) const;
-  static TcpHandshakeRequest readFrom(StreamInput& in);
+  [[nodiscard]] static TcpHandshakeRequest readFrom(StreamInput& in);
 };
 
 // internal:tcp/handshake response: the responder's version, VInt.
 struct TcpHandshakeResponse {
   TransportVersion version = TransportVersion::current();
   void writeTo(StreamOutput& out) const;
-  static TcpHandshakeResponse readFrom(StreamInput& in);
+  [[nodiscard]] static TcpHandshakeResponse readFrom(StreamInput& in);
 };
 
 // ES 8's minimum compatible version, and the version whose handshake request
@@ -73,7 +78,7 @@ struct TransportAddress {
   int32_t port = 0;
 
   void writeTo(StreamOutput& out) const;
-  static TransportAddress readFrom(StreamInput& in);
+  [[nodiscard]] static TransportAddress readFrom(StreamInput& in);
   // "127.0.0.1:9300" ([::1]:9300 for IPv6), as ES's NetworkAddress formats it.
   std::string toString() const;
   // From a dotted IPv4 / textual IPv6 address; std::invalid_argument if neither.
@@ -91,7 +96,7 @@ struct DiscoveryNodeRole {
 // ES DiscoveryNode as 7.17 and 8.x up to 8.7 write it:
 //   String name, id, ephemeralId, hostName, hostAddress; TransportAddress;
 //   VInt n, n x (String key, String value) attributes;
-//   VInt n, n x (String role, String abbreviation, boolean canContainData);
+//   VInt n, n x (String role, String abbreviation, boolean canContainData) roles;
 //   VInt version id; from 8.3.0 String externalId.
 struct DiscoveryNode {
   std::string name;
@@ -107,7 +112,7 @@ struct DiscoveryNode {
   std::string external_id;
 
   void writeTo(StreamOutput& out) const;
-  static DiscoveryNode readFrom(StreamInput& in);
+  [[nodiscard]] static DiscoveryNode readFrom(StreamInput& in);
   bool operator==(const DiscoveryNode&) const = default;
 };
 
@@ -125,7 +130,7 @@ struct TransportHandshakeResponse {
   std::string cluster_name;
 
   void writeTo(StreamOutput& out) const;
-  static TransportHandshakeResponse readFrom(StreamInput& in);
+  [[nodiscard]] static TransportHandshakeResponse readFrom(StreamInput& in);
 };
 
 // Writeable adapters for the frame writers.

@@ -5,10 +5,12 @@
 // its header is in, before buffering any of its body, and holds the Lease
 // until the frame is answered, dropped, or the connection closes.
 //
+// Example (runs: inbound_budget):
+//   size_t frame_size = 4096;
 //   InboundBudget budget(/*limit=*/1 << 30);
 //   InboundBudget::Lease lease = budget.tryAcquire(frame_size);
-//   if (!lease) refuse();          // would take the node past the limit
-//   ...                            // the bytes go back when `lease` dies
+//   bool refuse = !lease;  // it would take the node past the limit
+//   // the bytes go back when `lease` dies (or at lease.reset())
 //
 // Thread-safety: InboundBudget is thread-safe. A Lease is a move-only value
 // for one owner; the budget must outlive its leases.

@@ -20,8 +20,8 @@ size_t legacyVariableSize(const FrameHeader& h, const BytesReference& content) {
   RequestHeaders request_headers;
   ResponseHeaders response_headers;
   readThreadContext(in, request_headers, response_headers);
-  in.readStringArray();  // features
-  in.readString();       // action
+  (void)in.readStringArray();  // features
+  (void)in.readString();       // action
   return content.length() - in.available();
 }
 
@@ -42,7 +42,7 @@ std::string InboundMessage::peekAction(const DecodedFrame& frame) {
     RequestHeaders request_headers;
     ResponseHeaders response_headers;
     readThreadContext(in, request_headers, response_headers);
-    if (frame.header.version().before(TransportVersion::V_8_0_0)) in.readStringArray();
+    if (frame.header.version().before(TransportVersion::V_8_0_0)) (void)in.readStringArray();
     return in.readString();
   } catch (const StreamError&) {
     return "";
@@ -74,7 +74,7 @@ InboundMessage InboundMessage::parse(DecodedFrame&& frame, size_t max_body_size)
   in.setTransportVersion(m.header.version());
   readThreadContext(in, m.request_headers, m.response_headers);
   if (m.header.isRequest()) {
-    if (m.header.version().before(TransportVersion::V_8_0_0)) in.readStringArray();
+    if (m.header.version().before(TransportVersion::V_8_0_0)) (void)in.readStringArray();
     m.action = in.readString();
   }
   if (in.available() != 0) {

@@ -1,9 +1,18 @@
 // InboundMessage: a decoded frame split into its variable header and body
 // (wire format §9), with a compressed body inflated.
 //
-//   InboundMessage m = InboundMessage::parse(std::move(frame), max_frame_size);
-//   BytesReferenceStreamInput in(m.body());
-//   in.setTransportVersion(m.header.version());
+// Example (runs: inbound_message):
+//   #include "transport/zero_copy.h"
+//   BytesStreamOutput out;
+//   writeRequestFrame(out, {.request_id = 7}, "shard/search", /*headers=*/{}, ByteArrayBody(),
+//                     CompressionScheme::kNone);
+//   std::vector<uint8_t> bytes = out.bytes().toVector();
+//   FrameDecoder decoder(/*max_frame_size=*/1 << 20);
+//   decoder.feed(bytes, [](DecodedFrame&& frame) {
+//     InboundMessage m = InboundMessage::parse(std::move(frame), /*max_body_size=*/1 << 20);
+//     BytesReferenceStreamInput in(m.body());
+//     in.setTransportVersion(m.header.version());
+//   });
 //
 // Socket-free, like FrameDecoder. The body is a BytesReference that keeps the
 // frame's pages (or the inflated bytes) alive, so a message and copies of its
@@ -33,7 +42,7 @@ class InboundMessage {
   // over frame.h's caps -> LimitExceededError. A legacy frame (frame.h) has
   // its variable header measured by reading it. A compressed handshake frame
   // (legacy or not) -> CorruptStreamError before anything is inflated.
-  static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
+  [[nodiscard]] static InboundMessage parse(DecodedFrame&& frame, size_t max_body_size);
 
   // The action of a request frame from its variable header alone, without
   // touching the body (for a rejection before the body is looked at); "" if

@@ -2,13 +2,23 @@
 // net/tls_link.h reads and writes through); and NetStream, a plain socket or
 // TLS over one (deprecated: unused since the byte links of transport/net/).
 //
-//   NetStream s(std::move(socket), tls_context);     // nullptr: plaintext
-//   s.tls().async_handshake(...);                    // TLS: first
+// Example (compiled: net_stream):
+//   #include "transport/tls.h"
+//   namespace asio = boost::asio;
+//   asio::io_context io;
+//   asio::ip::tcp::socket socket(io);                // connected
+//   asio::ssl::context tls_context(asio::ssl::context::tls);
+//   NetStream s(std::move(socket), &tls_context);    // nullptr: plaintext
+//   s.tls().async_handshake(asio::ssl::stream_base::client,  // TLS: first
+//                           [](const boost::system::error_code&) {});
 //   // then, on the strand, without waiting:
-//   tls::attachBufferedSocket(ssl, s.tlsSocket());   // then, on the strand:
-//   size_t n = tls::read(ssl, buffer, size, ec);     // would_block: nothing buffered
-//   s.tlsSocket().asyncFill(handler);                // wait for more bytes
-//   tls::write(ssl, page, size, ec);                 // records collect...
+//   SSL* ssl = s.tls().native_handle();
+//   tls::attachBufferedSocket(ssl, s.tlsSocket());
+//   uint8_t buffer[4096];
+//   boost::system::error_code ec;
+//   size_t n = tls::read(ssl, buffer, sizeof buffer, ec);  // would_block: nothing buffered
+//   s.tlsSocket().asyncFill([](const boost::system::error_code&, size_t) {});  // wait for more
+//   tls::write(ssl, buffer, n, ec);                  // records collect...
 //   s.tlsSocket().trySend(ec);                       // ...and leave in one send
 //
 // Not thread-safe: use from one strand (an SSL object runs one operation at

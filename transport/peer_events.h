@@ -4,10 +4,12 @@
 // line a second per kind, a summary line with the count of the rest, and a
 // counter a user reads in TransportStats.
 //
+// Example (runs: peer_events):
+//   std::vector<std::string> warnings;
+//   auto warn = [&](const std::string& line) { warnings.push_back(line); };
 //   PeerEvents events;
 //   std::string line = "closing connection [..]: ...";
-//   if (events.note(PeerEvent::kProtocolError, line)) warn(line);  // else debug(line)
-//   ...
+//   if (events.note(PeerEvent::kProtocolError, line)) warn(line);  // else log it at debug
 //   // about once an interval while note() has returned false:
 //   for (const PeerEvents::Summary& s : events.takeSummaries()) warn(s.line);
 //
@@ -58,7 +60,7 @@ class PeerEvents {
   // Counts one event of `kind`. True: log `line` (a count of the lines
   // suppressed before it is appended); false: the kind logged a line less
   // than an interval ago, so log it only at debug level.
-  bool note(PeerEvent kind, std::string& line, Clock::time_point now = Clock::now());
+  [[nodiscard]] bool note(PeerEvent kind, std::string& line, Clock::time_point now = Clock::now());
 
   uint64_t count(PeerEvent kind) const;
 
@@ -73,7 +75,7 @@ class PeerEvents {
   // For each kind that suppressed lines and logged none for an interval:
   // one line with their count and the last of them (and counts from zero
   // again). Kinds still inside their interval stay owed.
-  std::vector<Summary> takeSummaries(Clock::time_point now = Clock::now());
+  [[nodiscard]] std::vector<Summary> takeSummaries(Clock::time_point now = Clock::now());
 
  private:
   struct Kind {

@@ -273,17 +273,17 @@ class Reader {
       e->message = in_.readOptionalString();
     } else if (kind == 1) {
       e->message = in_.readOptionalString();
-      in_.readOptionalString();  // resource description
+      (void)in_.readOptionalString();  // resource description
       e->cause = read();
     } else if (kind == 2) {
-      in_.readOptionalString();
-      for (int i = 0; i < 3; ++i) in_.readInt();
+      (void)in_.readOptionalString();
+      for (int i = 0; i < 3; ++i) (void)in_.readInt();
     } else if (kind == 3) {
-      in_.readOptionalString();
+      (void)in_.readOptionalString();
       if (in_.readBoolean()) {
-        for (int i = 0; i < 3; ++i) in_.readInt();
+        for (int i = 0; i < 3; ++i) (void)in_.readInt();
       } else {
-        in_.readOptionalString();
+        (void)in_.readOptionalString();
       }
     } else if (kind == 13) {
       const int32_t sub = in_.readVInt();
@@ -292,10 +292,10 @@ class Reader {
         internal::throwCorrupt("unknown FileSystemException with index " + std::to_string(sub));
       }
       e->type = sub_name;
-      for (int i = 0; i < 3; ++i) in_.readOptionalString();
+      for (int i = 0; i < 3; ++i) (void)in_.readOptionalString();
       e->message = in_.readOptionalString();
     } else if (kind == 18) {
-      in_.readBoolean();
+      (void)in_.readBoolean();
       e->message = in_.readOptionalString();
     }
     if (!stopped_) readStack(*e);
@@ -311,10 +311,10 @@ class Reader {
   void readStack(RemoteException& e) {
     const int32_t frames = in_.readArraySize(4);
     for (int32_t i = 0; i < frames; ++i) {
-      in_.readString();
-      in_.readOptionalString();
-      in_.readString();
-      in_.readVInt();
+      (void)in_.readString();
+      (void)in_.readOptionalString();
+      (void)in_.readString();
+      (void)in_.readVInt();
     }
     const int32_t suppressed = in_.readArraySize(1);
     for (int32_t i = 0; i < suppressed && !stopped_; ++i) {
@@ -349,9 +349,9 @@ class Reader {
       return;
     }
     if (isActionTransportFamily(id) && in_.transportVersion().before(kV8_1_0)) {
-      if (in_.readBoolean()) TransportAddress::readFrom(in_);
+      if (in_.readBoolean()) (void)TransportAddress::readFrom(in_);
       e.action = in_.readOptionalString();
-      if ((id == 12 || id == 84) && in_.readBoolean()) DiscoveryNode::readFrom(in_);
+      if ((id == 12 || id == 84) && in_.readBoolean()) (void)DiscoveryNode::readFrom(in_);
     }
     switch (id) {
       case 62:

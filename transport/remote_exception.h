@@ -2,11 +2,22 @@
 // readException, ElasticsearchException.writeTo and its registry ids), the
 // body of every error response.
 //
-//   RemoteException e = exceptionFromError(std::current_exception());
-//   writeException(out, wrapInRemoteTransport("node-1", "127.0.0.1:9300", action, e));
-//   ...
+// Example (runs: remote_exception):
+//   #include "stream/bytes_stream_output.h"
+//   #include "transport/transport_errors.h"
+//   std::shared_ptr<const RemoteException> e;
+//   try {
+//     throw std::invalid_argument("bad size");  // what a handler threw
+//   } catch (...) {
+//     e = exceptionFromError(std::current_exception());  // IllegalArgumentException
+//   }
+//   BytesStreamOutput out;
+//   auto wrapped = wrapInRemoteTransport("node-1", "127.0.0.1:9300", "shard/search", e);
+//   writeException(out, wrapped.get());
+//   BytesReferenceStreamInput in(out.bytes());
 //   std::shared_ptr<const RemoteException> back = readException(in);
-//   std::rethrow_exception(remoteErrorFor(back));   // CircuitBreakingError, ...
+//   std::exception_ptr error = remoteErrorFor(back);  // RemoteTransportError, or a typed one
+//                                                     // (CircuitBreakingError, ...) to rethrow
 //
 // Stateless functions; thread-safe. readException takes untrusted input.
 #pragma once
@@ -44,7 +55,7 @@ void writeException(StreamOutput& out, const RemoteException* e);
 // dropped. Nesting (causes, suppressed) beyond the input's maxNestingDepth()
 // -> LimitExceededError; truncation -> EndOfStreamError; bad booleans/strings
 // -> CorruptStreamError.
-std::shared_ptr<const RemoteException> readException(StreamInput& in);
+[[nodiscard]] std::shared_ptr<const RemoteException> readException(StreamInput& in);
 
 // ES's name for a registry id ("circuit_breaking_exception"), or "" if ES 8.7
 // has no such id.
@@ -56,14 +67,14 @@ std::string_view esExceptionName(int32_t id);
 // EndOfStreamError -> EOFException, a TransportError by its type (ES types
 // whose fields are known by id, others wrapped), anything else wrapped under
 // errorTypeOf's name.
-std::shared_ptr<const RemoteException> exceptionFromError(std::exception_ptr error);
+[[nodiscard]] std::shared_ptr<const RemoteException> exceptionFromError(std::exception_ptr error);
 // The same for a bare type and message (TransportChannel::sendError).
-std::shared_ptr<const RemoteException> exceptionFromTypeAndMessage(const std::string& type,
-                                                                   const std::string& message);
+[[nodiscard]] std::shared_ptr<const RemoteException> exceptionFromTypeAndMessage(
+    const std::string& type, const std::string& message);
 
 // ES's RemoteTransportException (103) as OutboundHandler.sendErrorResponse
 // builds it: message "[node][address][action]", cause `cause`.
-std::shared_ptr<const RemoteException> wrapInRemoteTransport(
+[[nodiscard]] std::shared_ptr<const RemoteException> wrapInRemoteTransport(
     const std::string& node_name, const std::string& address, const std::string& action,
     std::shared_ptr<const RemoteException> cause);
 

@@ -3,11 +3,15 @@
 // the annotated Mutex / MutexLock / SharedMutex the analysis needs (libstdc++'s
 // std::mutex carries no annotations). Under gcc the macros expand to nothing.
 //
+// Example (declares: thread_annotations):
+//   #include <vector>
 //   class Queue {
+//    public:
 //     void push(int v) WS_EXCLUDES(mu_) {
 //       MutexLock lock(mu_);
 //       items_.push_back(v);
 //     }
+//    private:
 //     Mutex mu_;
 //     std::vector<int> items_ WS_GUARDED_BY(mu_);
 //   };

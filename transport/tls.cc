@@ -37,8 +37,8 @@ std::string takeOpenSslErrors() {
   return text.empty() ? "unknown OpenSSL error" : text;
 }
 
-[[noreturn]] void throwConfig(const std::string& what, const std::string& file,
-                              const std::string& problem) {
+[[noreturn, gnu::cold]] void throwConfig(const std::string& what, const std::string& file,
+                                         const std::string& problem) {
   throw TlsConfigError(file, "TLS " + what + " [" + file + "]: " + problem);
 }
 

@@ -3,11 +3,20 @@
 // TransportService; the connection code reads and writes through NetStream
 // (net_stream.h).
 //
+// Example (compiled: tls):
+//   namespace asio = boost::asio;
+//   using tcp = asio::ip::tcp;
+//   TlsOptions options{.certificate = "node-1.crt", .key = "node-1.key",
+//                      .certificate_authorities = "ca.crt"};
+//   asio::io_context io;
+//   tcp::socket socket(io);  // connected to 10.0.0.7
 //   std::unique_ptr<asio::ssl::context> ctx = tls::makeContext(options);  // TlsConfigError
 //   asio::ssl::stream<tcp::socket> s(std::move(socket), *ctx);
 //   tls::configureClient(s.native_handle(), options, "10.0.0.7");
-//   s.async_handshake(asio::ssl::stream_base::client, ...);
-//   ... on error: tls::failureReason(ec, s.native_handle())
+//   std::string reason;  // OpenSSL's, when the handshake failed
+//   s.async_handshake(asio::ssl::stream_base::client, [&](const boost::system::error_code& ec) {
+//     if (ec) reason = tls::failureReason(ec, s.native_handle());
+//   });
 //
 // Protocol: TLS 1.2 and 1.3 only, renegotiation and compression off, the
 // cipher lists of TlsOptions. One context serves both roles; the role's
@@ -40,7 +49,7 @@ inline constexpr long kMaxCertificateListBytes = 64 * 1024;
 // that is missing, not PEM, or whose key does not match the certificate or
 // the passphrase; std::invalid_argument for a cipher string matching nothing
 // or a missing certificate_authorities where verification needs one.
-std::unique_ptr<boost::asio::ssl::context> makeContext(const TlsOptions& options);
+[[nodiscard]] std::unique_ptr<boost::asio::ssl::context> makeContext(const TlsOptions& options);
 
 // Throws TlsConfigError unless `options` can accept connections (has a
 // certificate and key).

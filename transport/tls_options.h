@@ -1,6 +1,8 @@
 // TlsOptions: mutual TLS between nodes, named after Elasticsearch's
 // xpack.security.transport.ssl.* settings. Set TransportOptions::tls to use it.
 //
+// Example (compiled: tls_options):
+//   #include "transport/transport_service.h"
 //   TransportOptions o;
 //   o.tls = TlsOptions{.certificate = "node-1.crt", .key = "node-1.key",
 //                      .certificate_authorities = "ca.crt"};

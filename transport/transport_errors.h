@@ -1,9 +1,19 @@
 // The exceptions a transport call fails with.
 //
-//   try { auto r = service.submitRequest(conn, "act", req, read).get(); }
-//   catch (const CircuitBreakingError& e) { e.bytesWanted(); }  // typed remote error
-//   catch (const RemoteTransportError& e) { e.type(); }   // the handler threw
-//   catch (const NodeDisconnectedError&) {}               // connection lost
+// Example (compiled: transport_errors):
+//   #include "transport/transport_service.h"
+//   #include "transport/zero_copy.h"
+//   TransportService service;
+//   std::shared_ptr<Connection> conn = service.connect("127.0.0.1", 9300);
+//   auto read = [](StreamInput& in) { return in.readVLong(); };
+//   try {
+//     int64_t r = service.submitRequest(conn, "act", ByteArrayBody(), read).get();
+//   } catch (const CircuitBreakingError& e) {  // a typed remote error
+//     int64_t wanted = e.bytesWanted();
+//   } catch (const RemoteTransportError& e) {  // the handler threw
+//     std::string type = e.type();
+//   } catch (const NodeDisconnectedError&) {  // the connection was lost
+//   }
 //
 // Every TransportError carries an Elasticsearch-style type name
 // ("illegal_argument_exception") that is what travels in an error frame: a
@@ -145,7 +155,7 @@ class RemoteReceiveTimeoutError : public RemoteTransportError {
 
 // The RemoteTransportError subclass that stands for `exception` (unwrapped
 // as ES's ExceptionsHelper.unwrapCause does), as an exception_ptr.
-std::exception_ptr remoteErrorFor(std::shared_ptr<const RemoteException> exception);
+[[nodiscard]] std::exception_ptr remoteErrorFor(std::shared_ptr<const RemoteException> exception);
 
 // Connecting or the handshake failed.
 class ConnectTransportError : public TransportError {

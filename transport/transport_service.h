@@ -1,17 +1,25 @@
 // TransportService: request/response messaging between nodes over TCP
 // (Boost.Asio), on the frames of wire format §9.
 //
+// Example (runs: transport_service):
+//   using namespace std::chrono_literals;
+//   struct Echo final : Writeable {
+//     std::string text;
+//     explicit Echo(std::string t) : text(std::move(t)) {}
+//     explicit Echo(StreamInput& in) : text(in.readString()) {}
+//     void writeTo(StreamOutput& out) const override { out.writeString(text); }
+//   };
 //   TransportService server({.node_name = "shard-0"});
-//   server.registerRequestHandler("shard/search",
-//       [](StreamInput& in) { return SearchRequest(in); },           // reader
-//       [](const SearchRequest& r) { return SearchResponse(...); });  // -> Writeable
+//   server.registerRequestHandler(
+//       "shard/echo", [](StreamInput& in) { return Echo(in); },  // reader
+//       [](const Echo& r) { return Echo(r.text + "!"); });        // -> Writeable
 //   uint16_t port = server.listen("127.0.0.1", 0);
-//
+//   // the other node:
 //   TransportService client({.node_name = "coordinator"});
 //   std::shared_ptr<Connection> conn = client.connect("127.0.0.1", port);
-//   std::future<SearchResponse> f = client.submitRequest(
-//       conn, "shard/search", request,
-//       [](StreamInput& in) { return SearchResponse(in); }, 5s);
+//   std::future<Echo> f = client.submitRequest(
+//       conn, "shard/echo", Echo("hi"), [](StreamInput& in) { return Echo(in); }, 5s);
+//   std::string answer = f.get().text;  // "hi!"
 //
 // Connections are one-directional, as in Elasticsearch: the side that
 // connects sends requests and receives responses; the accepting side receives
@@ -345,10 +353,10 @@ class TransportService {
 
   // sendRequest with a future.
   template <class Reader>
-  auto submitRequest(const std::shared_ptr<Connection>& connection, std::string_view action,
-                     const Writeable& request, Reader reader,
-                     std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
-                     const CallContext& context = {})
+  [[nodiscard]] auto submitRequest(const std::shared_ptr<Connection>& connection,
+                                   std::string_view action, const Writeable& request, Reader reader,
+                                   std::chrono::milliseconds timeout = std::chrono::milliseconds(0),
+                                   const CallContext& context = {})
       -> std::future<std::invoke_result_t<Reader&, StreamInput&>> {
     using Response = std::invoke_result_t<Reader&, StreamInput&>;
     auto promise = std::make_shared<std::promise<Response>>();

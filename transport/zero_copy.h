@@ -2,13 +2,21 @@
 // caller's bytes instead of a copy of them in the frame's pages (ES composes
 // its outputs of ReleasableBytesReference pieces for the same reason).
 //
+// Example (runs: zero_copy):
+//   #include <cstdlib>
+//   #include "stream/bytes_stream_output.h"
 //   struct Chunk final : Writeable {
 //     BytesReference data;  // made with an owner, or releasableReference()
 //     void writeTo(StreamOutput& out) const override {
 //       writeByteArrayByReference(out, data);  // VInt length + the bytes
 //     }
 //   };
-//   channel->sendResponse(ByteArrayBody(releasableReference(buf, [buf] { free(buf); })));
+//   auto* buf = static_cast<uint8_t*>(std::calloc(1, kMinReferenceBytes));
+//   Chunk chunk;
+//   chunk.data = releasableReference({buf, kMinReferenceBytes}, [buf] { std::free(buf); });
+//   BytesStreamOutput out;
+//   chunk.writeTo(out);  // `buf` is a piece of out.bytes(), freed once out lets go of it
+//   // or as a whole message: channel->sendResponse(ByteArrayBody(chunk.data))
 //
 // The bytes on the wire are exactly those of out.writeBytesReference(data).
 // A range goes by reference when `out` is a BytesStreamOutput (every frame

@@ -23,7 +23,7 @@ std::vector<uint32_t> toLimbs(std::span<const uint8_t> big_endian) {
   return limbs;
 }
 
-[[noreturn]] void throwTooLarge(size_t bytes) {
+[[noreturn, gnu::cold]] void throwTooLarge(size_t bytes) {
   throw std::length_error("BigInteger of " + std::to_string(bytes) +
                           " magnitude bytes is above the limit of " +
                           std::to_string(BigInteger::kMaxMagnitudeBytes));

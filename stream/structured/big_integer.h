@@ -2,10 +2,12 @@
 // and a big-endian magnitude. Generic values carry it as tag 26, written as
 // its decimal string (wire format §3).
 //
+// Example (runs: big_integer):
 //   BigInteger b = BigInteger::fromDecimal("-18446744073709551616");
-//   b.negative();    // true
-//   b.magnitude();   // 01 00 00 00 00 00 00 00 00 (big-endian, no leading zero byte)
-//   b.toDecimal();   // "-18446744073709551616", as Java's toString()
+//   bool negative = b.negative();                   // true
+//   std::vector<uint8_t> magnitude = b.magnitude();  // 01 00 00 00 00 00 00 00 00
+//                                                   // (big-endian, no leading zero byte)
+//   std::string decimal = b.toDecimal();  // "-18446744073709551616", as Java's toString()
 //
 // Always canonical: the magnitude has no leading zero byte and zero is never
 // negative, so == is equality of values and a value has one decimal form.
@@ -36,14 +38,14 @@ class BigInteger {
   // std::length_error if the magnitude is longer than kMaxMagnitudeBytes
   // once its leading zeros are dropped.
   BigInteger(bool negative, std::span<const uint8_t> magnitude);
-  static BigInteger ofInt64(int64_t v);
+  [[nodiscard]] static BigInteger ofInt64(int64_t v);
 
   // Parses the form Java's toString() writes: "0", or an optional '-' and
   // ASCII digits with no leading zero. std::invalid_argument for anything
   // else (Java's BigInteger(String) also takes '+', leading zeros, "-0" and
   // non-ASCII digits: stricter, so that a value has one form);
   // std::length_error for values above kMaxMagnitudeBytes.
-  static BigInteger fromDecimal(std::string_view s);
+  [[nodiscard]] static BigInteger fromDecimal(std::string_view s);
   std::string toDecimal() const;
 
   bool negative() const { return negative_; }

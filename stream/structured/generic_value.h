@@ -3,9 +3,15 @@
 // date-times, geo points, big integers, primitive arrays, and lists, maps and
 // sets of further values.
 //
+// Example (runs: generic_value):
+//   #include <cassert>
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
 //   GenericValue meta = GenericValue::ofMap(
 //       {{"owner", "ops"}, {"ids", GenericValue::ofIntArray({1, 2})}});
+//   BytesStreamOutput out;
 //   writeGenericValue(out, meta);           // 0A 02 ...
+//   BytesReferenceStreamInput in(out.bytes());
 //   GenericValue back = readGenericValue(in);
 //   assert(back == meta);
 //   const GenericValue* owner = back.find("owner");
@@ -129,51 +135,69 @@ class GenericValue {
   = delete;
 
   static GenericValue null() { return {}; }
-  static GenericValue ofString(std::string s) { return GenericValue(std::move(s)); }
-  static GenericValue ofInt(int32_t v) { return GenericValue(v); }
-  static GenericValue ofLong(int64_t v) { return GenericValue(v); }
-  static GenericValue ofFloat(float v) { return {Kind::kFloat, v}; }
-  static GenericValue ofDouble(double v) { return GenericValue(v); }
-  static GenericValue ofBoolean(bool v) { return GenericValue(v); }
-  static GenericValue ofByteArray(Bytes v) { return {Kind::kByteArray, std::move(v)}; }
-  static GenericValue ofList(List v) { return {Kind::kList, std::move(v)}; }
-  static GenericValue ofObjectArray(List v) { return {Kind::kObjectArray, std::move(v)}; }
-  static GenericValue ofOrderedMap(Entries v) { return {Kind::kOrderedMap, std::move(v)}; }
-  static GenericValue ofMap(Entries v) { return {Kind::kMap, std::move(v)}; }
-  static GenericValue ofByte(int8_t v) { return {Kind::kByte, v}; }
-  static GenericValue ofDate(int64_t epoch_millis) { return {Kind::kDate, epoch_millis}; }
-  static GenericValue ofBytesReference(Bytes v) { return {Kind::kBytesReference, std::move(v)}; }
-  static GenericValue ofBytesReference(const BytesReference& ref);
+  [[nodiscard]] static GenericValue ofString(std::string s) { return GenericValue(std::move(s)); }
+  [[nodiscard]] static GenericValue ofInt(int32_t v) { return GenericValue(v); }
+  [[nodiscard]] static GenericValue ofLong(int64_t v) { return GenericValue(v); }
+  [[nodiscard]] static GenericValue ofFloat(float v) { return {Kind::kFloat, v}; }
+  [[nodiscard]] static GenericValue ofDouble(double v) { return GenericValue(v); }
+  [[nodiscard]] static GenericValue ofBoolean(bool v) { return GenericValue(v); }
+  [[nodiscard]] static GenericValue ofByteArray(Bytes v) {
+    return {Kind::kByteArray, std::move(v)};
+  }
+  [[nodiscard]] static GenericValue ofList(List v) { return {Kind::kList, std::move(v)}; }
+  [[nodiscard]] static GenericValue ofObjectArray(List v) {
+    return {Kind::kObjectArray, std::move(v)};
+  }
+  [[nodiscard]] static GenericValue ofOrderedMap(Entries v) {
+    return {Kind::kOrderedMap, std::move(v)};
+  }
+  [[nodiscard]] static GenericValue ofMap(Entries v) { return {Kind::kMap, std::move(v)}; }
+  [[nodiscard]] static GenericValue ofByte(int8_t v) { return {Kind::kByte, v}; }
+  [[nodiscard]] static GenericValue ofDate(int64_t epoch_millis) {
+    return {Kind::kDate, epoch_millis};
+  }
+  [[nodiscard]] static GenericValue ofBytesReference(Bytes v) {
+    return {Kind::kBytesReference, std::move(v)};
+  }
+  [[nodiscard]] static GenericValue ofBytesReference(const BytesReference& ref);
   // UTF-8 text (Elasticsearch's Text); travels as int length + UTF-8 bytes.
-  static GenericValue ofText(std::string utf8) { return {Kind::kText, std::move(utf8)}; }
-  static GenericValue ofShort(int16_t v) { return {Kind::kShort, v}; }
-  static GenericValue ofIntArray(std::vector<int32_t> v) { return {Kind::kIntArray, std::move(v)}; }
-  static GenericValue ofLongArray(std::vector<int64_t> v) {
+  [[nodiscard]] static GenericValue ofText(std::string utf8) {
+    return {Kind::kText, std::move(utf8)};
+  }
+  [[nodiscard]] static GenericValue ofShort(int16_t v) { return {Kind::kShort, v}; }
+  [[nodiscard]] static GenericValue ofIntArray(std::vector<int32_t> v) {
+    return {Kind::kIntArray, std::move(v)};
+  }
+  [[nodiscard]] static GenericValue ofLongArray(std::vector<int64_t> v) {
     return {Kind::kLongArray, std::move(v)};
   }
-  static GenericValue ofFloatArray(std::vector<float> v) {
+  [[nodiscard]] static GenericValue ofFloatArray(std::vector<float> v) {
     return {Kind::kFloatArray, std::move(v)};
   }
-  static GenericValue ofDoubleArray(std::vector<double> v) {
+  [[nodiscard]] static GenericValue ofDoubleArray(std::vector<double> v) {
     return {Kind::kDoubleArray, std::move(v)};
   }
-  static GenericValue ofBytesRef(Bytes v) { return {Kind::kBytesRef, std::move(v)}; }
-  static GenericValue ofGeoPoint(double lat, double lon) {
+  [[nodiscard]] static GenericValue ofBytesRef(Bytes v) { return {Kind::kBytesRef, std::move(v)}; }
+  [[nodiscard]] static GenericValue ofGeoPoint(double lat, double lon) {
     return {Kind::kGeoPoint, GeoPoint{lat, lon}};
   }
-  static GenericValue ofOrderedSet(List v) { return {Kind::kOrderedSet, std::move(v)}; }
-  static GenericValue ofSet(List v) { return {Kind::kSet, std::move(v)}; }
+  [[nodiscard]] static GenericValue ofOrderedSet(List v) {
+    return {Kind::kOrderedSet, std::move(v)};
+  }
+  [[nodiscard]] static GenericValue ofSet(List v) { return {Kind::kSet, std::move(v)}; }
   // java.time.ZonedDateTime: zone id, then epoch millis on the wire.
-  static GenericValue ofZonedDateTime(ZonedDateTime v) {
+  [[nodiscard]] static GenericValue ofZonedDateTime(ZonedDateTime v) {
     return {Kind::kZonedDateTime, std::make_shared<const ZonedDateTime>(std::move(v))};
   }
   // A 7.x Joda DateTime (tag 13); the same data, which ES 8 reads as a
   // ZonedDateTime and ES 7 writes with "UTC" for "Z".
-  static GenericValue ofJodaDateTime(ZonedDateTime v) {
+  [[nodiscard]] static GenericValue ofJodaDateTime(ZonedDateTime v) {
     return {Kind::kJodaDateTime, std::make_shared<const ZonedDateTime>(std::move(v))};
   }
-  static GenericValue ofBigInteger(BigInteger v) { return {Kind::kBigInteger, std::move(v)}; }
-  static GenericValue ofOffsetTime(OffsetTime v) { return {Kind::kOffsetTime, v}; }
+  [[nodiscard]] static GenericValue ofBigInteger(BigInteger v) {
+    return {Kind::kBigInteger, std::move(v)};
+  }
+  [[nodiscard]] static GenericValue ofOffsetTime(OffsetTime v) { return {Kind::kOffsetTime, v}; }
 
   Kind kind() const { return kind_; }
   bool isNull() const { return kind_ == Kind::kNull; }
@@ -245,7 +269,7 @@ class GenericValue {
 
   template <typename T>
   const T& get(std::string_view wanted) const;
-  [[noreturn]] void throwWrongKind(std::string_view wanted) const;
+  [[noreturn, gnu::cold]] void throwWrongKind(std::string_view wanted) const;
 
   Kind kind_ = Kind::kNull;
   Storage storage_;

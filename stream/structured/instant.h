@@ -1,7 +1,12 @@
 // Instant: a point on the UTC time line as java.time.Instant keeps it, whole
 // seconds since 1970-01-01T00:00:00Z plus 0..999,999,999 nanoseconds.
 //
+// Example (runs: instant):
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
+//   BytesStreamOutput out;
 //   writeInstant(out, Instant::ofEpochMilli(1500));   // long 1, int 500000000
+//   BytesReferenceStreamInput in(out.bytes());
 //   Instant i = readInstant(in);
 //
 // The range is Java's (Instant.MIN .. Instant.MAX); readInstant rejects
@@ -26,7 +31,7 @@ struct Instant {
 
   // Floor division, as Instant.ofEpochMilli: -1 ms is second -1 + 999,000,000
   // ns.
-  static constexpr Instant ofEpochMilli(int64_t millis) {
+  [[nodiscard]] static constexpr Instant ofEpochMilli(int64_t millis) {
     int64_t s = millis / 1000;
     int64_t ms = millis % 1000;
     if (ms < 0) {

@@ -3,11 +3,12 @@
 // of day at an offset from UTC (OffsetTime, tag 27), with the zone and
 // offset ids exactly as java.time's getId() writes them.
 //
+// Example (runs: java_time):
 //   using namespace std::chrono_literals;
 //   ZonedDateTime t{ZonedDateTime::Millis(1700000000000ms), "Europe/Paris"};
 //   OffsetTime o{9h + 30min, 5h + 30min};       // 09:30+05:30
-//   o.offsetId();                               // "+05:30"
-//   o.toString();                               // "09:30+05:30", as Java's toString()
+//   std::string id = o.offsetId();              // "+05:30"
+//   std::string text = o.toString();            // "09:30+05:30", as Java's toString()
 //
 // Ids: an offset id is "Z" or "+hh:mm" / "+hh:mm:ss" (ZoneOffset.getId());
 // a zone id is an offset id, "UTC", "GMT" or "UT" alone or followed by a
@@ -56,7 +57,7 @@ struct OffsetTime {
 
   static std::string offsetIdOf(std::chrono::seconds offset);
   // The offset whose id is exactly `id`; nullopt for any other string.
-  static std::optional<std::chrono::seconds> parseOffsetId(std::string_view id);
+  [[nodiscard]] static std::optional<std::chrono::seconds> parseOffsetId(std::string_view id);
 
   friend bool operator==(const OffsetTime&, const OffsetTime&) = default;
 };

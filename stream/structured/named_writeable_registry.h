@@ -1,14 +1,25 @@
 // NamedWriteableRegistry: which reader builds which NamedWriteable, by
 // category (the C++ type a caller asks for) and writeable name.
 //
+// Example (runs: named_writeable_registry):
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
+//   struct Format : NamedWriteable {};  // a category: the type a caller asks for
+//   struct RawFormat final : Format {
+//     RawFormat() = default;
+//     explicit RawFormat(StreamInput&) {}  // reads its body (none)
+//     std::string_view getWriteableName() const override { return "raw"; }
+//     void writeTo(StreamOutput&) const override {}
+//   };
 //   NamedWriteableRegistry registry;
-//   registry.registerReader<DocValueFormat>("raw", [](StreamInput& in) {
-//     return std::make_unique<RawFormat>(in);      // anything ->
-//     unique_ptr<D>, D : C
+//   registry.registerReader<Format>("raw", [](StreamInput& in) {
+//     return std::make_unique<RawFormat>(in);  // any std::unique_ptr<D>, D derived from C
 //   });
+//   BytesStreamOutput out;
+//   out.writeNamedWriteable(RawFormat());  // 03 72 61 77: the name, then the body
+//   BytesReferenceStreamInput in(out.bytes());
 //   in.setNamedWriteableRegistry(&registry);
-//   std::unique_ptr<DocValueFormat> f =
-//   readNamedWriteable<DocValueFormat>(in);
+//   std::unique_ptr<Format> f = readNamedWriteable<Format>(in);
 //
 // On the wire a named writeable is writeString(getWriteableName()) and then
 // its body (wire format §2). A name that the registry does not know for the
@@ -104,7 +115,8 @@ class NamedWriteableRegistry {
   void add(std::type_index category, std::string category_name, std::string name,
            ErasedReader reader);
   const ErasedReader* find(std::type_index category, std::string_view name) const;
-  [[noreturn]] static void throwUnknown(const std::string& category, std::string_view name);
+  [[noreturn, gnu::cold]] static void throwUnknown(const std::string& category,
+                                                   std::string_view name);
 
   std::unordered_map<std::type_index, Category> categories_;
 };

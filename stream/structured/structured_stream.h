@@ -4,11 +4,17 @@
 // They are free functions so that the stream core (//stream:core) knows none
 // of these types; the names are ES's StreamOutput / StreamInput methods.
 //
+// Example (runs: structured_stream):
+//   #include "stream/bytes_stream_output.h"
+//   BytesStreamOutput out;
 //   writeTimeValue(out, TimeValue(100, TimeUnit::kDays));    // C8 01 06
 //   writeEnum(out, TimeUnit::kSeconds);                      // 03
+//   writeGenericValue(out, GenericValue::ofLong(7));         // 05 00 00 00 00 00 00 00 07
+//   BytesReferenceStreamInput in(out.bytes());
+//   TimeValue t = readTimeValue(in);
+//   TimeUnit unit = readEnum<TimeUnit>(in);
 //   GenericValue v = readGenericValue(in);
-//   in.setNamedWriteableRegistry(&registry);
-//   std::unique_ptr<DocValueFormat> f = readNamedWriteable<DocValueFormat>(in);
+//   // Named writeables: see named_writeable_registry.h.
 //
 // Writers: a caller error is std::invalid_argument, and part of the value may
 // already be written (discard the output). Readers: untrusted input, every
@@ -49,7 +55,7 @@ void writeGenericValue(StreamOutput& out, const GenericValue& value);
 // signed byte), as are zone and offset ids and BigInteger decimals not
 // spelled as Java writes them; a BigInteger above 32,768 bits is
 // LimitExceededError. Nesting is bounded by in.maxNestingDepth().
-GenericValue readGenericValue(StreamInput& in);
+[[nodiscard]] GenericValue readGenericValue(StreamInput& in);
 
 // ---- time values and instants (§2) ----
 
@@ -58,21 +64,21 @@ void writeTimeValue(StreamOutput& out, const TimeValue& value);
 void writeOptionalTimeValue(StreamOutput& out, const std::optional<TimeValue>& value);
 // A unit byte > 6 is "Unknown TimeUnit ordinal [n]", a duration below -1 is
 // CorruptStreamError.
-TimeValue readTimeValue(StreamInput& in);
-std::optional<TimeValue> readOptionalTimeValue(StreamInput& in);
+[[nodiscard]] TimeValue readTimeValue(StreamInput& in);
+[[nodiscard]] std::optional<TimeValue> readOptionalTimeValue(StreamInput& in);
 
 // long epoch seconds, int nanos. std::invalid_argument if !value.valid().
 void writeInstant(StreamOutput& out, const Instant& value);
 void writeOptionalInstant(StreamOutput& out, const std::optional<Instant>& value);
 // Outside Instant's range -> CorruptStreamError.
-Instant readInstant(StreamInput& in);
-std::optional<Instant> readOptionalInstant(StreamInput& in);
+[[nodiscard]] Instant readInstant(StreamInput& in);
+[[nodiscard]] std::optional<Instant> readOptionalInstant(StreamInput& in);
 
 // ---- enums (§2) ----
 
 namespace internal {
-[[noreturn]] void throwBadEnumValue(std::string_view enum_name, int64_t value);
-[[noreturn]] void throwDuplicateOrdinal(std::string_view enum_name, int64_t ordinal);
+[[noreturn, gnu::cold]] void throwBadEnumValue(std::string_view enum_name, int64_t value);
+[[noreturn, gnu::cold]] void throwDuplicateOrdinal(std::string_view enum_name, int64_t ordinal);
 }  // namespace internal
 
 // VInt ordinal. A value outside 0..kCount-1 is a caller error.
@@ -98,7 +104,7 @@ void writeEnumSet(StreamOutput& out, const std::set<E>& values) {
 
 // VInt ordinal; outside 0..kCount-1 -> "Unknown <Enum> ordinal [n]".
 template <WireEnum E>
-E readEnum(StreamInput& in) {
+[[nodiscard]] E readEnum(StreamInput& in) {
   int32_t ordinal = in.readVInt();
   if (ordinal < 0 || ordinal >= WireEnumTraits<E>::kCount) {
     internal::throwUnknownOrdinal(WireEnumTraits<E>::kName, ordinal);
@@ -106,13 +112,13 @@ E readEnum(StreamInput& in) {
   return static_cast<E>(ordinal);
 }
 template <WireEnum E>
-std::optional<E> readOptionalEnum(StreamInput& in) {
+[[nodiscard]] std::optional<E> readOptionalEnum(StreamInput& in) {
   if (!in.readBoolean()) return std::nullopt;
   return readEnum<E>(in);
 }
 // VInt count + ordinals; a repeated ordinal is CorruptStreamError.
 template <WireEnum E>
-std::set<E> readEnumSet(StreamInput& in) {
+[[nodiscard]] std::set<E> readEnumSet(StreamInput& in) {
   int32_t n = in.readArraySize();
   std::set<E> out;
   for (int32_t i = 0; i < n; ++i) {
@@ -137,7 +143,8 @@ const NamedWriteableRegistry& requireRegistry(const StreamInput& in,
 // writeString(name) + body, read by the reader `registry` has for (C, name),
 // inside a NestingScope.
 template <std::derived_from<NamedWriteable> C>
-std::unique_ptr<C> readNamedWriteable(StreamInput& in, const NamedWriteableRegistry& registry) {
+[[nodiscard]] std::unique_ptr<C> readNamedWriteable(StreamInput& in,
+                                                    const NamedWriteableRegistry& registry) {
   std::string name = in.readString();
   const auto& reader = registry.getReader<C>(name);
   StreamInput::NestingScope scope(in);
@@ -148,17 +155,17 @@ std::unique_ptr<C> readNamedWriteable(StreamInput& in, const NamedWriteableRegis
 // The same through in.namedWriteableRegistry(). Without a registry on `in`:
 // std::invalid_argument (a setup mistake, not bad input), nothing consumed.
 template <std::derived_from<NamedWriteable> C>
-std::unique_ptr<C> readNamedWriteable(StreamInput& in) {
+[[nodiscard]] std::unique_ptr<C> readNamedWriteable(StreamInput& in) {
   return readNamedWriteable<C>(in, internal::requireRegistry(in, &namedWriteableCategoryName<C>));
 }
 template <std::derived_from<NamedWriteable> C>
-std::unique_ptr<C> readOptionalNamedWriteable(StreamInput& in) {
+[[nodiscard]] std::unique_ptr<C> readOptionalNamedWriteable(StreamInput& in) {
   if (!in.readBoolean()) return nullptr;
   return readNamedWriteable<C>(in);
 }
 // VInt count, then that many named writeables of category C.
 template <std::derived_from<NamedWriteable> C>
-std::vector<std::unique_ptr<C>> readNamedWriteableCollection(StreamInput& in) {
+[[nodiscard]] std::vector<std::unique_ptr<C>> readNamedWriteableCollection(StreamInput& in) {
   const NamedWriteableRegistry& registry =
       internal::requireRegistry(in, &namedWriteableCategoryName<C>);
   return in.readCollection(

@@ -1,8 +1,12 @@
 // TimeValue: a duration with its unit, as Elasticsearch's TimeValue travels.
 //
+// Example (runs: time_value):
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
 //   TimeValue t = TimeValue::timeValueDays(100);
+//   BytesStreamOutput out;
 //   writeTimeValue(out, t);                 // C8 01 06: ZLong 100, unit byte 6
-//   t.toString();                          // "100d"
+//   std::string text = t.toString();        // "100d"
 //
 // The unit is kept (not normalised) because it is on the wire: 60s and 1m are
 // different values with different bytes, and operator== tells them apart.
@@ -42,12 +46,12 @@ class TimeValue {
   // Milliseconds, as Elasticsearch's TimeValue(long millis).
   explicit TimeValue(int64_t millis) : TimeValue(millis, TimeUnit::kMilliseconds) {}
 
-  static TimeValue timeValueNanos(int64_t v) { return {v, TimeUnit::kNanoseconds}; }
-  static TimeValue timeValueMillis(int64_t v) { return {v, TimeUnit::kMilliseconds}; }
-  static TimeValue timeValueSeconds(int64_t v) { return {v, TimeUnit::kSeconds}; }
-  static TimeValue timeValueMinutes(int64_t v) { return {v, TimeUnit::kMinutes}; }
-  static TimeValue timeValueHours(int64_t v) { return {v, TimeUnit::kHours}; }
-  static TimeValue timeValueDays(int64_t v) { return {v, TimeUnit::kDays}; }
+  [[nodiscard]] static TimeValue timeValueNanos(int64_t v) { return {v, TimeUnit::kNanoseconds}; }
+  [[nodiscard]] static TimeValue timeValueMillis(int64_t v) { return {v, TimeUnit::kMilliseconds}; }
+  [[nodiscard]] static TimeValue timeValueSeconds(int64_t v) { return {v, TimeUnit::kSeconds}; }
+  [[nodiscard]] static TimeValue timeValueMinutes(int64_t v) { return {v, TimeUnit::kMinutes}; }
+  [[nodiscard]] static TimeValue timeValueHours(int64_t v) { return {v, TimeUnit::kHours}; }
+  [[nodiscard]] static TimeValue timeValueDays(int64_t v) { return {v, TimeUnit::kDays}; }
   static TimeValue minusOne() { return {-1, TimeUnit::kMilliseconds}; }
 
   int64_t duration() const { return duration_; }

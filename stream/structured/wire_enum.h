@@ -1,13 +1,18 @@
 // WireEnumTraits: what writeEnum / readEnum need to know about an enum.
 //
+// Example (declares: wire_enum):
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
 //   enum class Color { kRed, kGreen, kBlue };
-//   template <> struct WireEnumTraits<Color> {     // in namespace wirestream
+//   template <>
+//   struct WireEnumTraits<Color> {  // in namespace wirestream
 //     static constexpr std::string_view kName = "Color";
 //     static constexpr int32_t kCount = 3;
 //   };
-//   writeEnum(out, Color::kGreen);                  // 01
-//   Color c = readEnum<Color>(in);                // 03 -> "Unknown Color
-//   ordinal [3]"
+//   void sendColor(StreamOutput& out) { writeEnum(out, Color::kGreen); }  // 01
+//   Color receiveColor(StreamInput& in) {
+//     return readEnum<Color>(in);  // 03 -> CorruptStreamError "Unknown Color ordinal [3]"
+//   }
 //
 // As in Elasticsearch, an enum travels as its ordinal (a VInt), so the
 // enumerators must be 0 .. kCount-1 in declaration order, and appending is the
@@ -32,7 +37,7 @@ concept WireEnum = std::is_enum_v<E> && requires {
 namespace internal {
 
 // CorruptStreamError "Unknown <name> ordinal [n]".
-[[noreturn]] void throwUnknownOrdinal(std::string_view enum_name, int64_t ordinal);
+[[noreturn, gnu::cold]] void throwUnknownOrdinal(std::string_view enum_name, int64_t ordinal);
 
 }  // namespace internal
 }  // namespace wirestream

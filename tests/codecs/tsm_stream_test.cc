@@ -119,7 +119,7 @@ void expectThrowsNaming(const Bytes& bytes, const std::function<void(StreamInput
 }
 
 TEST(TsmStream, HostileLengthsAndBlocks) {
-  auto ints = [](StreamInput& i) { readIntegerBlock(i); };
+  auto ints = [](StreamInput& i) { (void)readIntegerBlock(i); };
   // VInt -1.
   expectThrowsNaming(hexBytes("FF FF FF FF 0F"), ints, "negative TSM block length [-1]", 0);
   // 2^31 - 1 bytes claimed, 3 present: refused before anything is allocated.
@@ -132,12 +132,12 @@ TEST(TsmStream, HostileLengthsAndBlocks) {
   // The same RLE of 4 values under max_values 3, and under maxArraySize 3.
   Bytes four = hexBytes("0B 20 0000000000000000 02 03");
   expectThrowsNaming(
-      four, [](StreamInput& i) { readIntegerBlock(i, 3); }, "above the limit of 3", 2);
+      four, [](StreamInput& i) { (void)readIntegerBlock(i, 3); }, "above the limit of 3", 2);
   expectThrowsNaming(
       four,
       [](StreamInput& i) {
         i.setMaxArraySize(3);
-        readIntegerBlock(i);
+        (void)readIntegerBlock(i);
       },
       "above the limit of 3", 2);
   {

@@ -280,11 +280,11 @@ TEST(Simple8b, ValuesInOrderFromTheLowBits) {
 TEST(Simple8b, RejectsValuesAboveTheLimitAndDirtyWords) {
   std::vector<uint64_t> big = {simple8b::kMaxValue + 1};
   uint8_t buf[8];
-  EXPECT_THROW(simple8b::encode(big, buf), std::invalid_argument);
+  EXPECT_THROW((void)simple8b::encode(big, buf), std::invalid_argument);
   // Selector 0 with a payload bit; selector 8 (8 x 7 bits) with bit 56 set.
-  EXPECT_THROW(simple8b::count(hexBytes("0000000000000001")), CorruptStreamError);
-  EXPECT_THROW(simple8b::count(hexBytes("8100000000000000")), CorruptStreamError);
-  EXPECT_THROW(simple8b::count(hexBytes("1000000000000000 00")), EndOfStreamError);
+  EXPECT_THROW((void)simple8b::count(hexBytes("0000000000000001")), CorruptStreamError);
+  EXPECT_THROW((void)simple8b::count(hexBytes("8100000000000000")), CorruptStreamError);
+  EXPECT_THROW((void)simple8b::count(hexBytes("1000000000000000 00")), EndOfStreamError);
   EXPECT_EQ(simple8b::count(hexBytes("F000000000000000 E000000000000000")), 3u);
 }
 

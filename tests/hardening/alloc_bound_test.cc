@@ -165,7 +165,7 @@ std::vector<Reader> allReaders() {
                        transport::FrameDecoder decoder(1 << 20, testRecycler());
                        decoder.feed(bytes, [&](transport::DecodedFrame&& f) {
                          if (!f.header.isPing()) {
-                           transport::InboundMessage::parse(std::move(f), 2 * bytes.size());
+                           (void)transport::InboundMessage::parse(std::move(f), 2 * bytes.size());
                          }
                        });
                      },
@@ -192,10 +192,11 @@ std::vector<Reader> allReaders() {
   addTsm("tsmBoolean", decodeBlock<bool, tsm::decodeBooleanArray>, 1, 0);
   addTsm("tsmString", decodeBlock<std::string, tsm::decodeStringArray>, 16, 8);
   // A block behind its length on a stream (codecs/tsm_stream.h), max_values n/8.
-  readers.push_back(
-      {"tsmStreamTime",
-       [](StreamInput& in) { tsm::readTimeBlock(in, std::max<size_t>(1, in.available() / 8)); },
-       0});
+  readers.push_back({"tsmStreamTime",
+                     [](StreamInput& in) {
+                       (void)tsm::readTimeBlock(in, std::max<size_t>(1, in.available() / 8));
+                     },
+                     0});
   // The columnar aggregations: RLE columns hold any count in a few bytes, so
   // the objects are bounded by Limits::max_objects, set here to one per 8
   // input bytes; an object (a bucket, an Avg with its name, metadata and

@@ -108,8 +108,8 @@ TEST_P(StreamArraysTest, EveryStrictPrefixFails) {
   auto ib = testing::writeAt(16384, [&](StreamOutput& out) { out.writeVIntArray(ints); });
   auto lb = testing::writeAt(16384, [&](StreamOutput& out) { out.writeVLongArray(longs); });
   for (size_t piece : {1u, 3u, 13u, 1024u}) {
-    testing::expectEveryPrefixFails(ib, piece, [](StreamInput& in) { in.readVIntArray(); });
-    testing::expectEveryPrefixFails(lb, piece, [](StreamInput& in) { in.readVLongArray(); });
+    testing::expectEveryPrefixFails(ib, piece, [](StreamInput& in) { (void)in.readVIntArray(); });
+    testing::expectEveryPrefixFails(lb, piece, [](StreamInput& in) { (void)in.readVLongArray(); });
   }
 }
 
@@ -180,11 +180,11 @@ TEST_P(StreamArraysTest, MalformedArraysFailLikeThePerValueLoop) {
     for (size_t piece : {1u, 7u, 32u, 16384u}) {
       std::string want, got;
       if (vlong) {
-        want = perValueError(bytes, piece, [](StreamInput& in) { in.readVLong(); });
-        got = batchError(bytes, piece, [](StreamInput& in) { in.readVLongArray(); });
+        want = perValueError(bytes, piece, [](StreamInput& in) { (void)in.readVLong(); });
+        got = batchError(bytes, piece, [](StreamInput& in) { (void)in.readVLongArray(); });
       } else {
-        want = perValueError(bytes, piece, [](StreamInput& in) { in.readVInt(); });
-        got = batchError(bytes, piece, [](StreamInput& in) { in.readVIntArray(); });
+        want = perValueError(bytes, piece, [](StreamInput& in) { (void)in.readVInt(); });
+        got = batchError(bytes, piece, [](StreamInput& in) { (void)in.readVIntArray(); });
       }
       ASSERT_EQ(got, want) << "round " << round << " piece " << piece;
       failures += !want.empty();
@@ -197,12 +197,12 @@ TEST_P(StreamArraysTest, InvalidVIntAndVLongMessages) {
   // 3 values, the second with a bad 5th byte; then a VLong with a bad 10th.
   std::vector<uint8_t> ib = testing::hexBytes("03 01 ff ff ff ff 1f 02");
   for (size_t piece : kPageSizes) {
-    std::string got = batchError(ib, piece, [](StreamInput& in) { in.readVIntArray(); });
+    std::string got = batchError(ib, piece, [](StreamInput& in) { (void)in.readVIntArray(); });
     EXPECT_NE(got.find("Corrupt: Invalid vInt"), std::string::npos) << got;
   }
   std::vector<uint8_t> lb = testing::hexBytes("02 01 ff ff ff ff ff ff ff ff ff 02");
   for (size_t piece : kPageSizes) {
-    std::string got = batchError(lb, piece, [](StreamInput& in) { in.readVLongArray(); });
+    std::string got = batchError(lb, piece, [](StreamInput& in) { (void)in.readVLongArray(); });
     EXPECT_NE(got.find("Corrupt: Invalid vlong"), std::string::npos) << got;
   }
 }
@@ -241,9 +241,9 @@ TEST_P(StreamArraysTest, SplitArraysRoundTripAtEveryPageSize) {
       testing::readAll(fb, page, [&](StreamInput& in) { ASSERT_EQ(in.readFloatArraySplit(), f); });
       if (n > 0 && n < 40 && page <= 3) {
         testing::expectEveryPrefixFails(db, page,
-                                        [](StreamInput& in) { in.readDoubleArraySplit(); });
+                                        [](StreamInput& in) { (void)in.readDoubleArraySplit(); });
         testing::expectEveryPrefixFails(fb, page,
-                                        [](StreamInput& in) { in.readFloatArraySplit(); });
+                                        [](StreamInput& in) { (void)in.readFloatArraySplit(); });
       }
     }
   }
@@ -313,7 +313,7 @@ TEST_P(StreamArraysTest, StringErrorsAfterACopiedSpan) {
       BytesReference ref = testing::paged(bytes, piece);
       BytesReferenceStreamInput in(ref);
       try {
-        in.readString();
+        (void)in.readString();
         ADD_FAILURE() << c.tail << " was accepted, piece " << piece;
       } catch (const CorruptStreamError& e) {
         EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos)
@@ -327,7 +327,7 @@ TEST_P(StreamArraysTest, StringErrorsAfterACopiedSpan) {
   testing::readAll(
       pair, 3, [](StreamInput& in) { EXPECT_EQ(in.readString(), "abc\xC3\xA9\xF0\x9F\x98\x80"); });
   for (size_t piece : kPageSizes) {
-    testing::expectEveryPrefixFails(pair, piece, [](StreamInput& in) { in.readString(); });
+    testing::expectEveryPrefixFails(pair, piece, [](StreamInput& in) { (void)in.readString(); });
   }
 }
 

@@ -417,7 +417,7 @@ TEST(CursorEach, ReadEachFailsAsTheStreamOnTruncatedAndInvalidInput) {
   for (size_t page : {size_t{1}, size_t{7}, size_t{16384}}) {
     expectEveryPrefixFails(bytes, page, [&](StreamInput& in) {
       StreamInput::Cursor c(in);
-      c.readEach(values.size(), kMaxVIntBytes, [](auto& r) { r.readVInt(); });
+      c.readEach(values.size(), kMaxVIntBytes, [](auto& r) { (void)r.readVInt(); });
     });
   }
   // A fifth byte with high bits set, inside a run and in the tail alike.
@@ -427,7 +427,7 @@ TEST(CursorEach, ReadEachFailsAsTheStreamOnTruncatedAndInvalidInput) {
     bad.resize(bad.size() + 40, 0x01);
     ByteArrayStreamInput in(bad);
     StreamInput::Cursor c(in);
-    EXPECT_THROW(c.readEach(at + 41, kMaxVIntBytes, [](auto& r) { r.readVInt(); }),
+    EXPECT_THROW(c.readEach(at + 41, kMaxVIntBytes, [](auto& r) { (void)r.readVInt(); }),
                  CorruptStreamError)
         << "at " << at;
   }

@@ -38,14 +38,14 @@ void expectError(const std::string& hex, const std::function<void(StreamInput&)>
 }
 
 TEST(VarintErrors, FifthByteOfVIntCarriesOnlyFourBits) {
-  auto read = [](StreamInput& in) { in.readVInt(); };
+  auto read = [](StreamInput& in) { (void)in.readVInt(); };
   for (const char* bad : {"80 80 80 80 10", "ff ff ff ff 1f", "80 80 80 80 80", "ff ff ff ff ff"}) {
     expectError<CorruptStreamError>(bad, read, "Invalid vInt");
   }
 }
 
 TEST(VarintErrors, TenthByteOfVLongIsZeroOrOne) {
-  auto read = [](StreamInput& in) { in.readVLong(); };
+  auto read = [](StreamInput& in) { (void)in.readVLong(); };
   expectError<CorruptStreamError>("ff ff ff ff ff ff ff ff ff 02", read, "Invalid vlong");
   expectError<CorruptStreamError>("80 80 80 80 80 80 80 80 80 81 00", read, "Invalid vlong");
 }
@@ -61,7 +61,7 @@ TEST(VarintErrors, TenByteVLongWithTopBitIsAccepted) {
 }
 
 TEST(VarintErrors, ZLongContinuationPastBit63) {
-  auto read = [](StreamInput& in) { in.readZLong(); };
+  auto read = [](StreamInput& in) { (void)in.readZLong(); };
   expectError<CorruptStreamError>("ff ff ff ff ff ff ff ff ff 81 00", read,
                                   "variable-length stream is too long");
   expectError<CorruptStreamError>("ff ff ff ff ff ff ff ff ff 02", read,
@@ -70,30 +70,35 @@ TEST(VarintErrors, ZLongContinuationPastBit63) {
 
 TEST(VarintErrors, RawDecodersCheckTheLimit) {
   std::vector<uint8_t> b = hexBytes("80 80 01");
-  EXPECT_THROW(decodeVInt(b.data(), b.data() + 2), EndOfStreamError);
-  EXPECT_THROW(decodeVLong(b.data(), b.data() + 2), EndOfStreamError);
-  EXPECT_THROW(decodeZLong(b.data(), b.data()), EndOfStreamError);
+  EXPECT_THROW((void)decodeVInt(b.data(), b.data() + 2), EndOfStreamError);
+  EXPECT_THROW((void)decodeVLong(b.data(), b.data() + 2), EndOfStreamError);
+  EXPECT_THROW((void)decodeZLong(b.data(), b.data()), EndOfStreamError);
   EXPECT_EQ(decodeVInt(b.data(), b.data() + 3).value, 16384);
 }
 
 TEST(BooleanErrors, UnexpectedByte) {
   expectError<CorruptStreamError>(
-      "02", [](StreamInput& in) { in.readBoolean(); }, "unexpected byte [0x02]");
+      "02", [](StreamInput& in) { (void)in.readBoolean(); }, "unexpected byte [0x02]");
   expectError<CorruptStreamError>(
-      "ff", [](StreamInput& in) { in.readBoolean(); }, "unexpected byte [0xff]");
+      "ff", [](StreamInput& in) { (void)in.readBoolean(); }, "unexpected byte [0xff]");
   expectError<CorruptStreamError>(
-      "03", [](StreamInput& in) { in.readOptionalBoolean(); }, "unexpected byte [0x03]");
+      "03", [](StreamInput& in) { (void)in.readOptionalBoolean(); }, "unexpected byte [0x03]");
   expectError<CorruptStreamError>(
-      "05 01", [](StreamInput& in) { in.readOptionalVInt(); }, "unexpected byte [0x05]");
+      "05 01", [](StreamInput& in) { (void)in.readOptionalVInt(); }, "unexpected byte [0x05]");
 }
 
 std::vector<std::function<void(StreamInput&)>> sizedReaders() {
   return {
-      [](StreamInput& in) { in.readString(); },      [](StreamInput& in) { in.readByteArray(); },
-      [](StreamInput& in) { in.readStringArray(); }, [](StreamInput& in) { in.readVIntArray(); },
-      [](StreamInput& in) { in.readVLongArray(); },  [](StreamInput& in) { in.readIntArray(); },
-      [](StreamInput& in) { in.readLongArray(); },   [](StreamInput& in) { in.readFloatArray(); },
-      [](StreamInput& in) { in.readDoubleArray(); }, [](StreamInput& in) { in.readArraySize(); },
+      [](StreamInput& in) { (void)in.readString(); },
+      [](StreamInput& in) { (void)in.readByteArray(); },
+      [](StreamInput& in) { (void)in.readStringArray(); },
+      [](StreamInput& in) { (void)in.readVIntArray(); },
+      [](StreamInput& in) { (void)in.readVLongArray(); },
+      [](StreamInput& in) { (void)in.readIntArray(); },
+      [](StreamInput& in) { (void)in.readLongArray(); },
+      [](StreamInput& in) { (void)in.readFloatArray(); },
+      [](StreamInput& in) { (void)in.readDoubleArray(); },
+      [](StreamInput& in) { (void)in.readArraySize(); },
   };
 }
 
@@ -113,10 +118,10 @@ TEST(SizeErrors, SizeLargerThanTheBytesLeftFailsBeforeAllocating) {
   }
   // Fixed-width elements count at their width: 2 longs need 16 bytes.
   expectError<EndOfStreamError>(
-      "02 00 00 00 00 00 00 00 01", [](StreamInput& in) { in.readLongArray(); },
+      "02 00 00 00 00 00 00 00 01", [](StreamInput& in) { (void)in.readLongArray(); },
       "tried to read: 16 bytes but only 8 remaining");
   expectError<EndOfStreamError>(
-      "03 00 00 00 00 00 00 00 00", [](StreamInput& in) { in.readIntArray(); },
+      "03 00 00 00 00 00 00 00 00", [](StreamInput& in) { (void)in.readIntArray(); },
       "tried to read: 12 bytes but only 8 remaining");
 }
 
@@ -125,7 +130,7 @@ TEST(SizeErrors, ConfiguredMaximum) {
   ByteArrayStreamInput in(bytes);
   in.setMaxArraySize(4);
   try {
-    in.readString();
+    (void)in.readString();
     FAIL();
   } catch (const LimitExceededError& e) {
     EXPECT_NE(std::string(e.what()).find("array size 5 is above the limit of 4"),
@@ -137,7 +142,7 @@ TEST(SizeErrors, ConfiguredMaximum) {
 }
 
 TEST(StringErrors, InvalidBytes) {
-  auto read = [](StreamInput& in) { in.readString(); };
+  auto read = [](StreamInput& in) { (void)in.readString(); };
   expectError<CorruptStreamError>("01 80", read, "Invalid string: bad lead byte [0x80]");
   expectError<CorruptStreamError>("01 bf", read, "Invalid string: bad lead byte [0xbf]");
   expectError<CorruptStreamError>("01 f0 9f 98 80", read, "Invalid string: bad lead byte [0xf0]");
@@ -152,14 +157,14 @@ TEST(StringErrors, InvalidBytes) {
 }
 
 TEST(StringErrors, UnpairedSurrogates) {
-  auto read = [](StreamInput& in) { in.readString(); };
+  auto read = [](StreamInput& in) { (void)in.readString(); };
   expectError<CorruptStreamError>("01 ed a0 bd", read, "unpaired high surrogate [0xd83d]");
   expectError<CorruptStreamError>("02 ed a0 bd 41", read, "unpaired high surrogate [0xd83d]");
   expectError<CorruptStreamError>("01 ed b8 80", read, "unpaired low surrogate [0xde00]");
 }
 
 TEST(StringErrors, EndsInsideASequence) {
-  auto read = [](StreamInput& in) { in.readString(); };
+  auto read = [](StreamInput& in) { (void)in.readString(); };
   // The count promises two units; the bytes stop inside the second one.
   for (const char* hex : {"02 c3 a9 e2", "02 c3 a9 e2 82", "02 ed a0 bd ed", "02 ed a0 bd ed b8"}) {
     expectError<EndOfStreamError>(hex, read, "remaining");

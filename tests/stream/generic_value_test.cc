@@ -250,7 +250,7 @@ void expectError(const std::string& hex, const std::string& message,
   ByteArrayStreamInput in(bytes);
   in.setTransportVersion(version);
   try {
-    readGenericValue(in);
+    (void)readGenericValue(in);
     FAIL() << "expected an error";
   } catch (const E& e) {
     EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
@@ -281,7 +281,7 @@ TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
     bytes[0] = static_cast<uint8_t>(t);
     ByteArrayStreamInput in(bytes);
     try {
-      readGenericValue(in);
+      (void)readGenericValue(in);
       FAIL() << "tag " << t << " was accepted";
     } catch (const CorruptStreamError& e) {
       EXPECT_EQ(std::string(e.what()), "Can't read unknown type [" + std::to_string(t) + "]");
@@ -473,7 +473,7 @@ TEST(GenericValueErrorsTest, NestingLimitIsConfigurable) {
   ByteArrayStreamInput in(bytes);
   in.setMaxNestingDepth(2);
   try {
-    readGenericValue(in);
+    (void)readGenericValue(in);
     FAIL();
   } catch (const LimitExceededError& e) {
     EXPECT_EQ(std::string(e.what()), "nesting depth [3] exceeds the limit of [2]");

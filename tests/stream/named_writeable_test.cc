@@ -134,7 +134,7 @@ TEST(NamedWriteableTest, NoRegistryIsAClearErrorAndConsumesNothing) {
   auto bytes = hexBytes(kCircleHex);
   ByteArrayStreamInput in(bytes);
   try {
-    readNamedWriteable<Shape>(in);
+    (void)readNamedWriteable<Shape>(in);
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("without a NamedWriteableRegistry"), std::string::npos)
@@ -152,7 +152,7 @@ TEST(NamedWriteableTest, UnknownNameOrCategoryIsCorrupt) {
   ByteArrayStreamInput in(hexagon);
   in.setNamedWriteableRegistry(&registry);
   try {
-    readNamedWriteable<Shape>(in);
+    (void)readNamedWriteable<Shape>(in);
     FAIL();
   } catch (const CorruptStreamError& e) {
     EXPECT_STREQ(e.what(), "Unknown NamedWriteable [Shape][hexagon]");
@@ -165,7 +165,7 @@ TEST(NamedWriteableTest, UnknownNameOrCategoryIsCorrupt) {
   ByteArrayStreamInput in2(raw);
   in2.setNamedWriteableRegistry(&shapes_only);
   try {
-    readNamedWriteable<DocFormat>(in2);
+    (void)readNamedWriteable<DocFormat>(in2);
     FAIL();
   } catch (const CorruptStreamError& e) {
     EXPECT_NE(std::string(e.what()).find("DocFormat][raw]"), std::string::npos) << e.what();
@@ -231,7 +231,7 @@ TEST(NamedWriteableTest, NestedNamedWriteablesHitTheNestingLimit) {
   ByteArrayStreamInput too_deep(deep);
   too_deep.setNamedWriteableRegistry(&registry);
   try {
-    readNamedWriteable<Shape>(too_deep);
+    (void)readNamedWriteable<Shape>(too_deep);
     FAIL();
   } catch (const LimitExceededError& e) {
     EXPECT_STREQ(e.what(), "nesting depth [101] exceeds the limit of [100]");

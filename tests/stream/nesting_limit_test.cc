@@ -78,7 +78,7 @@ TEST(NestingLimitTest, MillionLevelsOnASmallStackIsLimitExceeded) {
     runOnSmallStack([&] {
       ByteArrayStreamInput in(bytes);
       try {
-        readGenericValue(in);
+        (void)readGenericValue(in);
         ADD_FAILURE() << "expected LimitExceededError";
       } catch (const LimitExceededError& e) {
         EXPECT_STREQ(e.what(), "nesting depth [101] exceeds the limit of [100]");

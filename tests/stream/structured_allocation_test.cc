@@ -56,7 +56,7 @@ TEST(AllocationTest, CounterSeesLibraryAllocations) {
   auto bytes = hexBytes("06 03 01 02 03");
   size_t got = allocatedBy([&] {
     ByteArrayStreamInput in(bytes);
-    readGenericValue(in);
+    (void)readGenericValue(in);
   });
   EXPECT_GE(got, 3u);
 }
@@ -68,7 +68,9 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
     std::function<void(StreamInput&)> read;
   } cases[] = {
       {"collection of INT32_MAX", "ff ff ff ff 07 01 02",
-       [](StreamInput& in) { in.readCollection([](StreamInput& i) { return i.readLong(); }); }},
+       [](StreamInput& in) {
+         (void)in.readCollection([](StreamInput& i) { return i.readLong(); });
+       }},
       // 1000 elements of 512 bytes announced, 1000 bytes left, the first
       // element corrupt: reserving the count would take 512 KB.
       {"collection of big elements",
@@ -79,25 +81,28 @@ TEST(AllocationTest, FlatReadersStayWithinFourBytesPerInputByte) {
              return h;
            }(),
        [](StreamInput& in) {
-         in.readCollection([](StreamInput& i) {
-           i.readBoolean();
+         (void)in.readCollection([](StreamInput& i) {
+           (void)i.readBoolean();
            return std::array<uint8_t, 512>{};
          });
        }},
       {"map of INT32_MAX", "ff ff ff ff 07 01 61",
        [](StreamInput& in) {
-         in.readMap([](StreamInput& i) { return i.readString(); },
-                    [](StreamInput& i) { return i.readVInt(); });
+         (void)in.readMap([](StreamInput& i) { return i.readString(); },
+                          [](StreamInput& i) { return i.readVInt(); });
        }},
       {"enum set of INT32_MAX", "ff ff ff ff 07 00 01",
-       [](StreamInput& in) { readEnumSet<TimeUnit>(in); }},
-      {"bytes reference", "ff ff ff ff 07 00", [](StreamInput& in) { in.readBytesReference(); }},
+       [](StreamInput& in) { (void)readEnumSet<TimeUnit>(in); }},
+      {"bytes reference", "ff ff ff ff 07 00",
+       [](StreamInput& in) { (void)in.readBytesReference(); }},
       {"optional bytes reference", "ff ff ff ff 07 00",
-       [](StreamInput& in) { in.readOptionalBytesReference(); }},
-      {"text", "0f 7f ff ff ff 61", [](StreamInput& in) { readGenericValue(in); }},
-      {"double array", "14 ff ff ff ff 07 00", [](StreamInput& in) { readGenericValue(in); }},
-      {"list of INT32_MAX", "07 ff ff ff ff 07 ff", [](StreamInput& in) { readGenericValue(in); }},
-      {"map of INT32_MAX", "0a ff ff ff ff 07 ff", [](StreamInput& in) { readGenericValue(in); }},
+       [](StreamInput& in) { (void)in.readOptionalBytesReference(); }},
+      {"text", "0f 7f ff ff ff 61", [](StreamInput& in) { (void)readGenericValue(in); }},
+      {"double array", "14 ff ff ff ff 07 00", [](StreamInput& in) { (void)readGenericValue(in); }},
+      {"list of INT32_MAX", "07 ff ff ff ff 07 ff",
+       [](StreamInput& in) { (void)readGenericValue(in); }},
+      {"map of INT32_MAX", "0a ff ff ff ff 07 ff",
+       [](StreamInput& in) { (void)readGenericValue(in); }},
   };
   for (auto& c : cases) {
     auto bytes = hexBytes(c.hex);
@@ -140,7 +145,7 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
       std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + cut);
       size_t got = allocatedBy([&] {
         ByteArrayStreamInput in(prefix);
-        readGenericValue(in);
+        (void)readGenericValue(in);
       });
       worst = std::max(worst, static_cast<double>(got) / std::max<size_t>(1, cut));
       ASSERT_LE(got, std::max<size_t>(4096, kTreeBytesPerInputByte * cut) + kMessageBytes)
@@ -151,7 +156,7 @@ TEST(AllocationTest, FailingGenericReadsAreBoundedPerInputByte) {
       flipped[rng() % flipped.size()] ^= static_cast<uint8_t>(1 + rng() % 255);
       size_t got = allocatedBy([&] {
         ByteArrayStreamInput in(flipped);
-        readGenericValue(in);
+        (void)readGenericValue(in);
       });
       ASSERT_LE(got,
                 std::max<size_t>(4096, kTreeBytesPerInputByte * flipped.size()) + kMessageBytes);

@@ -203,7 +203,9 @@ TEST(OptionalWriteableTest, PresentAndAbsent) {
 
   expectThrows<CorruptStreamError>(
       "02",
-      [](StreamInput& i) { i.readOptionalWriteable([](StreamInput& j) { return Point(j); }); },
+      [](StreamInput& i) {
+        (void)i.readOptionalWriteable([](StreamInput& j) { return Point(j); });
+      },
       "unexpected byte [0x02]");
 }
 
@@ -224,7 +226,7 @@ TEST(EnumTest, OrdinalsAndErrors) {
   EXPECT_EQ(readOptionalEnum<Color>(in), std::nullopt);
   EXPECT_EQ(readOptionalEnum<Color>(in), Color::kGreen);
 
-  auto readColor = [](StreamInput& i) { readEnum<Color>(i); };
+  auto readColor = [](StreamInput& i) { (void)readEnum<Color>(i); };
   expectThrows<CorruptStreamError>("03", readColor, "Unknown Color ordinal [3]");
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", readColor, "Unknown Color ordinal [-1]");
   expectThrows<CorruptStreamError>("80 80 80 80 08", readColor,
@@ -305,7 +307,7 @@ TEST(TimeValueTest, OptionalAndErrors) {
   EXPECT_EQ(readOptionalTimeValue(in), std::nullopt);
   EXPECT_EQ(readOptionalTimeValue(in), TimeValue::timeValueSeconds(30));
 
-  auto read = [](StreamInput& i) { readTimeValue(i); };
+  auto read = [](StreamInput& i) { (void)readTimeValue(i); };
   expectThrows<CorruptStreamError>("02 07", read, "Unknown TimeUnit ordinal [7]");
   expectThrows<CorruptStreamError>("02 ff", read, "Unknown TimeUnit ordinal [255]");
   expectThrows<CorruptStreamError>("03 02", read, "duration cannot be negative, was given [-2]");
@@ -336,7 +338,7 @@ TEST(InstantTest, ExpectedBytesAndErrors) {
   ByteArrayStreamInput absent(absent_bytes);
   EXPECT_EQ(readOptionalInstant(absent), std::nullopt);
 
-  auto read = [](StreamInput& s) { readInstant(s); };
+  auto read = [](StreamInput& s) { (void)readInstant(s); };
   expectThrows<CorruptStreamError>("00 00 00 00 00 00 00 01 3b 9a ca 00", read,
                                    "Invalid Instant [1s, 1000000000ns]");
   expectThrows<CorruptStreamError>("00 00 00 00 00 00 00 01 ff ff ff ff", read,
@@ -389,8 +391,8 @@ TEST(BytesReferenceTest, ReadOutlivesTheInput) {
 }
 
 TEST(BytesReferenceTest, Errors) {
-  auto read = [](StreamInput& in) { in.readBytesReference(); };
-  auto readOptional = [](StreamInput& in) { in.readOptionalBytesReference(); };
+  auto read = [](StreamInput& in) { (void)in.readBytesReference(); };
+  auto readOptional = [](StreamInput& in) { (void)in.readOptionalBytesReference(); };
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", read,
                                    "array size must be positive but was: -1");
   expectThrows<CorruptStreamError>("ff ff ff ff 0f", readOptional,

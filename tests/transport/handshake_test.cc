@@ -31,7 +31,7 @@ TEST(TaskId, EmptyIsOneByteAndSetCarriesTheLong) {
     for (size_t page : kPageSizes) {
       readAll(bytes, page,
               [&](StreamInput& in) { EXPECT_EQ(bytesOf(TaskId::readFrom(in)), bytes); });
-      expectEveryPrefixFails(bytes, page, [](StreamInput& in) { TaskId::readFrom(in); });
+      expectEveryPrefixFails(bytes, page, [](StreamInput& in) { (void)TaskId::readFrom(in); });
     }
   }
 }
@@ -60,9 +60,9 @@ TEST(TcpHandshake, BodiesAtEachVersion) {
         EXPECT_EQ(TcpHandshakeResponse::readFrom(in).version, c.version);
       });
       expectEveryPrefixFails(hexBytes(c.request), page,
-                             [](StreamInput& in) { TcpHandshakeRequest::readFrom(in); });
+                             [](StreamInput& in) { (void)TcpHandshakeRequest::readFrom(in); });
       expectEveryPrefixFails(hexBytes(c.response), page,
-                             [](StreamInput& in) { TcpHandshakeResponse::readFrom(in); });
+                             [](StreamInput& in) { (void)TcpHandshakeResponse::readFrom(in); });
     }
   }
 }
@@ -76,7 +76,7 @@ TEST(TcpHandshake, RequestIgnoresWhatFollowsTheVersionInsideTheWrapper) {
   // An empty wrapper has no version.
   const std::vector<uint8_t> empty = hexBytes("00");
   ByteArrayStreamInput in(empty);
-  EXPECT_THROW(TcpHandshakeRequest::readFrom(in), EndOfStreamError);
+  EXPECT_THROW((void)TcpHandshakeRequest::readFrom(in), EndOfStreamError);
 }
 
 // The whole frame an ES 8.7 node sends to open a connection: header version
@@ -149,7 +149,7 @@ TEST(DiscoveryNodeBytes, AsEsWritesThem) {
     readAll(hexBytes(kSampleNodeHex), page,
             [](StreamInput& in) { EXPECT_EQ(DiscoveryNode::readFrom(in), sampleNode()); });
     expectEveryPrefixFails(hexBytes(kSampleNodeHex), page,
-                           [](StreamInput& in) { DiscoveryNode::readFrom(in); });
+                           [](StreamInput& in) { (void)DiscoveryNode::readFrom(in); });
   }
   EXPECT_EQ(sampleNode().address.toString(), "127.0.0.1:9300");
   EXPECT_EQ(TransportAddress::fromIp("::1", 9300).toString(), "[::1]:9300");
@@ -211,7 +211,7 @@ TEST(TransportHandshake, ResponseAsEs8WritesIt) {
       EXPECT_EQ(back.cluster_name, "elasticsearch");
     });
     expectEveryPrefixFails(hexBytes(expected), page,
-                           [](StreamInput& in) { TransportHandshakeResponse::readFrom(in); });
+                           [](StreamInput& in) { (void)TransportHandshakeResponse::readFrom(in); });
   }
 }
 

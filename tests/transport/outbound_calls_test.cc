@@ -85,7 +85,7 @@ TEST(OutboundCalls, AResponseCompletesItsCallThroughTheReaderOnce) {
   ResponseHeaders seen;
   PendingCall with_headers = call(o);
   with_headers.on_headers = [&seen](const ResponseHeaders& h) { seen = h; };
-  c.submit(8, std::move(with_headers));
+  (void)c.submit(8, std::move(with_headers));
   c.onResponse(response(8, 80, {{"Warning", {"deprecated"}}}));
   c.onResponse(response(7, 70));
   c.onResponse(response(7, 71));  // a second answer to a completed call: dropped
@@ -99,7 +99,7 @@ TEST(OutboundCalls, AResponseCompletesItsCallThroughTheReaderOnce) {
 TEST(OutboundCalls, AnErrorResponseFailsTheCallWithTheRemotesTypedError) {
   Outcome o;
   OutboundCalls c = calls(o);
-  c.submit(3, call(o, "indices:data/read/search"));
+  (void)c.submit(3, call(o, "indices:data/read/search"));
   BytesStreamOutput out;
   writeErrorFrame(out, {3, TransportVersion::current(), false},
                   *wrapInRemoteTransport(
@@ -116,7 +116,7 @@ TEST(OutboundCalls, ABodyNotReadWholeFailsTheCallNamingWhatWasLeft) {
   OutboundCalls c = calls(o);
   PendingCall reads_nothing = call(o);
   reads_nothing.reader = [](StreamInput&) -> std::function<void()> { return [] {}; };
-  c.submit(4, std::move(reads_nothing));
+  (void)c.submit(4, std::move(reads_nothing));
   c.onResponse(response(4, 1 << 20));
   ASSERT_EQ(o.failures.size(), 1u);
   EXPECT_TRUE(failedWith<TransportError>(o.failures[0], "Message not fully read (response)"));
@@ -127,7 +127,7 @@ TEST(OutboundCalls, DueCallsTimeOutWithReceiveTimeoutErrorAndTheirResponsesAreDr
   Outcome o;
   OutboundCalls c = calls(o);
   EXPECT_EQ(c.submit(1, call(o, "a", 50ms)), PendingCalls::Added::kArmTimer);
-  c.submit(2, call(o, "b"));  // no deadline
+  (void)c.submit(2, call(o, "b"));  // no deadline
   c.expire(PendingCalls::Clock::now() + 1s);
   ASSERT_EQ(o.failures.size(), 1u);
   EXPECT_TRUE(failedWith<ReceiveTimeoutError>(o.failures[0], "[a] request_id [1] timed out"));
@@ -139,8 +139,8 @@ TEST(OutboundCalls, DueCallsTimeOutWithReceiveTimeoutErrorAndTheirResponsesAreDr
 TEST(OutboundCalls, CloseFailsEveryCallAndRefusesLaterOnesWithNodeDisconnected) {
   Outcome o;
   OutboundCalls c = calls(o);
-  c.submit(1, call(o, "a", 10s));
-  c.submit(2, call(o, "b"));
+  (void)c.submit(1, call(o, "a", 10s));
+  (void)c.submit(2, call(o, "b"));
   c.close("the peer reset the connection");
   ASSERT_EQ(o.failures.size(), 2u);
   for (const std::exception_ptr& e : o.failures) {
@@ -156,17 +156,17 @@ TEST(OutboundCalls, ACallbackThatThrowsIsLoggedNotPropagated) {
   OutboundCalls c = calls(o);
   PendingCall throws = call(o, "x");
   throws.reader = [](StreamInput& in) -> std::function<void()> {
-    in.readVLong();
+    (void)in.readVLong();
     return [] { throw std::runtime_error("boom"); };
   };
   throws.on_failure = [](std::exception_ptr) { throw std::runtime_error("failure boom"); };
-  c.submit(1, std::move(throws));
+  (void)c.submit(1, std::move(throws));
   EXPECT_NO_THROW(c.onResponse(response(1, 5)));
   ASSERT_EQ(o.logged.size(), 1u);
   EXPECT_NE(o.logged[0].find("response callback for [x] threw: boom"), std::string::npos);
   PendingCall fails = call(o, "y");
   fails.on_failure = [](std::exception_ptr) { throw std::runtime_error("failure boom"); };
-  c.submit(2, std::move(fails));
+  (void)c.submit(2, std::move(fails));
   EXPECT_NO_THROW(c.close("closing"));
 }
 

@@ -70,7 +70,7 @@ TEST(PendingCalls, ExpiredCallsComeInDeadlineOrder) {
   const Clock::time_point t0{};
   for (int i = 0; i < 10; ++i) {
     PendingCall c = callOf(std::to_string(i), std::chrono::milliseconds(100 - i * 10));
-    calls.add(i, c, t0);
+    (void)calls.add(i, c, t0);
   }
   auto expired = calls.takeExpired(t0 + 55ms);
   ASSERT_EQ(expired.size(), 5u);  // deadlines 10, 20, 30, 40, 50
@@ -88,9 +88,9 @@ TEST(PendingCalls, AClaimedReceiveBufferOutlivesTheCallsDeadline) {
   PendingCall c1 = callOf("1", 10ms), c2 = callOf("2", 10ms), c3 = callOf("3", 10ms);
   c1.receive_buffer = b1;
   c2.receive_buffer = b2;
-  calls.add(1, c1, t0);
-  calls.add(2, c2, t0);
-  calls.add(3, c3, t0);
+  (void)calls.add(1, c1, t0);
+  (void)calls.add(2, c2, t0);
+  (void)calls.add(3, c3, t0);
   EXPECT_TRUE(calls.claimReceiveBuffer(1, 101).empty());  // too small: pages
   EXPECT_TRUE(calls.claimReceiveBuffer(3, 10).empty());   // none
   EXPECT_TRUE(calls.claimReceiveBuffer(9, 10).empty());   // unknown id
@@ -107,7 +107,7 @@ TEST(PendingCalls, AClaimedReceiveBufferOutlivesTheCallsDeadline) {
   // Claimed, then the connection closes: close() takes it.
   PendingCall c4 = callOf("4", 10ms);
   c4.receive_buffer = b1;
-  calls.add(4, c4, t0);
+  (void)calls.add(4, c4, t0);
   EXPECT_FALSE(calls.claimReceiveBuffer(4, 100).empty());
   EXPECT_TRUE(calls.takeExpired(t0 + 1s).empty());
   auto all = calls.close("bye");
@@ -118,8 +118,8 @@ TEST(PendingCalls, AClaimedReceiveBufferOutlivesTheCallsDeadline) {
 TEST(PendingCalls, CloseTakesEverythingAndRefusesLaterCalls) {
   PendingCalls calls;
   PendingCall a = callOf("a", 10ms), b = callOf("b", 0ms);
-  calls.add(1, a, Clock::now());
-  calls.add(2, b, Clock::now());
+  (void)calls.add(1, a, Clock::now());
+  (void)calls.add(2, b, Clock::now());
   auto all = calls.close("gone");
   EXPECT_EQ(all.size(), 2u);
   EXPECT_EQ(calls.closeReason(), "gone");

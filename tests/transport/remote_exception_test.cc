@@ -127,7 +127,7 @@ TEST(RemoteException, ReadsWhatEsWritesAndEveryPrefixFails) {
           },
           c.version);
       expectEveryPrefixFails(
-          bytes, page, [](StreamInput& in) { readException(in); }, c.version);
+          bytes, page, [](StreamInput& in) { (void)readException(in); }, c.version);
     }
   }
 }
@@ -216,7 +216,7 @@ TEST(RemoteException, StackFramesAndSuppressedAreReadAndHeadersKept) {
       ASSERT_EQ(e->suppressed.size(), 1u);
       EXPECT_EQ(e->suppressed[0]->message, "inner");
     });
-    expectEveryPrefixFails(hexBytes(hex), page, [](StreamInput& in) { readException(in); });
+    expectEveryPrefixFails(hexBytes(hex), page, [](StreamInput& in) { (void)readException(in); });
   }
 }
 

@@ -37,15 +37,15 @@ TEST(WriteQueue, TheFirstPusherWritesUntilANextComesBackEmpty) {
 
 TEST(WriteQueue, BatchesAreBounded) {
   WriteQueue q;
-  q.push(frameOf(1, 0));
-  for (size_t i = 1; i < WriteQueue::kMaxFramesPerBatch + 10; ++i) q.push(frameOf(1, 0));
+  (void)q.push(frameOf(1, 0));
+  for (size_t i = 1; i < WriteQueue::kMaxFramesPerBatch + 10; ++i) (void)q.push(frameOf(1, 0));
   EXPECT_EQ(q.next().frames.size(), WriteQueue::kMaxFramesPerBatch);
   EXPECT_EQ(q.next().frames.size(), 10u);
 
   WriteQueue big;
-  big.push(frameOf(WriteQueue::kMaxBytesPerBatch - 1, 0));
-  big.push(frameOf(2, 0));
-  big.push(frameOf(2, 0));
+  (void)big.push(frameOf(WriteQueue::kMaxBytesPerBatch - 1, 0));
+  (void)big.push(frameOf(2, 0));
+  (void)big.push(frameOf(2, 0));
   // The batch stops once it reached the byte bound: the second frame is the last.
   EXPECT_EQ(big.next().frames.size(), 2u);
   EXPECT_EQ(big.next().frames.size(), 1u);
@@ -53,7 +53,7 @@ TEST(WriteQueue, BatchesAreBounded) {
 
 TEST(WriteQueue, CloseAfterFlushComesWithTheEmptyBatch) {
   WriteQueue q;
-  q.push(frameOf(1, 0));
+  (void)q.push(frameOf(1, 0));
   q.closeAfterFlush("refused");
   WriteQueue::Batch b = q.next();
   EXPECT_EQ(b.frames.size(), 1u);
@@ -68,7 +68,7 @@ TEST(WriteQueue, CloseDropsQueuedFramesAndLaterPushes) {
   WriteQueue q;
   auto frame = frameOf(1, 0);
   std::weak_ptr<BytesStreamOutput> weak = frame;
-  q.push(std::move(frame));
+  (void)q.push(std::move(frame));
   q.close();
   EXPECT_TRUE(weak.expired());
   EXPECT_FALSE(q.push(frameOf(1, 0)));

@@ -5,6 +5,19 @@
 // them. The connection above is its Owner: it says where each read lands and
 // hands over the pieces to send.
 //
+// Example (compiled: byte_link):
+//   struct Conn final : ByteLink::Owner {  // the connection above the link
+//     std::vector<std::span<uint8_t>> nextRead(bool single) override { return {}; }
+//     bool onReceived(size_t n) override { return true; }
+//     void onReadEnded(bool eof, const std::string& error) override {}
+//     void onLinkFailed(ByteLink::Failure failure, const std::string& reason) override {}
+//     bool nextPieces(std::vector<std::span<const uint8_t>>& pieces) override { return false; }
+//     std::shared_ptr<void> keepAlive() override { return nullptr; }
+//   } owner;
+//   boost::asio::io_context io;
+//   boost::asio::ip::tcp::socket socket(io);  // connected, or accepted
+//   Strand strand = boost::asio::make_strand(io);
+//   std::optional<TlsLinkSettings> tls;       // unset: plain TCP
 //   std::unique_ptr<ByteLink> link = makeByteLink(std::move(socket), strand, owner, tls);
 //   link->start();    // on the strand: the TLS handshake (TLS), then reads
 //   link->flush();    // from the thread that became the writer (WriteQueue)
@@ -90,7 +103,8 @@ struct TlsLinkSettings {
 };
 
 // A plain link, or a TLS one when `tls` is set.
-std::unique_ptr<ByteLink> makeByteLink(boost::asio::ip::tcp::socket socket, Strand strand,
-                                       ByteLink::Owner& owner, std::optional<TlsLinkSettings> tls);
+[[nodiscard]] std::unique_ptr<ByteLink> makeByteLink(boost::asio::ip::tcp::socket socket,
+                                                     Strand strand, ByteLink::Owner& owner,
+                                                     std::optional<TlsLinkSettings> tls);
 
 }  // namespace wirestream::transport::net

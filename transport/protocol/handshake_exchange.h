@@ -1,14 +1,27 @@
 // The transport handshake's two halves as socket-free steps (the bodies are
 // in handshake.h; docs/transport.md "Connections, handshake, direction"):
 //
+// Example (runs: handshake_exchange):
+//   TransportVersion local = TransportVersion::current();
+//   TransportVersion minimum = TransportVersion::fromRelease(7, 17, 0);
+//   auto parse = [](const BytesStreamOutput& frame) {  // what the read loop does
+//     std::optional<InboundMessage> m;
+//     std::vector<uint8_t> bytes = frame.bytes().toVector();
+//     FrameDecoder(/*max_frame_size=*/1 << 20).feed(bytes, [&](DecodedFrame&& f) {
+//       m = InboundMessage::parse(std::move(f), /*max_body_size=*/1 << 20);
+//     });
+//     return std::move(*m);
+//   };
 //   // connecting side
-//   auto frame = handshakeRequestFrame(id, options.version, options.minimum_compatible_version);
-//   ... response body arrives ...
-//   TransportVersion agreed = agreedVersion(readHandshakeResponse(in), local, minimum);
-//
+//   std::shared_ptr<BytesStreamOutput> frame = handshakeRequestFrame(1, local, minimum);
 //   // accepting side, on a handshake request frame
-//   HandshakeAnswer a = answerHandshake(std::move(message), identity);
-//   send(a.frame); if (a.agreed) complete(*a.agreed); else closeAfterFlush(a.refusal);
+//   HandshakeIdentity identity{local, minimum, "node-1", "127.0.0.1:9300"};
+//   HandshakeAnswer a = answerHandshake(parse(*frame), identity);
+//   // it sends a.frame, then completes at *a.agreed, or closes (a.refusal) after the send
+//   // connecting side, when the response arrives
+//   InboundMessage response = parse(*a.frame);
+//   BytesReferenceStreamInput in(response.body());
+//   TransportVersion agreed = agreedVersion(readHandshakeResponse(in), local, minimum);
 //
 // Versions: the request travels at the sender's minimum compatible version so
 // that any compatible peer can read it; the response and a refusal travel at
@@ -33,19 +46,18 @@ namespace wirestream::transport::protocol {
 
 // The connecting side's request frame (status kHandshake, action
 // internal:tcp/handshake, body: `version`), at `minimum_compatible`.
-std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(int64_t request_id,
-                                                         TransportVersion version,
-                                                         TransportVersion minimum_compatible);
+[[nodiscard]] std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(
+    int64_t request_id, TransportVersion version, TransportVersion minimum_compatible);
 
 // Reads a handshake response body: the peer's version.
-TransportVersion readHandshakeResponse(StreamInput& in);
+[[nodiscard]] TransportVersion readHandshakeResponse(StreamInput& in);
 
 // The version both sides use: the lower of the two; ConnectTransportError
 // when the peer's is below `minimum_compatible`, or ours below the peer's own
 // minimum (ES's Version.isCompatible holds both ways: a 7.16 node refuses an
 // 8.x answer, whose minimum is 7.17.0, though the 8.x node answered it).
-TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
-                               TransportVersion minimum_compatible);
+[[nodiscard]] TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
+                                             TransportVersion minimum_compatible);
 
 // What the accepting side answers a handshake with.
 struct HandshakeIdentity {
@@ -65,6 +77,7 @@ struct HandshakeAnswer {
 // The accepting side's answer to a parsed handshake request. Throws
 // CorruptStreamError / EndOfStreamError on a body that does not read, and
 // std::runtime_error (the connection's protocol error) on unread bytes.
-HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeIdentity& local);
+[[nodiscard]] HandshakeAnswer answerHandshake(const InboundMessage& request,
+                                              const HandshakeIdentity& local);
 
 }  // namespace wirestream::transport::protocol

@@ -7,9 +7,22 @@
 // are written as ES's OutboundHandler writes them. The connection is its
 // Host and sends what the channels answer:
 //
-//   InboundSession session(settings, host);
-//   InboundSession::onRequest(self, std::move(frame), std::move(lease), agreed);
-//   host.send(session.errorFrame(id, version, action, cause));  // a refusal
+// Example (compiled: inbound_session):
+//   struct Conn final : InboundSession::Host {  // the connection
+//     void send(std::shared_ptr<BytesStreamOutput> frame) override {}  // to its WriteQueue
+//     void log(LogLevel level, const std::string& line) override {}
+//     void logRefusal(std::string line) override {}
+//   } host;
+//   InboundSession::Settings settings;
+//   settings.node_name = "node-1";
+//   settings.max_frame_size = 1 << 20;
+//   auto session = std::make_shared<InboundSession>(settings, host);
+//   DecodedFrame frame;          // a request, from ReadLoop::Sink::onRequest
+//   InboundBudget::Lease lease;  // with the node budget it holds
+//   TransportVersion agreed = TransportVersion::current();
+//   InboundSession::onRequest(session, std::move(frame), std::move(lease), agreed);
+//   auto cause = exceptionFromTypeAndMessage("illegal_argument_exception", "no");
+//   host.send(session->errorFrame(7, agreed, "shard/search", cause));  // a refusal
 //
 // Thread-safety: onRequest on the connection's strand; channels answer from
 // any thread.

@@ -3,9 +3,14 @@
 // typed failure of those that time out or are cut off by a close. The
 // connection owns the timer and the writes and drives it:
 //
-//   OutboundCalls calls("outbound 127.0.0.1:5 -> 127.0.0.1:9300", max_frame_size, log);
-//   if (calls.submit(id, std::move(call)) == PendingCalls::Added::kArmTimer)
-//     arm(*calls.pending().armedDeadline());      // then send the request's frame
+// Example (compiled: outbound_calls):
+//   auto log = [](bool warn, const std::string& line) {};
+//   OutboundCalls calls("outbound 127.0.0.1:5 -> 127.0.0.1:9300", 1 << 20, log);
+//   std::optional<PendingCalls::Clock::time_point> timer;  // the connection's one timer
+//   PendingCall call{.action = "shard/search", .timeout = std::chrono::seconds(5)};
+//   if (calls.submit(7, std::move(call)) == PendingCalls::Added::kArmTimer)
+//     timer = *calls.pending().armedDeadline();  // then send the request's frame
+//   DecodedFrame frame;                           // from the read loop
 //   calls.onResponse(std::move(frame));           // a response arrived
 //   calls.expire(PendingCalls::Clock::now());     // the timer fired: re-arm
 //   calls.close("reason");                        // the connection closed
@@ -40,7 +45,7 @@ class OutboundCalls {
 
   // Registers the call (see PendingCalls::add); kClosed: it was failed here
   // with NodeDisconnectedError and its frame must not be sent.
-  PendingCalls::Added submit(int64_t id, PendingCall call);
+  [[nodiscard]] PendingCalls::Added submit(int64_t id, PendingCall call);
   // Completes the call the response answers: reads the body through its
   // reader (or the remote error), then runs what the reader returned.
   void onResponse(DecodedFrame&& frame);

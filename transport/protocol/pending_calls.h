@@ -1,15 +1,21 @@
 // PendingCalls: the requests one connection sent and awaits answers to, with
 // their deadlines. Socket-free; the connection drives it:
 //
+// Example (runs: pending_calls):
+//   std::vector<std::string> failed;
+//   auto fail = [&](PendingCall& c, const std::string& why) { failed.push_back(why); };
+//   std::optional<PendingCalls::Clock::time_point> timer;  // the connection's one timer
+//   PendingCalls::Clock::time_point now = PendingCalls::Clock::now();
 //   PendingCalls calls;
-//   switch (calls.add(id, call, now)) {  // takes `call` unless kClosed
+//   PendingCall call{.action = "shard/search", .timeout = std::chrono::seconds(5)};
+//   switch (calls.add(/*id=*/7, call, now)) {  // takes `call` unless kClosed
 //     case PendingCalls::Added::kClosed: fail(call, calls.closeReason()); break;
-//     case PendingCalls::Added::kArmTimer: arm(*calls.armedDeadline()); break;
+//     case PendingCalls::Added::kArmTimer: timer = *calls.armedDeadline(); break;
 //     case PendingCalls::Added::kAdded: break;
 //   }
-//   std::optional<PendingCall> c = calls.take(response_id);   // answer
-//   for (auto& [id, c] : calls.takeExpired(now)) timeOut(c);    // timer fired
-//   for (auto& [id, c] : calls.close("reason")) disconnect(c);   // closing
+//   std::optional<PendingCall> c = calls.take(/*id=*/7);                  // answered
+//   for (auto& [id, c] : calls.takeExpired(now)) fail(c, "timed out");   // timer fired
+//   for (auto& [id, c] : calls.close("reason")) fail(c, "disconnected");  // closing
 //
 // One timer per connection, not one per call: the table remembers the
 // deadline the timer is armed for and asks for a re-arm only when a call's
@@ -62,10 +68,10 @@ class PendingCalls {
   // Registers call `id` (ids are unique per connection). kClosed: the table
   // is closed and `call` was not taken (it is left as it was); kArmTimer:
   // the timer must be armed for armedDeadline().
-  Added add(int64_t id, PendingCall& call, Clock::time_point now) WS_EXCLUDES(mu_);
+  [[nodiscard]] Added add(int64_t id, PendingCall& call, Clock::time_point now) WS_EXCLUDES(mu_);
 
   // The call answered by a response to `id`, if still pending.
-  std::optional<PendingCall> take(int64_t id) WS_EXCLUDES(mu_);
+  [[nodiscard]] std::optional<PendingCall> take(int64_t id) WS_EXCLUDES(mu_);
 
   // The response to call `id` began to arrive and its content needs
   // `content_size` bytes: the call's receive buffer if it has one that
@@ -73,11 +79,13 @@ class PendingCalls {
   // deadline any more (takeExpired() skips it): the reads into the buffer
   // must end before the call completes, so it is taken by take() once its
   // response is in, or by close().
-  std::span<uint8_t> claimReceiveBuffer(int64_t id, size_t content_size) WS_EXCLUDES(mu_);
+  [[nodiscard]] std::span<uint8_t> claimReceiveBuffer(int64_t id, size_t content_size)
+      WS_EXCLUDES(mu_);
 
   // The calls whose deadline is at or before `now`, in deadline order; the
   // timer is then armed for armedDeadline() if that is set.
-  std::vector<std::pair<int64_t, PendingCall>> takeExpired(Clock::time_point now) WS_EXCLUDES(mu_);
+  [[nodiscard]] std::vector<std::pair<int64_t, PendingCall>> takeExpired(Clock::time_point now)
+      WS_EXCLUDES(mu_);
 
   // The earliest deadline of a pending call, as of the last add() or
   // takeExpired(); unset: the timer need not run.
@@ -85,7 +93,8 @@ class PendingCalls {
 
   // Closes the table (later add() calls return kClosed) and returns every
   // pending call. The first reason is kept.
-  std::vector<std::pair<int64_t, PendingCall>> close(const std::string& reason) WS_EXCLUDES(mu_);
+  [[nodiscard]] std::vector<std::pair<int64_t, PendingCall>> close(const std::string& reason)
+      WS_EXCLUDES(mu_);
   std::string closeReason() const WS_EXCLUDES(mu_);
   size_t size() const WS_EXCLUDES(mu_);
 

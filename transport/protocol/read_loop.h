@@ -6,11 +6,27 @@
 // rules every connection enforces. The connection owns the socket and the
 // timers and drives it:
 //
-//   ReadLoop loop({.direction = Direction::kInbound, .max_frame_size = ...}, sink);
-//   ReadLoop::Target t = loop.nextRead();        // read into t.buffers
-//   loop.received(n, t.direct);                  // decode, dispatch to `sink`
-//   switch (loop.deadlineAfterRead()) ...        // arm / cancel the read deadline
-//   on EOF or a read error: close(loop.closeReason(...)).
+// Example (runs: read_loop):
+//   #include <cstring>
+//   struct Conn final : ReadLoop::Sink {  // the connection
+//     void answerPing() override {}
+//     void onHandshakeRequest(DecodedFrame&& frame) override {}
+//     void onResponse(DecodedFrame&& frame) override {}
+//     void onRequest(DecodedFrame&& frame, InboundBudget::Lease lease) override {}
+//     void onRefused(const FrameHeader& h, const CircuitBreakingError& e, bool answer) override {}
+//   } sink;
+//   ReadLoop loop({.direction = Direction::kInbound, .max_frame_size = 1 << 20}, sink);
+//   const uint8_t ping[] = {'E', 'S', 0xFF, 0xFF, 0xFF, 0xFF};  // what the socket brings
+//   ReadLoop::Target t = loop.nextRead();  // read into t.buffers
+//   std::memcpy(t.buffers[0].data(), ping, sizeof ping);
+//   loop.received(sizeof ping, t.direct);  // decode, dispatch to `sink`
+//   switch (loop.deadlineAfterRead()) {    // the read deadline:
+//     case ReadLoop::Deadline::kArm: break;     // arm it for the frame begun
+//     case ReadLoop::Deadline::kCancel: break;  // cancel it
+//     case ReadLoop::Deadline::kKeep: break;
+//   }
+//   bool warn = false;  // on EOF or a read error: close, with this reason
+//   std::string reason = loop.closeReason(/*eof=*/true, /*error=*/"", warn);
 //
 // Rules (a break throws ProtocolError, a bad byte stream the decoder's
 // StreamError; either way the connection closes): a response on an inbound
@@ -128,10 +144,10 @@ class ReadLoop {
   // For a socket read that scatters: up to kMaxDirectRead of a large frame's
   // pages (or of the buffer the sink named for it), else the read buffer
   // (kProbeReadSize of it after a large frame).
-  Target nextRead();
+  [[nodiscard]] Target nextRead();
   // For a reader that takes one buffer (TLS): the first page with room of a
   // large frame, else the whole read buffer.
-  Target nextSingleRead();
+  [[nodiscard]] Target nextSingleRead();
 
   // `n` bytes landed at the start of `target`'s buffers (the last
   // nextRead()/nextSingleRead()): decodes them and dispatches every complete
@@ -143,7 +159,7 @@ class ReadLoop {
   // (arm a new deadline for it, unless one is armed for the same frame),
   // or none is in progress (cancel).
   enum class Deadline { kKeep, kArm, kCancel };
-  Deadline deadlineAfterRead();
+  [[nodiscard]] Deadline deadlineAfterRead();
   // A deadline armed for the frame at `start` fired: whether that frame is
   // still incomplete (close the connection with deadlineReason()).
   bool deadlineExpired(uint64_t start) const;

@@ -1,11 +1,25 @@
 // WriteQueue: the frames a connection has yet to send, in order, and who
 // sends them. Socket-free; the connection drives it:
 //
-//   if (queue.push(frame)) drain();        // this thread became the writer
-//   // the writer, until next() hands back an empty batch:
-//   WriteQueue::Batch b = queue.next();    // up to 64 frames / 8 MiB
-//   for (auto& f : b.frames) gather(f->bytes().pieces());
-//   if (b.frames.empty() && b.close_reason) close(*b.close_reason);
+// Example (runs: write_queue):
+//   #include <sys/uio.h>
+//   WriteQueue queue;
+//   auto frame = std::make_shared<BytesStreamOutput>();
+//   frame->writeVInt(300);                   // a whole frame, in practice
+//   std::vector<iovec> gather;               // for writev()
+//   std::optional<std::string> close_reason;  // set: close the connection
+//   if (queue.push(frame)) {                 // this thread became the writer
+//     for (;;) {                             // until next() hands back an empty batch
+//       WriteQueue::Batch b = queue.next();  // up to 64 frames / 8 MiB
+//       for (auto& f : b.frames)
+//         for (std::span<const uint8_t> piece : f->bytes().pieces())
+//           gather.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
+//       if (b.frames.empty()) {
+//         close_reason = b.close_reason;
+//         break;
+//       }
+//     }
+//   }
 //
 // Exactly one thread is the writer at a time: the one whose push() found no
 // writer, until its next() returns no frames (which gives the role up in the
@@ -49,10 +63,10 @@ class WriteQueue {
 
   // Queues `frame`; true if the caller is now the writer and must drain.
   // After close() the frame is dropped (false).
-  bool push(std::shared_ptr<BytesStreamOutput> frame) WS_EXCLUDES(mu_);
+  [[nodiscard]] bool push(std::shared_ptr<BytesStreamOutput> frame) WS_EXCLUDES(mu_);
   // For the writer: the next frames to send; none (and the writer role given
   // up) when the queue is empty.
-  Batch next() WS_EXCLUDES(mu_);
+  [[nodiscard]] Batch next() WS_EXCLUDES(mu_);
   // Once the frames queued so far are sent, the writer is told to close.
   void closeAfterFlush(std::string reason) WS_EXCLUDES(mu_);
   // Drops the queued frames and every later push.

@@ -16,7 +16,7 @@ namespace wirestream::transport::testing {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what) {
+[[noreturn, gnu::cold]] void fail(const std::string& what) {
   std::string reason;
   while (unsigned long e = ERR_get_error()) {
     const char* r = ERR_reason_error_string(e);

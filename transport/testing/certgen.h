@@ -3,6 +3,8 @@
 // temporary directory. For tests, examples and benchmarks; nothing it makes
 // outlives the TempDir, so no private key needs to be kept anywhere.
 //
+// Example (runs: certgen):
+//   #include "transport/tls_options.h"
 //   TempDir dir;                                    // removed with its files
 //   CertAuthority ca(dir.path(), "ca");             // dir/ca.crt
 //   IssuedFiles node = ca.issue("node-1", {});      // dir/node-1.crt, .key
