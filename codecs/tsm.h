@@ -114,9 +114,13 @@ void decodeStringArray(std::span<const uint8_t> block, std::vector<std::string>&
 // allocation per value, as InfluxDB's Go slices one decoded buffer. The views
 // stay valid until `buffer` is changed or destroyed.
 //
+// Example (runs: tsm_string_views):
+//   std::vector<std::string> strings = {"cpu", "disk"};
+//   std::vector<uint8_t> block;
+//   wirestream::tsm::encodeStringArray(strings, block);
 //   std::string buffer;
 //   std::vector<std::string_view> values;
-//   wirestream::tsm::decodeStringViews(block, buffer, values);
+//   wirestream::tsm::decodeStringViews(block, buffer, values);  // values[1] == "disk"
 void decodeStringViews(std::span<const uint8_t> block, std::string& buffer,
                        std::vector<std::string_view>& out, size_t max_values = kDefaultMaxValues);
 

@@ -528,12 +528,12 @@ class StreamInput {
   // Deprecated (0.2.0): the member became the free readGenericValue(in) of
   // stream/structured/structured_stream.h; this forwards to it for code
   // written against the member (include that header, or the forwarding
-  // stream/generic_value.h, where it is called). A template only so that the
-  // value type is needed where it is called, not here.
-  template <typename Value = GenericValue>
+  // stream/generic_value.h, where it is called). A template (its call
+  // dependent) only so that the value type is needed where it is called.
+  template <typename Value = GenericValue, typename Self = StreamInput>
   [[deprecated("use readGenericValue(in) from stream/structured/structured_stream.h")]] Value
   readGenericValue() {
-    return ::wirestream::readGenericValue(*this);
+    return ::wirestream::readGenericValue(static_cast<Self&>(*this));
   }
 
  protected:

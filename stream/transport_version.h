@@ -2,7 +2,7 @@
 //
 // Ids follow Elasticsearch, in two shapes:
 //  - up to 8.8.1 the id is the release's: major * 1000000 + minor * 10000 +
-//    revision * 100 + 99, so 7.10.0 is 7100099 and 8.7.0 is 8070099 (fromRelease);
+//    revision * 100 + 99, so 7.10.0 is 7100099 and 8.7.0 is 8070099 (fromRelease).
 //  - after that ES numbers its wire changes apart from its releases (8_500_020 for
 //    8.9, M_NNN_S_PP since: 8.19.0 is 8841064, 9.1.0 is 9112003), and a release's
 //    id is whatever its TransportVersion.current() is. Those come from the table
