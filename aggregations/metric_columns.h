@@ -48,8 +48,9 @@ class MetricColumns {
     Metric metric;
     // Type, name, metadata and format of every row (its values unused).
     InternalAggregations::Ptr prototype;
-    std::vector<double> a, b, c;
-    std::vector<int64_t> l;
+    // (Initialized, so that {metric, prototype} compiles clean under -Wextra.)
+    std::vector<double> a{}, b{}, c{};
+    std::vector<int64_t> l{};
 
     const Kind& kind() const { return kindOf(metric); }
   };

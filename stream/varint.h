@@ -3,7 +3,7 @@
 // errors.
 //
 // Example (runs: stream_varint):
-//   uint8_t buf[kMaxVLongBytes];
+//   uint8_t buf[kMaxVLongBytes] = {};
 //   uint8_t* end = encodeVLong(buf, 300);          // AC 02
 //   DecodeResult<int64_t> r = decodeVLong(buf, end);  // r.value == 300, r.next == end
 //
