@@ -98,7 +98,7 @@ final class ReduceCheck implements Check {
     List<Integer> retried = new ArrayList<>();
     List<ObjectNode> retries = new ArrayList<>();
     for (int i = 0; i < cases.size(); i++) {
-      if (!ReduceShards.ES_7X && expected.get(i).error == null
+      if (expected.get(i).error == null
           && answers.get(i).path("too_many_buckets").asBoolean(false)) {
         ObjectNode again = requests.get(i).deepCopy();
         again.put("max_buckets", Integer.MAX_VALUE);
@@ -121,7 +121,7 @@ final class ReduceCheck implements Check {
       check(what + " without the bucket limit", cases.get(i), expected.get(i), unlimited.get(k),
           alone);
       if (alone.failures.isEmpty()) {
-        r.known(DELAYED_SUBS_8X);
+        r.known(ReduceShards.ES_7X ? EARLIER_LIMIT_7X : DELAYED_SUBS_8X);
       } else {
         r.fail(what + ": ES reduced it, wirestream ran out of buckets; and "
             + alone.failures.get(0));
@@ -134,6 +134,12 @@ final class ReduceCheck implements Check {
       + "sub-aggregations only once the bucket is sure to be kept (DelayedBucket), wirestream as "
       + "it merges (as ES 7.x), so near the limit ES 8 completes a search that wirestream refuses; "
       + "without the limit the results are the same (docs/aggregations.md, the bucket budget)";
+
+  static final String EARLIER_LIMIT_7X = "search.max_buckets: near the limit ES 7.x completes "
+      + "some terms reduces with sub-terms that wirestream refuses (first seen at seed 783749747: "
+      + "ES done under 15, wirestream needs 19, 11 buckets kept); the cause in 7.x's accounting "
+      + "is not yet known; without the limit the results are the same (docs/aggregations.md, "
+      + "the bucket budget)";
 
   static final String NAN_ORDER_7X = "ES 7.x sorts a NaN metric (an empty avg) last both ways; "
       + "wirestream sorts as ES 8 does (NaN greatest: docs/aggregations.md, the terms reduce), so "
