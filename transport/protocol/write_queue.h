@@ -11,9 +11,11 @@
 //   if (queue.push(frame)) {                 // this thread became the writer
 //     for (;;) {                             // until next() hands back an empty batch
 //       WriteQueue::Batch b = queue.next();  // up to 64 frames / 8 MiB
-//       for (auto& f : b.frames)
-//         for (std::span<const uint8_t> piece : f->bytes().pieces())
+//       for (auto& f : b.frames) {
+//         const BytesReference bytes = f->bytes();  // pieces() refers into it
+//         for (std::span<const uint8_t> piece : bytes.pieces())
 //           gather.push_back({const_cast<uint8_t*>(piece.data()), piece.size()});
+//       }
 //       if (b.frames.empty()) {
 //         close_reason = b.close_reason;
 //         break;
