@@ -28,10 +28,14 @@ bool LogRateLimiter::hasSuppressed() const {
   return suppressed_ > 0;
 }
 
+std::string suppressedCount(uint64_t suppressed) {
+  return std::to_string(suppressed) + " similar line" + (suppressed == 1 ? "" : "s") +
+         " suppressed";
+}
+
 std::string suppressedSuffix(uint64_t suppressed) {
   if (suppressed == 0) return "";
-  return " (" + std::to_string(suppressed) + " similar line" + (suppressed == 1 ? "" : "s") +
-         " suppressed)";
+  return " (" + suppressedCount(suppressed) + ")";
 }
 
 }  // namespace wirestream::transport

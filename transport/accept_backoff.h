@@ -76,5 +76,7 @@ class LogRateLimiter {
 
 // "" for 0, else " (N similar lines suppressed)", to append to a logged line.
 std::string suppressedSuffix(uint64_t suppressed);
+// "N similar line(s) suppressed", the words of the suffix and of a summary.
+std::string suppressedCount(uint64_t suppressed);
 
 }  // namespace wirestream::transport

@@ -72,9 +72,8 @@ std::vector<PeerEvents::Summary> PeerEvents::takeSummaries(Clock::time_point now
       if (state.limiter.hasSuppressed()) summary_owed_ = true;
       continue;
     }
-    summaries.push_back({k, std::to_string(*suppressed) + " similar line" +
-                                (*suppressed == 1 ? "" : "s") + " suppressed (" +
-                                std::string(peerEventName(k)) + "), the last: " + last});
+    summaries.push_back({k, suppressedCount(*suppressed) + " (" + std::string(peerEventName(k)) +
+                                "), the last: " + last});
   }
   return summaries;
 }

@@ -114,10 +114,11 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   // Counts an event a peer caused and gives the level to log `line` at: its
   // kind's (WARN; INFO for refused requests) at most once a second, kDebug
   // for the rest, which a summary line counts an interval later.
+  static LogLevel eventLevel(PeerEvent kind) {
+    return kind == PeerEvent::kRefusedRequest ? LogLevel::kInfo : LogLevel::kWarn;
+  }
   LogLevel noteEvent(PeerEvent kind, std::string& line) {
-    if (events.note(kind, line)) {
-      return kind == PeerEvent::kRefusedRequest ? LogLevel::kInfo : LogLevel::kWarn;
-    }
+    if (events.note(kind, line)) return eventLevel(kind);
     armSummary();
     return LogLevel::kDebug;
   }
@@ -767,7 +768,7 @@ void TransportService::Impl::armSummary() {
 
 void TransportService::Impl::logSummaries() {
   for (const PeerEvents::Summary& s : events.takeSummaries()) {
-    log(s.kind == PeerEvent::kRefusedRequest ? LogLevel::kInfo : LogLevel::kWarn, s.line);
+    log(eventLevel(s.kind), s.line);
   }
   summary_armed = false;
   if (events.summaryOwed()) armSummary();
