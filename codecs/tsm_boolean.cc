@@ -20,21 +20,30 @@ namespace {
 
 const char* const kKind = "boolean";
 
+// `n` bytes (at most 8) at p as a little-endian word, the rest zero.
+inline uint64_t loadLittle(const uint8_t* p, size_t n) {
+  uint64_t x = 0;
+  std::memcpy(&x, p, n);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  return x;
+}
+
+inline void storeLittle(uint8_t* p, uint64_t x, size_t n) {
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  std::memcpy(p, &x, n);
+}
+
 // Eight bytes of 0 or 1 as one bit byte, the first value its most
 // significant bit: byte k of the little-endian word times 2^(9j), j = 7 - k,
 // lands on bit 63 - k, and no two terms share a bit, so nothing carries.
 inline uint8_t packEight(const uint8_t* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  const uint64_t x = loadLittle(p, 8);
   return uint8_t((x * 0x8040201008040201u) >> 56);
 }
 
 // The same for bytes that may hold any nonzero value for true.
 inline uint8_t packEightNonzero(const uint8_t* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  const uint64_t x = loadLittle(p, 8);
   constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Fu;
   const uint64_t ones = ((((x & kLow7) + kLow7) | x) >> 7) & 0x0101010101010101u;
   return uint8_t((ones * 0x8040201008040201u) >> 56);
@@ -70,19 +79,6 @@ inline uint64_t reverseBitsOfEachByte(uint64_t x) {
   x = ((x >> 1) & 0x5555555555555555u) | ((x & 0x5555555555555555u) << 1);
   x = ((x >> 2) & 0x3333333333333333u) | ((x & 0x3333333333333333u) << 2);
   return ((x >> 4) & 0x0F0F0F0F0F0F0F0Fu) | ((x & 0x0F0F0F0F0F0F0F0Fu) << 4);
-}
-
-// `n` bytes (at most 8) at p as a little-endian word, the rest zero.
-inline uint64_t loadLittle(const uint8_t* p, size_t n) {
-  uint64_t x = 0;
-  std::memcpy(&x, p, n);
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-  return x;
-}
-
-inline void storeLittle(uint8_t* p, uint64_t x, size_t n) {
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-  std::memcpy(p, &x, n);
 }
 
 template <typename Get>
