@@ -19,7 +19,7 @@
 //                  | stats: count column, double columns min, max, sum
 //   double column := 00 float block | 01 double array split (§10; used when a value is NaN)
 //   count column  := 00 integer block | 01 (no bytes: the values are the doc counts)
-//   block         := VInt length, one TSM block (codecs/tsm_stream.h) of exactly n values
+//   block         := VInt length, one TSM block (tsm/tsm_stream.h) of exactly n values
 //
 // Bucket i is (keys[i], doc counts[i], [errors[i]]) with sub-aggregations built
 // from row i of every sub's columns, in the order of the subs (a histogram
@@ -42,9 +42,9 @@
 #include "aggregations/metric_columns.h"
 #include "aggregations/metrics.h"
 #include "aggregations/terms.h"
-#include "codecs/tsm_stream.h"
 #include "stream/errors.h"
 #include "stream/structured/structured_stream.h"
+#include "tsm/tsm_stream.h"
 
 namespace wirestream::aggregations::columnar {
 namespace {

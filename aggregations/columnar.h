@@ -25,7 +25,7 @@
 //
 // Reading takes untrusted input. Besides the errors of the ES readers (the
 // aggregation's own fields are read by them) and of the TSM block readers
-// (codecs/tsm_stream.h), a column whose value count is not the bucket count,
+// (tsm/tsm_stream.h), a column whose value count is not the bucket count,
 // an unknown column encoding or sub-aggregation type, a negative count, a
 // name twice in one list (the top level or a bucket's sub-aggregations, as the
 // ES reader refuses it), or a shell that already holds buckets is

@@ -1,4 +1,4 @@
-// TSM block codecs (codecs/tsm.h) beside the per-value stream encodings and
+// TSM block codecs (tsm/tsm.h) beside the per-value stream encodings and
 // general-purpose compressors, on the 1,000-value block shapes of InfluxDB's
 // batch_*_test.go benchmarks:
 //
@@ -39,12 +39,12 @@
 #include <vector>
 
 #include "codec/byte_order.h"
-#include "codecs/internal.h"
-#include "codecs/tsm.h"
-#include "codecs/tsm_kernels.h"
 #include "stream/bytes_stream_output.h"
 #include "stream/stream_input.h"
 #include "stream/varint.h"
+#include "tsm/internal.h"
+#include "tsm/tsm.h"
+#include "tsm/tsm_kernels.h"
 
 namespace wirestream::bench {
 namespace {

@@ -47,27 +47,27 @@ ws_cc_library(aggregations
     SRCS aggregations/bucket_order.cc aggregations/cardinality.cc aggregations/date_format.cc aggregations/date_histogram.cc aggregations/doc_value_format.cc aggregations/histogram.cc aggregations/histogram_common.h aggregations/hyperloglog_plus_plus.cc aggregations/internal_aggregation.cc aggregations/merge_order.h aggregations/metadata.cc aggregations/metric_columns.cc aggregations/metrics.cc aggregations/registry.cc aggregations/terms.cc aggregations/text_util.cc aggregations/time_zone.cc
     HDRS aggregations/bucket_columns.h aggregations/bucket_order.h aggregations/cardinality.h aggregations/compensated_sum.h aggregations/date_format.h aggregations/date_histogram.h aggregations/doc_value_format.h aggregations/histogram.h aggregations/histogram_buckets.h aggregations/hyperloglog_plus_plus.h aggregations/internal_aggregation.h aggregations/java_double.h aggregations/metadata.h aggregations/metric_columns.h aggregations/metrics.h aggregations/registry.h aggregations/terms.h aggregations/text_util.h aggregations/time_zone.h
     DEPS stream)
-ws_cc_library(codecs_tsm
-    EXPORT codecs_tsm
-    DIR codecs
+ws_cc_library(tsm
+    EXPORT tsm
+    DIR tsm
     NAME tsm
-    SRCS codecs/internal.h codecs/simple8b.cc codecs/simple8b_encode-inl.h codecs/simple8b_tables.h codecs/tsm_boolean.cc codecs/tsm_common.cc codecs/tsm_float.cc codecs/tsm_integer.cc codecs/tsm_kernels.cc codecs/tsm_string.cc
-    HDRS codecs/simple8b.h codecs/tsm.h codecs/tsm_kernels.h
+    SRCS tsm/internal.h tsm/simple8b.cc tsm/simple8b_encode-inl.h tsm/simple8b_tables.h tsm/tsm_boolean.cc tsm/tsm_common.cc tsm/tsm_float.cc tsm/tsm_integer.cc tsm/tsm_kernels.cc tsm/tsm_string.cc
+    HDRS tsm/simple8b.h tsm/tsm.h tsm/tsm_kernels.h
     DEPS simd_hwy_targets stream hwy::hwy Snappy::snappy)
-ws_cc_library(codecs_tsm_stream
-    EXPORT codecs_tsm_stream
-    DIR codecs
+ws_cc_library(tsm_tsm_stream
+    EXPORT tsm_tsm_stream
+    DIR tsm
     NAME tsm_stream
-    SRCS codecs/tsm_stream.cc
-    HDRS codecs/tsm_stream.h
-    DEPS codecs_tsm stream)
+    SRCS tsm/tsm_stream.cc
+    HDRS tsm/tsm_stream.h
+    DEPS tsm stream)
 ws_cc_library(aggregations_columnar
     EXPORT aggregations_columnar
     DIR aggregations
     NAME columnar
     SRCS aggregations/columnar.cc
     HDRS aggregations/columnar.h
-    DEPS aggregations codecs_tsm_stream stream)
+    DEPS aggregations tsm_tsm_stream stream)
 ws_cc_library(aggregations_json
     EXPORT aggregations_json
     DIR aggregations/json
@@ -75,6 +75,18 @@ ws_cc_library(aggregations_json
     SRCS aggregations/json/aggregation_json.cc aggregations/json/bucket_order_json.cc aggregations/json/doc_value_format_json.cc aggregations/json/histogram_json.cc aggregations/json/hll_json.cc aggregations/json/json_codecs.h aggregations/json/json_util.cc aggregations/json/metadata_json.cc aggregations/json/metrics_json.cc aggregations/json/terms_json.cc
     HDRS aggregations/json/aggregation_json.h aggregations/json/json_util.h aggregations/json/metadata_json.h aggregations/json/model_json.h
     DEPS aggregations stream nlohmann_json::nlohmann_json)
+ws_cc_library(codecs_tsm
+    EXPORT codecs_tsm
+    DIR codecs
+    NAME tsm
+    HDRS codecs/simple8b.h codecs/tsm.h
+    DEPS tsm)
+ws_cc_library(codecs_tsm_stream
+    EXPORT codecs_tsm_stream
+    DIR codecs
+    NAME tsm_stream
+    HDRS codecs/tsm_stream.h
+    DEPS codecs_tsm tsm_tsm_stream)
 ws_cc_library(transport_errors
     EXPORT transport_errors
     DIR transport
@@ -289,7 +301,7 @@ ws_cc_test(fuzz_tsm_replay
     DIR fuzz
     NAME tsm_replay
     SRCS fuzz/tsm_fuzz.cc fuzz/replay_main.cc
-    DEPS fuzz_fuzz_check fuzz_program codecs_tsm stream
+    DEPS fuzz_fuzz_check fuzz_program tsm stream
     DATA @fuzz_tsm_inputs
     ARGS @fuzz_tsm_inputs
     SIZE small)
@@ -332,7 +344,7 @@ ws_cc_binary(fuzz_make_seeds
     DIR fuzz
     NAME make_seeds
     SRCS fuzz/make_seeds.cc
-    DEPS fuzz_program aggregations_columnar codecs_tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
+    DEPS fuzz_program aggregations_columnar tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
 ws_cc_binary(interop_runner
     DIR interop
     NAME runner
@@ -459,37 +471,6 @@ ws_cc_test(tests_codec_varint_test
     SRCS tests/codec/varint_test.cc
     DEPS codec GTest::gtest_main
     SIZE small)
-ws_cc_library(tests_codecs_kernel_targets_main
-    ALWAYSLINK
-    DIR tests/codecs
-    NAME kernel_targets_main
-    SRCS tests/codecs/kernel_targets_main.cc
-    DEPS codecs_tsm GTest::gtest)
-ws_cc_test(tests_codecs_tsm_test
-    DIR tests/codecs
-    NAME tsm_test
-    SRCS tests/codecs/tsm_test.cc
-    DEPS tests_codecs_kernel_targets_main codecs_tsm stream tests_stream_test_util GTest::gtest
-    SIZE small)
-ws_cc_test(tests_codecs_tsm_kernels_test
-    DIR tests/codecs
-    NAME tsm_kernels_test
-    SRCS tests/codecs/tsm_kernels_test.cc
-    DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
-    SIZE small)
-ws_cc_test(tests_codecs_tsm_stream_test
-    DIR tests/codecs
-    NAME tsm_stream_test
-    SRCS tests/codecs/tsm_stream_test.cc
-    DEPS tests_codecs_kernel_targets_main codecs_tsm_stream stream tests_stream_test_util GTest::gtest
-    SIZE small)
-ws_cc_test(tests_codecs_tsm_kernels_scalar_env_test
-    DIR tests/codecs
-    NAME tsm_kernels_scalar_env_test
-    SRCS tests/codecs/tsm_kernels_test.cc
-    DEPS codecs_tsm stream tests_stream_test_util GTest::gtest_main
-    ENV WIRESTREAM_SIMD=scalar
-    SIZE small)
 ws_cc_library(tests_faults_proxy
     DIR tests/faults
     NAME proxy
@@ -515,7 +496,7 @@ ws_cc_test(tests_hardening_alloc_bound_test
     DIR tests/hardening
     NAME alloc_bound_test
     SRCS tests/hardening/alloc_bound_test.cc
-    DEPS tests_support_counting_allocator aggregations aggregations_columnar aggregations_json codecs_tsm codecs_tsm_stream fuzz_program stream transport_frame_decoder GTest::gtest
+    DEPS tests_support_counting_allocator aggregations aggregations_columnar aggregations_json tsm tsm_tsm_stream fuzz_program stream transport_frame_decoder GTest::gtest
     DATA @fuzz_aggregations_inputs @fuzz_generic_value_inputs @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_transport_inputs @fuzz_tsm_inputs @fuzz_columnar_inputs
     ARGS @fuzz_stream_input_inputs @fuzz_structured_inputs @fuzz_generic_value_inputs @fuzz_aggregations_inputs @fuzz_transport_inputs @fuzz_tsm_inputs @fuzz_columnar_inputs
     SIZE small)
@@ -892,6 +873,37 @@ ws_cc_test(tests_transport_read_loop_test
     NAME read_loop_test
     SRCS tests/transport/read_loop_test.cc
     DEPS stream transport_errors transport_frame transport_limits transport_protocol GTest::gtest_main
+    SIZE small)
+ws_cc_library(tests_tsm_kernel_targets_main
+    ALWAYSLINK
+    DIR tests/tsm
+    NAME kernel_targets_main
+    SRCS tests/tsm/kernel_targets_main.cc
+    DEPS tsm GTest::gtest)
+ws_cc_test(tests_tsm_tsm_test
+    DIR tests/tsm
+    NAME tsm_test
+    SRCS tests/tsm/tsm_test.cc
+    DEPS tests_tsm_kernel_targets_main tsm stream tests_stream_test_util GTest::gtest
+    SIZE small)
+ws_cc_test(tests_tsm_tsm_kernels_test
+    DIR tests/tsm
+    NAME tsm_kernels_test
+    SRCS tests/tsm/tsm_kernels_test.cc
+    DEPS tsm stream tests_stream_test_util GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_tsm_tsm_stream_test
+    DIR tests/tsm
+    NAME tsm_stream_test
+    SRCS tests/tsm/tsm_stream_test.cc
+    DEPS tests_tsm_kernel_targets_main tsm_tsm_stream stream tests_stream_test_util GTest::gtest
+    SIZE small)
+ws_cc_test(tests_tsm_tsm_kernels_scalar_env_test
+    DIR tests/tsm
+    NAME tsm_kernels_scalar_env_test
+    SRCS tests/tsm/tsm_kernels_test.cc
+    DEPS tsm stream tests_stream_test_util GTest::gtest_main
+    ENV WIRESTREAM_SIMD=scalar
     SIZE small)
 ws_cc_binary(tools_wirestream
     INSTALL

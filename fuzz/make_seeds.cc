@@ -20,7 +20,6 @@
 
 #include "aggregations/columnar.h"
 #include "aggregations/json/aggregation_json.h"
-#include "codecs/tsm.h"
 #include "fuzz/program.h"
 #include "stream/bytes_reference.h"
 #include "stream/bytes_stream_output.h"
@@ -31,6 +30,7 @@
 #include "transport/frame.h"
 #include "transport/handshake.h"
 #include "transport/remote_exception.h"
+#include "tsm/tsm.h"
 
 namespace wirestream::fuzz {
 namespace {

@@ -1,4 +1,4 @@
-// Fuzz target: the TSM block decoders of //codecs:tsm. Input: one kind byte
+// Fuzz target: the TSM block decoders of //tsm. Input: one kind byte
 // (% 6: float, integer, unsigned, timestamp, boolean, string), then one block.
 // Decoders may only throw StreamError subclasses and hold at most max_values
 // values. A block that decodes is re-encoded; that encoding must decode to the
@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "codecs/tsm.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/program.h"
 #include "stream/errors.h"
+#include "tsm/tsm.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The Highway targets every Highway source of wirestream compiles (simd/hwy_kernels.cc,
-// codecs/tsm_kernels.cc). Each such source includes this first, before any hwy header.
+// tsm/tsm_kernels.cc). Each such source includes this first, before any hwy header.
 //
 // Why one list: Highway chooses one target per process, and each source's dispatch table
 // is indexed through hwy::ChosenTarget::GetIndex(), an inline function that masks by the

@@ -4,6 +4,6 @@
 # (tools/header_examples.py; bazel test //tests/header_examples compiles the listed ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t headers < <(git ls-files 'stream/*.h' 'codec/*.h' 'codecs/*.h' 'simd/*.h' \
+mapfile -t headers < <(git ls-files 'stream/*.h' 'codec/*.h' 'tsm/*.h' 'simd/*.h' \
   'transport/*.h')
 python3 tools/header_examples.py --check tests/header_examples/BUILD.bazel "${headers[@]}"

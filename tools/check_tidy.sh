@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # clang-tidy-14 with the repository's .clang-tidy over the library sources (stream/,
-# aggregations/, codecs/, simd/, codec/, tools/), failing on any finding. The compile
+# aggregations/, tsm/, simd/, codec/, tools/), failing on any finding. The compile
 # database comes from a CMake configure (no build) with CMAKE_EXPORT_COMPILE_COMMANDS.
 #   tools/check_tidy.sh [BUILD_DIR]     (default: a fresh temporary directory)
 #   JOBS=n tools/check_tidy.sh          (default: nproc)
@@ -13,7 +13,7 @@ tidy=${CLANG_TIDY:-clang-tidy-14}
 cmake -S . -B "$work" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
   -DCMAKE_CXX_COMPILER=g++ >/dev/null
 # Tracked library sources only (not tests, fuzzers, benchmarks, transport).
-mapfile -t files < <(git ls-files 'stream/*.cc' 'aggregations/*.cc' 'codecs/*.cc' 'simd/*.cc' \
+mapfile -t files < <(git ls-files 'stream/*.cc' 'aggregations/*.cc' 'tsm/*.cc' 'simd/*.cc' \
   'codec/*.cc' 'tools/*.cc')
 echo "check_tidy: ${#files[@]} files, $jobs jobs"
 # --quiet: only findings; -p: the database. gcc's flags are understood by clang,

@@ -22,7 +22,7 @@ PACKAGES=(
   clang-tidy-14         # tools/check_tidy.sh (CI)
   libssl-dev            # TLS between nodes (OpenSSL 3)
   zlib1g-dev            # DEFLATE frames, as Elasticsearch writes them
-  libsnappy-dev         # codecs/: TSM string blocks
+  libsnappy-dev         # tsm/: TSM string blocks
   libzstd-dev           # bench/: zstd beside the TSM blocks
   libflatbuffers-dev flatbuffers-compiler   # bench/ peers on the StringTerms tree
   libcapnp-dev capnproto

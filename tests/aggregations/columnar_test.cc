@@ -2,7 +2,7 @@
 // Expected bytes are assembled by hand from the grammar: the shells are the
 // ES bodies of wire format §7 (ES's InternalDateHistogram / InternalTerms
 // writeTo), the TSM blocks inside are the InfluxDB-derived ones of
-// tests/codecs/tsm_test.cc (the comment by each names its case there).
+// tests/tsm/tsm_test.cc (the comment by each names its case there).
 #include "aggregations/columnar.h"
 
 #include <gtest/gtest.h>

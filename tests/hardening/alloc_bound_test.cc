@@ -35,8 +35,6 @@
 #include "aggregations/internal_aggregation.h"
 #include "aggregations/json/aggregation_json.h"
 #include "aggregations/registry.h"
-#include "codecs/tsm.h"
-#include "codecs/tsm_stream.h"
 #include "fuzz/program.h"
 #include "stream/page_recycler.h"
 #include "stream/stream_input.h"
@@ -46,6 +44,8 @@
 #include "tests/support/counting_allocator.h"
 #include "transport/frame_decoder.h"
 #include "transport/inbound_message.h"
+#include "tsm/tsm.h"
+#include "tsm/tsm_stream.h"
 
 namespace wirestream {
 namespace {
@@ -170,7 +170,7 @@ std::vector<Reader> allReaders() {
                        });
                      },
                      0});
-  // The TSM block decoders (codecs/tsm.h), the input as one block. An RLE
+  // The TSM block decoders (tsm/tsm.h), the input as one block. An RLE
   // block states any count in 20 bytes, so they get max_values, the configured
   // limit, set here to n/8 values (n bytes of 8-byte values, 1.5n while a float
   // decoder, which cannot count ahead, grows its array; the block's copy is
@@ -191,7 +191,7 @@ std::vector<Reader> allReaders() {
   addTsm("tsmTime", decodeBlock<int64_t, tsm::decodeTimeArray>, 8, 0);
   addTsm("tsmBoolean", decodeBlock<bool, tsm::decodeBooleanArray>, 1, 0);
   addTsm("tsmString", decodeBlock<std::string, tsm::decodeStringArray>, 16, 8);
-  // A block behind its length on a stream (codecs/tsm_stream.h), max_values n/8.
+  // A block behind its length on a stream (tsm/tsm_stream.h), max_values n/8.
   readers.push_back({"tsmStreamTime",
                      [](StreamInput& in) {
                        (void)tsm::readTimeBlock(in, std::max<size_t>(1, in.available() / 8));

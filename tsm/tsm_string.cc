@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "codecs/internal.h"
-#include "codecs/tsm.h"
+#include "tsm/internal.h"
+#include "tsm/tsm.h"
 
 namespace wirestream::tsm {
 namespace {

@@ -1,7 +1,7 @@
-// Tests of //codecs:tsm_stream: a VInt length, then the block. The blocks are
+// Tests of //tsm:tsm_stream: a VInt length, then the block. The blocks are
 // the InfluxDB-derived ones of tsm_test.cc (each comment there says which Go
 // lines write which bytes); only the length in front is ours.
-#include "codecs/tsm_stream.h"
+#include "tsm/tsm_stream.h"
 
 #include <gtest/gtest.h>
 

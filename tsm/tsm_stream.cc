@@ -1,10 +1,10 @@
 // TSM blocks on a stream:
 //
-//   tsm block on the wire := VInt n (0 <= n <= INT32_MAX), n bytes of one block (codecs/tsm.h)
+//   tsm block on the wire := VInt n (0 <= n <= INT32_MAX), n bytes of one block (tsm/tsm.h)
 //
 // The length is a VInt as every other length of the format (§2); an empty
 // integer, unsigned or timestamp array is the one byte 00.
-#include "codecs/tsm_stream.h"
+#include "tsm/tsm_stream.h"
 
 #include <algorithm>
 #include <string>

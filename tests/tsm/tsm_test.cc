@@ -1,4 +1,4 @@
-// Tests of //codecs:tsm. Every expected block below is derived by hand from
+// Tests of //tsm. Every expected block below is derived by hand from
 // InfluxDB's Go code (tsdb/engine/tsm1/batch_{integer,timestamp,float,
 // boolean,string}.go and pkg/encoding/simple8b/encoding.go, master-1.x); the
 // comment beside each says which lines of that code produce which bytes.
@@ -7,7 +7,7 @@
 // timeCompressedRLE = 2, floatCompressedGorilla = booleanCompressedBitPacked =
 // stringCompressedSnappy = 1, each written as `byte(type) << 4`;
 // uvnan = 0x7FF8000000000001; simple8b.MaxValue = 2^60 - 1.
-#include "codecs/tsm.h"
+#include "tsm/tsm.h"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
-#include "codecs/simple8b.h"
 #include "stream/errors.h"
 #include "tests/stream/test_util.h"
+#include "tsm/simple8b.h"
 
 namespace wirestream::tsm {
 namespace {

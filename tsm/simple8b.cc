@@ -13,7 +13,7 @@
 // wide enough (simple8b_encode-inl.h, shared with the vector kernels). The
 // integer and timestamp blocks decode through the vector kernels where they pay
 // (tsm_kernels.h), this file's loops doing the other words.
-#include "codecs/simple8b.h"
+#include "tsm/simple8b.h"
 
 #include <algorithm>
 #include <array>
@@ -22,10 +22,10 @@
 #include <string>
 
 #include "codec/byte_order.h"
-#include "codecs/internal.h"
-#include "codecs/simple8b_tables.h"
-#include "codecs/tsm_kernels.h"
 #include "stream/varint.h"
+#include "tsm/internal.h"
+#include "tsm/simple8b_tables.h"
+#include "tsm/tsm_kernels.h"
 
 namespace wirestream::tsm::simple8b {
 
@@ -43,7 +43,7 @@ inline void unpack(uint64_t w, uint64_t* dst, F& f) {
   for (int i = 0; i < N; ++i) dst[i] = f((w >> (i * B)) & kMask);
 }
 
-#include "codecs/simple8b_encode-inl.h"
+#include "tsm/simple8b_encode-inl.h"
 
 // Unpacks every value v of the words as *out++ = f(v): the running sums of the
 // integer and timestamp blocks happen inside each selector's unrolled loop.

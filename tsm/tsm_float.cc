@@ -24,9 +24,9 @@
 #endif
 
 #include "codec/byte_order.h"
-#include "codecs/internal.h"
-#include "codecs/tsm.h"
-#include "codecs/tsm_kernels.h"
+#include "tsm/internal.h"
+#include "tsm/tsm.h"
+#include "tsm/tsm_kernels.h"
 
 namespace wirestream::tsm {
 namespace {

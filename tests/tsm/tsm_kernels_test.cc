@@ -1,8 +1,8 @@
-// The vector kernels of //codecs:tsm against the scalar loops, at every target
+// The vector kernels of //tsm against the scalar loops, at every target
 // this CPU runs: random arrays for the delta kernels, random valid simple8b
 // words (every selector, widest and narrowest values, runs) for the fused
 // decoders. The blocks themselves are checked at every target by tsm_test.
-#include "codecs/tsm_kernels.h"
+#include "tsm/tsm_kernels.h"
 
 #include <gtest/gtest.h>
 
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "codec/byte_order.h"
-#include "codecs/internal.h"
 #include "tests/stream/test_util.h"
+#include "tsm/internal.h"
 
 namespace wirestream::tsm::internal {
 namespace {

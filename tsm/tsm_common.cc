@@ -1,9 +1,9 @@
 // Throw helpers and the encoders' scratch buffer, shared by the units of
-// //codecs:tsm.
+// //tsm.
 #include <string>
 #include <vector>
 
-#include "codecs/internal.h"
+#include "tsm/internal.h"
 
 namespace wirestream::tsm::internal {
 

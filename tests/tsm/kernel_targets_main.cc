@@ -1,4 +1,4 @@
-// A gtest main that runs every test once per kernel table of //codecs:tsm (the
+// A gtest main that runs every test once per kernel table of //tsm (the
 // scalar loops, then each Highway target this CPU runs): the expected blocks
 // derived from InfluxDB's Go code must come out of every target. A failure
 // names its target in the iteration banner and in the test's output.
@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "codecs/tsm_kernels.h"
+#include "tsm/tsm_kernels.h"
 
 namespace {
 

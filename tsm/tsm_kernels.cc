@@ -21,7 +21,7 @@
 #include "simd/hwy_targets.h"  // first: the one target list of every Highway source
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "codecs/tsm_kernels.cc"
+#define HWY_TARGET_INCLUDE "tsm/tsm_kernels.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -38,9 +38,9 @@
 #include <vector>
 
 #include "codec/byte_order.h"
-#include "codecs/internal.h"
-#include "codecs/simple8b_tables.h"
-#include "codecs/tsm_kernels.h"
+#include "tsm/internal.h"
+#include "tsm/simple8b_tables.h"
+#include "tsm/tsm_kernels.h"
 
 namespace wirestream::tsm::internal {
 namespace {
@@ -289,7 +289,7 @@ void ScaledSums(SumsCursor& c, uint64_t scale) {
   Sums(c, [vscale](V x) { return Mul64(x, vscale); });
 }
 
-#include "codecs/simple8b_encode-inl.h"
+#include "tsm/simple8b_encode-inl.h"
 
 // The OR of v[from..to): whole vectors, then the rest one by one.
 HWY_INLINE uint64_t OrOfRange(const uint64_t* v, size_t from, size_t to) {

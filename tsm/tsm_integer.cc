@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "codec/byte_order.h"
-#include "codecs/internal.h"
-#include "codecs/simple8b.h"
-#include "codecs/tsm.h"
-#include "codecs/tsm_kernels.h"
+#include "tsm/internal.h"
+#include "tsm/simple8b.h"
+#include "tsm/tsm.h"
+#include "tsm/tsm_kernels.h"
 
 namespace wirestream::tsm {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "codecs/internal.h"
-#include "codecs/tsm.h"
+#include "tsm/internal.h"
+#include "tsm/tsm.h"
 
 namespace wirestream::tsm {
 namespace {

@@ -5,7 +5,7 @@
 // for the scalar loops and tsm_kernels.cc once per Highway target, each inside
 // its own namespace.
 //
-// Needs <algorithm>, <bit>, codecs/simple8b_tables.h and codec/byte_order.h.
+// Needs <algorithm>, <bit>, tsm/simple8b_tables.h and codec/byte_order.h.
 
 template <typename OrOf, typename Pack>
 inline size_t EncodeWords(const uint64_t* values, size_t n, uint8_t* dst, OrOf or_of,

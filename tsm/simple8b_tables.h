@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "codecs/simple8b.h"
+#include "tsm/simple8b.h"
 
 namespace wirestream::tsm::simple8b::detail {
 

@@ -1,4 +1,4 @@
-// Helpers shared by the codec units of //codecs:tsm (not public API): header
+// Helpers shared by the codec units of //tsm (not public API): header
 // nibbles, uvarints as Go's encoding/binary writes them, and the throw helpers
 // whose messages name the block kind.
 #pragma once
