@@ -5,7 +5,7 @@ ws_cc_library(codec
     EXPORT codec
     DIR codec
     NAME codec
-    HDRS codec/byte_order.h codec/cesu8.h codec/varint.h
+    HDRS codec/byte_order.h codec/cesu8.h codec/value_rules.h codec/varint.h
     DEPS Boost::headers Threads::Threads)
 ws_cc_library(simd_hwy_targets
     EXPORT simd_hwy_targets
@@ -25,7 +25,7 @@ ws_cc_library(stream_core
     DIR stream
     NAME core
     SRCS stream/bytes_reference.cc stream/bytes_stream_output.cc stream/errors.cc stream/page_recycler.cc stream/stream_input.cc stream/stream_output.cc stream/string_codec.cc stream/transport_version.cc stream/transport_version_releases.cc stream/varint.cc stream/writeable_stream.cc
-    HDRS stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/transport_version.h stream/varint.h stream/wirestream_version.h stream/writeable.h
+    HDRS stream/byte_order.h stream/bytes_reference.h stream/bytes_stream_output.h stream/errors.h stream/page_recycler.h stream/stream_input.h stream/stream_output.h stream/string_codec.h stream/transport_version.h stream/typed_reads.h stream/typed_writes.h stream/varint.h stream/wirestream_version.h stream/writeable.h
     DEPS codec simd Boost::headers Threads::Threads)
 ws_cc_library(stream_structured
     EXPORT stream_structured

@@ -27,6 +27,18 @@ inline void storeBig64(uint8_t* p, uint64_t v) {
 }
 // Little-endian: only for varints assembled in a register (LEB128 puts the
 // low group first), never for a fixed-width wire value.
+// storeBig16/32/64 by the width of U (uint16_t, uint32_t or uint64_t).
+template <class U>
+inline void storeBig(uint8_t* p, U v) {
+  static_assert(sizeof(U) == 2 || sizeof(U) == 4 || sizeof(U) == 8);
+  if constexpr (sizeof(U) == 2) {
+    storeBig16(p, v);
+  } else if constexpr (sizeof(U) == 4) {
+    storeBig32(p, v);
+  } else {
+    storeBig64(p, v);
+  }
+}
 inline void storeLittle64(uint8_t* p, uint64_t v) {
   boost::endian::endian_store<uint64_t, 8, boost::endian::order::little>(p, v);
 }
@@ -41,6 +53,19 @@ inline void storeLittle64(uint8_t* p, uint64_t v) {
 }
 [[nodiscard]] inline uint64_t loadBig64(const uint8_t* p) {
   return boost::endian::endian_load<uint64_t, 8, boost::endian::order::big>(p);
+}
+
+// loadBig16/32/64 by the width of U (uint16_t, uint32_t or uint64_t).
+template <class U>
+[[nodiscard]] inline U loadBig(const uint8_t* p) {
+  static_assert(sizeof(U) == 2 || sizeof(U) == 4 || sizeof(U) == 8);
+  if constexpr (sizeof(U) == 2) {
+    return loadBig16(p);
+  } else if constexpr (sizeof(U) == 4) {
+    return loadBig32(p);
+  } else {
+    return loadBig64(p);
+  }
 }
 
 }  // namespace wirestream::codec

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "codec/value_rules.h"
 #include "codec/varint.h"
 #include "simd/simd.h"
 
@@ -108,17 +109,8 @@ static inline size_t utf16LengthTail(const uint8_t* p, size_t n, size_t i) {
   return units;
 }
 
-static inline uint32_t canonicalFloatBits(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  return v != v ? 0x7fc00000u : bits;
-}
-
-static inline uint64_t canonicalDoubleBits(double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, 8);
-  return v != v ? 0x7ff8000000000000ull : bits;
-}
+using codec::canonicalDoubleBits;
+using codec::canonicalFloatBits;
 
 // Scalar ByteStreamSplit over values [from, n): the reference the vector
 // kernels are tested against, and their tail.

@@ -113,16 +113,8 @@ uint64_t StreamInput::readVarint64Slow(bool zigzag) {
 
 // ---- primitives ----
 
-float StreamInput::readFloat() { return std::bit_cast<float>(static_cast<uint32_t>(readInt())); }
-
-double StreamInput::readDouble() {
-  return std::bit_cast<double>(static_cast<uint64_t>(readLong()));
-}
-
-bool StreamInput::readBoolean() {
-  uint8_t b = readByte();
-  if (b > 1) internal::throwCorrupt("unexpected byte [" + hex(b, 2) + "]");
-  return b == 1;
+void internal::throwNotABoolean(uint8_t b) {
+  internal::throwCorrupt("unexpected byte [" + hex(b, 2) + "]");
 }
 
 std::optional<bool> StreamInput::readOptionalBoolean() {

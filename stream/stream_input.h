@@ -35,6 +35,7 @@
 #include "codec/byte_order.h"
 #include "stream/errors.h"
 #include "stream/transport_version.h"
+#include "stream/typed_reads.h"
 #include "stream/varint.h"
 #include "stream/writeable.h"
 
@@ -56,7 +57,7 @@ template <typename T>
 struct IsNullableHandle<std::shared_ptr<T>> : std::true_type {};
 }  // namespace internal
 
-class StreamInput {
+class StreamInput : public TypedReads<StreamInput> {
  public:
   StreamInput() = default;
   StreamInput(const StreamInput&) = delete;
@@ -94,65 +95,11 @@ class StreamInput {
   // Skips n bytes, or throws EndOfStreamError having skipped nothing.
   void skip(size_t n);
 
-  [[nodiscard]] int16_t readShort() {
-    if (end_ - pos_ >= 2) [[likely]] {
-      auto v = static_cast<int16_t>(codec::loadBig16(pos_));
-      pos_ += 2;
-      return v;
-    }
-    return static_cast<int16_t>(readFixedSlow(2));
-  }
+  // readBoolean, readShort, readInt, readLong, readFloat, readDouble, readVInt,
+  // readVLong and readZLong are TypedReads' (stream/typed_reads.h), over
+  // getBig / getVarint32 / getVarint64 below: one comparison a value while the
+  // bytes are in the chunk.
 
-  [[nodiscard]] int32_t readInt() {
-    if (end_ - pos_ >= 4) [[likely]] {
-      auto v = static_cast<int32_t>(codec::loadBig32(pos_));
-      pos_ += 4;
-      return v;
-    }
-    return static_cast<int32_t>(readFixedSlow(4));
-  }
-
-  [[nodiscard]] int64_t readLong() {
-    if (end_ - pos_ >= 8) [[likely]] {
-      auto v = static_cast<int64_t>(codec::loadBig64(pos_));
-      pos_ += 8;
-      return v;
-    }
-    return static_cast<int64_t>(readFixedSlow(8));
-  }
-
-  [[nodiscard]] int32_t readVInt() {
-    if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
-      auto r = decodeVInt(pos_, end_);
-      pos_ = r.next;
-      return r.value;
-    }
-    return readVIntSlow();
-  }
-
-  [[nodiscard]] int64_t readVLong() {
-    if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
-      auto r = internal::decodeVLongUnchecked(pos_, false);
-      pos_ = r.next;
-      return static_cast<int64_t>(r.value);
-    }
-    return static_cast<int64_t>(readVarint64Slow(false));
-  }
-
-  [[nodiscard]] int64_t readZLong() {
-    if (end_ - pos_ >= kMaxZLongBytes) [[likely]] {
-      auto r = internal::decodeVLongUnchecked(pos_, true);
-      pos_ = r.next;
-      return zigZagDecode(r.value);
-    }
-    return zigZagDecode(readVarint64Slow(true));
-  }
-
-  [[nodiscard]] float readFloat();
-  [[nodiscard]] double readDouble();
-
-  // 00 or 01; anything else is CorruptStreamError "unexpected byte [0x..]".
-  [[nodiscard]] bool readBoolean();
   // 00, 01, or 02 for absent.
   [[nodiscard]] std::optional<bool> readOptionalBoolean();
 
@@ -334,18 +281,22 @@ class StreamInput {
   // be there, so every read is unchecked and straight-line (values are still
   // validated: a VInt's 5th byte, a VLong's 10th). Only Cursor::readEach
   // makes one.
-  class Reserved {
+  class Reserved : public TypedReads<Reserved> {
    public:
     [[nodiscard]] uint8_t readByte() { return *pos_++; }
-    [[nodiscard]] int64_t readLong() {
-      auto v = static_cast<int64_t>(codec::loadBig64(pos_));
-      pos_ += 8;
+
+   private:
+    friend class Cursor;
+    friend class TypedReads<Reserved>;
+    explicit Reserved(const uint8_t* pos) : pos_(pos) {}
+
+    template <class U>
+    U getBig() {
+      U v = codec::loadBig<U>(pos_);
+      pos_ += sizeof(U);
       return v;
     }
-    [[nodiscard]] double readDouble() {
-      return std::bit_cast<double>(static_cast<uint64_t>(readLong()));
-    }
-    [[nodiscard]] int32_t readVInt() {
+    int32_t getVarint32() {
       // The one-byte test before decodeVInt's own is not redundant: without
       // it readEach's unrolled run reads one-byte values at 16.4 µs per 64 Ki
       // instead of 12.2, and five-byte ones at 97 instead of 83 (measured).
@@ -358,15 +309,12 @@ class StreamInput {
       pos_ = r.next;
       return r.value;
     }
-    [[nodiscard]] int64_t readVLong() {
-      auto r = internal::decodeVLongUnchecked(pos_, false);
+    uint64_t getVarint64(bool zigzag) {
+      auto r = internal::decodeVLongUnchecked(pos_, zigzag);
       pos_ = r.next;
-      return static_cast<int64_t>(r.value);
+      return r.value;
     }
 
-   private:
-    friend class Cursor;
-    explicit Reserved(const uint8_t* pos) : pos_(pos) {}
     const uint8_t* pos_;
   };
 
@@ -387,7 +335,7 @@ class StreamInput {
   //
   // While a Cursor is live, read only through it (withStream() lends the
   // StreamInput for a nested read and resumes after it). One per input.
-  class Cursor {
+  class Cursor : public TypedReads<Cursor> {
    public:
     explicit Cursor(StreamInput& in) : in_(in), pos_(in.pos_), end_(in.end_) {}
     ~Cursor() {
@@ -412,36 +360,6 @@ class StreamInput {
       } else {
         slow([out](StreamInput& in) { in.readBytesSlow(out.data(), out.size()); });
       }
-    }
-
-    [[nodiscard]] int64_t readLong() {
-      if (end_ - pos_ >= 8) [[likely]] {
-        auto v = static_cast<int64_t>(codec::loadBig64(pos_));
-        pos_ += 8;
-        return v;
-      }
-      return static_cast<int64_t>(slow([](StreamInput& in) { return in.readFixedSlow(8); }));
-    }
-    [[nodiscard]] double readDouble() {
-      return std::bit_cast<double>(static_cast<uint64_t>(readLong()));
-    }
-
-    [[nodiscard]] int32_t readVInt() {
-      if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
-        auto r = decodeVInt(pos_, end_);
-        pos_ = r.next;
-        return r.value;
-      }
-      return slow([](StreamInput& in) { return in.readVIntSlow(); });
-    }
-
-    [[nodiscard]] int64_t readVLong() {
-      if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
-        auto r = internal::decodeVLongUnchecked(pos_, false);
-        pos_ = r.next;
-        return static_cast<int64_t>(r.value);
-      }
-      return static_cast<int64_t>(slow([](StreamInput& in) { return in.readVarint64Slow(false); }));
     }
 
     // As StreamInput::readArraySize.
@@ -501,6 +419,34 @@ class StreamInput {
     }
 
    private:
+    friend class TypedReads<Cursor>;
+
+    template <class U>
+    U getBig() {
+      if (end_ - pos_ >= static_cast<std::ptrdiff_t>(sizeof(U))) [[likely]] {
+        U v = codec::loadBig<U>(pos_);
+        pos_ += sizeof(U);
+        return v;
+      }
+      return static_cast<U>(slow([](StreamInput& in) { return in.readFixedSlow(sizeof(U)); }));
+    }
+    int32_t getVarint32() {
+      if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
+        auto r = decodeVInt(pos_, end_);
+        pos_ = r.next;
+        return r.value;
+      }
+      return slow([](StreamInput& in) { return in.readVIntSlow(); });
+    }
+    uint64_t getVarint64(bool zigzag) {
+      if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
+        auto r = internal::decodeVLongUnchecked(pos_, zigzag);
+        pos_ = r.next;
+        return r.value;
+      }
+      return slow([zigzag](StreamInput& in) { return in.readVarint64Slow(zigzag); });
+    }
+
     // The position goes back to the input around the out-of-line call and
     // is reloaded after it. While lent, pos_ is null, so that a call that
     // throws leaves the input's own position (the destructor keeps it).
@@ -549,6 +495,34 @@ class StreamInput {
   virtual size_t availableAfterChunk() const = 0;
 
  private:
+  friend class TypedReads<StreamInput>;
+
+  template <class U>
+  U getBig() {
+    if (end_ - pos_ >= static_cast<std::ptrdiff_t>(sizeof(U))) [[likely]] {
+      U v = codec::loadBig<U>(pos_);
+      pos_ += sizeof(U);
+      return v;
+    }
+    return static_cast<U>(readFixedSlow(sizeof(U)));
+  }
+  int32_t getVarint32() {
+    if (end_ - pos_ >= kMaxVIntBytes) [[likely]] {
+      auto r = decodeVInt(pos_, end_);
+      pos_ = r.next;
+      return r.value;
+    }
+    return readVIntSlow();
+  }
+  uint64_t getVarint64(bool zigzag) {
+    if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
+      auto r = internal::decodeVLongUnchecked(pos_, zigzag);
+      pos_ = r.next;
+      return r.value;
+    }
+    return readVarint64Slow(zigzag);
+  }
+
   uint8_t readByteSlow();
   void readBytesSlow(uint8_t* out, size_t n);
   uint64_t readFixedSlow(int width);

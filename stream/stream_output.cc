@@ -22,7 +22,7 @@
 
 namespace wirestream {
 
-void StreamOutput::throwNegativeVLong(int64_t v) {
+void internal::throwNegativeVLong(int64_t v) {
   internal::throwInvalidArgument(
       "Negative longs unsupported, use writeLong or writeZLong for negative "
       "numbers [" +
@@ -69,15 +69,6 @@ void StreamOutput::writeVarint64Slow(uint64_t v) {
   writeBytesSlow(buf, static_cast<size_t>(encodeVarint64(buf, v) - buf));
 }
 
-void StreamOutput::writeFloat(float v) {
-  uint32_t bits = std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(v);
-  writeInt(static_cast<int32_t>(bits));
-}
-
-void StreamOutput::writeDouble(double v) {
-  writeLong(static_cast<int64_t>(canonicalDoubleBits(v)));
-}
-
 void StreamOutput::writeOptionalVInt(std::optional<int32_t> v) {
   writeBoolean(v.has_value());
   if (v) writeVInt(*v);
@@ -108,7 +99,7 @@ void StreamOutput::writeOptionalDouble(std::optional<double> v) {
   if (v) writeDouble(*v);
 }
 
-void StreamOutput::throwArraySizeTooLarge(size_t size) {
+void internal::throwArraySizeTooLarge(size_t size) {
   internal::throwInvalidArgument("array size too large for the wire: " + std::to_string(size));
 }
 
@@ -166,7 +157,7 @@ void StreamOutput::writeVIntArray(std::span<const int32_t> values) {
 
 void StreamOutput::writeVLongArray(std::span<const int64_t> values) {
   for (int64_t v : values) {  // refuse before writing anything
-    if (v < 0) throwNegativeVLong(v);
+    if (!codec::isVLong(v)) internal::throwNegativeVLong(v);
   }
   writeArraySize(values.size());
   const simd::Kernels& kernels = simd::kernels();

@@ -34,6 +34,7 @@
 #include "codec/byte_order.h"
 #include "stream/errors.h"
 #include "stream/transport_version.h"
+#include "stream/typed_writes.h"
 #include "stream/varint.h"
 #include "stream/writeable.h"
 
@@ -45,7 +46,7 @@ class StreamOutput;
 // stream/structured/structured_stream.h (for the deprecated member below).
 void writeGenericValue(StreamOutput& out, const GenericValue& value);
 
-class StreamOutput {
+class StreamOutput : public TypedWrites<StreamOutput> {
  public:
   StreamOutput() = default;
   StreamOutput(const StreamOutput&) = delete;
@@ -75,73 +76,14 @@ class StreamOutput {
     }
   }
 
-  void writeShort(int16_t v) {
-    if (end_ - pos_ >= 2) [[likely]] {
-      codec::storeBig16(pos_, static_cast<uint16_t>(v));
-      pos_ += 2;
-    } else {
-      writeFixedSlow(static_cast<uint16_t>(v), 2);
-    }
-  }
+  // writeBoolean, writeShort, writeInt, writeLong, writeFloat, writeDouble,
+  // writeVInt, writeVLong, writeVLongNoCheck, writeZLong and writeArraySize are
+  // TypedWrites' (stream/typed_writes.h), over putBig / putVarint32 / putVarint64
+  // below: one comparison a value while it fits in the buffer.
 
-  void writeInt(int32_t v) {
-    if (end_ - pos_ >= 4) [[likely]] {
-      codec::storeBig32(pos_, static_cast<uint32_t>(v));
-      pos_ += 4;
-    } else {
-      writeFixedSlow(static_cast<uint32_t>(v), 4);
-    }
-  }
+  // As codec::canonicalDoubleBits (kept for callers of this name).
+  static uint64_t canonicalDoubleBits(double v) { return codec::canonicalDoubleBits(v); }
 
-  void writeLong(int64_t v) {
-    if (end_ - pos_ >= 8) [[likely]] {
-      codec::storeBig64(pos_, static_cast<uint64_t>(v));
-      pos_ += 8;
-    } else {
-      writeFixedSlow(static_cast<uint64_t>(v), 8);
-    }
-  }
-
-  // Negatives always take 5 bytes (the 32-bit two's complement, unsigned).
-  // One-byte values and five-byte values (every negative) each have a
-  // branch of their own, predictable when a stream is mostly one kind; widths
-  // 2 to 4 are assembled without branching on the width (encodeVIntPadded),
-  // so mixed widths cost no mispredictions. That path stores 8 bytes at pos_
-  // (see nextBuffer()).
-  void writeVInt(int32_t v) {
-    uint32_t u = static_cast<uint32_t>(v);
-    if (!tryWriteVInt(pos_, end_, u)) [[unlikely]]
-      writeVIntSlow(u);
-  }
-
-  // A negative value is a caller error (std::invalid_argument), as in ES.
-  void writeVLong(int64_t v) {
-    if (v < 0) [[unlikely]]
-      throwNegativeVLong(v);
-    writeVLongNoCheck(v);
-  }
-
-  // Writes any value as a 64-bit LEB128 (10 bytes for negatives). ES uses it
-  // where a negative sentinel must round-trip through readVLong.
-  void writeVLongNoCheck(int64_t v) {
-    uint64_t u = static_cast<uint64_t>(v);
-    if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
-      pos_ = encodeVarint64(pos_, u);
-    } else {
-      writeVarint64Slow(u);
-    }
-  }
-
-  void writeZLong(int64_t v) { writeVLongNoCheck(static_cast<int64_t>(zigZagEncode(v))); }
-
-  // NaN is canonicalised to the quiet NaN (0x7fc00000 / 0x7ff8000000000000).
-  void writeFloat(float v);
-  void writeDouble(double v);
-  static uint64_t canonicalDoubleBits(double v) {
-    return v != v ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
-  }
-
-  void writeBoolean(bool v) { writeByte(v ? 1 : 0); }
   void writeOptionalBoolean(std::optional<bool> v) { writeByte(v.has_value() ? (*v ? 1 : 0) : 2); }
 
   void writeOptionalVInt(std::optional<int32_t> v);
@@ -186,13 +128,6 @@ class StreamOutput {
   // share exponents.
   void writeFloatArraySplit(std::span<const float> values);
   void writeDoubleArraySplit(std::span<const double> values);
-
-  // Writes a collection size (VInt); sizes above INT32_MAX are caller errors.
-  void writeArraySize(size_t size) {
-    if (size > static_cast<size_t>(INT32_MAX)) [[unlikely]]
-      throwArraySizeTooLarge(size);
-    writeVInt(static_cast<int32_t>(size));
-  }
 
   // ---- bytes references, writeables, collections, maps (wire format §2) ----
   // The ES value types (generic values, time values, instants, enums) have
@@ -265,36 +200,9 @@ class StreamOutput {
   // kReservedSlop bytes at the position per write and advances by at most
   // the value's wire size. Only Cursor's writeEach, writeWithin and
   // writeReserved make one.
-  class Reserved {
+  class Reserved : public TypedWrites<Reserved> {
    public:
     void writeByte(uint8_t b) { *pos_++ = b; }
-    void writeBoolean(bool v) { writeByte(v ? 1 : 0); }
-    void writeLong(int64_t v) {
-      codec::storeBig64(pos_, static_cast<uint64_t>(v));
-      pos_ += 8;
-    }
-    void writeDouble(double v) { writeLong(static_cast<int64_t>(canonicalDoubleBits(v))); }
-    void writeVInt(int32_t v) {
-      auto u = static_cast<uint32_t>(v);
-      if (u < 0x80) [[likely]] {
-        *pos_++ = static_cast<uint8_t>(u);
-      } else if (u < 0x4000) {
-        // Two bytes: most of what is not one byte in counts and sizes.
-        pos_[0] = static_cast<uint8_t>(u | 0x80);
-        pos_[1] = static_cast<uint8_t>(u >> 7);
-        pos_ += 2;
-      } else {
-        pos_ = u >= (1u << 28) ? encodeVInt(pos_, u) : encodeVIntPadded(pos_, u);
-      }
-    }
-    // A negative value is a caller error (std::invalid_argument), as in ES.
-    void writeVLong(int64_t v) {
-      if (v < 0) [[unlikely]]
-        throwNegativeVLong(v);
-      writeVLongNoCheck(v);
-    }
-    void writeVLongNoCheck(int64_t v) { pos_ = encodeVarint64(pos_, static_cast<uint64_t>(v)); }
-    void writeZLong(int64_t v) { writeVLongNoCheck(static_cast<int64_t>(zigZagEncode(v))); }
     // Counts fully against the run's max_bytes.
     void writeBytes(std::span<const uint8_t> bytes) {
       copyBytes(pos_, bytes.data(), bytes.size());
@@ -311,7 +219,28 @@ class StreamOutput {
 
    private:
     friend class Cursor;
+    friend class TypedWrites<Reserved>;
     explicit Reserved(uint8_t* pos) : pos_(pos) {}
+
+    template <class U>
+    void putBig(U v) {
+      codec::storeBig(pos_, v);
+      pos_ += sizeof(U);
+    }
+    void putVarint32(uint32_t u) {
+      if (u < 0x80) [[likely]] {
+        *pos_++ = static_cast<uint8_t>(u);
+      } else if (u < 0x4000) {
+        // Two bytes: most of what is not one byte in counts and sizes.
+        pos_[0] = static_cast<uint8_t>(u | 0x80);
+        pos_[1] = static_cast<uint8_t>(u >> 7);
+        pos_ += 2;
+      } else {
+        pos_ = u >= (1u << 28) ? encodeVInt(pos_, u) : encodeVIntPadded(pos_, u);
+      }
+    }
+    void putVarint64(uint64_t u) { pos_ = encodeVarint64(pos_, u); }
+
     uint8_t* pos_;
   };
 
@@ -342,7 +271,7 @@ class StreamOutput {
   //
   // While a Cursor is live, write only through it (withStream() lends the
   // StreamOutput for a nested write and resumes after it). One per output.
-  class Cursor {
+  class Cursor : public TypedWrites<Cursor> {
    public:
     explicit Cursor(StreamOutput& out) : out_(out), pos_(out.pos_), end_(out.end_) {}
     ~Cursor() {
@@ -356,8 +285,6 @@ class StreamOutput {
         slow([](StreamOutput& out) { out.nextBuffer(); });
       *pos_++ = b;
     }
-    void writeBoolean(bool v) { writeByte(v ? 1 : 0); }
-
     void writeBytes(std::span<const uint8_t> bytes) {
       if (static_cast<size_t>(end_ - pos_) >= bytes.size()) [[likely]] {
         copyBytes(pos_, bytes.data(), bytes.size());
@@ -365,47 +292,6 @@ class StreamOutput {
       } else {
         slow([bytes](StreamOutput& out) { out.writeBytesSlow(bytes.data(), bytes.size()); });
       }
-    }
-
-    void writeLong(int64_t v) {
-      if (end_ - pos_ >= 8) [[likely]] {
-        codec::storeBig64(pos_, static_cast<uint64_t>(v));
-        pos_ += 8;
-      } else {
-        slow([v](StreamOutput& out) { out.writeFixedSlow(static_cast<uint64_t>(v), 8); });
-      }
-    }
-    void writeDouble(double v) { writeLong(static_cast<int64_t>(canonicalDoubleBits(v))); }
-
-    // As StreamOutput::writeVInt.
-    void writeVInt(int32_t v) {
-      uint32_t u = static_cast<uint32_t>(v);
-      if (!tryWriteVInt(pos_, end_, u)) [[unlikely]]
-        slow([u](StreamOutput& out) { out.writeVIntSlow(u); });
-    }
-
-    // A negative value is a caller error (std::invalid_argument), as in ES.
-    void writeVLong(int64_t v) {
-      if (v < 0) [[unlikely]]
-        throwNegativeVLong(v);
-      writeVLongNoCheck(v);
-    }
-    void writeVLongNoCheck(int64_t v) {
-      uint64_t u = static_cast<uint64_t>(v);
-      if (u < 0x80 && pos_ != end_) [[likely]] {
-        *pos_++ = static_cast<uint8_t>(u);
-      } else if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
-        pos_ = encodeVarint64(pos_, u);
-      } else {
-        slow([u](StreamOutput& out) { out.writeVarint64Slow(u); });
-      }
-    }
-    void writeZLong(int64_t v) { writeVLongNoCheck(static_cast<int64_t>(zigZagEncode(v))); }
-
-    void writeArraySize(size_t size) {
-      if (size > static_cast<size_t>(INT32_MAX)) [[unlikely]]
-        throwArraySizeTooLarge(size);
-      writeVInt(static_cast<int32_t>(size));
     }
 
     // Hands the StreamOutput to write(out) for what the cursor does not
@@ -504,6 +390,32 @@ class StreamOutput {
     }
 
    private:
+    friend class TypedWrites<Cursor>;
+
+    template <class U>
+    void putBig(U v) {
+      if (end_ - pos_ >= static_cast<std::ptrdiff_t>(sizeof(U))) [[likely]] {
+        codec::storeBig(pos_, v);
+        pos_ += sizeof(U);
+      } else {
+        slow([v](StreamOutput& out) { out.writeFixedSlow(v, sizeof(U)); });
+      }
+    }
+    // As StreamOutput's.
+    void putVarint32(uint32_t u) {
+      if (!tryWriteVInt(pos_, end_, u)) [[unlikely]]
+        slow([u](StreamOutput& out) { out.writeVIntSlow(u); });
+    }
+    void putVarint64(uint64_t u) {
+      if (u < 0x80 && pos_ != end_) [[likely]] {
+        *pos_++ = static_cast<uint8_t>(u);
+      } else if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
+        pos_ = encodeVarint64(pos_, u);
+      } else {
+        slow([u](StreamOutput& out) { out.writeVarint64Slow(u); });
+      }
+    }
+
     // The position goes back to the stream around the out-of-line call and
     // is reloaded after it; the cursor's own address never escapes, so its
     // fields stay in registers on the inline paths. While lent, pos_ is
@@ -565,8 +477,33 @@ class StreamOutput {
     return false;
   }
 
-  [[noreturn, gnu::cold]] static void throwNegativeVLong(int64_t v);
-  [[noreturn, gnu::cold]] static void throwArraySizeTooLarge(size_t size);
+  friend class TypedWrites<StreamOutput>;
+
+  template <class U>
+  void putBig(U v) {
+    if (end_ - pos_ >= static_cast<std::ptrdiff_t>(sizeof(U))) [[likely]] {
+      codec::storeBig(pos_, v);
+      pos_ += sizeof(U);
+    } else {
+      writeFixedSlow(v, sizeof(U));
+    }
+  }
+  // One-byte values and five-byte values (every negative) each have a
+  // branch of their own, predictable when a stream is mostly one kind; widths
+  // 2 to 4 are assembled without branching on the width (encodeVIntPadded),
+  // so mixed widths cost no mispredictions. That path stores 8 bytes at pos_
+  // (see nextBuffer()).
+  void putVarint32(uint32_t u) {
+    if (!tryWriteVInt(pos_, end_, u)) [[unlikely]]
+      writeVIntSlow(u);
+  }
+  void putVarint64(uint64_t u) {
+    if (end_ - pos_ >= kMaxVLongBytes) [[likely]] {
+      pos_ = encodeVarint64(pos_, u);
+    } else {
+      writeVarint64Slow(u);
+    }
+  }
 
   // memcpy, with copies of up to 16 bytes (keys, short strings) done inline
   // as two overlapping loads and stores: a call into libc costs more than

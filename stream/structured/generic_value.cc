@@ -9,6 +9,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "codec/value_rules.h"
 #include "stream/bytes_reference.h"
 
 namespace wirestream {
@@ -18,10 +19,8 @@ namespace {
 using Kind = GenericValue::Kind;
 
 // Java's Float.equals / Double.equals: compare the bits with NaN canonical.
-uint32_t floatBits(float v) { return std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(v); }
-uint64_t doubleBits(double v) {
-  return std::isnan(v) ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(v);
-}
+using codec::canonicalDoubleBits;
+using codec::canonicalFloatBits;
 
 template <typename T, typename Eq>
 bool rangeEqual(const std::vector<T>& a, const std::vector<T>& b, Eq eq) {
@@ -304,7 +303,8 @@ void appendTo(std::string& out, const GenericValue& v) {
 }  // namespace
 
 bool operator==(const GeoPoint& a, const GeoPoint& b) {
-  return doubleBits(a.lat) == doubleBits(b.lat) && doubleBits(a.lon) == doubleBits(b.lon);
+  return canonicalDoubleBits(a.lat) == canonicalDoubleBits(b.lat) &&
+         canonicalDoubleBits(a.lon) == canonicalDoubleBits(b.lon);
 }
 
 GenericValue GenericValue::ofBytesReference(const BytesReference& ref) {
@@ -423,15 +423,17 @@ bool operator==(const GenericValue& a, const GenericValue& b) {
   if (a.kind_ != b.kind_) return false;
   switch (a.kind_) {
     case Kind::kFloat:
-      return floatBits(a.asFloat()) == floatBits(b.asFloat());
+      return canonicalFloatBits(a.asFloat()) == canonicalFloatBits(b.asFloat());
     case Kind::kDouble:
-      return doubleBits(a.asDouble()) == doubleBits(b.asDouble());
+      return canonicalDoubleBits(a.asDouble()) == canonicalDoubleBits(b.asDouble());
     case Kind::kFloatArray:
-      return rangeEqual(a.asFloatArray(), b.asFloatArray(),
-                        [](float x, float y) { return floatBits(x) == floatBits(y); });
+      return rangeEqual(a.asFloatArray(), b.asFloatArray(), [](float x, float y) {
+        return canonicalFloatBits(x) == canonicalFloatBits(y);
+      });
     case Kind::kDoubleArray:
-      return rangeEqual(a.asDoubleArray(), b.asDoubleArray(),
-                        [](double x, double y) { return doubleBits(x) == doubleBits(y); });
+      return rangeEqual(a.asDoubleArray(), b.asDoubleArray(), [](double x, double y) {
+        return canonicalDoubleBits(x) == canonicalDoubleBits(y);
+      });
     case Kind::kMap:
       return unorderedEqual(a.entries(), b.entries(), entryHash, entryEqual);
     case Kind::kSet:
@@ -462,9 +464,9 @@ size_t GenericValue::hash() const {
     case Kind::kDate:
       return mix(h, std::hash<int64_t>()(asLong()));
     case Kind::kFloat:
-      return mix(h, floatBits(asFloat()));
+      return mix(h, canonicalFloatBits(asFloat()));
     case Kind::kDouble:
-      return mix(h, doubleBits(asDouble()));
+      return mix(h, canonicalDoubleBits(asDouble()));
     case Kind::kBoolean:
       return mix(h, asBoolean());
     case Kind::kByte:
@@ -503,14 +505,14 @@ size_t GenericValue::hash() const {
       for (int64_t e : asLongArray()) h = mix(h, static_cast<size_t>(e));
       return h;
     case Kind::kFloatArray:
-      for (float e : asFloatArray()) h = mix(h, floatBits(e));
+      for (float e : asFloatArray()) h = mix(h, canonicalFloatBits(e));
       return h;
     case Kind::kDoubleArray:
-      for (double e : asDoubleArray()) h = mix(h, doubleBits(e));
+      for (double e : asDoubleArray()) h = mix(h, canonicalDoubleBits(e));
       return h;
     case Kind::kGeoPoint: {
       GeoPoint p = asGeoPoint();
-      return mix(mix(h, doubleBits(p.lat)), doubleBits(p.lon));
+      return mix(mix(h, canonicalDoubleBits(p.lat)), canonicalDoubleBits(p.lon));
     }
     case Kind::kJodaDateTime:
     case Kind::kZonedDateTime: {

@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -388,8 +389,14 @@ TEST(CursorEach, EveryReservedWriterMatchesTheStream) {
     w.writeBoolean(v & 1);
     w.writeByte(static_cast<uint8_t>(v));
     w.writeVLongNoCheck(-static_cast<int64_t>(v & 0xFF));
+    // The typed writers each writer has had since TypedWrites (stream/typed_writes.h).
+    w.writeShort(static_cast<int16_t>(v));
+    w.writeInt(static_cast<int32_t>(v));
+    w.writeFloat(v % 7 == 0 ? std::nanf("") : static_cast<float>(v));
+    w.writeVInt(static_cast<int32_t>(v));
+    w.writeArraySize(static_cast<size_t>(v & 0x7FFFFFFF));
   };
-  constexpr size_t kMax = 9 + 10 + 8 + 8 + 1 + 1 + 10;
+  constexpr size_t kMax = 9 + 10 + 8 + 8 + 1 + 1 + 10 + 2 + 4 + 4 + 5 + 5;
   for (size_t page : kPageSizes) {
     std::vector<uint8_t> expected = writeAt(page, [&](StreamOutput& out) {
       for (uint64_t v : values) write_one(out, v);
@@ -400,6 +407,71 @@ TEST(CursorEach, EveryReservedWriterMatchesTheStream) {
     });
     ASSERT_EQ(toHex(got), toHex(expected)) << "page " << page;
   }
+}
+
+// Every typed reader of TypedReads (stream/typed_reads.h) gives the same values
+// through the stream, its Cursor and readEach's Reserved reader, and the same
+// error for a boolean that is neither 00 nor 01.
+TEST(CursorEach, EveryTypedReaderMatchesTheStream) {
+  std::mt19937_64 rng(testSeed(0xEAC7));
+  std::vector<uint64_t> values(500);
+  for (uint64_t& v : values) v = rng() >> (rng() % 64);
+  auto write_one = [](StreamOutput& out, uint64_t v) {
+    out.writeBoolean(v & 1);
+    out.writeShort(static_cast<int16_t>(v));
+    out.writeInt(static_cast<int32_t>(v));
+    out.writeLong(static_cast<int64_t>(v));
+    out.writeFloat(static_cast<float>(v));
+    out.writeDouble(static_cast<double>(v));
+    out.writeVInt(static_cast<int32_t>(v));
+    out.writeVLongNoCheck(static_cast<int64_t>(v));
+    out.writeZLong(static_cast<int64_t>(v));
+  };
+  constexpr size_t kMax = 1 + 2 + 4 + 8 + 4 + 8 + 5 + 10 + 10;
+  using Row = std::tuple<bool, int16_t, int32_t, int64_t, float, double, int32_t, int64_t, int64_t>;
+  auto read_one = [](auto& r) {
+    // Named locals: the order of reads is the order of the bytes.
+    bool b = r.readBoolean();
+    int16_t sh = r.readShort();
+    int32_t i = r.readInt();
+    int64_t l = r.readLong();
+    float f = r.readFloat();
+    double d = r.readDouble();
+    int32_t vi = r.readVInt();
+    int64_t vl = r.readVLong();
+    int64_t z = r.readZLong();
+    return Row{b, sh, i, l, f, d, vi, vl, z};
+  };
+  for (size_t page : {size_t{1}, size_t{7}, size_t{16384}}) {
+    std::vector<uint8_t> bytes = writeAt(page, [&](StreamOutput& out) {
+      for (uint64_t v : values) write_one(out, v);
+    });
+    // readAll may call each reader more than once (once per input kind).
+    std::vector<Row> expected;
+    readAll(bytes, page, [&](StreamInput& in) {
+      expected.clear();
+      for (size_t k = 0; k < values.size(); ++k) expected.push_back(read_one(in));
+    });
+    ASSERT_EQ(expected.size(), values.size());
+    readAll(bytes, page, [&](StreamInput& in) {
+      std::vector<Row> got;
+      StreamInput::Cursor c(in);
+      for (size_t k = 0; k < values.size(); ++k) got.push_back(read_one(c));
+      EXPECT_TRUE(got == expected) << "Cursor, page " << page;
+    });
+    readAll(bytes, page, [&](StreamInput& in) {
+      std::vector<Row> got;
+      StreamInput::Cursor c(in);
+      c.readEach(values.size(), kMax, [&](auto& r) { got.push_back(read_one(r)); });
+      EXPECT_TRUE(got == expected) << "readEach, page " << page;
+    });
+  }
+  std::vector<uint8_t> bad(40, 0x02);
+  ByteArrayStreamInput in(bad);
+  EXPECT_THROW((void)in.readBoolean(), CorruptStreamError);
+  StreamInput::Cursor c(in);
+  EXPECT_THROW((void)c.readBoolean(), CorruptStreamError);
+  EXPECT_THROW(c.readEach(1, 1, [](auto& r) { (void)r.readBoolean(); }), CorruptStreamError);
 }
 
 TEST(CursorEach, WriteEachRefusesANegativeVLong) {
