@@ -24,10 +24,12 @@
 //   TransportVersion agreed = agreedVersion(readHandshakeResponse(in), local, minimum);
 //
 // Versions: the request travels at the sender's minimum compatible version so
-// that any compatible peer can read it; the response and a refusal travel at
-// the request's version; both sides then use the lower of the two versions.
-// A peer older than the minimum compatible version is refused: an error
-// response (ES's IllegalStateException), then the accepting side closes.
+// that any compatible peer can read it (a 9.x sender's at V9_HANDSHAKE_VERSION);
+// the response and a refusal travel at the request's version; both sides then
+// use the lower of the two versions (from 8.18 as ES settles it:
+// negotiateHandshakeVersion in handshake.h). A peer older than the minimum
+// compatible version is refused: an error response (ES's
+// IllegalStateException), then the accepting side closes.
 //
 // Thread-safety: free functions over their arguments.
 #pragma once

@@ -135,10 +135,42 @@ final class TransportCheck implements Check {
         });
   }
 
+  /**
+   * What the peer offers: nothing (wirestream's default, 8.7.0) up to ES 8.8, whose releases
+   * talk to it; after, ES's own transport version (ES 9.1 and later talk to 8.19 and later only),
+   * so that each handshake follows that release's rules.
+   */
+  static List<String> offer() {
+    int id = Es.transportVersionId();
+    return id <= 8080199 ? List.of() : List.of(String.valueOf(id));
+  }
+
+  /**
+   * The jar's build hash (Build.CURRENT up to 8.x, Build.current() after): ES 8.19 refuses a
+   * transport handshake from a node of its own release with another hash.
+   */
+  static String buildHash() {
+    try {
+      Class<?> build = Class.forName("org.elasticsearch.Build");
+      Object current;
+      try {
+        current = build.getMethod("current").invoke(null);
+      } catch (NoSuchMethodException e) {
+        current = build.getField("CURRENT").get(null);
+      }
+      return String.valueOf(build.getMethod("hash").invoke(current));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("no build hash in this ES jar", e);
+    }
+  }
+
   /** The peer connects to ES and runs its cases; each "pass"/"fail" line is one case. */
   static void wirestreamToEs(Context ctx, int port, Result r) throws Exception {
-    Process p = new ProcessBuilder(ctx.peer.toString(), "client", String.valueOf(port),
-        String.valueOf(Es.transportVersionId()), String.valueOf(Es.refusedVersionId()))
+    List<String> command = new java.util.ArrayList<>(List.of(ctx.peer.toString(), "client",
+        String.valueOf(port), String.valueOf(Es.transportVersionId()),
+        String.valueOf(Es.refusedVersionId())));
+    command.addAll(offer());
+    Process p = new ProcessBuilder(command)
         .redirectError(ctx.work.resolve("peer-client.stderr").toFile())
         .start();
     int cases = 0;
@@ -251,7 +283,10 @@ final class TransportCheck implements Check {
   /** ES connects to the peer in server mode and calls its actions. */
   static void esToWirestream(Context ctx, TransportService es, ThreadPool threadPool, Result r)
       throws Exception {
-    Process p = new ProcessBuilder(ctx.peer.toString(), "server")
+    List<String> command = new java.util.ArrayList<>(List.of(ctx.peer.toString(), "server"));
+    command.addAll(offer());
+    if (command.size() > 2) command.add(buildHash());  // offering a release
+    Process p = new ProcessBuilder(command)
         .redirectError(ctx.work.resolve("peer-server.stderr").toFile())
         .start();
     try {
