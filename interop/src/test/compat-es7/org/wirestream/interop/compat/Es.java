@@ -101,4 +101,54 @@ public final class Es {
   public static int refusedVersionId() {
     return 9000099;
   }
+
+  /** A generic value of tag 11 (Text): org.elasticsearch.common.text in this line. */
+  public static Object text(String s) {
+    return new org.elasticsearch.common.text.Text(s);
+  }
+
+  /** A histogram bucket. */
+  public static org.elasticsearch.search.aggregations.bucket.histogram.InternalHistogram.Bucket
+      histogramBucket(double key, long docCount, boolean keyed,
+          org.elasticsearch.search.DocValueFormat format,
+          org.elasticsearch.search.aggregations.InternalAggregations aggs) {
+    return new org.elasticsearch.search.aggregations.bucket.histogram.InternalHistogram.Bucket(
+        key, docCount, keyed, format, aggs);
+  }
+
+  /** A date_histogram bucket. */
+  public static org.elasticsearch.search.aggregations.bucket.histogram.InternalDateHistogram.Bucket
+      dateHistogramBucket(long key, long docCount, boolean keyed,
+          org.elasticsearch.search.DocValueFormat format,
+          org.elasticsearch.search.aggregations.InternalAggregations aggs) {
+    return new org.elasticsearch.search.aggregations.bucket.histogram.InternalDateHistogram.Bucket(
+        key, docCount, keyed, format, aggs);
+  }
+
+  /**
+   * A date_histogram (its constructor is package-private in ES: by reflection). This line has
+   * no downsampledResultsOffset: asking for one is an error.
+   */
+  public static org.elasticsearch.search.aggregations.InternalAggregation dateHistogram(
+      String name, java.util.List<?> buckets,
+      org.elasticsearch.search.aggregations.BucketOrder order, long minDocCount, long offset,
+      Object emptyInfo, org.elasticsearch.search.DocValueFormat format, boolean keyed,
+      boolean downsampledResultsOffset, java.util.Map<String, Object> meta) throws Exception {
+    if (downsampledResultsOffset) {
+      throw new IllegalArgumentException("ES " + release() + " has no downsampledResultsOffset");
+    }
+    Class<?> h = org.elasticsearch.search.aggregations.bucket.histogram.InternalDateHistogram.class;
+    Class<?> info = Class.forName(h.getName() + "$EmptyBucketInfo");
+    var k = h.getDeclaredConstructor(String.class, java.util.List.class,
+        org.elasticsearch.search.aggregations.BucketOrder.class, long.class, long.class, info,
+        org.elasticsearch.search.DocValueFormat.class, boolean.class, java.util.Map.class);
+    k.setAccessible(true);
+    return (org.elasticsearch.search.aggregations.InternalAggregation) k.newInstance(
+        name, buckets, order, minDocCount, offset, emptyInfo, format, keyed, meta);
+  }
+
+  /** Whether this line's date_histogram has downsampledResultsOffset (8.13 and later). */
+  public static boolean hasDownsampledResultsOffset() {
+    return false;
+  }
 }
