@@ -148,4 +148,61 @@ public final class Es {
   public static boolean hasDownsampledResultsOffset() {
     return false;
   }
+
+  // --- TransportCheck (the transport handshakes issue): ES's transport API of this line. ---
+
+  /** What TransportCheck's request classes extend: ES's TransportRequest of this line. */
+  public abstract static class TransportRequestBase
+      extends org.elasticsearch.transport.TransportRequest {
+    protected TransportRequestBase() {}
+
+    protected TransportRequestBase(org.elasticsearch.common.io.stream.StreamInput in)
+        throws java.io.IOException {
+      super(in);
+    }
+  }
+
+  /** A ThreadPool for a TransportService of this line. */
+  public static org.elasticsearch.threadpool.ThreadPool threadPool(
+      org.elasticsearch.common.settings.Settings settings) {
+    return new org.elasticsearch.threadpool.ThreadPool(settings);
+  }
+
+  /** A node of this release known by its id and address only. */
+  public static org.elasticsearch.cluster.node.DiscoveryNode discoveryNode(
+      String id, org.elasticsearch.common.transport.TransportAddress address) {
+    return new org.elasticsearch.cluster.node.DiscoveryNode(id, address, Version.CURRENT);
+  }
+
+  /** Registers a handler that runs on the transport thread. */
+  public static <R extends org.elasticsearch.transport.TransportRequest> void registerHandler(
+      org.elasticsearch.transport.TransportService service, String action,
+      org.elasticsearch.common.io.stream.Writeable.Reader<R> reader,
+      org.elasticsearch.transport.TransportRequestHandler<R> handler) {
+    service.registerRequestHandler(action, org.elasticsearch.threadpool.ThreadPool.Names.SAME,
+        reader, handler);
+  }
+
+  /** A response handler that reads with `reader` and completes `done`. */
+  public static <T extends org.elasticsearch.transport.TransportResponse>
+      org.elasticsearch.transport.TransportResponseHandler<T> responseHandler(
+          org.elasticsearch.common.io.stream.Writeable.Reader<T> reader,
+          java.util.concurrent.CompletableFuture<T> done) {
+    return new org.elasticsearch.transport.TransportResponseHandler<T>() {
+      @Override
+      public T read(org.elasticsearch.common.io.stream.StreamInput in) throws java.io.IOException {
+        return reader.read(in);
+      }
+
+      @Override
+      public void handleResponse(T response) {
+        done.complete(response);
+      }
+
+      @Override
+      public void handleException(org.elasticsearch.transport.TransportException e) {
+        done.completeExceptionally(e);
+      }
+    };
+  }
 }
