@@ -204,6 +204,12 @@ struct Client {
         return "ES accepted version " + std::to_string(refused_id);
       } catch (const transport::TransportError& e) {
         std::cout << "  refused: " << e.type() << ": " << e.what() << "\n";
+        // ES 8.18 and later refuse by closing the connection unanswered (their
+        // InboundHandler logs ensureCompatibleVersion's message and closes).
+        if (!offer.empty() &&
+            std::string(e.what()).find("the peer closed the connection") == std::string::npos) {
+          return std::string("refused other than by a close: ") + e.what();
+        }
         return "";
       }
     });

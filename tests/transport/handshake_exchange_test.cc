@@ -225,7 +225,9 @@ TEST(HandshakeExchange, Es819AnswersTheSettledVersionWithItsRelease) {
 }
 
 // ES 9.1+ refuses 8.18 (below 8841000) with ensureCompatibleVersion's
-// IllegalStateException, answered as an error; and a handshake header version outside
+// IllegalStateException, which its InboundHandler logs ("error processing handshake
+// version [...] received on [...], closing channel") and answers by closing the channel
+// (the real-ES harness saw it close); and a handshake header version outside
 // ALLOWED_HANDSHAKE_VERSIONS (6080099 for 9.x) unanswered, as InboundDecoder does.
 TEST(HandshakeExchange, Es9RefusesEs818AndA7xHeader) {
   const TransportVersion v95(9458007), v818(8840011);
@@ -233,13 +235,11 @@ TEST(HandshakeExchange, Es9RefusesEs818AndA7xHeader) {
   const HandshakeAnswer a = answerHandshake(requestFrom(v818, kV7_17_0), nine);
   EXPECT_FALSE(a.agreed);
   EXPECT_EQ(a.refusal,
+            "error processing handshake version [7170099] received on [peer], closing channel: "
             "Rejecting unreadable transport handshake from remote node with version "
             "[8.18.8/8840011] received on [peer] since this node has version [9.5.3/9458007] "
             "which has an incompatible wire format.");
-  ASSERT_TRUE(a.frame);
-  const DecodedFrame frame = decodeOne(*a.frame);
-  EXPECT_TRUE(frame.header.isError());
-  EXPECT_EQ(frame.header.version(), kV8HandshakeVersion);
+  EXPECT_FALSE(a.frame);
 
   const HandshakeAnswer b =
       answerHandshake(requestFrom(TransportVersion(7172999), kV7HandshakeVersion), nine);

@@ -75,11 +75,12 @@ HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeId
                                   request_body.release_version, local.peer_address);
     answer.warning = !n.warning.empty() ? n.warning : n.deprecation;
     if (!n.agreed) {
-      answer.refusal = n.refusal;
-      const auto wrapped = wrapInRemoteTransport(
-          local.node_name, local.local_address, std::string(kHandshakeAction),
-          exceptionFromTypeAndMessage("illegal_state_exception", answer.refusal));
-      writeErrorFrame(*answer.frame, {id, request_version, false}, *wrapped);
+      // ES 8.18+'s InboundHandler answers nothing: it logs "error processing
+      // handshake version [...]" with the refusal and closes the channel.
+      answer.frame.reset();
+      answer.refusal = "error processing handshake version [" +
+                       std::to_string(request_version.id()) + "] received on [" +
+                       local.peer_address + "], closing channel: " + n.refusal;
       return answer;
     }
     answer.agreed = n.agreed;

@@ -86,8 +86,10 @@ struct HandshakeIdentity {
 };
 
 struct HandshakeAnswer {
-  // The response, or the refusal; null when the request is refused unanswered
-  // (a header version ES 8.18+ does not accept: close at once).
+  // The response, or the refusal; null when the request is refused unanswered:
+  // a node offering 8.18 or later closes the connection on every refusal, as
+  // ES 8.18+ does (a header version it does not accept, or a version
+  // ensureCompatibleVersion refuses).
   std::shared_ptr<BytesStreamOutput> frame;
   std::optional<TransportVersion> agreed;  // unset: refused
   std::string refusal;                     // why, when refused
