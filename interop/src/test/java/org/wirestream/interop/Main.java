@@ -29,9 +29,9 @@ public final class Main {
   }
 
   /**
-   * TransportCheck, loaded by name: a line whose build leaves it out (interop/pom.xml's es9
-   * profile, until it is written against ES 9's transport API) gets a transport check that
-   * fails saying so, never a skip.
+   * TransportCheck, loaded by name: a line whose build leaves it out (a profile of
+   * interop/pom.xml excluding it; none does today) gets a transport check that fails saying
+   * so, never a skip.
    */
   static Check transportCheck() {
     try {
