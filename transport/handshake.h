@@ -44,19 +44,45 @@ struct TaskId {
   bool operator==(const TaskId&) const = default;
 };
 
+// The header versions ES's TransportHandshaker sends its request at (and, from
+// 8.18, the only ones it accepts one at): V7_HANDSHAKE_VERSION (6.8.0, 7.x),
+// V8_HANDSHAKE_VERSION (7.17.0, 8.x) and V9_HANDSHAKE_VERSION (9.x). ES 8.18/8.19
+// accept all three, 9.x the last two.
+inline constexpr TransportVersion kV7HandshakeVersion = TransportVersion(6080099);
+inline constexpr TransportVersion kV8HandshakeVersion = TransportVersion(7170099);
+inline constexpr TransportVersion kV9HandshakeVersion = TransportVersion(8800000);
+// ES 8.19's TransportHandshaker.V8_19_FIRST_VERSION: the oldest id ES 9.1 and later
+// talk to; an 8.19 node warns (deprecation) about a peer below it.
+inline constexpr TransportVersion kV8_19FirstVersion = TransportVersion(8841000);
+// ES 8.19's TransportVersions.V_8_10_X and V_8_18_0: DiscoveryNode's
+// VersionInformation (from 8.10) and its minimum read-only index version (8.18).
+inline constexpr TransportVersion kV8_10_X = TransportVersion(8500061);
+inline constexpr TransportVersion kV8_18_0 = TransportVersion(8840000);
+// The first 9.x id (9.0.0 is 9000009): a node offering one sends its handshake
+// request at kV9HandshakeVersion.
+inline constexpr TransportVersion kFirst9xVersion = TransportVersion(9000000);
+
 // internal:tcp/handshake request (after the TaskId): the sender's version as a
 // VInt wrapped in a bytes reference (VInt length first), so that a later
-// version can append fields. The reader takes the version and ignores what
-// follows it inside the wrapper, as ES does.
+// version can append fields; at a header version of kV9HandshakeVersion or later
+// the wrapper also holds the sender's release string ("9.5.3"). The reader takes
+// what its header version says and ignores what follows inside the wrapper, as
+// ES does; below kV9HandshakeVersion it leaves release_version empty.
 struct TcpHandshakeRequest {
   TransportVersion version = TransportVersion::current();
+  // Written at kV9HandshakeVersion and later; empty: version.toString().
+  std::string release_version{};
   void writeTo(StreamOutput& out) const;
   [[nodiscard]] static TcpHandshakeRequest readFrom(StreamInput& in);
 };
 
-// internal:tcp/handshake response: the responder's version, VInt.
+// internal:tcp/handshake response: a version, VInt (the responder's own up to
+// 8.8; from 8.18 the version it settled on), then at kV9HandshakeVersion and
+// later the responder's release string.
 struct TcpHandshakeResponse {
   TransportVersion version = TransportVersion::current();
+  // Written at kV9HandshakeVersion and later; empty: version.toString().
+  std::string release_version{};
   void writeTo(StreamOutput& out) const;
   [[nodiscard]] static TcpHandshakeResponse readFrom(StreamInput& in);
 };
@@ -65,8 +91,53 @@ struct TcpHandshakeResponse {
 // header every ES 8 node uses.
 inline constexpr TransportVersion kV7_17_0 = TransportVersion::fromRelease(7, 17, 0);
 
+// The release string a version is offered under: its release's name
+// ("8.19.21"), the plain id for an id that is no release's.
+std::string releaseNameOf(TransportVersion version);
+
+// The oldest version a node offering `version` talks to, as that ES release's
+// TransportVersion.minimumCompatible(): the release table's row for it, else
+// 6.8.0 for 7.x, 7.17.0 for 8.x up to the 8.19 line, 9.0's 8825000 below 9.1.0's
+// id and 8.19's first id (8841000) after.
+TransportVersion minimumCompatibleFor(TransportVersion version);
+
+// The header version a node offering `version` (with `minimum_compatible`)
+// sends its handshake request at: kV9HandshakeVersion from 9.0, else the
+// minimum compatible version (ES 7.x and 8.x).
+TransportVersion handshakeRequestHeaderVersion(TransportVersion version,
+                                               TransportVersion minimum_compatible);
+
 // The message ES uses when a peer's version is not compatible.
 std::string unsupportedVersionMessage(TransportVersion remote, TransportVersion minimum);
+
+// ES 8.18 and later (TransportHandshaker.ensureCompatibleVersion), each side of
+// a handshake: the version to use with a peer that offered `remote` under the
+// release string `remote_release`, received on `channel` (wording only). A
+// compatible peer at or past `local` gets `local`; one below it gets its own
+// version when this node knows it (a release of the table, or an id up to
+// 8.8.1), else the newest known version below it, with ES's warning that the
+// peer "appears to be from a chronologically-newer release". A peer below
+// `minimum_compatible`, or one below every known version, is refused: `refusal`
+// holds ES's "Rejecting unreadable transport handshake ..." message.
+struct HandshakeNegotiation {
+  std::optional<TransportVersion> agreed;  // unset: refused
+  std::string refusal;
+  std::string warning;      // ES's WARN line for a fallback, else empty
+  std::string deprecation;  // ES 8.19's deprecation warning for a peer below 8841000
+};
+[[nodiscard]] HandshakeNegotiation negotiateHandshakeVersion(TransportVersion local,
+                                                             TransportVersion minimum_compatible,
+                                                             TransportVersion remote,
+                                                             const std::string& remote_release,
+                                                             const std::string& channel);
+
+// ES 8.18 and later refuse a handshake request whose header version is not one
+// of their ALLOWED_HANDSHAKE_VERSIONS (InboundDecoder closes the connection, no
+// answer). Empty when a node offering `local` accepts `header`, else ES's
+// message ("Received message from unsupported version: [...] allowed versions
+// are: [...]"). Nodes offering a version before 8.18 keep 8.7's rule (any
+// header version from their minimum compatible one).
+std::string handshakeHeaderRefusal(TransportVersion local, TransportVersion header);
 
 // TransportService's second handshake, a normal request after the first.
 inline constexpr std::string_view kTransportHandshakeAction = "internal:transport/handshake";
@@ -93,11 +164,14 @@ struct DiscoveryNodeRole {
   bool operator==(const DiscoveryNodeRole&) const = default;
 };
 
-// ES DiscoveryNode as 7.17 and 8.x up to 8.7 write it:
+// ES DiscoveryNode:
 //   String name, id, ephemeralId, hostName, hostAddress; TransportAddress;
 //   VInt n, n x (String key, String value) attributes;
 //   VInt n, n x (String role, String abbreviation, boolean canContainData) roles;
-//   VInt version id; from 8.3.0 String externalId.
+//   VInt version id, ES's Version of the release: 8.19.21 is 8192199;
+//   from V_8_10_X (8500061) VInt minIndexVersion, from V_8_18_0 (8840000) VInt
+//     minReadOnlyIndexVersion, then VInt maxIndexVersion: ES's VersionInformation;
+//   from 8.3.0 String externalId.
 struct DiscoveryNode {
   std::string name;
   std::string id;
@@ -107,9 +181,16 @@ struct DiscoveryNode {
   TransportAddress address;
   std::map<std::string, std::string> attributes;
   std::vector<DiscoveryNodeRole> roles;
+  // The node's release version id (ES's Version), which up to 8.8.1 is also its
+  // TransportVersion; from 8.9 see releaseVersionIdOf().
   TransportVersion version = TransportVersion::current();
   // From 8.3.0 (ES's EXTERNAL_ID_VERSION); empty: the name, as ES defaults it.
   std::string external_id;
+  // ES's IndexVersion ids (VersionInformation), written from V_8_10_X; the
+  // read-only one from V_8_18_0. indexVersionsOf() gives a release's.
+  int32_t min_index_version = 0;
+  int32_t min_read_only_index_version = 0;
+  int32_t max_index_version = 0;
 
   void writeTo(StreamOutput& out) const;
   [[nodiscard]] static DiscoveryNode readFrom(StreamInput& in);
@@ -120,9 +201,27 @@ struct DiscoveryNode {
 inline constexpr TransportVersion kDiscoveryNodeExternalIdVersion =
     TransportVersion::fromRelease(8, 3, 0);
 
+// The release version id (ES's Version.id, major * 1000000 + minor * 10000 +
+// revision * 100 + 99) of the release a version is offered as: 8.19.21's id
+// (8841096) gives 8192199; an id up to 8.8.1 is its own; an id of no release
+// gives the newest release of the table below it (0 if none).
+int32_t releaseVersionIdOf(TransportVersion version);
+
+// A release's IndexVersion ids as its VersionInformation.CURRENT holds them
+// (read off the jars of the table's releases from 8.18.8 on; a version between
+// rows takes the row below it).
+struct IndexVersions {
+  int32_t min_compatible = 0;
+  int32_t min_read_only = 0;
+  int32_t max = 0;
+};
+IndexVersions indexVersionsOf(TransportVersion version);
+
 // internal:transport/handshake: the request is an empty TransportRequest (the
 // TaskId alone); the response, at 7.17.0 and later, is
 //   VInt version, String buildHash, DiscoveryNode, String clusterName.
+// The version is ES's Version (the release id: releaseVersionIdOf()), which up
+// to 8.8.1 equals the TransportVersion.
 struct TransportHandshakeResponse {
   TransportVersion version = TransportVersion::current();
   std::string build_hash;

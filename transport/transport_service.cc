@@ -138,13 +138,19 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
   // What internal:transport/handshake answers: this node as ES describes one.
   TransportHandshakeResponse handshakeResponse() {
     TransportHandshakeResponse r;
-    r.version = options.version;
+    // ES's Version (the release), which up to 8.8.1 is the TransportVersion.
+    const TransportVersion release(releaseVersionIdOf(options.version));
+    r.version = release;
     r.build_hash = options.build_hash;
     r.cluster_name = options.cluster_name;
     r.node.name = options.node_name;
     r.node.id = options.node_id;
     r.node.ephemeral_id = ephemeral_id;
-    r.node.version = options.version;
+    r.node.version = release;
+    const IndexVersions index = indexVersionsOf(options.version);
+    r.node.min_index_version = index.min_compatible;
+    r.node.min_read_only_index_version = index.min_read_only;
+    r.node.max_index_version = index.max;
     std::lock_guard<std::mutex> lock(mu);
     if (publish_address) {
       r.node.address = *publish_address;
@@ -530,9 +536,14 @@ class TcpConnection final : public Connection,
 
   void onHandshakeRequest(DecodedFrame&& frame) override {
     const InboundMessage m = InboundMessage::parse(std::move(frame), options().max_frame_size);
-    protocol::HandshakeAnswer answer =
-        protocol::answerHandshake(m, {options().version, options().minimum_compatible_version,
-                                      options().node_name, inbound_.settings().local_address});
+    protocol::HandshakeAnswer answer = protocol::answerHandshake(
+        m, {options().version, options().minimum_compatible_version, options().node_name,
+            inbound_.settings().local_address, description_});
+    if (!answer.warning.empty()) service_->log(LogLevel::kWarn, answer.warning);
+    if (!answer.frame) {  // refused unanswered, as ES's InboundDecoder does
+      closeNow(answer.refusal, LogLevel::kWarn, PeerEvent::kRefusedHandshake);
+      return;
+    }
     if (answer.agreed) {
       completeHandshake(*answer.agreed);
     } else {
@@ -807,6 +818,13 @@ struct EmptyRequest final : Writeable {
 };
 }  // namespace
 
+TransportOptions TransportOptions::forRelease(const std::string& release) {
+  TransportOptions o;
+  o.version = TransportVersion::parse(release);
+  o.minimum_compatible_version = minimumCompatibleFor(o.version);
+  return o;
+}
+
 TransportService::TransportService(TransportOptions options)
     : impl_(std::make_shared<Impl>(std::move(options))) {
   // ES's TransportService answers its handshake on every node.
@@ -975,14 +993,15 @@ std::shared_ptr<Connection> TransportService::connect(const std::string& host, u
   auto frame =
       protocol::handshakeRequestFrame(id, options.version, options.minimum_compatible_version);
   std::weak_ptr<TcpConnection> weak = connection;
-  RawResponseReader reader = [weak, done, options](StreamInput& in) -> std::function<void()> {
-    const TransportVersion remote = protocol::readHandshakeResponse(in);
-    return [weak, done, remote, local = options.version,
+  RawResponseReader reader = [weak, done, options,
+                              channel = target](StreamInput& in) -> std::function<void()> {
+    const TcpHandshakeResponse remote = protocol::readHandshakeResponseBody(in);
+    return [weak, done, remote, channel, local = options.version,
             minimum = options.minimum_compatible_version] {
       auto c = weak.lock();
       if (!c) return;
       try {
-        c->completeHandshake(protocol::agreedVersion(remote, local, minimum));
+        c->completeHandshake(protocol::agreedVersion(remote, local, minimum, channel));
       } catch (...) {
         done->set_exception(std::current_exception());
         return;

@@ -103,11 +103,21 @@ enum class LogLevel { kDebug, kInfo, kWarn };
 // Every member has an initializer, so that a designated initializer naming a
 // few of them ({.node_name = "a"}) compiles clean under -Wextra.
 struct TransportOptions {
+  // Options of a node that offers an Elasticsearch release: `release` is a
+  // release ("9.5.3", "8.19.21": any of TransportVersion::releases(), or up to
+  // 8.7.x any release) or a plain id ("9458007"); version is its id and
+  // minimum_compatible_version the oldest id that release talks to
+  // (minimumCompatibleFor(): 7.17.0 for 8.x, 8841000 for 9.1 and later). The
+  // handshake then follows that release's rules (handshake.h). Throws
+  // std::invalid_argument for a release the table does not name.
+  [[nodiscard]] static TransportOptions forRelease(const std::string& release);
+
   std::string node_name = "node";
-  // The version this node speaks; the handshake agrees on the lower of two.
+  // The version this node speaks; the handshake agrees on the lower of two
+  // (from 8.18 as ES settles it: negotiateHandshakeVersion in handshake.h).
   TransportVersion version = TransportVersion::current();
-  // Oldest version a peer may have; the handshake request travels at it.
-  // 7.17.0 is ES 8's.
+  // Oldest version a peer may have; up to 8.x the handshake request travels at
+  // it (a 9.x version's at V9_HANDSHAKE_VERSION, 8800000). 7.17.0 is ES 8's.
   TransportVersion minimum_compatible_version = TransportVersion::fromRelease(7, 17, 0);
   size_t max_frame_size = 100 * 1024 * 1024;
   // Time a frame may take to arrive completely once its first byte arrived.

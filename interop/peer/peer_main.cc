@@ -1,12 +1,17 @@
 // `peer`: the wirestream side of the transport check (TransportCheck.java), over wirestream's
 // public transport API against a real Elasticsearch TransportService on loopback.
 //
-//   peer client PORT ES_WIRE_ID REFUSED_ID
+//   peer client PORT ES_WIRE_ID REFUSED_ID [OFFER]
 //       connects to the ES node at 127.0.0.1:PORT and runs the wirestream -> ES cases, one
 //       line each: "pass <case>" or "fail <case>: <why>"; exits 0.
-//   peer server
+//   peer server [OFFER [BUILD_HASH]]
 //       listens on 127.0.0.1 (node id "ws-peer"), prints "port N", serves the actions below
 //       until standard input closes.
+// OFFER: the release (or id) the peer offers, TransportOptions::forRelease; without it the
+// peer offers TransportVersion::current() with ES 8's minimum, 7.17.0. With it, the
+// refused version is offered as its release would (forRelease). BUILD_HASH: the build hash
+// the server's transport handshake names (ES 8.19 refuses a peer of its own release with
+// another hash).
 //
 // The bodies are those of TransportCheck's ES request and response classes: one string each
 // (the parent TaskId ES's TransportRequest writes first is wirestream's frame's: frame.h).
@@ -31,6 +36,7 @@
 #include "stream/stream_output.h"
 #include "stream/transport_version.h"
 #include "stream/writeable.h"
+#include "transport/handshake.h"
 #include "transport/transport_errors.h"
 #include "transport/transport_service.h"
 
@@ -65,10 +71,16 @@ std::string describe(std::exception_ptr e) {
   }
 }
 
+// The options of a node offering `offer` (forRelease), or the defaults.
+TransportOptions offering(const std::string& offer) {
+  return offer.empty() ? TransportOptions{} : TransportOptions::forRelease(offer);
+}
+
 struct Client {
   uint16_t port;
   int32_t es_id;
   int32_t refused_id;
+  std::string offer;
   int failures = 0;
 
   void report(const std::string& name, const std::string& why) {
@@ -97,8 +109,8 @@ struct Client {
     return service.submitRequest(conn, "interop/echo", TextRequest(text), readText, 10s, ctx).get();
   }
 
-  static TransportOptions options() {
-    TransportOptions o;
+  TransportOptions options() const {
+    TransportOptions o = offering(offer);
     o.node_name = "ws-client";
     o.connect_timeout = 10s;
     return o;
@@ -110,7 +122,7 @@ struct Client {
     run("handshake", [&]() -> std::string {
       conn = service.connect("127.0.0.1", port);
       // Both sides settle on the lower of the two versions, as ES's handshake does.
-      int32_t want = std::min(es_id, TransportVersion::current().id());
+      int32_t want = std::min(es_id, options().version.id());
       if (conn->version().id() != want) {
         return "settled on " + std::to_string(conn->version().id()) + ", ES would on " +
                std::to_string(want);
@@ -184,21 +196,29 @@ struct Client {
     run("a version ES refuses", [&]() -> std::string {
       TransportOptions o = options();
       o.version = TransportVersion(refused_id);
-      o.minimum_compatible_version = TransportVersion(refused_id);
+      o.minimum_compatible_version =
+          offer.empty() ? TransportVersion(refused_id) : transport::minimumCompatibleFor(o.version);
       TransportService old(o);
       try {
         old.connect("127.0.0.1", port);
         return "ES accepted version " + std::to_string(refused_id);
       } catch (const transport::TransportError& e) {
         std::cout << "  refused: " << e.type() << ": " << e.what() << "\n";
+        // ES 8.18 and later refuse by closing the connection unanswered (their
+        // InboundHandler logs ensureCompatibleVersion's message and closes).
+        if (!offer.empty() &&
+            std::string(e.what()).find("the peer closed the connection") == std::string::npos) {
+          return std::string("refused other than by a close: ") + e.what();
+        }
         return "";
       }
     });
   }
 };
 
-int serve() {
-  TransportOptions o;
+int serve(const std::string& offer, const std::string& build_hash) {
+  TransportOptions o = offering(offer);
+  if (!build_hash.empty()) o.build_hash = build_hash;
   o.node_name = "ws-peer";
   o.node_id = "ws-peer";
   TransportService service(o);
@@ -229,9 +249,12 @@ int main(int argc, char** argv) {
   using namespace wirestream::interop;
   std::string mode = argc > 1 ? argv[1] : "";
   try {
-    if (mode == "server" && argc == 2) return serve();
-    if (mode == "client" && argc == 5) {
-      Client c{static_cast<uint16_t>(std::stoi(argv[2])), std::stoi(argv[3]), std::stoi(argv[4])};
+    if (mode == "server" && argc >= 2 && argc <= 4) {
+      return serve(argc > 2 ? argv[2] : "", argc > 3 ? argv[3] : "");
+    }
+    if (mode == "client" && (argc == 5 || argc == 6)) {
+      Client c{static_cast<uint16_t>(std::stoi(argv[2])), std::stoi(argv[3]), std::stoi(argv[4]),
+               argc == 6 ? argv[5] : ""};
       c.runAll();
       return 0;
     }
@@ -239,6 +262,7 @@ int main(int argc, char** argv) {
     std::cerr << "peer: " << e.what() << "\n";
     return 1;
   }
-  std::cerr << "usage: peer client PORT ES_WIRE_ID REFUSED_ID | peer server\n";
+  std::cerr << "usage: peer client PORT ES_WIRE_ID REFUSED_ID [OFFER] | peer server [OFFER "
+               "[BUILD_HASH]]\n";
   return 2;
 }

@@ -180,5 +180,79 @@ TEST(HandshakeExchange, AFrameWithoutHeaderSizeIsRefusedUnlessAHandshakeRequest)
   EXPECT_THROW(decoder.feed(bytes, [](DecodedFrame&&) {}), CorruptStreamError);
 }
 
+// ES 9.x's TransportHandshaker.sendHandshake sends at V9_HANDSHAKE_VERSION (8800000), and
+// its HandshakeRequest holds the release string there; 8.19's sends at
+// V8_HANDSHAKE_VERSION (7170099, with the pre-8.0 features array) without it.
+TEST(HandshakeExchange, Es9RequestsTravelAtTheV9HandshakeVersionWithTheRelease) {
+  const TransportVersion v95(9458007), v819(8841096);
+  InboundMessage m = requestFrom(v95, kV8_19FirstVersion);
+  EXPECT_EQ(m.header.version(), kV9HandshakeVersion);
+  BytesReferenceStreamInput in(m.body());
+  in.setTransportVersion(m.header.version());
+  TcpHandshakeRequest r = TcpHandshakeRequest::readFrom(in);
+  EXPECT_EQ(r.version, v95);
+  EXPECT_EQ(r.release_version, "9.5.3");
+  m = requestFrom(v819, kV7_17_0);
+  EXPECT_EQ(m.header.version(), kV8HandshakeVersion);
+}
+
+// ES 8.19 answering a 9.x request: the version it settled on (its own, the lower) and
+// its release string, at the request's header version 8800000.
+TEST(HandshakeExchange, Es819AnswersTheSettledVersionWithItsRelease) {
+  const TransportVersion v95(9458007), v819(8841096);
+  const HandshakeIdentity local{v819, kV7_17_0, "node-a", "127.0.0.1:9300", "peer"};
+  const HandshakeAnswer a = answerHandshake(requestFrom(v95, kV8_19FirstVersion), local);
+  ASSERT_TRUE(a.agreed);
+  EXPECT_EQ(*a.agreed, v819);
+  const InboundMessage response = InboundMessage::parse(decodeOne(*a.frame), 1 << 20);
+  EXPECT_EQ(response.header.version(), kV9HandshakeVersion);
+  BytesReferenceStreamInput in(response.body());
+  in.setTransportVersion(response.header.version());
+  const TcpHandshakeResponse body = readHandshakeResponseBody(in);
+  EXPECT_EQ(body.version, v819);
+  EXPECT_EQ(body.release_version, "8.19.21");
+  EXPECT_EQ(in.available(), 0u);
+  EXPECT_EQ(agreedVersion(body, v95, kV8_19FirstVersion, "peer"), v819);
+
+  // 9.5.3 answering 8.19.21 (header 7170099): the peer's version, no release string.
+  const HandshakeIdentity nine{v95, kV8_19FirstVersion, "node-b", "127.0.0.1:9300", "peer"};
+  const HandshakeAnswer b = answerHandshake(requestFrom(v819, kV7_17_0), nine);
+  ASSERT_TRUE(b.agreed);
+  EXPECT_EQ(*b.agreed, v819);
+  const InboundMessage r2 = InboundMessage::parse(decodeOne(*b.frame), 1 << 20);
+  EXPECT_EQ(r2.header.version(), kV8HandshakeVersion);
+  EXPECT_EQ(r2.body().toHex(), "88 cf 9b 04");
+}
+
+// ES 9.1+ refuses 8.18 (below 8841000) with ensureCompatibleVersion's
+// IllegalStateException, which its InboundHandler logs ("error processing handshake
+// version [...] received on [...], closing channel") and answers by closing the channel
+// (the real-ES harness saw it close); and a handshake header version outside
+// ALLOWED_HANDSHAKE_VERSIONS (6080099 for 9.x) unanswered, as InboundDecoder does.
+TEST(HandshakeExchange, Es9RefusesEs818AndA7xHeader) {
+  const TransportVersion v95(9458007), v818(8840011);
+  const HandshakeIdentity nine{v95, kV8_19FirstVersion, "node-b", "127.0.0.1:9300", "peer"};
+  const HandshakeAnswer a = answerHandshake(requestFrom(v818, kV7_17_0), nine);
+  EXPECT_FALSE(a.agreed);
+  EXPECT_EQ(a.refusal,
+            "error processing handshake version [7170099] received on [peer], closing channel: "
+            "Rejecting unreadable transport handshake from remote node with version "
+            "[8.18.8/8840011] received on [peer] since this node has version [9.5.3/9458007] "
+            "which has an incompatible wire format.");
+  EXPECT_FALSE(a.frame);
+
+  const HandshakeAnswer b =
+      answerHandshake(requestFrom(TransportVersion(7172999), kV7HandshakeVersion), nine);
+  EXPECT_FALSE(b.agreed);
+  EXPECT_FALSE(b.frame);
+  EXPECT_EQ(b.refusal,
+            "Received message from unsupported version: [6080099] allowed versions are: "
+            "[7170099, 8800000]");
+  // The connecting side refuses the same way (an answer below its minimum).
+  EXPECT_THROW(
+      (void)agreedVersion(TcpHandshakeResponse{v818, "8.18.8"}, v95, kV8_19FirstVersion, "peer"),
+      ConnectTransportError);
+}
+
 }  // namespace
 }  // namespace wirestream::transport::protocol

@@ -198,6 +198,56 @@ TEST_F(TransportTest, IncompatibleVersionIsRefused) {
   }
 }
 
+// Nodes offering ES releases (TransportOptions::forRelease) settle as ES 8.19 and 9.x
+// do, and a 9.x node refuses an 8.18 one with ES's message.
+TEST_F(TransportTest, ReleasesFrom818HandshakeAsEsDoes) {
+  auto offering = [](const std::string& release, TransportOptions base) {
+    const TransportOptions o = TransportOptions::forRelease(release);
+    base.version = o.version;
+    base.minimum_compatible_version = o.minimum_compatible_version;
+    return base;
+  };
+  EXPECT_EQ(TransportOptions::forRelease("9.5.3").minimum_compatible_version.id(), 8841000);
+  EXPECT_EQ(TransportOptions::forRelease("9458007").version.id(), 9458007);
+  EXPECT_EQ(TransportOptions::forRelease("8.19.21").minimum_compatible_version.id(), 7170099);
+  EXPECT_EQ(TransportOptions::forRelease("8.7.0").version, TransportVersion::V_8_7_0);
+  EXPECT_THROW((void)TransportOptions::forRelease("9.9.9"), std::invalid_argument);
+  struct Case {
+    std::string server, client;
+    int32_t agreed;  // 0: refused
+  };
+  for (const Case& c : {Case{"9.5.3", "8.19.21", 8841096}, Case{"8.19.21", "9.5.3", 8841096},
+                        Case{"9.5.3", "9.1.0", 9112003}, Case{"8.19.21", "8.7.0", 8070099},
+                        Case{"9.5.3", "8.18.8", 0}, Case{"9.5.3", "8.7.0", 0}}) {
+    SCOPED_TRACE(c.server + " <- " + c.client);
+    startServer(offering(c.server, serverOptions()));
+    startClient(offering(c.client, clientOptions()));
+    if (c.agreed != 0) {
+      auto conn = client->connect("127.0.0.1", port);
+      EXPECT_EQ(conn->version().id(), c.agreed);
+      Blob r = client->submitRequest(conn, "echo", Blob({7}), readBlob, 5s).get();
+      EXPECT_EQ(r.bytes, (std::vector<uint8_t>{7}));
+      TransportHandshakeResponse h = client->transportHandshake(conn, 5s);
+      EXPECT_EQ(h.version.id(), releaseVersionIdOf(TransportVersion::parse(c.server)));
+      // VersionInformation travels from V_8_10_X on.
+      EXPECT_EQ(h.node.max_index_version,
+                conn->version().onOrAfter(kV8_10_X)
+                    ? indexVersionsOf(TransportVersion::parse(c.server)).max
+                    : 0);
+    } else {
+      // As ES 8.18+: the refusal is logged, the connection closed unanswered.
+      EXPECT_THROW(client->connect("127.0.0.1", port), ConnectTransportError);
+      EXPECT_NE(server_log.waitFor({"WARN",
+                                    "Rejecting unreadable transport handshake from "
+                                    "remote node with version [" +
+                                        c.client + "/"}),
+                "");
+    }
+    client.reset();
+    server.reset();
+  }
+}
+
 // A listener whose accept queue is full drops further SYNs (Linux, without
 // tcp_abort_on_overflow): a blocking connect would wait for the kernel's SYN
 // retries, minutes. connect_timeout must hold for the TCP connect itself.

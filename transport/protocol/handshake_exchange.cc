@@ -15,13 +15,27 @@ std::shared_ptr<BytesStreamOutput> handshakeRequestFrame(int64_t request_id,
                                                          TransportVersion minimum_compatible) {
   auto frame = std::make_shared<BytesStreamOutput>();
   const TcpHandshakeRequest request{version};
-  writeRequestFrame(*frame, {request_id, minimum_compatible, true}, kHandshakeAction, {},
-                    BodyOf(request), CompressionScheme::kNone);
+  writeRequestFrame(*frame,
+                    {request_id, handshakeRequestHeaderVersion(version, minimum_compatible), true},
+                    kHandshakeAction, {}, BodyOf(request), CompressionScheme::kNone);
   return frame;
 }
 
 TransportVersion readHandshakeResponse(StreamInput& in) {
   return TcpHandshakeResponse::readFrom(in).version;
+}
+
+TcpHandshakeResponse readHandshakeResponseBody(StreamInput& in) {
+  return TcpHandshakeResponse::readFrom(in);
+}
+
+TransportVersion agreedVersion(const TcpHandshakeResponse& remote, TransportVersion local,
+                               TransportVersion minimum_compatible, const std::string& channel) {
+  if (local.before(kV8_18_0)) return agreedVersion(remote.version, local, minimum_compatible);
+  HandshakeNegotiation n = negotiateHandshakeVersion(local, minimum_compatible, remote.version,
+                                                     remote.release_version, channel);
+  if (!n.agreed) throw ConnectTransportError(n.refusal);
+  return *n.agreed;
 }
 
 TransportVersion agreedVersion(TransportVersion remote, TransportVersion local,
@@ -44,10 +58,37 @@ HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeId
   const TransportVersion request_version = request.header.version();
   BytesReferenceStreamInput in(request.body());
   in.setTransportVersion(request_version);
-  const TransportVersion remote = TcpHandshakeRequest::readFrom(in).version;
-  if (in.available() != 0) throw std::runtime_error("handshake request has unread bytes");
   HandshakeAnswer answer;
+  // ES 8.18 and later close the connection on a handshake header version they
+  // do not list, before reading the body and without an answer.
+  answer.refusal = handshakeHeaderRefusal(local.version, request_version);
+  if (!answer.refusal.empty()) return answer;
+  const TcpHandshakeRequest request_body = TcpHandshakeRequest::readFrom(in);
+  const TransportVersion remote = request_body.version;
+  if (in.available() != 0) throw std::runtime_error("handshake request has unread bytes");
   answer.frame = std::make_shared<BytesStreamOutput>();
+  if (local.version.onOrAfter(kV8_18_0)) {
+    // ES 8.18 and later answer the version they settled on (or refuse), with
+    // their release string at a V9 header version.
+    HandshakeNegotiation n =
+        negotiateHandshakeVersion(local.version, local.minimum_compatible, remote,
+                                  request_body.release_version, local.peer_address);
+    answer.warning = !n.warning.empty() ? n.warning : n.deprecation;
+    if (!n.agreed) {
+      // ES 8.18+'s InboundHandler answers nothing: it logs "error processing
+      // handshake version [...]" with the refusal and closes the channel.
+      answer.frame.reset();
+      answer.refusal = "error processing handshake version [" +
+                       std::to_string(request_version.id()) + "] received on [" +
+                       local.peer_address + "], closing channel: " + n.refusal;
+      return answer;
+    }
+    answer.agreed = n.agreed;
+    const TcpHandshakeResponse response{*n.agreed, releaseNameOf(local.version)};
+    writeResponseFrame(*answer.frame, {id, request_version, true}, {}, BodyOf(response),
+                       CompressionScheme::kNone);
+    return answer;
+  }
   if (remote.before(local.minimum_compatible)) {
     answer.refusal = unsupportedVersionMessage(remote, local.minimum_compatible);
     const auto wrapped = wrapInRemoteTransport(

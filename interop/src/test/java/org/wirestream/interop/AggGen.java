@@ -316,7 +316,7 @@ final class AggGen {
     double k0 = Math.floor(rnd.nextInt(200) - 100) * interval + offset;
     for (int i = 0, n = rnd.nextInt(8); i < n; i++) {
       k0 += interval * (1 + rnd.nextInt(3));
-      buckets.add(new InternalHistogram.Bucket(k0, minDocCount + rnd.nextInt(100), keyed, f,
+      buckets.add(Es.histogramBucket(k0, minDocCount + rnd.nextInt(100), keyed, f,
           subs(s.subs, depth + 1)));
     }
     InternalHistogram.EmptyBucketInfo empty = null;
@@ -350,7 +350,7 @@ final class AggGen {
     long key = 1_600_000_000_000L + rnd.nextInt(1_000_000) * 60_000L;
     for (int i = 0, n = rnd.nextInt(8); i < n; i++) {
       key += 3_600_000L * (1 + rnd.nextInt(48));
-      buckets.add(new InternalDateHistogram.Bucket(key, minDocCount + rnd.nextInt(100), keyed, f,
+      buckets.add(Es.dateHistogramBucket(key, minDocCount + rnd.nextInt(100), keyed, f,
           subs(s.subs, depth + 1)));
     }
     Object empty = null;
@@ -364,12 +364,8 @@ final class AggGen {
       k.setAccessible(true);  // package-private in ES
       empty = k.newInstance(rounding(), subs(s.subs, depth + 1), bounds);
     }
-    Constructor<InternalDateHistogram> k = InternalDateHistogram.class.getDeclaredConstructor(
-        String.class, List.class, BucketOrder.class, long.class, long.class, info,
-        DocValueFormat.class, boolean.class, Map.class);
-    k.setAccessible(true);  // package-private in ES
-    return k.newInstance(s.name, buckets, histogramOrder(s), minDocCount, offset, empty, f, keyed,
-        meta);
+    return Es.dateHistogram(s.name, buckets, histogramOrder(s), minDocCount, offset, empty, f,
+        keyed, false, meta);
   }
 
   InternalAggregation cardinality(Shape s, Map<String, Object> meta) throws Exception {

@@ -401,7 +401,7 @@ final class ReduceShards {
         double keep = rnd.nextDouble();
         for (long i = first; i < first + span; i++) {
           if (rnd.nextDouble() > keep) continue;
-          buckets.add(new InternalHistogram.Bucket(i * interval + offset, 1 + rnd.nextInt(100),
+          buckets.add(Es.histogramBucket(i * interval + offset, 1 + rnd.nextInt(100),
               keyed, format, subAggs(shard, false)));
         }
       }
@@ -475,7 +475,7 @@ final class ReduceShards {
         double keep = rnd.nextDouble();
         for (long k : keys) {
           if (rnd.nextDouble() > keep) continue;
-          buckets.add(new InternalDateHistogram.Bucket(k, 1 + rnd.nextInt(100), keyed, format,
+          buckets.add(Es.dateHistogramBucket(k, 1 + rnd.nextInt(100), keyed, format,
               subAggs(shard, false)));
         }
       }
@@ -487,11 +487,8 @@ final class ReduceShards {
         k.setAccessible(true);  // package-private in ES
         emptyInfo = k.newInstance(rounding, subAggs(shard, true), bounds);
       }
-      Constructor<InternalDateHistogram> k = InternalDateHistogram.class.getDeclaredConstructor(
-          String.class, List.class, BucketOrder.class, long.class, long.class, info,
-          DocValueFormat.class, boolean.class, Map.class);
-      k.setAccessible(true);  // package-private in ES
-      return k.newInstance(name, buckets, order, minDocCount, 0L, emptyInfo, format, keyed, meta);
+      return Es.dateHistogram(name, buckets, order, minDocCount, 0L, emptyInfo, format, keyed,
+          false, meta);
     }
   }
 }

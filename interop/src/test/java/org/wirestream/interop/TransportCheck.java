@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.elasticsearch.Version;
 import org.elasticsearch.action.support.PlainActionFuture;
 import org.elasticsearch.cluster.node.DiscoveryNode;
 import org.elasticsearch.common.breaker.CircuitBreaker;
@@ -27,8 +26,6 @@ import org.elasticsearch.transport.Compression;
 import org.elasticsearch.transport.ConnectionProfile;
 import org.elasticsearch.transport.RemoteTransportException;
 import org.elasticsearch.transport.Transport;
-import org.elasticsearch.transport.TransportException;
-import org.elasticsearch.transport.TransportRequest;
 import org.elasticsearch.transport.TransportRequestOptions;
 import org.elasticsearch.transport.TransportResponse;
 import org.elasticsearch.transport.TransportResponseHandler;
@@ -50,7 +47,7 @@ final class TransportCheck implements Check {
   }
 
   /** ES's side of the bodies: the TransportRequest (its parent TaskId) and one string. */
-  static final class TextRequest extends TransportRequest {
+  static final class TextRequest extends Es.TransportRequestBase {
     final String text;
 
     TextRequest(String text) {
@@ -94,12 +91,12 @@ final class TransportCheck implements Check {
         .put("transport.host", "127.0.0.1")
         .put("transport.port", "19300-19500")
         .build();
-    ThreadPool threadPool = new ThreadPool(settings);
+    ThreadPool threadPool = Es.threadPool(settings);
     Transport transport =
         Es.netty4Transport(settings, threadPool, new NamedWriteableRegistry(List.of()));
     TransportService es = new TransportService(settings, transport, threadPool,
         TransportService.NOOP_TRANSPORT_INTERCEPTOR,
-        address -> new DiscoveryNode("es-interop", address.publishAddress(), Version.CURRENT),
+        address -> Es.discoveryNode("es-interop", address.publishAddress()),
         null, Set.of());
     registerActions(es, threadPool);
     es.start();
@@ -117,15 +114,15 @@ final class TransportCheck implements Check {
   }
 
   static void registerActions(TransportService es, ThreadPool threadPool) {
-    es.registerRequestHandler("interop/echo", ThreadPool.Names.SAME, TextRequest::new,
+    Es.registerHandler(es, "interop/echo", TextRequest::new,
         (req, channel, task) -> {
           String h = threadPool.getThreadContext().getHeader("X-Interop");
           channel.sendResponse(new TextResponse(req.text + "|" + (h == null ? "-" : h)));
         });
-    es.registerRequestHandler("interop/big", ThreadPool.Names.SAME, TextRequest::new,
+    Es.registerHandler(es, "interop/big", TextRequest::new,
         (req, channel, task) ->
             channel.sendResponse(new TextResponse("x".repeat(Integer.parseInt(req.text)))));
-    es.registerRequestHandler("interop/fail", ThreadPool.Names.SAME, TextRequest::new,
+    Es.registerHandler(es, "interop/fail", TextRequest::new,
         (req, channel, task) -> {
           if (req.text.equals("cbe")) {
             throw new CircuitBreakingException("too much", 100, 50,
@@ -135,10 +132,42 @@ final class TransportCheck implements Check {
         });
   }
 
+  /**
+   * What the peer offers: nothing (wirestream's default, 8.7.0) up to ES 8.8, whose releases
+   * talk to it; after, ES's own transport version (ES 9.1 and later talk to 8.19 and later only),
+   * so that each handshake follows that release's rules.
+   */
+  static List<String> offer() {
+    int id = Es.transportVersionId();
+    return id <= 8080199 ? List.of() : List.of(String.valueOf(id));
+  }
+
+  /**
+   * The jar's build hash (Build.CURRENT up to 8.x, Build.current() after): ES 8.19 refuses a
+   * transport handshake from a node of its own release with another hash.
+   */
+  static String buildHash() {
+    try {
+      Class<?> build = Class.forName("org.elasticsearch.Build");
+      Object current;
+      try {
+        current = build.getMethod("current").invoke(null);
+      } catch (NoSuchMethodException e) {
+        current = build.getField("CURRENT").get(null);
+      }
+      return String.valueOf(build.getMethod("hash").invoke(current));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("no build hash in this ES jar", e);
+    }
+  }
+
   /** The peer connects to ES and runs its cases; each "pass"/"fail" line is one case. */
   static void wirestreamToEs(Context ctx, int port, Result r) throws Exception {
-    Process p = new ProcessBuilder(ctx.peer.toString(), "client", String.valueOf(port),
-        String.valueOf(Es.transportVersionId()), String.valueOf(Es.refusedVersionId()))
+    List<String> command = new java.util.ArrayList<>(List.of(ctx.peer.toString(), "client",
+        String.valueOf(port), String.valueOf(Es.transportVersionId()),
+        String.valueOf(Es.refusedVersionId())));
+    command.addAll(offer());
+    Process p = new ProcessBuilder(command)
         .redirectError(ctx.work.resolve("peer-client.stderr").toFile())
         .start();
     int cases = 0;
@@ -164,27 +193,8 @@ final class TransportCheck implements Check {
   }
 
   static <T extends TransportResponse> TransportResponseHandler<T> handler(
-      StreamInputReader<T> reader, CompletableFuture<T> done) {
-    return new TransportResponseHandler<T>() {
-      @Override
-      public T read(StreamInput in) throws IOException {
-        return reader.read(in);
-      }
-
-      @Override
-      public void handleResponse(T response) {
-        done.complete(response);
-      }
-
-      @Override
-      public void handleException(TransportException e) {
-        done.completeExceptionally(e);
-      }
-    };
-  }
-
-  interface StreamInputReader<T> {
-    T read(StreamInput in) throws IOException;
+      org.elasticsearch.common.io.stream.Writeable.Reader<T> reader, CompletableFuture<T> done) {
+    return Es.responseHandler(reader, done);
   }
 
   interface Case {
@@ -229,7 +239,7 @@ final class TransportCheck implements Check {
 
   static Transport.Connection open(TransportService es, DiscoveryNode node,
       ConnectionProfile profile) throws Exception {
-    PlainActionFuture<Transport.Connection> f = PlainActionFuture.newFuture();
+    PlainActionFuture<Transport.Connection> f = new PlainActionFuture<>();
     es.openConnection(node, profile, f);
     return f.get(TIMEOUT_S, TimeUnit.SECONDS);
   }
@@ -251,7 +261,10 @@ final class TransportCheck implements Check {
   /** ES connects to the peer in server mode and calls its actions. */
   static void esToWirestream(Context ctx, TransportService es, ThreadPool threadPool, Result r)
       throws Exception {
-    Process p = new ProcessBuilder(ctx.peer.toString(), "server")
+    List<String> command = new java.util.ArrayList<>(List.of(ctx.peer.toString(), "server"));
+    command.addAll(offer());
+    if (command.size() > 2) command.add(buildHash());  // offering a release
+    Process p = new ProcessBuilder(command)
         .redirectError(ctx.work.resolve("peer-server.stderr").toFile())
         .start();
     try {
@@ -263,15 +276,15 @@ final class TransportCheck implements Check {
         return;
       }
       int port = Integer.parseInt(first.substring(5).trim());
-      DiscoveryNode seed = new DiscoveryNode("ws-peer",
-          new TransportAddress(InetAddress.getLoopbackAddress(), port), Version.CURRENT);
+      DiscoveryNode seed = Es.discoveryNode("ws-peer",
+          new TransportAddress(InetAddress.getLoopbackAddress(), port));
       // As ES meets a node it knows only the address of (a seed, a remote cluster): one
       // connection and the transport handshake tell who it is, then connectToNode opens
       // ES's full set of channels to that node.
       DiscoveryNode[] found = {seed};
       esCase(r, "handshake: the peer's DiscoveryNode", () -> {
         try (Transport.Connection c = open(es, seed, profile(null, null))) {
-          PlainActionFuture<DiscoveryNode> f = PlainActionFuture.newFuture();
+          PlainActionFuture<DiscoveryNode> f = new PlainActionFuture<>();
           es.handshake(c, TimeValue.timeValueSeconds(10), f);
           found[0] = f.get(TIMEOUT_S, TimeUnit.SECONDS);
           return found[0].getId().equals("ws-peer") ? null : "node " + found[0];
@@ -279,7 +292,7 @@ final class TransportCheck implements Check {
       });
       DiscoveryNode node = found[0];
       esCase(r, "connectToNode: every channel of ES's default profile", () -> {
-        PlainActionFuture<Releasable> f = PlainActionFuture.newFuture();
+        PlainActionFuture<Releasable> f = new PlainActionFuture<>();
         es.connectToNode(node, f);
         f.get(TIMEOUT_S, TimeUnit.SECONDS);
         return es.nodeConnected(node) ? null : "not connected";

@@ -28,7 +28,7 @@ import java.util.TreeSet;
 import org.apache.lucene.util.BytesRef;
 import org.elasticsearch.common.bytes.BytesArray;
 import org.elasticsearch.common.geo.GeoPoint;
-import org.elasticsearch.common.text.Text;
+import org.wirestream.interop.compat.Es;
 
 /**
  * Random values at their edges, their JSON forms for the runner (generic values in the tagged
@@ -165,7 +165,7 @@ final class Values {
       }
       case 11: {
         String s = Strings.random(rnd);
-        return tagged(new Text(s), "text", J.textNode(s));
+        return tagged(Es.text(s), "text", J.textNode(s));
       }
       case 12: {
         short s = (short) rnd.nextInt();

@@ -98,4 +98,111 @@ public final class Es {
   public static int refusedVersionId() {
     return 7160099;
   }
+
+  /** A generic value of tag 11 (Text): org.elasticsearch.common.text in this line. */
+  public static Object text(String s) {
+    return new org.elasticsearch.common.text.Text(s);
+  }
+
+  /** A histogram bucket. */
+  public static org.elasticsearch.search.aggregations.bucket.histogram.InternalHistogram.Bucket
+      histogramBucket(double key, long docCount, boolean keyed,
+          org.elasticsearch.search.DocValueFormat format,
+          org.elasticsearch.search.aggregations.InternalAggregations aggs) {
+    return new org.elasticsearch.search.aggregations.bucket.histogram.InternalHistogram.Bucket(
+        key, docCount, keyed, format, aggs);
+  }
+
+  /** A date_histogram bucket. */
+  public static org.elasticsearch.search.aggregations.bucket.histogram.InternalDateHistogram.Bucket
+      dateHistogramBucket(long key, long docCount, boolean keyed,
+          org.elasticsearch.search.DocValueFormat format,
+          org.elasticsearch.search.aggregations.InternalAggregations aggs) {
+    return new org.elasticsearch.search.aggregations.bucket.histogram.InternalDateHistogram.Bucket(
+        key, docCount, keyed, format, aggs);
+  }
+
+  /**
+   * A date_histogram (its constructor is package-private in ES: by reflection). This line has
+   * no downsampledResultsOffset: asking for one is an error.
+   */
+  public static org.elasticsearch.search.aggregations.InternalAggregation dateHistogram(
+      String name, java.util.List<?> buckets,
+      org.elasticsearch.search.aggregations.BucketOrder order, long minDocCount, long offset,
+      Object emptyInfo, org.elasticsearch.search.DocValueFormat format, boolean keyed,
+      boolean downsampledResultsOffset, java.util.Map<String, Object> meta) throws Exception {
+    if (downsampledResultsOffset) {
+      throw new IllegalArgumentException("ES " + release() + " has no downsampledResultsOffset");
+    }
+    Class<?> h = org.elasticsearch.search.aggregations.bucket.histogram.InternalDateHistogram.class;
+    Class<?> info = Class.forName(h.getName() + "$EmptyBucketInfo");
+    var k = h.getDeclaredConstructor(String.class, java.util.List.class,
+        org.elasticsearch.search.aggregations.BucketOrder.class, long.class, long.class, info,
+        org.elasticsearch.search.DocValueFormat.class, boolean.class, java.util.Map.class);
+    k.setAccessible(true);
+    return (org.elasticsearch.search.aggregations.InternalAggregation) k.newInstance(
+        name, buckets, order, minDocCount, offset, emptyInfo, format, keyed, meta);
+  }
+
+  /** Whether this line's date_histogram has downsampledResultsOffset (8.13 and later). */
+  public static boolean hasDownsampledResultsOffset() {
+    return false;
+  }
+
+  // --- TransportCheck (the transport handshakes issue): ES's transport API of this line. ---
+
+  /** What TransportCheck's request classes extend: ES's TransportRequest of this line. */
+  public abstract static class TransportRequestBase
+      extends org.elasticsearch.transport.TransportRequest {
+    protected TransportRequestBase() {}
+
+    protected TransportRequestBase(org.elasticsearch.common.io.stream.StreamInput in)
+        throws java.io.IOException {
+      super(in);
+    }
+  }
+
+  /** A ThreadPool for a TransportService of this line. */
+  public static org.elasticsearch.threadpool.ThreadPool threadPool(
+      org.elasticsearch.common.settings.Settings settings) {
+    return new org.elasticsearch.threadpool.ThreadPool(settings);
+  }
+
+  /** A node of this release known by its id and address only. */
+  public static org.elasticsearch.cluster.node.DiscoveryNode discoveryNode(
+      String id, org.elasticsearch.common.transport.TransportAddress address) {
+    return new org.elasticsearch.cluster.node.DiscoveryNode(id, address, Version.CURRENT);
+  }
+
+  /** Registers a handler that runs on the transport thread. */
+  public static <R extends org.elasticsearch.transport.TransportRequest> void registerHandler(
+      org.elasticsearch.transport.TransportService service, String action,
+      org.elasticsearch.common.io.stream.Writeable.Reader<R> reader,
+      org.elasticsearch.transport.TransportRequestHandler<R> handler) {
+    service.registerRequestHandler(action, org.elasticsearch.threadpool.ThreadPool.Names.SAME,
+        reader, handler);
+  }
+
+  /** A response handler that reads with `reader` and completes `done`. */
+  public static <T extends org.elasticsearch.transport.TransportResponse>
+      org.elasticsearch.transport.TransportResponseHandler<T> responseHandler(
+          org.elasticsearch.common.io.stream.Writeable.Reader<T> reader,
+          java.util.concurrent.CompletableFuture<T> done) {
+    return new org.elasticsearch.transport.TransportResponseHandler<T>() {
+      @Override
+      public T read(org.elasticsearch.common.io.stream.StreamInput in) throws java.io.IOException {
+        return reader.read(in);
+      }
+
+      @Override
+      public void handleResponse(T response) {
+        done.complete(response);
+      }
+
+      @Override
+      public void handleException(org.elasticsearch.transport.TransportException e) {
+        done.completeExceptionally(e);
+      }
+    };
+  }
 }
