@@ -3,7 +3,15 @@
 // and renders, the iterator of their vector-like views, and the sub-
 // aggregations a const bucket proxy hands out.
 //
-//   for (auto&& b : terms.buckets()) use(b.key, b.doc_count);  // proxies, not Bucket objects
+// Example (runs: bucket_columns):
+//   #include "aggregations/terms.h"
+//   StringTerms terms("genres", Metadata());
+//   terms.buckets().push_back({"rock", /*doc_count=*/12, /*doc_count_error=*/0, {}});
+//   int64_t docs = 0;
+//   for (auto&& b : std::as_const(terms).buckets()) {  // proxies, not Bucket objects
+//     std::string_view key = b.key;                   // "rock"
+//     docs += b.doc_count;                            // 12
+//   }
 //
 // Header-only; stateless apart from what each type holds. Thread-safety as the
 // containers: concurrent const use is safe.

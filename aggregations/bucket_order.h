@@ -1,11 +1,20 @@
 // BucketOrder: how the buckets of a multi-bucket aggregation are sorted
 // (`_count`, `_key`, a sub-aggregation's value, or several of those in turn).
 //
-//   BucketOrder o = BucketOrder::compound({BucketOrder::aggregation("avg_price", false),
-//                                          BucketOrder::count(false)});
-//   o.writeTo(out);                         // FF 02 00 00 09 "avg_price" 01
-//   BucketOrder back = BucketOrder::readFrom(in);
+// Example (runs: bucket_order):
+//   #include <algorithm>
+//   #include <cassert>
+//   #include "aggregations/terms.h"
+//   #include "stream/bytes_stream_output.h"
+//   BucketOrder o = BucketOrder::compound({BucketOrder::count(false), BucketOrder::key(true)});
+//   BytesStreamOutput out;
+//   o.writeTo(out);                         // FF 02 01 04: compound of 2, count desc, key asc
+//   BytesReferenceStreamInput in(out.bytes());
+//   assert(BucketOrder::readFrom(in) == o);
+//   std::vector<LongTerms::Bucket> b = {{/*key=*/1, /*doc_count=*/3, 0, {}}, {2, 5, 0, {}},
+//                                       {0, 3, 0, {}}};
 //   std::sort(b.begin(), b.end(), [&](auto& x, auto& y) { return o.compare(x, y) < 0; });
+//   assert(b[0].key == 2 && b[1].key == 0 && b[2].key == 1);  // most documents, then by key
 //
 // Wire ids (wire format §7): COUNT_DESC=1, COUNT_ASC=2, KEY_DESC=3, KEY_ASC=4,
 // sub-aggregation=0 (+ boolean ascending, string path), compound=0xFF (+ VInt

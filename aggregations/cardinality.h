@@ -1,10 +1,12 @@
 // Cardinality: the approximate count of distinct values, a HyperLogLog++
 // sketch per shard merged on reduce.
 //
+// Example (runs: cardinality):
+//   #include <cassert>
 //   HyperLogLogPlusPlus sketch(14);
-//   sketch.collect(HyperLogLogPlusPlus::hashBytes(value));
-//   Cardinality c("distinct_users", Metadata::none(), std::move(sketch));
-//   c.value();                                   // the estimate
+//   for (int64_t user : {7, 8, 7}) sketch.collect(HyperLogLogPlusPlus::hashLong(user));
+//   Cardinality c("distinct_users", Metadata(), std::move(sketch));
+//   assert(c.value() == 2);                      // the estimate (exact while this small)
 //
 // Wire format §7: format, boolean hasSketch, the sketch. Reduce merges every
 // sketch present (CorruptStreamError if their precisions differ: sketches come

@@ -5,11 +5,20 @@
 // instead of bucket after bucket. An Elasticsearch node cannot read it: send
 // it only to a peer that negotiated it (transport/features.h).
 //
+// Example (runs: columnar):
+//   #include <cassert>
+//   #include "aggregations/registry.h"
+//   #include "aggregations/terms.h"
+//   #include "stream/bytes_stream_output.h"
+//   auto years = std::make_unique<LongTerms>("years", Metadata());
+//   years->buckets().push_back({2024, /*doc_count=*/7, /*doc_count_error=*/0, {}});
+//   InternalAggregations aggs;
+//   aggs.add(std::move(years));
 //   BytesStreamOutput out;
 //   columnar::writeAggregations(out, aggs);       // instead of aggs.writeTo(out)
 //   BytesReferenceStreamInput in(out.bytes());
 //   InternalAggregations back = columnar::readAggregations(in, defaultRegistry());
-//   // back == aggs: the same objects InternalAggregations::readFrom gives for the ES bytes
+//   assert(back == aggs);  // the objects InternalAggregations::readFrom gives for ES bytes
 //
 // Which aggregations go in columns: those of the four types above with at
 // least one bucket whose buckets all carry the same list of sub-aggregations

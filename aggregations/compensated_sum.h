@@ -2,9 +2,13 @@
 // the sum/avg/stats reduces so that adding many shard partial sums loses no
 // more precision than ES does (the reduced doubles match ES bit for bit).
 //
+// Example (runs: compensated_sum):
+//   #include <cassert>
+//   #include <vector>
+//   std::vector<double> shard_sums = {1e16, 1.0, 1.0};
 //   CompensatedSum s;
 //   for (double v : shard_sums) s.add(v);
-//   double total = s.value();
+//   assert(s.value() == 1e16 + 2);  // plain += gives 1e16: each 1.0 is lost
 //
 // A value type; not thread-safe.
 #pragma once

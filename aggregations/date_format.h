@@ -3,8 +3,12 @@
 // zones listed below, plus the calendar arithmetic date_histogram's rounding
 // needs (civil dates from epoch days, and back).
 //
-//   auto s = date_format::format("strict_date_optional_time", "Z", 1420070400, 0);
-//   // "2015-01-01T00:00:00.000Z"
+// Example (runs: date_format):
+//   #include <cassert>
+//   std::optional<std::string> s =
+//       date_format::format("strict_date_optional_time", "Z", 1420070400, 0);
+//   assert(s == "2015-01-01T00:00:00.000Z");
+//   assert(!date_format::format("strict_date_optional_time", "Mars/Olympus", 0, 0));
 //
 // Patterns (the first of "a||b" is the printer, as in ES):
 //   - built-in names, with or without "strict_": date_optional_time,

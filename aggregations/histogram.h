@@ -1,10 +1,14 @@
 // Histogram: buckets of fixed width over a numeric field.
 //
-//   Histogram h("price_ranges", Metadata::none());
+// Example (runs: histogram):
+//   #include "stream/bytes_stream_output.h"
+//   Histogram h("price_ranges", Metadata());
 //   h.setMinDocCount(0);
 //   h.setEmptyBucketInfo(Histogram::EmptyBucketInfo{/*interval=*/10, /*offset=*/0,
 //                                                   /*min_bound=*/0.0, /*max_bound=*/100.0, {}});
 //   h.buckets().push_back({/*key=*/10, /*doc_count=*/3, {}});
+//   BytesStreamOutput out;
+//   h.writeTo(out);
 //
 // Wire format §7 (Histogram). The reduce merges buckets by key; the final
 // reduce drops buckets under minDocCount and, when minDocCount is 0, fills the

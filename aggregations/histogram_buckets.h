@@ -4,9 +4,18 @@
 // metric shape, as metric columns: metric_columns.h), with a vector-like API
 // over them, as TermsBuckets (terms.h) for terms.
 //
+// Example (runs: histogram_buckets):
+//   #include <cassert>
+//   #include "aggregations/histogram.h"
+//   #include "aggregations/metrics.h"
+//   Histogram h("price_ranges", Metadata());
+//   InternalAggregations subs;
+//   subs.add(std::make_unique<Max>("max_price", Metadata(), 19.5));
 //   h.buckets().push_back({/*key=*/10, /*doc_count=*/3, std::move(subs)});
-//   for (auto&& b : std::as_const(h).buckets()) total += b.doc_count;
+//   int64_t total = 0;
+//   for (auto&& b : std::as_const(h).buckets()) total += b.doc_count;  // 3
 //   h.buckets()[0].doc_count = 4;  // a BucketRef: references into the columns
+//   assert(std::as_const(h).buckets()[0].doc_count == 4);
 //
 // operator[] and iteration yield proxies: a BucketRef (non-const) whose
 // fields are references into the columns (taking one turns metric columns

@@ -1,10 +1,18 @@
 // HyperLogLogPlusPlus: the cardinality sketch of ES's `cardinality`
 // aggregation, with ES's two representations and byte-compatible encoding.
 //
+// Example (runs: hyperloglog_plus_plus):
+//   #include <cassert>
+//   #include <string_view>
 //   HyperLogLogPlusPlus s(14);                      // precision 4..18, 2^p registers
-//   for (auto& term : terms) s.collect(HyperLogLogPlusPlus::hashBytes(term));
+//   for (std::string_view term : {"rock", "jazz", "rock"}) {
+//     auto bytes = reinterpret_cast<const uint8_t*>(term.data());
+//     s.collect(HyperLogLogPlusPlus::hashBytes({bytes, term.size()}));
+//   }
+//   HyperLogLogPlusPlus other(14);
+//   other.collect(HyperLogLogPlusPlus::hashLong(42));
 //   other.merge(s);                                 // same precision
-//   int64_t distinct = s.cardinality();
+//   assert(s.cardinality() == 2 && other.cardinality() == 3);
 //
 // Sparse ("linear counting"): the distinct hashes, each folded to the 32-bit
 // encoding of ES (the register index at precision 25 and, when it can't be

@@ -2,14 +2,24 @@
 // on one shard (or of a reduce), and the ordered list of them that a search
 // response or a bucket holds.
 //
+// Example (runs: internal_aggregation):
+//   #include <cassert>
+//   #include "aggregations/json/aggregation_json.h"
+//   #include "aggregations/metrics.h"
+//   #include "aggregations/registry.h"
+//   #include "stream/bytes_stream_output.h"
+//   InternalAggregations shard0, shard1;
+//   shard0.add(std::make_unique<Max>("max_price", Metadata(), 42.5));
+//   shard1.add(std::make_unique<Max>("max_price", Metadata(), 17.0));
 //   BytesStreamOutput out;
-//   aggs.writeTo(out);                                    // wire format §7
+//   shard0.writeTo(out);                                  // wire format §7
 //   BytesReferenceStreamInput in(out.bytes());
-//   InternalAggregations back = InternalAggregations::readFrom(in, defaultRegistry());
+//   assert(InternalAggregations::readFrom(in, defaultRegistry()) == shard0);
 //   const InternalAggregations* shards[] = {&shard0, &shard1};  // a span, not a braced list
 //   InternalAggregations total =
 //       InternalAggregations::reduce(shards, ReduceContext::finalReduce());
 //   std::string body = toResponseJson(total).dump();  // aggregations/json: ES's shape (§8)
+//   assert(body == R"({"max_price":{"value":42.5}})");
 //
 // An InternalAggregation is a NamedWriteable: getWriteableName() is its type
 // ("sterms"), getName() the name the user gave it. writeTo() writes the name,
@@ -163,11 +173,10 @@ class InternalAggregation : public NamedWriteable {
 };
 
 // The members every concrete aggregation type would write alike, supplied
-// once: getWriteableName() is Derived::kType and clone() copies.
-//
-//   class Avg final : public AggregationBase<Avg, MetricAggregation> {
-//     Avg(...) : AggregationBase(std::move(name), std::move(metadata)) {}
-//   };
+// once: getWriteableName() is Derived::kType and clone() copies. A type
+// derives from it with itself and its base (metrics.h: `class Avg final :
+// public AggregationBase<Avg, MetricAggregation>`) and passes its name and
+// metadata on: `AggregationBase(std::move(name), std::move(metadata))`.
 //
 // In a class template (InternalTerms<Key>) the base is dependent: name it
 // with its arguments, AggregationBase<InternalTerms>(...), and reach the

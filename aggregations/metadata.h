@@ -1,9 +1,15 @@
 // Metadata: the user's `meta` object an aggregation carries back unchanged.
 // Its JSON forms: aggregations/json/metadata_json.h.
 //
+// Example (runs: metadata):
+//   #include <cassert>
+//   #include "stream/bytes_stream_output.h"
+//   #include "stream/structured/structured_stream.h"
 //   Metadata m = GenericValue::ofMap({{"color", "blue"}});
+//   BytesStreamOutput out;
 //   writeGenericValue(out, m);                   // wire format §3: a map, or null -> FF
-//   Metadata back = readMetadata(in);           // CorruptStreamError unless map or null
+//   BytesReferenceStreamInput in(out.bytes());
+//   assert(readMetadata(in) == m);               // CorruptStreamError unless map or null
 //
 // Stateless functions; thread-safe.
 #pragma once

@@ -5,11 +5,18 @@
 // an avg are then a prototype Avg and two arrays (sums, counts), not a
 // million lists of objects.
 //
+// Example (runs: metric_columns):
+//   #include <cassert>
+//   #include "aggregations/metrics.h"
+//   InternalAggregations bucket0, bucket1, other;
+//   bucket0.add(std::make_unique<Avg>("avg_price", Metadata(), /*sum=*/85.0, /*count=*/2));
+//   bucket1.add(std::make_unique<Avg>("avg_price", Metadata(), /*sum=*/10.0, /*count=*/1));
+//   other.add(std::make_unique<Max>("avg_price", Metadata(), 1.0));
 //   MetricColumns m;
-//   if (m.start(bucket0_aggs) && m.append(bucket0_aggs)) {  // false: not of one metric shape
-//     m.append(bucket1_aggs);            // false (nothing appended): another shape
-//     InternalAggregations back = m.row(1);  // the objects again, equal to bucket1_aggs
-//   }
+//   bool columns = m.start(bucket0) && m.append(bucket0) && m.append(bucket1);
+//   assert(columns);                // start: false unless a list of the six metrics
+//   assert(!m.append(other));       // false, nothing appended: another shape
+//   assert(m.rows() == 2 && m.row(1) == bucket1);  // the objects again
 //
 // Used by the histogram bucket columns (histogram_buckets.h) and by the
 // columnar encoding (columnar.h), which sends and reads these columns as
@@ -41,8 +48,8 @@ class MetricColumns {
   // One sub-aggregation over the rows: its values of row i are element i of
   // the vectors its Kind's fields name (kindOf(metric).fields, which also
   // name them), the others empty:
-  //   max, min, sum: a[i]; avg: a[i] (sum), l[i] (count); value_count: l[i];
-  //   stats: l[i] (count), a[i] (min), b[i] (max), c[i] (sum).
+  // max, min, sum: a[i]; avg: a[i] (sum), l[i] (count); value_count: l[i];
+  // stats: l[i] (count), a[i] (min), b[i] (max), c[i] (sum).
   // (The vectors keep their public names; Kind is where their meaning lives.)
   struct Column {
     Metric metric;

@@ -1,7 +1,10 @@
 // The single-pass numeric metrics: Max, Min, Sum, Avg, ValueCount, Stats.
 //
-//   auto max = std::make_unique<Max>("max_price", Metadata::none(), 42.5);
-//   auto avg = std::make_unique<Avg>("avg_price", Metadata::none(), /*sum=*/85.0, /*count=*/2);
+// Example (runs: metrics):
+//   #include <cassert>
+//   auto max = std::make_unique<Max>("max_price", Metadata(), 42.5);
+//   auto avg = std::make_unique<Avg>("avg_price", Metadata(), /*sum=*/85.0, /*count=*/2);
+//   assert(max->value() == 42.5 && avg->value() == 42.5);
 //
 // Each starts its body with its DocValueFormat (wire format §7). Reduce as ES:
 // max/min of the values (an empty max is -inf, an empty min +inf), sums with

@@ -1,9 +1,16 @@
 // The registry of every aggregation type of wire format §7 (their JSON:
 // aggregations/json/aggregation_json.h).
 //
+// Example (runs: registry):
+//   #include "aggregations/metrics.h"
+//   #include "stream/bytes_stream_output.h"
+//   InternalAggregations sent;
+//   sent.add(std::make_unique<Sum>("total", Metadata(), 3.0));
+//   BytesStreamOutput out;
+//   sent.writeTo(out);
+//   BytesReferenceStreamInput in(out.bytes());
 //   const NamedWriteableRegistry& r = defaultRegistry();
 //   InternalAggregations aggs = InternalAggregations::readFrom(in, r);
-//
 //   NamedWriteableRegistry mine;                // or add them to your own
 //   registerAggregations(mine);                 // `mine` must outlive its readers' use
 //

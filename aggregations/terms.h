@@ -1,11 +1,14 @@
 // Terms aggregation results: StringTerms (`sterms`, keys are bytes),
 // LongTerms (`lterms`) and DoubleTerms (`dterms`), one template over the key.
 //
-//   StringTerms t("genres", Metadata::none());
+// Example (runs: terms):
+//   #include "stream/bytes_stream_output.h"
+//   StringTerms t("genres", Metadata());
 //   t.setOrder(BucketOrder::count(false));
 //   t.setRequiredSize(10);
 //   t.setShardSize(25);
 //   t.buckets().push_back({"rock", /*doc_count=*/12, /*doc_count_error=*/0, {}});
+//   BytesStreamOutput out;
 //   t.writeTo(out);
 //
 // Wire format §7 (Terms) and the reduce of §8: shard error bounds, merged

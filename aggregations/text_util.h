@@ -1,8 +1,10 @@
 // Byte and text helpers of the aggregations' renderings: UTF-8 checks for
 // keys that are arbitrary bytes, and hex for bytes that are not text.
 //
-//   text_util::toUtf8Lossy("a\xff");  // "a\xEF\xBF\xBD" (U+FFFD)
-//   text_util::fromHex("0aff");        // "\x0a\xff"; CorruptStreamError on bad hex
+// Example (runs: text_util):
+//   #include <cassert>
+//   assert(text_util::toUtf8Lossy("a\xff") == "a\xEF\xBF\xBD");  // U+FFFD
+//   assert(text_util::fromHex("0aff") == "\x0a\xff");  // CorruptStreamError on bad hex
 //
 // Stateless; thread-safe.
 #pragma once

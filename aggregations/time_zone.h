@@ -3,8 +3,10 @@
 // (RFC 8536), read by a small strict reader. date_histogram rounds and
 // date formats render with it in zones such as "Europe/Berlin".
 //
+// Example (runs: time_zone):
+//   #include <cassert>
 //   std::shared_ptr<const time_zone::ZoneRules> z = time_zone::load("Europe/Berlin");
-//   if (z) int32_t off = z->offsetAt(1616893200);  // 7200: CEST after 2021-03-28T01:00Z
+//   if (z) assert(z->offsetAt(1616893200) == 7200);  // CEST after 2021-03-28T01:00Z
 //
 // As java.time: a transition is a change of the UTC offset (TZif entries
 // that change only the abbreviation or the DST flag are dropped); before the

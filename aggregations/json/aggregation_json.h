@@ -3,9 +3,16 @@
 // (docs/wire-format.md §8) and the lossless wire JSON that `wirestream
 // decode` prints and `encode` reads (docs/cli.md).
 //
-//   nlohmann::ordered_json body = toResponseJson(total);  // {"genres": {...}}
+// Example (runs: aggregation_json):
+//   #include <cassert>
+//   #include "aggregations/terms.h"
+//   auto genres = std::make_unique<StringTerms>("genres", Metadata());
+//   genres->buckets().push_back({"rock", /*doc_count=*/12, /*doc_count_error=*/0, {}});
+//   InternalAggregations aggs;
+//   aggs.add(std::move(genres));
+//   nlohmann::ordered_json body = toResponseJson(aggs);   // {"genres": {...}}
 //   nlohmann::ordered_json wire = toWireJson(aggs);       // [{"type": "sterms", ...}]
-//   InternalAggregations back = aggregationsFromWireJson(wire);
+//   assert(aggregationsFromWireJson(wire) == aggs);
 //
 // Each type's JSON is found by its type name ("sterms", "histogram", ...) in
 // an AggregationJsonRegistry; defaultJsonRegistry() has every type of

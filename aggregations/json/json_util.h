@@ -46,9 +46,15 @@ double toDouble(const json& v, std::string_view what);
 // their own. A StrictRead opened while another is open on the thread is
 // inert (outermost() false): nested readers share the outermost one.
 //
+// Example (runs: json_util_strict_read):
+//   json doc = json::parse(R"({"doc_count": 3})");
 //   StrictRead strict(doc);
-//   try { read(doc); strict.refuseUnread(); } catch (const StreamError& e) {
-//   strict.rethrowLocated(e); }
+//   try {
+//     int64_t count = getLong(doc, "doc_count");
+//     strict.refuseUnread();  // throws if doc had a member no reader asked for
+//   } catch (const StreamError& e) {
+//     strict.rethrowLocated(e);  // e with the JSON path where reading stopped
+//   }
 class StrictRead {
  public:
   explicit StrictRead(const json& document);

@@ -2,9 +2,14 @@
 // the renderers use: lossless tagged JSON for `wirestream decode` / `encode`,
 // and the plain JSON of an ES response.
 //
-//   nlohmann::ordered_json j = genericToTaggedJson(m);   // {"map": [["color", "blue"]]}
-//   GenericValue back = genericFromTaggedJson(j);         // CorruptStreamError if malformed
-//   nlohmann::ordered_json plain = genericToPlainJson(m); // {"color": "blue"}
+// Example (runs: metadata_json):
+//   #include <cassert>
+//   GenericValue m = GenericValue::ofMap({{"color", "blue"}});
+//   nlohmann::ordered_json j = genericToTaggedJson(m);
+//   assert(j.dump() == R"({"map":[["color","blue"]]})");
+//   assert(genericFromTaggedJson(j) == m);                // CorruptStreamError if malformed
+//   nlohmann::ordered_json plain = genericToPlainJson(m);
+//   assert(plain.dump() == R"({"color":"blue"})");
 //
 // Stateless functions; thread-safe.
 #pragma once

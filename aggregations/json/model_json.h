@@ -2,9 +2,12 @@
 // DocValueFormat, HyperLogLogPlusPlus), and a DocValueFormat's rendering of a
 // key as a JSON value. The model classes know no JSON; these are their JSON.
 //
-//   nlohmann::ordered_json o = bucketOrderToJson(BucketOrder::count(false));  // {"_count":"desc"}
-//   BucketOrder back = bucketOrderFromJson(o);           // CorruptStreamError if malformed
-//   nlohmann::ordered_json k = formatLongJson(DocValueFormat::boolean(), 1);  // true
+// Example (runs: model_json):
+//   #include <cassert>
+//   nlohmann::ordered_json o = bucketOrderToJson(BucketOrder::count(false));
+//   assert(o.dump() == R"({"_count":"desc"})");
+//   assert(bucketOrderFromJson(o) == BucketOrder::count(false));  // or CorruptStreamError
+//   assert(formatLongJson(DocValueFormat::boolean(), 1) == true);
 //
 // Each *FromJson throws CorruptStreamError on anything its *ToJson does not
 // write. Stateless functions; thread-safe.
