@@ -200,6 +200,19 @@ void orderFinal(Buckets& buckets, const BucketOrder& order) {
   buckets.permute(index);
 }
 
+// ES's histogram readers sort the buckets of a V_8_13_0 <= v < V_8_14_0 node by key
+// (a stable sort, ascending): 8.13 could send them out of order.
+template <class Buckets>
+void resortFrom813(TransportVersion v, Buckets& buckets) {
+  if (!v.onOrAfter(TransportVersion::V_8_13_0) || !v.before(TransportVersion::V_8_14_0)) return;
+  std::vector<uint32_t> index(buckets.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
+  std::stable_sort(index.begin(), index.end(), [&](uint32_t x, uint32_t y) {
+    return Buckets::KeyTraits::compare(buckets.keyAt(x), buckets.keyAt(y)) < 0;
+  });
+  buckets.permute(index);
+}
+
 // Where the empty buckets go, besides between the keys.
 template <class Key>
 struct FillRange {
