@@ -142,14 +142,24 @@ typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> agg
       }
     }
     if (!all_scratch) {
-      buckets.append(*key, doc_count, InternalAggregations::reduce(lists, context));
+      buckets.append(*key, doc_count, InternalAggregations::reduceBucket(lists, context));
       return;
     }
     // Lists of one shape: InternalAggregations::reduce's groups are the
     // columns, in order, so each column's metrics are reduced directly.
+    // In ES's order of the groups (esReduceOrder), as InternalAggregations::reduce.
+    const size_t columns = shape->columns().size();
+    std::vector<std::string_view> names;
+    names.reserve(columns);
+    for (size_t j = 0; j < columns; ++j) names.push_back((*lists.front())[j].getName());
+    std::vector<size_t> calls;
+    calls.reserve(columns * lists.size());
+    for (size_t l = 0; l < lists.size(); ++l) {
+      for (size_t j = 0; j < columns; ++j) calls.push_back(j);
+    }
     std::vector<InternalAggregations::Ptr> reduced;
-    reduced.reserve(shape->columns().size());
-    for (size_t j = 0; j < shape->columns().size(); ++j) {
+    reduced.reserve(columns);
+    for (size_t j : esReduceOrder(context, names, calls, columns)) {
       group.clear();
       for (const InternalAggregations* list : lists) group.push_back(&(*list)[j]);
       reduced.push_back(group.front()->reduce(group, context));
@@ -282,8 +292,7 @@ void addEmptyBuckets(Buckets& buckets, const InternalAggregations& empty_templat
   // object among the empty buckets; here each copy is real memory (a row of
   // values when the buckets hold metric columns, objects otherwise), so each
   // counts before the copies are made.
-  const InternalAggregations* empty_subs[] = {&empty_template};
-  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
+  InternalAggregations reduced_empty = InternalAggregations::reduceSingle(empty_template, context);
   int64_t per_copy =
       std::max(reduced_empty.bucketCount(),
                static_cast<int64_t>(detail::copySize(reduced_empty) / kEmptyCopyBytesPerBucket));
