@@ -12,8 +12,11 @@
 //   offset         : long
 //   format         : DocValueFormat (named writeable)
 //   keyed          : boolean
+//   [>= V_8_13_0 (8595000), or a patch of V_8_12_1 (8560001)]
+//   downsampled_results_offset : boolean
 //   buckets        : VInt count, count x (long key, VLong doc_count,
-//                    InternalAggregations)
+//                    InternalAggregations); read from a V_8_13_0 <= v < V_8_14_0
+//                    node they are sorted by key again, as ES does
 // A negative doc count or min_doc_count, an unknown rounding id or unit, a
 // time interval below 1 ms (ES's constructor refuses it) and an offset
 // rounding inside another (ES's builder never nests them; stricter than ES)
@@ -33,7 +36,7 @@
 namespace wirestream::aggregations {
 
 DateHistogram::Unit DateHistogram::unitOf(int64_t id) {
-  if (id < 1 || id > 8) {
+  if (id < 1 || id > 10) {
     internal::throwCorrupt("Unknown date time unit id [" + std::to_string(id) + "]");
   }
   return static_cast<DateHistogram::Unit>(id);
@@ -256,6 +259,12 @@ class RegionRounding {
 }  // namespace
 
 int64_t DateHistogram::Rounding::nextRoundingValue(int64_t utc_millis) const {
+  if (unit && (*unit == Unit::kYearsOfCentury || *unit == Unit::kMonthsOfYear)) {
+    throw UnsupportedRoundingError("date_histogram rounding unit id [" +
+                                   std::to_string(static_cast<int>(*unit)) +
+                                   "] (YEARS_OF_CENTURY, MONTHS_OF_YEAR, after 8.7) is carried, "
+                                   "not computed");
+  }
   auto zone_offset = date_format::fixedOffsetSeconds(zone_id);
   std::shared_ptr<const time_zone::ZoneRules> region;
   if (!zone_offset) {
@@ -309,7 +318,11 @@ DateHistogram::DateHistogram(StreamInput& in, const NamedWriteableRegistry& regi
   offset_ = in.readLong();
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
+  if (hasDownsampledResultsOffset(in.transportVersion())) {
+    downsampled_results_offset_ = in.readBoolean();
+  }
   histogram_common::readBuckets(in, registry, buckets_);
+  histogram_common::resortFrom813(in.transportVersion(), buckets_);
 }
 
 void DateHistogram::doWriteTo(StreamOutput& out) const {
@@ -334,6 +347,9 @@ void DateHistogram::doWriteTo(StreamOutput& out) const {
   out.writeLong(offset_);
   format_.writeNamed(out);
   out.writeBoolean(keyed_);
+  if (hasDownsampledResultsOffset(out.transportVersion())) {
+    out.writeBoolean(downsampled_results_offset_);
+  }
   histogram_common::writeBuckets(out, buckets_);
 }
 
@@ -341,7 +357,8 @@ bool DateHistogram::doEquals(const InternalAggregation& other) const {
   const auto& o = static_cast<const DateHistogram&>(other);
   return order_ == o.order_ && min_doc_count_ == o.min_doc_count_ &&
          empty_bucket_info_ == o.empty_bucket_info_ && offset_ == o.offset_ &&
-         format_ == o.format_ && keyed_ == o.keyed_ && buckets_ == o.buckets_;
+         format_ == o.format_ && keyed_ == o.keyed_ &&
+         downsampled_results_offset_ == o.downsampled_results_offset_ && buckets_ == o.buckets_;
 }
 
 std::unique_ptr<InternalAggregation> DateHistogram::reduce(
@@ -362,6 +379,7 @@ std::unique_ptr<InternalAggregation> DateHistogram::reduce(
   out->offset_ = first.offset_;
   out->format_ = first.format_;
   out->keyed_ = first.keyed_;
+  out->downsampled_results_offset_ = first.downsampled_results_offset_;
   out->buckets_ = std::move(buckets);
   return out;
 }

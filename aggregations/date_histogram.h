@@ -45,6 +45,12 @@ class UnsupportedTimeZoneError : public StreamError {
   using StreamError::StreamError;
 };
 
+// A rounding wirestream carries but cannot compute (DateTimeUnit ids 9 and 10).
+class UnsupportedRoundingError : public StreamError {
+ public:
+  using StreamError::StreamError;
+};
+
 class DateHistogram final : public AggregationBase<DateHistogram> {
  public:
   static constexpr std::string_view kType = "date_histogram";
@@ -59,6 +65,11 @@ class DateHistogram final : public AggregationBase<DateHistogram> {
     kHourOfDay = 6,
     kMinutesOfHour = 7,
     kSecondOfMinute = 8,
+    // Added after 8.7 (8.19 and 9.x have them, ungated): carried on the wire; their
+    // rounding is not implemented, so an empty-bucket fill with one is
+    // UnsupportedRoundingError.
+    kYearsOfCentury = 9,
+    kMonthsOfYear = 10,
   };
 
   // ES's Rounding: a TimeUnitRounding (id 1) or a TimeIntervalRounding (id 2),
@@ -114,7 +125,7 @@ class DateHistogram final : public AggregationBase<DateHistogram> {
   DateHistogram(std::string name, Metadata metadata)
       : AggregationBase(std::move(name), std::move(metadata)) {}
   DateHistogram(StreamInput& in, const NamedWriteableRegistry& registry);
-  // The unit of ES's DateTimeUnit id 1..8; CorruptStreamError otherwise.
+  // The unit of ES's DateTimeUnit id 1..10; CorruptStreamError otherwise.
   static Unit unitOf(int64_t id);
   // CorruptStreamError unless a fixed interval (ms) is at least 1.
   static void checkInterval(int64_t interval);
@@ -134,6 +145,16 @@ class DateHistogram final : public AggregationBase<DateHistogram> {
   void setFormat(DocValueFormat f) { format_ = std::move(f); }
   bool keyed() const { return keyed_; }
   void setKeyed(bool v) { keyed_ = v; }
+  // ES's downsampledResultsOffset (a date_histogram over downsampled data whose offset
+  // follows the time zone): on the wire from V_8_13_0, or a patch of V_8_12_1, after
+  // keyed (dropped below, as ES does); the response then says
+  // "downsampled_results_offset": true.
+  bool downsampledResultsOffset() const { return downsampled_results_offset_; }
+  void setDownsampledResultsOffset(bool v) { downsampled_results_offset_ = v; }
+  // Whether `v` carries downsampledResultsOffset (ES's versionSupportsDownsamplingTimezone).
+  static bool hasDownsampledResultsOffset(TransportVersion v) {
+    return v.onOrAfter(TransportVersion::V_8_13_0) || v.isPatchFrom(TransportVersion::V_8_12_1);
+  }
   // The buckets as columns (histogram_buckets.h): a vector-like view whose
   // elements are proxies (`auto&&`, or the Bucket they convert to).
   using Buckets = HistogramBuckets<LongKey, Bucket>;
@@ -157,6 +178,7 @@ class DateHistogram final : public AggregationBase<DateHistogram> {
   int64_t offset_ = 0;
   DocValueFormat format_;
   bool keyed_ = false;
+  bool downsampled_results_offset_ = false;
   Buckets buckets_;
 };
 

@@ -353,10 +353,11 @@ void DocValueFormat::writeTo(StreamOutput& out) const {
   if (kind_ == Kind::kDecimal) {
     out.writeString(pattern_);
   } else if (kind_ == Kind::kDateTime) {
+    TransportVersion v = out.transportVersion();
     out.writeString(pattern_);
+    if (v.onOrAfter(TransportVersion::V_8_16_0)) out.writeString(locale_);
     out.writeString(zone_id_);
     out.writeVInt(static_cast<int32_t>(resolution_));
-    TransportVersion v = out.transportVersion();
     if (v.onOrAfter(kJodaFlagFrom) && v.before(TransportVersion::V_8_0_0)) out.writeBoolean(joda_);
     if (v.onOrAfter(kFormatSortValuesFrom)) out.writeBoolean(format_sort_values_);
   }
@@ -374,10 +375,11 @@ DocValueFormat DocValueFormat::readBody(std::string_view name, StreamInput& in) 
     if (n.kind == Kind::kDecimal) {
       f.pattern_ = in.readString();
     } else if (n.kind == Kind::kDateTime) {
+      TransportVersion v = in.transportVersion();
       f.pattern_ = in.readString();
+      if (v.onOrAfter(TransportVersion::V_8_16_0)) f.locale_ = in.readString();
       f.zone_id_ = in.readString();
       f.resolution_ = resolutionOf(in.readVInt());
-      TransportVersion v = in.transportVersion();
       if (v.onOrAfter(kJodaFlagFrom) && v.before(TransportVersion::V_8_0_0)) {
         f.joda_ = in.readBoolean();  // ES 8 ignores it; kept to write it back as read
       }

@@ -5,7 +5,9 @@
 //   name                  body                                    renders
 //   raw                   -                                       numbers, bytes as UTF-8
 //   bool                  -                                       0 -> false, else true
-//   date_time             pattern, zone id, VInt resolution (0 ms, 1 ns),
+//   date_time             pattern, [>= 8.16.0's 8772001] locale (Java's
+//                         Locale.toString, "" for ROOT), zone id, VInt
+//                         resolution (0 ms, 1 ns),
 //                         [7.7.0 <= v < 8.0.0] boolean joda (false),
 //                         [>= 7.13.0] boolean formatSortValues    date_format.h
 //   decimal               pattern                                 java.text.DecimalFormat subset
@@ -85,6 +87,16 @@ class DocValueFormat final : public NamedWriteable {
   const std::string& zoneId() const { return zone_id_; }
   Resolution resolution() const { return resolution_; }
   bool formatSortValues() const { return format_sort_values_; }
+  // date_time only: the formatter's locale as Java's Locale.toString ("" is ROOT, ES's
+  // default; "en_US", "de"). On the wire from V_8_16_0 (dropped below it, as ES does);
+  // the renderings below use the root locale's names whatever it is.
+  const std::string& locale() const { return locale_; }
+  // A copy with that locale (date_time only; ignored by the other kinds' wire).
+  DocValueFormat withLocale(std::string locale) const {
+    DocValueFormat f = *this;
+    f.locale_ = std::move(locale);
+    return f;
+  }
   // The 7.7.0..7.x flag "the pattern is joda style": ES 8 writes false and
   // ignores it; a value read is kept so that it is written back as it came.
   bool joda() const { return joda_; }
@@ -117,7 +129,7 @@ class DocValueFormat final : public NamedWriteable {
   bool operator==(const DocValueFormat& o) const {
     return kind_ == o.kind_ && pattern_ == o.pattern_ && zone_id_ == o.zone_id_ &&
            resolution_ == o.resolution_ && format_sort_values_ == o.format_sort_values_ &&
-           joda_ == o.joda_;
+           joda_ == o.joda_ && locale_ == o.locale_;
   }
 
  private:
@@ -129,6 +141,7 @@ class DocValueFormat final : public NamedWriteable {
   Resolution resolution_ = Resolution::kMilliseconds;
   bool format_sort_values_ = false;
   bool joda_ = false;
+  std::string locale_;
 };
 
 // Java's Double.toString (the shortest digits that round-trip): "10.0",

@@ -6,7 +6,8 @@
 //       double min bound (+inf: none), double max bound (-inf: none),
 //       InternalAggregations of an empty bucket
 //   format         : DocValueFormat (named writeable)
-//   keyed          : boolean
+//   keyed          : boolean (buckets read from a V_8_13_0 <= v < V_8_14_0 node are
+//                    sorted by key again, as ES does)
 //   buckets        : VInt count, count x (double key, VLong doc_count,
 //                    InternalAggregations)
 // A negative doc count or min_doc_count, or an interval that is not a
@@ -62,6 +63,7 @@ Histogram::Histogram(StreamInput& in, const NamedWriteableRegistry& registry)
   format_ = DocValueFormat::readFrom(in, registry);
   keyed_ = in.readBoolean();
   histogram_common::readBuckets(in, registry, buckets_);
+  histogram_common::resortFrom813(in.transportVersion(), buckets_);
 }
 
 void Histogram::doWriteTo(StreamOutput& out) const {

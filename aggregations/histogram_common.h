@@ -142,14 +142,24 @@ typename Agg::Buckets mergeByKey(std::span<const InternalAggregation* const> agg
       }
     }
     if (!all_scratch) {
-      buckets.append(*key, doc_count, InternalAggregations::reduce(lists, context));
+      buckets.append(*key, doc_count, InternalAggregations::reduceBucket(lists, context));
       return;
     }
     // Lists of one shape: InternalAggregations::reduce's groups are the
     // columns, in order, so each column's metrics are reduced directly.
+    // In ES's order of the groups (esReduceOrder), as InternalAggregations::reduce.
+    const size_t columns = shape->columns().size();
+    std::vector<std::string_view> names;
+    names.reserve(columns);
+    for (size_t j = 0; j < columns; ++j) names.push_back((*lists.front())[j].getName());
+    std::vector<size_t> calls;
+    calls.reserve(columns * lists.size());
+    for (size_t l = 0; l < lists.size(); ++l) {
+      for (size_t j = 0; j < columns; ++j) calls.push_back(j);
+    }
     std::vector<InternalAggregations::Ptr> reduced;
-    reduced.reserve(shape->columns().size());
-    for (size_t j = 0; j < shape->columns().size(); ++j) {
+    reduced.reserve(columns);
+    for (size_t j : esReduceOrder(context, names, calls, columns)) {
       group.clear();
       for (const InternalAggregations* list : lists) group.push_back(&(*list)[j]);
       reduced.push_back(group.front()->reduce(group, context));
@@ -197,6 +207,19 @@ void orderFinal(Buckets& buckets, const BucketOrder& order) {
       return order.compare(Ref{&buckets, x}, Ref{&buckets, y}) < 0;
     });
   }
+  buckets.permute(index);
+}
+
+// ES's histogram readers sort the buckets of a V_8_13_0 <= v < V_8_14_0 node by key
+// (a stable sort, ascending): 8.13 could send them out of order.
+template <class Buckets>
+void resortFrom813(TransportVersion v, Buckets& buckets) {
+  if (!v.onOrAfter(TransportVersion::V_8_13_0) || !v.before(TransportVersion::V_8_14_0)) return;
+  std::vector<uint32_t> index(buckets.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
+  std::stable_sort(index.begin(), index.end(), [&](uint32_t x, uint32_t y) {
+    return Buckets::KeyTraits::compare(buckets.keyAt(x), buckets.keyAt(y)) < 0;
+  });
   buckets.permute(index);
 }
 
@@ -269,8 +292,7 @@ void addEmptyBuckets(Buckets& buckets, const InternalAggregations& empty_templat
   // object among the empty buckets; here each copy is real memory (a row of
   // values when the buckets hold metric columns, objects otherwise), so each
   // counts before the copies are made.
-  const InternalAggregations* empty_subs[] = {&empty_template};
-  InternalAggregations reduced_empty = InternalAggregations::reduce(empty_subs, context);
+  InternalAggregations reduced_empty = InternalAggregations::reduceSingle(empty_template, context);
   int64_t per_copy =
       std::max(reduced_empty.bucketCount(),
                static_cast<int64_t>(detail::copySize(reduced_empty) / kEmptyCopyBytesPerBucket));

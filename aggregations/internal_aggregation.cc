@@ -108,7 +108,57 @@ std::vector<size_t> javaHashMapOrder(const std::vector<std::string_view>& names)
   return order;
 }
 
+// ES 8.16 and later (AggregatorsReducer): a java.util.HashMap created with the first list's
+// size as its initial capacity and filled by computeIfAbsent for every aggregation of every
+// list. computeIfAbsent resizes before it looks (when the size is past the threshold, or on
+// the first call), and turns a bin of 8 into a tree (a resize below 64) after inserting.
+std::vector<size_t> javaSizedHashMapOrder(const std::vector<std::string_view>& names,
+                                          const std::vector<size_t>& calls, size_t first_size) {
+  std::vector<uint32_t> spread(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto h = static_cast<uint32_t>(javaStringHash(names[i]));
+    spread[i] = h ^ (h >> 16);
+  }
+  // HashMap.tableSizeFor: the power of two at or above the capacity, at least 1.
+  uint64_t threshold = 1;
+  while (threshold < first_size) threshold *= 2;
+  uint64_t capacity = 0;
+  size_t size = 0;
+  std::vector<bool> present(names.size(), false);
+  std::unordered_map<uint64_t, size_t> bin_size;
+  std::vector<size_t> inserted;
+  auto resize = [&] {
+    capacity = capacity == 0 ? threshold : capacity * 2;
+    threshold = capacity * 3 / 4;  // (int) (capacity * 0.75f)
+    bin_size.clear();
+    for (size_t j : inserted) ++bin_size[spread[j] & (capacity - 1)];
+  };
+  for (size_t g : calls) {
+    if (capacity == 0 || size > threshold) resize();
+    if (present[g]) continue;
+    present[g] = true;
+    size_t before = bin_size[spread[g] & (capacity - 1)]++;
+    inserted.push_back(g);
+    ++size;
+    if (before >= 7 && capacity < 64) resize();
+  }
+  std::vector<size_t> order(inserted);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return (spread[a] & (capacity - 1)) < (spread[b] & (capacity - 1));
+  });
+  return order;
+}
+
 }  // namespace
+
+std::vector<size_t> esReduceOrder(const ReduceContext& context,
+                                  const std::vector<std::string_view>& names,
+                                  const std::vector<size_t>& calls, size_t first_size) {
+  if (context.version.onOrAfter(TransportVersion::V_8_16_0)) {
+    return javaSizedHashMapOrder(names, calls, first_size);
+  }
+  return javaHashMapOrder(names);
+}
 
 int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
   int64_t sum;
@@ -220,14 +270,26 @@ InternalAggregations InternalAggregations::readList(StreamInput& in,
 
 InternalAggregations InternalAggregations::reduce(
     std::span<const InternalAggregations* const> lists, const ReduceContext& context) {
+  // ES's InternalAggregations.reduce of a list of one keeps its order (from 8.16; before,
+  // it went through the map as the others).
+  if (lists.size() == 1 && context.version.onOrAfter(TransportVersion::V_8_16_0)) {
+    return reduceSingle(*lists.front(), context);
+  }
+  return reduceBucket(lists, context);
+}
+
+InternalAggregations InternalAggregations::reduceBucket(
+    std::span<const InternalAggregations* const> lists, const ReduceContext& context) {
   // Groups in first-seen order, found by name through a hash map: a list from
   // the wire may hold many aggregations, and a linear search would make the
   // reduce quadratic in them.
   std::vector<std::vector<const InternalAggregation*>> groups;
   std::unordered_map<std::string_view, size_t> group_of;
+  std::vector<size_t> calls;
   for (const InternalAggregations* list : lists) {
     for (const Ptr& a : list->aggs_) {
       auto [slot, inserted] = group_of.try_emplace(a->getName(), groups.size());
+      calls.push_back(slot->second);
       if (inserted) {
         groups.push_back({a.get()});
         continue;
@@ -251,12 +313,28 @@ InternalAggregations InternalAggregations::reduce(
   for (const auto& g : groups) names.push_back(g.front()->getName());
   std::vector<Ptr> out;
   out.reserve(groups.size());
-  for (size_t i : javaHashMapOrder(names)) {
+  size_t first_size = lists.empty() ? 0 : lists.front()->aggs_.size();
+  for (size_t i : esReduceOrder(context, names, calls, first_size)) {
     const auto& g = groups[i];
     // As ES: a metric that only one list holds is kept as it is.
     out.push_back(g.size() == 1 && !g.front()->mustReduceOnSingleInternalAgg()
                       ? g.front()->clone()
                       : g.front()->reduce(g, context));
+  }
+  return InternalAggregations(std::move(out));
+}
+
+InternalAggregations InternalAggregations::reduceSingle(const InternalAggregations& list,
+                                                        const ReduceContext& context) {
+  if (!context.version.onOrAfter(TransportVersion::V_8_16_0)) {
+    const InternalAggregations* one[] = {&list};
+    return reduce(one, context);
+  }
+  std::vector<Ptr> out;
+  out.reserve(list.aggs_.size());
+  for (const Ptr& a : list.aggs_) {
+    const InternalAggregation* group[] = {a.get()};
+    out.push_back(a->mustReduceOnSingleInternalAgg() ? a->reduce(group, context) : a->clone());
   }
   return InternalAggregations(std::move(out));
 }

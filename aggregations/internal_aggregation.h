@@ -47,6 +47,7 @@
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
 #include "stream/structured/named_writeable_registry.h"
+#include "stream/transport_version.h"
 #include "stream/writeable.h"
 
 namespace wirestream::aggregations {
@@ -81,6 +82,11 @@ class ReduceContext {
   bool final_reduce = true;
   // At most this many live buckets in a final reduce; >= 0.
   int32_t max_buckets = kDefaultMaxBuckets;
+  // The ES version whose reduce this one follows where they differ in more than the wire:
+  // from V_8_16_0 ES sizes the map it groups a list's aggregations in by the first list, so
+  // a reduced list (a bucket's sub-aggregations) comes out in that map's order
+  // (docs/aggregations.md). Default: the current version.
+  TransportVersion version = TransportVersion::current();
 
   static ReduceContext finalReduce(int32_t max_buckets = kDefaultMaxBuckets) {
     ReduceContext c;
@@ -103,6 +109,14 @@ class ReduceContext {
  private:
   mutable int64_t bucket_count_ = 0;
 };
+
+// The order in which ES's reduce at `context.version` returns the groups of a reduce of
+// lists of aggregations: `names` in first-seen order, `calls` the group index of every
+// aggregation of every list, in the order ES visits them, `first_size` the size of the first
+// list. Returns the indexes of `names` in ES's order.
+std::vector<size_t> esReduceOrder(const ReduceContext& context,
+                                  const std::vector<std::string_view>& names,
+                                  const std::vector<size_t>& calls, size_t first_size);
 
 class InternalAggregation : public NamedWriteable {
  public:
@@ -326,6 +340,15 @@ class InternalAggregations {
   // TooManyBucketsError, thrown before they are allocated.
   static InternalAggregations reduce(std::span<const InternalAggregations* const> lists,
                                      const ReduceContext& context);
+  // ES's reduce of a single list (InternalAggregations.reduce of a list of one, as the
+  // empty buckets' template is reduced): from context.version V_8_16_0 the order is kept,
+  // before it is reduce()'s.
+  static InternalAggregations reduceSingle(const InternalAggregations& list,
+                                           const ReduceContext& context);
+  // As reduce(), but as ES's BucketReducer (a histogram's bucket, from V_8_16_0): one list
+  // too goes through the map, so its order may change.
+  static InternalAggregations reduceBucket(std::span<const InternalAggregations* const> lists,
+                                           const ReduceContext& context);
 
   // "agg", "agg.metric" or "agg[metric]": the value a bucket order names.
   double sortValue(std::string_view path) const;

@@ -45,6 +45,15 @@ class TransportVersion {
   static const TransportVersion V_7_17_0;
   static const TransportVersion V_8_0_0;
   static const TransportVersion V_8_7_0;
+  // The gates after 8.7 that types wirestream reads or writes cross, with ES's names
+  // (TransportVersions in 8.19; docs/wire-format.md, "Versions after 8.7"). 8.8.0 is the
+  // last release-shaped id; the others are ES's own numbering of wire changes.
+  static const TransportVersion V_8_8_0;   // 8080099: exception ids 168 on
+  static const TransportVersion V_8_11_X;  // 8512001: generic tag 30 (GenericNamedWriteable)
+  static const TransportVersion V_8_12_1;  // 8560001: downsampledResultsOffset, as a patch
+  static const TransportVersion V_8_13_0;  // 8595000: date_histogram downsampledResultsOffset
+  static const TransportVersion V_8_14_0;  // 8636001: end of 8.13's unsorted histogram buckets
+  static const TransportVersion V_8_16_0;  // 8772001: zoned date-time, date_time's locale
 
   // The version this build writes by default (8.7.0).
   static constexpr TransportVersion current();
@@ -52,6 +61,11 @@ class TransportVersion {
   constexpr int32_t id() const { return id_; }
   constexpr bool onOrAfter(TransportVersion other) const { return id_ >= other.id_; }
   constexpr bool before(TransportVersion other) const { return id_ < other.id_; }
+  // ES's isPatchFrom: at or after `base` and on the same patch line (id / 1000 equal),
+  // for a change backported to a release branch as a patch id of `base`.
+  constexpr bool isPatchFrom(TransportVersion base) const {
+    return id_ >= base.id_ && id_ / 1000 == base.id_ / 1000;
+  }
   constexpr auto operator<=>(const TransportVersion&) const = default;
 
   // The release name for an id that is a release's ("8.7.0"; after 8.8.1, the first
@@ -85,6 +99,12 @@ inline constexpr TransportVersion TransportVersion::V_8_0_0 =
 inline constexpr TransportVersion TransportVersion::V_8_7_0 =
     TransportVersion::fromRelease(8, 7, 0);
 
+inline constexpr TransportVersion TransportVersion::V_8_8_0 = TransportVersion(8080099);
+inline constexpr TransportVersion TransportVersion::V_8_11_X = TransportVersion(8512001);
+inline constexpr TransportVersion TransportVersion::V_8_12_1 = TransportVersion(8560001);
+inline constexpr TransportVersion TransportVersion::V_8_13_0 = TransportVersion(8595000);
+inline constexpr TransportVersion TransportVersion::V_8_14_0 = TransportVersion(8636001);
+inline constexpr TransportVersion TransportVersion::V_8_16_0 = TransportVersion(8772001);
 constexpr TransportVersion TransportVersion::current() { return V_8_7_0; }
 
 }  // namespace wirestream

@@ -6,9 +6,11 @@
 //                                                    final reduce -> ES response JSON (§8)
 //   wirestream --version                             the library's version
 //
-// V is a release ("8.7.0", "7.10.0") or a transport version id from 7.10.0 to
-// 8.7.x (8079999; the default is the current version, 8.7.0); others are usage
-// errors giving the range.
+// V is a release ("8.7.0", "7.10.0", or after 8.7 one of the release table's:
+// "8.19.7", "9.1.0") or a transport version id of either shape: 7.10.0 to 8.8.x
+// (7100099 to 8080199) or ES's later numbering up to the table's newest (8500000 to
+// 9458007); the default is the current version, 8.7.0. Others are usage errors
+// giving the range.
 // FILE `-` is standard input, `-o -` standard output; under `bazel run`,
 // relative paths are the caller's (BUILD_WORKING_DIRECTORY). The resource contract (docs/cli.md,
 // "Resource limits and errors", and --help): decode streams its output (peak memory within 64 MiB +
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -149,14 +152,40 @@ InternalAggregations decodeFile(const std::string& path, TransportVersion versio
   return aggs;
 }
 
-// The transport versions the readers and writers know: 7.10.0 up to every 8.7.x patch
-// release (ES 8.7.1 is 8070199; the first gate after them is 8.8.0's).
+// The transport versions the readers and writers know: 7.10.0 up to every 8.8.x patch
+// release (ids of the first shape; 8.8.0's gate is in the exceptions only), then ES's own
+// numbering from 8500000 (8.9) up to the newest release of the table (its gates after 8.7
+// are docs/wire-format.md's, "Versions after 8.7").
 const TransportVersion kOldest = TransportVersion::V_7_10_0;
-const TransportVersion kFirstUnknown = TransportVersion::fromRelease(8, 8, 0);
+constexpr int32_t kLastReleaseShaped = 8080199;  // 8.8.1
+constexpr int32_t kFirstNumbered = 8500000;
+
+int32_t newestId() {
+  int32_t newest = 0;
+  for (const wirestream::TransportVersionRelease& r : TransportVersion::releases()) {
+    newest = std::max(newest, r.id);
+  }
+  return newest;
+}
+
+bool supported(TransportVersion v) {
+  if (v.before(kOldest)) return false;
+  return v.id() <= kLastReleaseShaped || (v.id() >= kFirstNumbered && v.id() <= newestId());
+}
 
 std::string supportedRange() {
-  return kOldest.toString() + " to 8.7.x (ids " + std::to_string(kOldest.id()) + " to " +
-         std::to_string(kFirstUnknown.id() - 100) + ")";
+  auto rows = TransportVersion::releases();
+  std::string first_after;
+  for (const wirestream::TransportVersionRelease& r : rows) {
+    if (r.id >= kFirstNumbered) {
+      first_after = std::string(r.release);
+      break;
+    }
+  }
+  return kOldest.toString() + " to 8.8.x (ids " + std::to_string(kOldest.id()) + " to " +
+         std::to_string(kLastReleaseShaped) + "), the release table's " + first_after + " to " +
+         std::string(rows.back().release) + " and ids " + std::to_string(kFirstNumbered) + " to " +
+         std::to_string(newestId());
 }
 
 // Checked while the command line is parsed, so a bad --version is a usage error (exit 2).
@@ -168,7 +197,7 @@ std::string checkVersion(const std::string& text) {
     return std::string(e.what()) + "; supported: " + supportedRange();
   }
   TransportVersion v = *parsed;
-  if (v.before(kOldest) || !v.before(kFirstUnknown)) {
+  if (!supported(v)) {
     return "unsupported version [" + text + "]; supported: " + supportedRange();
   }
   return "";

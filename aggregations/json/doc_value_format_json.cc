@@ -24,6 +24,7 @@ json docValueFormatToJson(const DocValueFormat& f) {
                                                                                   : "nanoseconds";
     j["format_sort_values"] = f.formatSortValues();
     if (f.joda()) j["joda"] = true;
+    if (!f.locale().empty()) j["locale"] = f.locale();
   }
   return j;
 }
@@ -48,7 +49,8 @@ DocValueFormat docValueFormatFromJson(const json& j) {
                                   res == "milliseconds" ? DocValueFormat::Resolution::kMilliseconds
                                                         : DocValueFormat::Resolution::kNanoseconds,
                                   ju::getBool(j, "format_sort_values"),
-                                  j.contains("joda") && ju::getBool(j, "joda"));
+                                  j.contains("joda") && ju::getBool(j, "joda"))
+      .withLocale(j.contains("locale") ? ju::getString(j, "locale") : std::string());
 }
 
 namespace {

@@ -214,6 +214,7 @@ void dateHistogramResponse(const InternalAggregation& agg, json& j,
   j["buckets"] = bucketsToResponseJson(
       h.buckets(), h.keyed(), h.format(),
       [&](int64_t k) { return h.format().formatLongAsString(k); }, longJson, registry);
+  if (h.downsampledResultsOffset()) j["downsampled_results_offset"] = true;
 }
 
 // As wireHead(const Histogram&, ...).
@@ -242,6 +243,7 @@ void wireHead(const DateHistogram& h, json& j, const AggregationJsonRegistry* re
   j["offset"] = h.offset();
   j["format"] = docValueFormatToJson(h.format());
   j["keyed"] = h.keyed();
+  if (h.downsampledResultsOffset()) j["downsampled_results_offset"] = true;
   j["buckets"] = json::array();
 }
 
@@ -277,6 +279,9 @@ std::unique_ptr<InternalAggregation> dateHistogramFromWire(
   h->setOffset(ju::getLong(j, "offset"));
   h->setFormat(docValueFormatFromJson(ju::field(j, "format")));
   h->setKeyed(ju::getBool(j, "keyed"));
+  if (j.contains("downsampled_results_offset")) {
+    h->setDownsampledResultsOffset(ju::getBool(j, "downsampled_results_offset"));
+  }
   bucketsFromWireJson(
       ju::field(j, "buckets"), h->buckets(), [](const json& bj) { return ju::getLong(bj, "key"); },
       registry);

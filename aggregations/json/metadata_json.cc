@@ -77,18 +77,26 @@ json doubles(std::span<const double> v) {
   return a;
 }
 
-// [epoch millis, "zone id"]
+// [epoch millis, "zone id"], and a third element, the nanoseconds below the millisecond,
+// when they are not 0.
 json dateTimeJson(const ZonedDateTime& t) {
-  return json::array({t.instant.time_since_epoch().count(), t.zone_id});
+  json a = json::array({t.instant.time_since_epoch().count(), t.zone_id});
+  if (t.nano_of_milli != 0) a.push_back(t.nano_of_milli);
+  return a;
 }
 
 ZonedDateTime dateTimeFrom(const json& p) {
-  if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() || !p[1].is_string() ||
-      !ZonedDateTime::isZoneId(p[1].get<std::string>())) {
-    internal::throwCorrupt("bad date time, expected [epoch millis, \"zone id\"]: " + p.dump());
+  if (!p.is_array() || (p.size() != 2 && p.size() != 3) || !p[0].is_number_integer() ||
+      !p[1].is_string() || !ZonedDateTime::isZoneId(p[1].get<std::string>()) ||
+      (p.size() == 3 &&
+       (!p[2].is_number_integer() || p[2].get<int64_t>() < 0 || p[2].get<int64_t>() > 999999))) {
+    internal::throwCorrupt(
+        "bad date time, expected [epoch millis, \"zone id\"(, nanos 0..999999)]: " + p.dump());
   }
-  return {ZonedDateTime::Millis(std::chrono::milliseconds(p[0].get<int64_t>())),
-          p[1].get<std::string>()};
+  ZonedDateTime t{ZonedDateTime::Millis(std::chrono::milliseconds(p[0].get<int64_t>())),
+                  p[1].get<std::string>()};
+  if (p.size() == 3) t.nano_of_milli = static_cast<int32_t>(p[2].get<int64_t>());
+  return t;
 }
 
 BigInteger bigIntegerFrom(const json& p) {

@@ -59,8 +59,9 @@ Json runReduce(const Json& request) {
   for (const auto& s : shards) lists.push_back(&s);
   aggregations::InternalAggregations reduced;
   try {
-    reduced = aggregations::InternalAggregations::reduce(
-        lists, aggregations::ReduceContext::finalReduce(max_buckets));
+    auto context = aggregations::ReduceContext::finalReduce(max_buckets);
+    context.version = version;  // reduce as ES at that version does
+    reduced = aggregations::InternalAggregations::reduce(lists, context);
   } catch (const TooManyBucketsError& e) {
     answer["reduce_error"] = why(e);
     answer["too_many_buckets"] = true;

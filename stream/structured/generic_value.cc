@@ -274,6 +274,10 @@ void appendTo(std::string& out, const GenericValue& v) {
       out += v.kind() == Kind::kJodaDateTime ? "joda_date_time(" : "zoned_date_time(";
       appendNumber(out, t.instant.time_since_epoch().count());
       out += "ms, ";
+      if (t.nano_of_milli != 0) {
+        appendNumber(out, t.nano_of_milli);
+        out += "ns, ";
+      }
       appendQuoted(out, t.zone_id);
       out += ')';
       return;
@@ -517,8 +521,9 @@ size_t GenericValue::hash() const {
     case Kind::kJodaDateTime:
     case Kind::kZonedDateTime: {
       const ZonedDateTime& t = asZonedDateTime();
-      return mix(mix(h, std::hash<int64_t>()(t.instant.time_since_epoch().count())),
-                 std::hash<std::string>()(t.zone_id));
+      return mix(mix(mix(h, std::hash<int64_t>()(t.instant.time_since_epoch().count())),
+                     std::hash<std::string>()(t.zone_id)),
+                 std::hash<int32_t>()(t.nano_of_milli));
     }
     case Kind::kBigInteger: {
       const BigInteger& b = asBigInteger();

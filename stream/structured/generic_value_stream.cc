@@ -25,7 +25,8 @@
 //   tag 17..20  int / long / float / double array: vint count, fixed-width values
 //   tag 21  bytes ref       vint length, byte*
 //   tag 22  geo point       double lat, double lon
-//   tag 23  zoned date-time string zone id, long epoch millis
+//   tag 23  zoned date-time string zone id, long epoch millis (before 8.16.0's 8772001)
+//                           string zone id, ZLong epoch seconds, int nano of second (from it)
 //   tag 24  ordered set     vint count, value*
 //   tag 25  set             as 24
 //   tag 26  big integer     string: the decimal, as BigInteger.toString()
@@ -34,9 +35,10 @@
 // ways (strict; Java cannot hold one, and would keep one of them silently).
 // Zone and offset ids and big-integer decimals are refused in any spelling
 // but the one Java writes (java_time.h, big_integer.h; strict: Java reads
-// and rewrites some others). Any other tag (28 and up are Duration, Period
-// and named writeables, added to ES after 8.7): CorruptStreamError
-// "Can't read unknown type [t]".
+// and rewrites some others). A tag-23 instant from 8.16 on whose milliseconds
+// do not fit an int64 (java.time holds years to 1e9) is CorruptStreamError.
+// Any other tag (28 and up are Duration, Period and named writeables, added
+// to ES after 8.7): CorruptStreamError "Can't read unknown type [t]".
 //
 // Reading does not recurse: open lists, maps and sets wait on a heap stack,
 // each inside a StreamInput::NestingScope, so the input's depth limit bounds
@@ -83,13 +85,31 @@ void checkNoDuplicate(const GenericValue& container, bool reading) {
   throw std::invalid_argument("writeGenericValue: " + duplicateMessage(container, *d));
 }
 
-void writeDateTime(StreamOutput& out, const ZonedDateTime& t) {
+// Tag 13 (Joda) always, and tag 23 below V_8_16_0: zone id, epoch millis. Tag 23 from it:
+// zone id, ZLong epoch seconds, int nano of second.
+void writeDateTime(StreamOutput& out, const ZonedDateTime& t, bool zoned) {
   if (!ZonedDateTime::isZoneId(t.zone_id)) {
     throw std::invalid_argument("writeGenericValue: [" + shown(t.zone_id) +
                                 "] is not a zone id as java.time writes it");
   }
+  if (t.nano_of_milli < 0 || t.nano_of_milli > 999999) {
+    throw std::invalid_argument("writeGenericValue: nano of milli [" +
+                                std::to_string(t.nano_of_milli) + "] is not in 0..999999");
+  }
   out.writeString(t.zone_id);
-  out.writeLong(t.instant.time_since_epoch().count());
+  int64_t millis = t.instant.time_since_epoch().count();
+  if (!zoned || out.transportVersion().before(TransportVersion::V_8_16_0)) {
+    out.writeLong(millis);
+    return;
+  }
+  int64_t seconds = millis / 1000;
+  int64_t milli = millis % 1000;
+  if (milli < 0) {
+    seconds -= 1;
+    milli += 1000;
+  }
+  out.writeZLong(seconds);
+  out.writeInt(static_cast<int32_t>(milli * 1000000 + t.nano_of_milli));
 }
 
 void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
@@ -197,7 +217,7 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
       return;
     case Kind::kJodaDateTime:
     case Kind::kZonedDateTime:
-      writeDateTime(out, v.asZonedDateTime());
+      writeDateTime(out, v.asZonedDateTime(), v.kind() == Kind::kZonedDateTime);
       return;
     case Kind::kBigInteger:
       out.writeString(v.asBigInteger().toDecimal());
@@ -231,14 +251,40 @@ std::string readText(StreamInput& in) {
   return s;
 }
 
-// Zone id then epoch millis, both read before the id is checked, as ES does.
-ZonedDateTime readDateTime(StreamInput& in) {
+// Zone id then epoch millis, both read before the id is checked, as ES does; tag 23
+// from V_8_16_0: zone id, ZLong epoch seconds, int nanos (Instant.ofEpochSecond's
+// adjustment: any int, carried into the seconds).
+ZonedDateTime readDateTime(StreamInput& in, bool zoned) {
   std::string zone = in.readString();
-  int64_t millis = in.readLong();
+  if (!zoned || in.transportVersion().before(TransportVersion::V_8_16_0)) {
+    int64_t millis = in.readLong();
+    if (!ZonedDateTime::isZoneId(zone)) {
+      internal::throwCorrupt("Invalid zone id [" + shown(zone) + "]");
+    }
+    return {ZonedDateTime::Millis(std::chrono::milliseconds(millis)), std::move(zone)};
+  }
+  int64_t seconds = in.readZLong();
+  int32_t nanos = in.readInt();
   if (!ZonedDateTime::isZoneId(zone)) {
     internal::throwCorrupt("Invalid zone id [" + shown(zone) + "]");
   }
-  return {ZonedDateTime::Millis(std::chrono::milliseconds(millis)), std::move(zone)};
+  int64_t carry = nanos / 1000000000;
+  int64_t nano = nanos % 1000000000;
+  if (nano < 0) {
+    carry -= 1;
+    nano += 1000000000;
+  }
+  int64_t millis;
+  if (__builtin_add_overflow(seconds, carry, &seconds) ||
+      __builtin_mul_overflow(seconds, int64_t{1000}, &millis) ||
+      __builtin_add_overflow(millis, nano / 1000000, &millis)) {
+    internal::throwCorrupt("zoned date-time out of range: epoch second [" +
+                           std::to_string(seconds) + "], nanos [" + std::to_string(nanos) +
+                           "] (wirestream holds int64 epoch milliseconds)");
+  }
+  ZonedDateTime t{ZonedDateTime::Millis(std::chrono::milliseconds(millis)), std::move(zone)};
+  t.nano_of_milli = static_cast<int32_t>(nano % 1000000);
+  return t;
 }
 
 BigInteger readBigInteger(StreamInput& in) {
@@ -311,9 +357,9 @@ GenericValue readScalar(StreamInput& in, int8_t tag) {
       return GenericValue::ofGeoPoint(lat, lon);
     }
     case 13:
-      return GenericValue::ofJodaDateTime(readDateTime(in));
+      return GenericValue::ofJodaDateTime(readDateTime(in, false));
     case 23:
-      return GenericValue::ofZonedDateTime(readDateTime(in));
+      return GenericValue::ofZonedDateTime(readDateTime(in, true));
     case 26:
       return GenericValue::ofBigInteger(readBigInteger(in));
     case 27:

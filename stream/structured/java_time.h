@@ -21,6 +21,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,10 @@ struct ZonedDateTime {
 
   Millis instant{};  // any int64 count of milliseconds since the epoch
   std::string zone_id = "Z";
+  // The nanoseconds below the millisecond, 0..999999: generic tag 23 carries them from
+  // V_8_16_0 (epoch seconds and nano of second); below, and in tag 13, they are dropped
+  // on writing, as ES's toEpochMilli does.
+  int32_t nano_of_milli = 0;
 
   // Whether `id` is a zone id in the form ZoneId.getId() gives (above).
   static bool isZoneId(std::string_view id);

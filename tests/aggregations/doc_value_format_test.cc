@@ -179,6 +179,38 @@ TEST(DocValueFormatWire, EveryRegisteredNameReadsAndRefusesBadInput) {
   EXPECT_THROW(F::fromName("nope"), CorruptStreamError);
 }
 
+// The locale of a date_time format is on the wire from V_8_16_0 (8772001), after the pattern,
+// as Locale.toString ("" is ROOT); below it ES drops it. The bytes are ES 8.19.21's
+// writeNamedWriteable(DateTime("yyyy-MM-dd", de_DE, UTC, milliseconds)) at 8070099, 8772001
+// and 8841096, from its jar (interop/src/test, compat-es819).
+TEST(DocValueFormatWire, LocaleFrom8160AndNotBefore) {
+  const std::string v87 =
+      "09 64 61 74 65 5f 74 69 6d 65 0a 79 79 79 79 2d 4d 4d 2d 64 64 03 55 54 43 00 00";
+  const std::string v816 =
+      "09 64 61 74 65 5f 74 69 6d 65 0a 79 79 79 79 2d 4d 4d 2d 64 64 05 64 65 5f 44 45 03 55 54 "
+      "43 "
+      "00 00";
+  F f = F::dateTime("yyyy-MM-dd", "UTC").withLocale("de_DE");
+  for (auto [id, hex] : {std::pair{8070099, v87}, {8772001, v816}, {8841096, v816}}) {
+    TransportVersion v(id);
+    PageRecycler r(64);
+    BytesStreamOutput out(r);
+    out.setTransportVersion(v);
+    f.writeNamed(out);
+    EXPECT_EQ(out.bytes().toHex(), hex) << id;
+    std::vector<uint8_t> bytes = out.bytes().toVector();
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(v);
+    F back = F::readFrom(in, defaultRegistry());
+    EXPECT_EQ(back.locale(), v.onOrAfter(TransportVersion::V_8_16_0) ? "de_DE" : "") << id;
+    EXPECT_EQ(in.available(), 0u);
+  }
+  EXPECT_TRUE(
+      docValueFormatFromJson(nlohmann::ordered_json::parse(docValueFormatToJson(f).dump())) == f);
+  // The renderings are the root locale's, whatever the locale.
+  EXPECT_EQ(f.formatLongAsString(0), "1970-01-01");
+}
+
 // ES's name for the format is "unsigned_long_shifted" (wirestream wrote and looked for
 // "unsigned_long_shift" before, so neither side read the other's terms or metrics over
 // unsigned longs). The bytes are ES 8.7.1's writeNamedWriteable(UNSIGNED_LONG_SHIFTED),

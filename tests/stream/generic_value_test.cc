@@ -204,6 +204,49 @@ TEST(GenericValueTest, GenericMapKeysFrom870) {
   EXPECT_EQ(readGenericValue(in), map);
 }
 
+// Tag 23 from V_8_16_0 (8772001): zone id, ZLong epoch seconds, int nano of second; before
+// it, epoch millis (the 7.10-8.7 bytes, unchanged). The bytes are ES 8.19.21's
+// writeGenericValue(ZonedDateTime) at 8070099, 8772001 and 8841096, from its jar.
+TEST(GenericValueTest, ZonedDateTimeNanosFrom8160) {
+  ZonedDateTime paris{ZonedDateTime::Millis(std::chrono::milliseconds(1600000000123)),
+                      "Europe/Paris"};
+  paris.nano_of_milli = 456789;
+  GV p = GV::ofZonedDateTime(paris);
+  GV neg = zoned(-1500, "Z");
+  struct Row {
+    int32_t id;
+    std::string paris, neg;
+  };
+  for (const Row& r :
+       {Row{8070099, "17 0c 45 75 72 6f 70 65 2f 50 61 72 69 73 00 00 01 74 87 6e 80 7b",
+            "17 01 5a ff ff ff ff ff ff fa 24"},
+        Row{8772001, "17 0c 45 75 72 6f 70 65 2f 50 61 72 69 73 80 c0 f0 f5 0b 07 5b cd 15",
+            "17 01 5a 03 1d cd 65 00"},
+        Row{8841096, "17 0c 45 75 72 6f 70 65 2f 50 61 72 69 73 80 c0 f0 f5 0b 07 5b cd 15",
+            "17 01 5a 03 1d cd 65 00"}}) {
+    TransportVersion v(r.id);
+    auto pb = bytesOf([&](StreamOutput& out) { writeGenericValue(out, p); }, v);
+    EXPECT_EQ(toHex(pb), r.paris) << r.id;
+    auto nb = bytesOf([&](StreamOutput& out) { writeGenericValue(out, neg); }, v);
+    EXPECT_EQ(toHex(nb), r.neg) << r.id;
+    ByteArrayStreamInput in(nb);
+    in.setTransportVersion(v);
+    EXPECT_EQ(readGenericValue(in), neg) << r.id;
+    ByteArrayStreamInput pin(pb);
+    pin.setTransportVersion(v);
+    GV back = readGenericValue(pin);
+    // Below 8.16 the nanoseconds under the millisecond are dropped, as ES's toEpochMilli.
+    EXPECT_EQ(back.asZonedDateTime().nano_of_milli,
+              v.onOrAfter(TransportVersion::V_8_16_0) ? 456789 : 0);
+    EXPECT_EQ(back.asZonedDateTime().instant, paris.instant);
+  }
+  // Seconds whose milliseconds overflow an int64: a typed error naming them.
+  std::vector<uint8_t> far = hexBytes("17 01 5a ff ff ff ff ff ff ff ff ff 01 00 00 00 00");
+  ByteArrayStreamInput fin(far);
+  fin.setTransportVersion(TransportVersion::V_8_16_0);
+  EXPECT_THROW((void)readGenericValue(fin), CorruptStreamError);
+}
+
 TEST(GenericValueTest, NonStringKeyBefore870IsCallerError) {
   GV map = GV::ofOrderedMap({{GV::ofInt(1), nullptr}});
   try {

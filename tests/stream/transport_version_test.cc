@@ -127,5 +127,22 @@ TEST(TransportVersionTest, TheTableIsConsistent) {
   EXPECT_EQ(TransportVersion::findRelease("7.17.29")->minimum_compatible_id, 6080099);
 }
 
+// The gates after 8.7 carry ES 8.19's TransportVersions ids; isPatchFrom is ES's (at or after
+// the base, same id / 1000): 8.12.1's backport of downsampledResultsOffset.
+TEST(TransportVersionGates, IdsAndIsPatchFrom) {
+  EXPECT_EQ(TransportVersion::V_8_8_0.id(), 8080099);
+  EXPECT_EQ(TransportVersion::V_8_11_X.id(), 8512001);
+  EXPECT_EQ(TransportVersion::V_8_12_1.id(), 8560001);
+  EXPECT_EQ(TransportVersion::V_8_13_0.id(), 8595000);
+  EXPECT_EQ(TransportVersion::V_8_14_0.id(), 8636001);
+  EXPECT_EQ(TransportVersion::V_8_16_0.id(), 8772001);
+  EXPECT_TRUE(TransportVersion(8560001).isPatchFrom(TransportVersion::V_8_12_1));
+  EXPECT_TRUE(TransportVersion(8560999).isPatchFrom(TransportVersion::V_8_12_1));
+  EXPECT_FALSE(TransportVersion(8560000).isPatchFrom(TransportVersion::V_8_12_1));
+  EXPECT_FALSE(TransportVersion(8561000).isPatchFrom(TransportVersion::V_8_12_1));
+  EXPECT_FALSE(TransportVersion::V_8_7_0.isPatchFrom(TransportVersion::V_8_12_1));
+  EXPECT_EQ(TransportVersion::current(), TransportVersion::V_8_7_0);  // unchanged this step
+}
+
 }  // namespace
 }  // namespace wirestream

@@ -89,15 +89,22 @@ printf '\x01\x06xterms\x01a\xff' >"$T/unknown.bin"
 expect_error "Unknown NamedWriteable [InternalAggregation][xterms]" "$W" decode "$T/unknown.bin"
 expect_error "nothing.bin: cannot open: No such file or directory" "$W" decode "$T/nothing.bin"
 # Versions outside 7.10.0 .. current are usage errors that give the range.
-range="supported: 7.10.0 to 8.7.x (ids 7100099 to 8079999)"
+range="supported: 7.10.0 to 8.8.x (ids 7100099 to 8080199), the release table's 8.18.8 to 9.5.3 and ids 8500000 to 9458007"
 expect_status 2 "--version: not a transport version: [9.x]; $range" \
   "$W" decode --version 9.x "$T/shard1-8.7.0.bin"
-for v in 9.0.0 8.8.0 8080099 6.8.0 7090099; do
+expect_status 2 "--version: unknown release [8.10.0]" "$W" decode --version 8.10.0 "$T/shard1-8.7.0.bin"
+for v in 8080299 8499999 9458008 6.8.0 7090099; do
   for cmd in decode reduce; do
     expect_status 2 "--version: unsupported version [$v]; $range" \
       "$W" "$cmd" --version "$v" "$T/shard1-8.7.0.bin"
   done
   expect_status 2 "unsupported version [$v]" "$W" encode --version "$v" "$T/shard1.json" -o "$T/x"
+done
+# Every release of the table and ids of both shapes after 8.7: the same JSON round trip.
+for v in 8.8.0 8080099 8.19.7 8841096 9.0.0 9.1.0 9.5.3 9458007; do
+  "$W" encode --version "$v" "$T/shard1.json" -o "$T/v.bin" || fail "encode --version $v"
+  "$W" decode --version "$v" "$T/v.bin" >"$T/v.json" || fail "decode --version $v"
+  cmp -s "$T/v.json" "$T/shard1-8.7.0.decoded.json" || fail "decode --version $v differs"
 done
 # Every 8.7.x patch release is 8.7's wire (ES 8.7.1 speaks 8070199).
 for v in 8.7.1 8070199 8.7.9; do

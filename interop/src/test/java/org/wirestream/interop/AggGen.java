@@ -113,8 +113,13 @@ final class AggGen {
   }
 
   DocValueFormat dateTime() {
-    return new DocValueFormat.DateTime(
-        DateFormatter.forPattern(DATE_PATTERNS[rnd.nextInt(DATE_PATTERNS.length)]),
+    DateFormatter formatter =
+        DateFormatter.forPattern(DATE_PATTERNS[rnd.nextInt(DATE_PATTERNS.length)]);
+    // The locale is on the wire from 8.16 (the lines that have it list more than ROOT).
+    java.util.Locale[] locales = Es.dateLocales();
+    java.util.Locale locale = locales[rnd.nextInt(locales.length)];
+    if (!locale.equals(java.util.Locale.ROOT)) formatter = formatter.withLocale(locale);
+    return new DocValueFormat.DateTime(formatter,
         ZoneId.of(Values.ZONES[rnd.nextInt(Values.ZONES.length)]),
         rnd.nextBoolean() ? DateFieldMapper.Resolution.MILLISECONDS
             : DateFieldMapper.Resolution.NANOSECONDS);
@@ -148,23 +153,58 @@ final class AggGen {
     return rnd.nextInt(5) == 0 ? Values.randomDouble(rnd) : Math.round(rnd.nextDouble() * 1e4) / 8.0;
   }
 
+  /**
+   * A value that the format can render: from 8.18 ES refuses to format a date before the
+   * epoch at nanosecond resolution (it threw nothing in 8.7), so such a value is mirrored.
+   */
+  static double renderable(double v, DocValueFormat f) {
+    if (f instanceof DocValueFormat.DateTime
+        && f.toString().contains("NANOSECONDS") && (long) v < 0) {
+      return v == Double.NEGATIVE_INFINITY ? Double.POSITIVE_INFINITY : -v;
+    }
+    return v;
+  }
+
+  static InternalAggregation statsOf(String name, long count, double sum, double min, double max,
+      DocValueFormat f, Map<String, Object> meta) {
+    return new InternalStats(name, count, renderable(sum, f), renderable(min, f),
+        renderable(max, f), f, meta);
+  }
+
   InternalAggregation build(Shape s, int depth) throws Exception {
     Map<String, Object> meta = metadata();
     return switch (s.type) {
       case "sterms", "lterms", "dterms" -> terms(s, depth, meta);
       case "histogram" -> histogram(s, depth, meta);
       case "date_histogram" -> dateHistogram(s, depth, meta);
-      case "max" -> Es.max(s.name, value(), format("max"), meta);
-      case "min" -> Es.min(s.name, value(), format("min"), meta);
-      case "sum" -> Es.sum(s.name, value(), format("sum"), meta);
-      case "avg" -> new InternalAvg(s.name, value(), rnd.nextInt(100), format("avg"), meta);
+      case "max" -> {
+        double v = value();
+        DocValueFormat f = format("max");
+        yield Es.max(s.name, renderable(v, f), f, meta);
+      }
+      case "min" -> {
+        double v = value();
+        DocValueFormat f = format("min");
+        yield Es.min(s.name, renderable(v, f), f, meta);
+      }
+      case "sum" -> {
+        double v = value();
+        DocValueFormat f = format("sum");
+        yield Es.sum(s.name, renderable(v, f), f, meta);
+      }
+      case "avg" -> {
+        double v = value();
+        long n = rnd.nextInt(100);
+        DocValueFormat f = format("avg");
+        yield new InternalAvg(s.name, renderable(v, f), n, f, meta);
+      }
       case "value_count" -> new InternalValueCount(s.name, rnd.nextInt(1000), meta);
       case "stats" -> {
         long count = rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(1000);
         yield count == 0
             ? new InternalStats(s.name, 0, 0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
                 format("stats"), meta)
-            : new InternalStats(s.name, count, value(), value(), value(), format("stats"), meta);
+            : statsOf(s.name, count, value(), value(), value(), format("stats"), meta);
       }
       default -> cardinality(s, meta);
     };
@@ -364,8 +404,9 @@ final class AggGen {
       k.setAccessible(true);  // package-private in ES
       empty = k.newInstance(rounding(), subs(s.subs, depth + 1), bounds);
     }
+    boolean downsampled = Es.hasDownsampledResultsOffset() && rnd.nextInt(4) == 0;
     return Es.dateHistogram(s.name, buckets, histogramOrder(s), minDocCount, offset, empty, f,
-        keyed, false, meta);
+        keyed, downsampled, meta);
   }
 
   InternalAggregation cardinality(Shape s, Map<String, Object> meta) throws Exception {

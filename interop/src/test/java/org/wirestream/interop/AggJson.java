@@ -16,6 +16,7 @@ import java.util.function.Function;
 import org.apache.lucene.util.BytesRef;
 import org.elasticsearch.common.Rounding;
 import org.elasticsearch.search.DocValueFormat;
+import org.wirestream.interop.compat.Es;
 import org.elasticsearch.search.aggregations.BucketOrder;
 import org.elasticsearch.search.aggregations.InternalAggregation;
 import org.elasticsearch.search.aggregations.InternalAggregations;
@@ -124,6 +125,11 @@ final class AggJson {
       o.put("resolution", get(f, "resolution").toString().toLowerCase(java.util.Locale.ROOT));
       o.put("format_sort_values", (boolean) get(f, "formatSortValues"));
       if (get(f, "formatter").getClass().getSimpleName().contains("Joda")) o.put("joda", true);
+      if (Es.dateLocales().length > 1) {  // on the wire from 8.16; "" is ROOT
+        String locale = ((org.elasticsearch.common.time.DateFormatter) get(f, "formatter"))
+            .locale().toString();
+        if (!locale.isEmpty()) o.put("locale", locale);
+      }
       return o;
     }
     return J.textNode(name);
@@ -245,6 +251,9 @@ final class AggJson {
     o.put("offset", (long) get(h, "offset"));
     o.set("format", format((DocValueFormat) get(h, "format")));
     o.put("keyed", (boolean) get(h, "keyed"));
+    if (Es.hasDownsampledResultsOffset() && (boolean) get(h, "downsampledResultsOffset")) {
+      o.put("downsampled_results_offset", true);
+    }
     ArrayNode buckets = o.putArray("buckets");
     for (Object b : h.getBuckets()) {
       ObjectNode j = buckets.addObject();

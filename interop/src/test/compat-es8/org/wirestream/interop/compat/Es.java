@@ -205,4 +205,16 @@ public final class Es {
       }
     };
   }
+
+  /**
+   * The locales a generated date_time format may have: ROOT only, as this line's wire has no locale.
+   */
+  public static java.util.Locale[] dateLocales() {
+    return new java.util.Locale[] {java.util.Locale.ROOT};
+  }
+
+  /** Whether a zoned date-time (generic tag 23) carries nanoseconds: from 8.16. */
+  public static boolean zonedDateTimeNanos() {
+    return false;
+  }
 }

@@ -221,4 +221,17 @@ public final class Es {
       }
     };
   }
+
+  /**
+   * The locales a generated date_time format may have: on the wire from 8.16 (with Latin digits, as wirestream renders every locale as ROOT).
+   */
+  public static java.util.Locale[] dateLocales() {
+    return new java.util.Locale[] {java.util.Locale.ROOT, java.util.Locale.US, java.util.Locale.GERMANY,
+        java.util.Locale.FRENCH, java.util.Locale.JAPAN};
+  }
+
+  /** Whether a zoned date-time (generic tag 23) carries nanoseconds: from 8.16. */
+  public static boolean zonedDateTimeNanos() {
+    return true;
+  }
 }
