@@ -1,13 +1,17 @@
 // DateHistogram: ES's InternalDateHistogram (`date_histogram`), buckets keyed
 // by the long start of each calendar or fixed interval.
 //
-//   DateHistogram h("per_day", Metadata::none());
+// Example (runs: date_histogram):
+//   #include "stream/bytes_stream_output.h"
+//   DateHistogram h("per_day", Metadata());
 //   h.setFormat(DocValueFormat::dateTime("strict_date_optional_time||epoch_millis", "Z"));
 //   h.setMinDocCount(0);
 //   DateHistogram::EmptyBucketInfo e;
 //   e.rounding = DateHistogram::Rounding::timeUnit(DateHistogram::Unit::kDayOfMonth, "Z");
 //   h.setEmptyBucketInfo(std::move(e));
 //   h.buckets().push_back({/*key=*/1420070400000, /*doc_count=*/3, {}});
+//   BytesStreamOutput out;
+//   h.writeTo(out);
 //
 // Wire format §7 (date_histogram). The reduce merges buckets by key; the
 // final reduce drops buckets under minDocCount and, when minDocCount is 0,

@@ -19,9 +19,13 @@
 //   tsid                  -                                       (rendered as raw, see
 //   aggregations.md)
 //
+// Example (runs: doc_value_format):
+//   #include <cassert>
+//   #include "stream/bytes_stream_output.h"
+//   BytesStreamOutput out;
 //   DocValueFormat::raw().writeNamed(out);                 // 03 72 61 77
 //   DocValueFormat d = DocValueFormat::dateTime("strict_date_optional_time", "Z");
-//   d.formatLongAsString(1420070400000);                    // "2015-01-01T00:00:00.000Z"
+//   assert(d.formatLongAsString(1420070400000) == "2015-01-01T00:00:00.000Z");
 //
 // Unknown names are CorruptStreamError "Unknown NamedWriteable
 // [DocValueFormat][name]"; a resolution other than 0 or 1 is

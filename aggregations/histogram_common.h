@@ -4,12 +4,10 @@
 // wire (its JSON: aggregations/json). The key type, how a key is read, written
 // and printed, and the key-stepping function are what differ.
 //
-//   Histogram::Buckets buckets =
-//       histogram_common::mergeByKey<Histogram>(aggs, first.minDocCount(), context, less);
-//   if (context.final_reduce && fill) {
-//     histogram_common::addEmptyBuckets(buckets, template_aggs, context, range, next);
-//   }
-//   histogram_common::orderFinal(buckets, order);
+// A reduce is three steps: mergeByKey merges the inputs' buckets by key (a
+// final reduce drops those under minDocCount), addEmptyBuckets fills the gaps
+// of a final reduce with minDocCount 0 (stepping keys with the type's next),
+// and orderFinal puts the key-ordered buckets in the aggregation's order.
 //
 // Every bucket created counts against ReduceContext::max_buckets before it is
 // built (TooManyBucketsError beyond): kept merged buckets (counted as they are
