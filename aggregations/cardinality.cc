@@ -10,6 +10,23 @@
 
 namespace wirestream::aggregations {
 
+namespace {
+// The sparse table ES's reduce at `v` builds its result in (hyperloglog_plus_plus.h).
+// Read off the jars: 8.19.21 and 9.3.4 start the reduced sketch's table at 32 slots and
+// grow it (HyperLogLogPlusPlus.LinearCountingCell); 8.19.7 and earlier, 9.0.x, 9.1.x
+// have the fixed table, and 9.2.8 and 9.5.3 give bucket ordinals below 10 (the reduced
+// sketch is ordinal 0) the whole table from the start, which lists as the fixed one.
+// The first patch of 8.19 and 9.3 with it is not known (no jar between 8.19.7 and
+// 8.19.21 is pinned), so the gate is those releases' ids and their later patches.
+HyperLogLogPlusPlus::SparseTable reducedTable(TransportVersion v) {
+  static constexpr TransportVersion k8_19_21(8841096);
+  static constexpr TransportVersion k9_3_4(9250011);
+  return v.isPatchFrom(k8_19_21) || v.isPatchFrom(k9_3_4)
+             ? HyperLogLogPlusPlus::SparseTable::kGrowing
+             : HyperLogLogPlusPlus::SparseTable::kFixed;
+}
+}  // namespace
+
 Cardinality::Cardinality(StreamInput& in, const NamedWriteableRegistry& registry)
     : AggregationBase(in, registry) {
   if (in.readBoolean()) sketch_ = HyperLogLogPlusPlus::readFrom(in);
@@ -26,14 +43,16 @@ bool Cardinality::doEquals(const InternalAggregation& other) const {
 }
 
 std::unique_ptr<InternalAggregation> Cardinality::reduce(
-    std::span<const InternalAggregation* const> aggs, const ReduceContext&) const {
+    std::span<const InternalAggregation* const> aggs, const ReduceContext& context) const {
   std::optional<HyperLogLogPlusPlus> merged;
   for (const Cardinality* c : downcast<Cardinality>(aggs)) {
     if (!c->sketch_) continue;
     // As ES's InternalCardinality reduce: a new sketch at the first one's
     // precision, every sketch merged into it in order (so the result is in
-    // ES's slot order even for one shard).
-    if (!merged) merged.emplace(c->sketch_->precision());
+    // ES's slot order even for one shard). ES 8.19.21 and later clone the result
+    // (AbstractHyperLogLogPlusPlus.clone: a read-only sparse sketch filled in the
+    // result's order), which keeps the order.
+    if (!merged) merged.emplace(c->sketch_->precision(), reducedTable(context.version));
     // merge() calls differing precisions a caller error; from shards they
     // are bad input (see InternalAggregations::reduce).
     if (merged->precision() != c->sketch_->precision()) {

@@ -31,7 +31,8 @@ void checkPrecision(int64_t p) {
 }
 }  // namespace
 
-HyperLogLogPlusPlus::HyperLogLogPlusPlus(int precision) : p_(precision) {
+HyperLogLogPlusPlus::HyperLogLogPlusPlus(int precision, SparseTable table)
+    : p_(precision), growing_(table == SparseTable::kGrowing) {
   if (precision < kMinPrecision || precision > kMaxPrecision) {
     throw std::invalid_argument("HyperLogLog++ precision must be in [4, 18] but was [" +
                                 std::to_string(precision) + "]");
@@ -140,6 +141,10 @@ void HyperLogLogPlusPlus::addEncoded(uint32_t encoded) {
     read_set_ = {};
     for (uint32_t e : read) addEncoded(e);
   }
+  if (growing_) {
+    addEncodedGrowing(encoded);
+    return;
+  }
   const uint32_t mask = slotMask();
   for (uint32_t i = encoded & mask;; i = (i + 1) & mask) {
     uint32_t v = slotAt(i);
@@ -149,6 +154,33 @@ void HyperLogLogPlusPlus::addEncoded(uint32_t encoded) {
       break;
     }
   }
+  if (slot_count_ > sparseThreshold()) toDense();
+}
+
+// ES 8.19.21's LinearCounting.addEncoded with its LinearCountingCell: a new
+// table of min(2^p / 4, 32) slots; an existing one more than 3/4 full is
+// doubled before the addition, even of a hash it holds, by re-inserting its
+// slots in order.
+void HyperLogLogPlusPlus::addEncodedGrowing(uint32_t encoded) {
+  const auto insert = [](std::vector<uint32_t>& table, uint32_t e) {
+    const uint32_t mask = static_cast<uint32_t>(table.size()) - 1;
+    for (uint32_t i = e & mask;; i = (i + 1) & mask) {
+      if (table[i] == e) return false;
+      if (table[i] == 0) {
+        table[i] = e;
+        return true;
+      }
+    }
+  };
+  if (slot_table_.empty()) {
+    slot_table_.assign(std::min<size_t>(size_t{slotMask()} + 1, 32), 0);
+  } else if (slot_count_ > slot_table_.size() * 3 / 4) {
+    std::vector<uint32_t> grown(slot_table_.size() * 2, 0);
+    for (uint32_t e : slot_table_)
+      if (e != 0) insert(grown, e);
+    slot_table_ = std::move(grown);
+  }
+  if (insert(slot_table_, encoded)) ++slot_count_;
   if (slot_count_ > sparseThreshold()) toDense();
 }
 

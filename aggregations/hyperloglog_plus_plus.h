@@ -28,6 +28,12 @@
 // load factor 0.75) it switches to dense: one byte a register, the run length
 // of leading zeros + 1.
 //
+// SparseTable::kGrowing is the table of ES 8.19.21 and 9.3.4
+// (HyperLogLogPlusPlus.LinearCountingCell): it starts at min(2^p / 4, 32) slots
+// and, when an addition finds more than 3/4 of them held (a repeat included),
+// doubles first, re-inserting its hashes in slot order; the home slot and
+// probing are as above, so only the order of the listed hashes differs.
+//
 // Estimates: sparse uses linear counting over 2^25 buckets as ES; dense uses
 // Ertl's improved raw estimator ("New cardinality estimation algorithms for
 // HyperLogLog sketches", 2017), which needs no empirical bias tables and has
@@ -58,8 +64,11 @@ class HyperLogLogPlusPlus {
   // Precision of the sparse encoding (ES's P2).
   static constexpr int kSparsePrecision = 25;
 
+  // Which of ES's sparse tables to follow (see the top of this file).
+  enum class SparseTable { kFixed, kGrowing };
+
   // std::invalid_argument unless kMinPrecision <= precision <= kMaxPrecision.
-  explicit HyperLogLogPlusPlus(int precision);
+  explicit HyperLogLogPlusPlus(int precision, SparseTable table = SparseTable::kFixed);
 
   int precision() const { return p_; }
   bool isDense() const { return dense_; }
@@ -113,6 +122,8 @@ class HyperLogLogPlusPlus {
 
  private:
   void addEncoded(uint32_t encoded);
+  // SparseTable::kGrowing's addEncoded (slot_table_ is the whole table).
+  void addEncodedGrowing(uint32_t encoded);
   // The sparse hashes in write order, without allocating.
   template <class F>
   void forEachSparse(F&& f) const;
@@ -128,6 +139,7 @@ class HyperLogLogPlusPlus {
 
   int p_;
   bool dense_ = false;
+  bool growing_ = false;
   // As read (wire or JSON), until the first addition; with a set to refuse repeats.
   std::vector<uint32_t> read_order_;
   std::unordered_set<uint32_t> read_set_;

@@ -316,10 +316,13 @@ InternalAggregations InternalAggregations::reduceBucket(
   size_t first_size = lists.empty() ? 0 : lists.front()->aggs_.size();
   for (size_t i : esReduceOrder(context, names, calls, first_size)) {
     const auto& g = groups[i];
-    // As ES: a metric that only one list holds is kept as it is.
-    out.push_back(g.size() == 1 && !g.front()->mustReduceOnSingleInternalAgg()
-                      ? g.front()->clone()
-                      : g.front()->reduce(g, context));
+    // Before 8.16, as ES: a metric that only one list holds is kept as it is. From 8.16
+    // (V_8_16_0, ES's AggregatorsReducer, the same in 8.18.8, 8.19.21 and 9.5.3) every
+    // aggregation of two or more lists goes through its reducer, so a sparse cardinality
+    // sketch of one shard's bucket is rebuilt in the reducing sketch's slot order.
+    const bool keep = g.size() == 1 && !g.front()->mustReduceOnSingleInternalAgg() &&
+                      !context.version.onOrAfter(TransportVersion::V_8_16_0);
+    out.push_back(keep ? g.front()->clone() : g.front()->reduce(g, context));
   }
   return InternalAggregations(std::move(out));
 }

@@ -346,7 +346,8 @@ class InternalAggregations {
   static InternalAggregations reduceSingle(const InternalAggregations& list,
                                            const ReduceContext& context);
   // As reduce(), but as ES's BucketReducer (a histogram's bucket, from V_8_16_0): one list
-  // too goes through the map, so its order may change.
+  // too goes through the map, so its order may change. From V_8_16_0 (ES's
+  // AggregatorsReducer) a metric only one list holds is reduced too, not kept as it is.
   static InternalAggregations reduceBucket(std::span<const InternalAggregations* const> lists,
                                            const ReduceContext& context);
 

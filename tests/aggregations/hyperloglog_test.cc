@@ -205,5 +205,34 @@ TEST(HyperLogLog, MergeRebuildsTheTable) {
   EXPECT_EQ(again.cardinality(), big.cardinality());
 }
 
+// The sparse order of ES's two tables, with values from ES's jars: a
+// HyperLogLogPlusPlus(10, BigArrays.NON_RECYCLING_INSTANCE, 1) collecting, at
+// bucket 0, the hashes i * 0x9E3779B97F4A7C15 for i = 1..30, then listed by
+// AbstractHyperLogLogPlusPlus.getLinearCounting(0) (what writeTo writes).
+// ES 8.19.21 (HyperLogLogPlusPlus.LinearCountingCell: 32 slots, doubled to 64
+// before the 26th addition) is SparseTable::kGrowing; ES 9.5.3 (bucket 0 gets
+// all 2^10 / 4 slots at once) lists as the fixed table of 8.7.
+TEST(HyperLogLog, SparseOrderOfTheFixedAndTheGrowingTable) {
+  H growing(10, H::SparseTable::kGrowing);
+  H fixed(10);
+  for (uint64_t i = 1; i <= 30; ++i) {
+    growing.collect(i * 0x9E3779B97F4A7C15ULL);
+    fixed.collect(i * 0x9E3779B97F4A7C15ULL);
+  }
+  const std::vector<uint32_t> es_8_19_21 = {
+      20464960u, 6051202u,  12102404u, 18153606u, 24204808u, 15842252u, 30256012u, 36307214u,
+      21893456u, 27944658u, 33995860u, 40047062u, 31684506u, 46098266u, 37735710u, 43786912u,
+      49838114u, 55889316u, 41475558u, 47526760u, 61940520u, 53577962u, 59629166u, 65680368u,
+      4622706u,  57317812u, 63369014u, 2311352u,  8362556u,  14413758u};
+  const std::vector<uint32_t> es_9_5_3 = {
+      12102404u, 24204808u, 36307214u, 37735710u, 49838114u, 61940520u, 63369014u, 8362556u,
+      20464960u, 21893456u, 33995860u, 46098266u, 47526760u, 59629166u, 4622706u,  6051202u,
+      18153606u, 30256012u, 31684506u, 43786912u, 55889316u, 57317812u, 2311352u,  14413758u,
+      15842252u, 27944658u, 40047062u, 41475558u, 53577962u, 65680368u};
+  EXPECT_EQ(growing.sparseHashes(), es_8_19_21);
+  EXPECT_EQ(fixed.sparseHashes(), es_9_5_3);
+  EXPECT_EQ(growing.cardinality(), fixed.cardinality());
+}
+
 }  // namespace
 }  // namespace wirestream::aggregations
