@@ -86,8 +86,10 @@ void checkNoDuplicate(const GenericValue& container, bool reading) {
 }
 
 // Tag 13 (Joda) always, and tag 23 below V_8_16_0: zone id, epoch millis. Tag 23 from it:
-// zone id, ZLong epoch seconds, int nano of second.
-void writeDateTime(StreamOutput& out, const ZonedDateTime& t, bool zoned) {
+// zone id, ZLong epoch seconds, int nano of second. Out of line: writeValue recurses once a
+// nesting level, and this one's locals (its messages' strings) would widen every frame of
+// it (under ASan a tree at the nesting limit then overflowed a 256 KiB stack).
+[[gnu::noinline]] void writeDateTime(StreamOutput& out, const ZonedDateTime& t, bool zoned) {
   if (!ZonedDateTime::isZoneId(t.zone_id)) {
     throw std::invalid_argument("writeGenericValue: [" + shown(t.zone_id) +
                                 "] is not a zone id as java.time writes it");
