@@ -7,12 +7,6 @@ namespace wirestream {
 
 namespace {
 
-// Ids of the first shape (fromRelease's) end in 99 and are below the first id of the
-// second shape, 8_500_000; every id up to 8.8.1's (8080199) is one.
-constexpr int32_t kFirstDetachedId = 8500000;
-
-bool isReleaseShaped(int32_t id) { return id >= 0 && id < kFirstDetachedId && id % 100 == 99; }
-
 // The last release whose id is fromRelease's for every patch: 8.8.x had current()
 // 8.8.0's or 8.8.1's id, so from 8.8 on only the table says.
 bool byArithmetic(int major, int minor) { return major < 8 || (major == 8 && minor <= 7); }
@@ -35,16 +29,21 @@ bool rowByArithmetic(std::string_view release) {
 }  // namespace
 
 std::string TransportVersion::toString() const {
-  if (isReleaseShaped(id_)) {
+  if (isReleaseShaped()) {
     int major = id_ / 1000000;
     int minor = id_ / 10000 % 100;
     int revision = id_ / 100 % 100;
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(revision);
   }
-  for (const TransportVersionRelease& r : releases()) {
-    if (r.id == id_) return std::string(r.release);
-  }
+  if (auto row = findRelease(*this)) return std::string(row->release);
   return std::to_string(id_);
+}
+
+std::optional<TransportVersionRelease> TransportVersion::findRelease(TransportVersion version) {
+  for (const TransportVersionRelease& r : releases()) {
+    if (r.id == version.id_) return r;
+  }
+  return std::nullopt;
 }
 
 std::optional<TransportVersionRelease> TransportVersion::findRelease(std::string_view release) {

@@ -67,6 +67,9 @@ class TransportVersion {
     return id_ >= base.id_ && id_ / 1000 == base.id_ / 1000;
   }
   constexpr auto operator<=>(const TransportVersion&) const = default;
+  // Whether the id has the first shape (a release's, ending in 99, below 8500000:
+  // up to 8.8.1's 8080199), which names its release and which every ES node knows.
+  constexpr bool isReleaseShaped() const { return id_ >= 0 && id_ < 8500000 && id_ % 100 == 99; }
 
   // The release name for an id that is a release's ("8.7.0"; after 8.8.1, the first
   // release in releases() whose id it is, e.g. "9.1.0"), the plain id otherwise.
@@ -83,6 +86,8 @@ class TransportVersion {
   static std::span<const TransportVersionRelease> releases();
   // The row for "9.1.0", if it is in releases().
   static std::optional<TransportVersionRelease> findRelease(std::string_view release);
+  // The first row of releases() whose id is `version`'s, if any.
+  static std::optional<TransportVersionRelease> findRelease(TransportVersion version);
 
  private:
   int32_t id_;

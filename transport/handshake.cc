@@ -73,20 +73,8 @@ TcpHandshakeResponse TcpHandshakeResponse::readFrom(StreamInput& in) {
 
 namespace {
 
-// Ids of the first shape (up to 8.8.1's 8080199) end in 99; every one is a
-// release's, and any ES node knows them.
-bool isReleaseShaped(int32_t id) { return id > 0 && id < 8500000 && id % 100 == 99; }
-
-// The table row whose id is `version`'s, if any.
-const TransportVersionRelease* rowOf(TransportVersion version) {
-  for (const TransportVersionRelease& r : TransportVersion::releases()) {
-    if (r.id == version.id()) return &r;
-  }
-  return nullptr;
-}
-
 bool isKnown(TransportVersion version) {
-  return isReleaseShaped(version.id()) || rowOf(version) != nullptr;
+  return version.isReleaseShaped() || TransportVersion::findRelease(version).has_value();
 }
 
 // The newest known version strictly below `version` (ES's bestKnownVersion of
@@ -100,7 +88,7 @@ int32_t newestKnownBelow(TransportVersion version) {
   const int32_t cap = std::min(version.id() - 1, 8499999);
   if (cap > 0) {
     int32_t shaped = cap - ((cap - 99) % 100 + 100) % 100;
-    if (shaped > best && isReleaseShaped(shaped)) best = shaped;
+    if (shaped > best && TransportVersion(shaped).isReleaseShaped()) best = shaped;
   }
   return best;
 }
@@ -112,7 +100,7 @@ std::string idText(TransportVersion v) { return std::to_string(v.id()); }
 std::string releaseNameOf(TransportVersion version) { return version.toString(); }
 
 TransportVersion minimumCompatibleFor(TransportVersion version) {
-  if (const TransportVersionRelease* row = rowOf(version)) {
+  if (auto row = TransportVersion::findRelease(version)) {
     return TransportVersion(row->minimum_compatible_id);
   }
   if (version.id() < 8000000) return kV7HandshakeVersion;  // ES 7.x: 6.8.0
@@ -191,9 +179,9 @@ std::string handshakeHeaderRefusal(TransportVersion local, TransportVersion head
 }
 
 int32_t releaseVersionIdOf(TransportVersion version) {
-  if (isReleaseShaped(version.id())) return version.id();
+  if (version.isReleaseShaped()) return version.id();
   std::string_view name;
-  if (const TransportVersionRelease* row = rowOf(version)) {
+  if (auto row = TransportVersion::findRelease(version)) {
     name = row->release;
   } else {
     int32_t best = 0;
@@ -204,7 +192,7 @@ int32_t releaseVersionIdOf(TransportVersion version) {
       }
     }
     if (best == 0) return 0;
-    if (isReleaseShaped(best)) return best;
+    if (TransportVersion(best).isReleaseShaped()) return best;
   }
   int parts[3] = {0, 0, 0};
   const char* p = name.data();
