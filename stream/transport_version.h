@@ -49,11 +49,13 @@ class TransportVersion {
   // (TransportVersions in 8.19; docs/wire-format.md, "Versions after 8.7"). 8.8.0 is the
   // last release-shaped id; the others are ES's own numbering of wire changes.
   static const TransportVersion V_8_8_0;   // 8080099: exception ids 168 on
+  static const TransportVersion V_8_10_X;  // 8500061: DiscoveryNode's index versions
   static const TransportVersion V_8_11_X;  // 8512001: generic tag 30 (GenericNamedWriteable)
   static const TransportVersion V_8_12_1;  // 8560001: downsampledResultsOffset, as a patch
   static const TransportVersion V_8_13_0;  // 8595000: date_histogram downsampledResultsOffset
   static const TransportVersion V_8_14_0;  // 8636001: end of 8.13's unsorted histogram buckets
   static const TransportVersion V_8_16_0;  // 8772001: zoned date-time, date_time's locale
+  static const TransportVersion V_8_18_0;  // 8840000: handshakes settle; read-only index version
 
   // The version this build writes by default (8.7.0).
   static constexpr TransportVersion current();
@@ -105,11 +107,13 @@ inline constexpr TransportVersion TransportVersion::V_8_7_0 =
     TransportVersion::fromRelease(8, 7, 0);
 
 inline constexpr TransportVersion TransportVersion::V_8_8_0 = TransportVersion(8080099);
+inline constexpr TransportVersion TransportVersion::V_8_10_X = TransportVersion(8500061);
 inline constexpr TransportVersion TransportVersion::V_8_11_X = TransportVersion(8512001);
 inline constexpr TransportVersion TransportVersion::V_8_12_1 = TransportVersion(8560001);
 inline constexpr TransportVersion TransportVersion::V_8_13_0 = TransportVersion(8595000);
 inline constexpr TransportVersion TransportVersion::V_8_14_0 = TransportVersion(8636001);
 inline constexpr TransportVersion TransportVersion::V_8_16_0 = TransportVersion(8772001);
+inline constexpr TransportVersion TransportVersion::V_8_18_0 = TransportVersion(8840000);
 constexpr TransportVersion TransportVersion::current() { return V_8_7_0; }
 
 }  // namespace wirestream

@@ -163,7 +163,7 @@ HandshakeNegotiation negotiateHandshakeVersion(TransportVersion local,
 }
 
 std::string handshakeHeaderRefusal(TransportVersion local, TransportVersion header) {
-  if (local.before(kV8_18_0)) return "";
+  if (local.before(TransportVersion::V_8_18_0)) return "";
   const bool nine = local.onOrAfter(kFirst9xVersion);
   std::vector<TransportVersion> allowed;
   if (!nine) allowed.push_back(kV7HandshakeVersion);
@@ -305,9 +305,10 @@ void DiscoveryNode::writeTo(StreamOutput& out) const {
     out.writeBoolean(role.can_contain_data);
   }
   out.writeVInt(version.id());
-  if (out.transportVersion().onOrAfter(kV8_10_X)) {
+  if (out.transportVersion().onOrAfter(TransportVersion::V_8_10_X)) {
     out.writeVInt(min_index_version);
-    if (out.transportVersion().onOrAfter(kV8_18_0)) out.writeVInt(min_read_only_index_version);
+    if (out.transportVersion().onOrAfter(TransportVersion::V_8_18_0))
+      out.writeVInt(min_read_only_index_version);
     out.writeVInt(max_index_version);
   }
   if (out.transportVersion().onOrAfter(kDiscoveryNodeExternalIdVersion)) {
@@ -339,9 +340,10 @@ DiscoveryNode DiscoveryNode::readFrom(StreamInput& in) {
     n.roles.push_back(std::move(role));
   }
   n.version = TransportVersion(in.readVInt());
-  if (in.transportVersion().onOrAfter(kV8_10_X)) {
+  if (in.transportVersion().onOrAfter(TransportVersion::V_8_10_X)) {
     n.min_index_version = in.readVInt();
-    if (in.transportVersion().onOrAfter(kV8_18_0)) n.min_read_only_index_version = in.readVInt();
+    if (in.transportVersion().onOrAfter(TransportVersion::V_8_18_0))
+      n.min_read_only_index_version = in.readVInt();
     n.max_index_version = in.readVInt();
   }
   if (in.transportVersion().onOrAfter(kDiscoveryNodeExternalIdVersion)) {

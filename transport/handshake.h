@@ -54,10 +54,6 @@ inline constexpr TransportVersion kV9HandshakeVersion = TransportVersion(8800000
 // ES 8.19's TransportHandshaker.V8_19_FIRST_VERSION: the oldest id ES 9.1 and later
 // talk to; an 8.19 node warns (deprecation) about a peer below it.
 inline constexpr TransportVersion kV8_19FirstVersion = TransportVersion(8841000);
-// ES 8.19's TransportVersions.V_8_10_X and V_8_18_0: DiscoveryNode's
-// VersionInformation (from 8.10) and its minimum read-only index version (8.18).
-inline constexpr TransportVersion kV8_10_X = TransportVersion(8500061);
-inline constexpr TransportVersion kV8_18_0 = TransportVersion(8840000);
 // The first 9.x id (9.0.0 is 9000009): a node offering one sends its handshake
 // request at kV9HandshakeVersion.
 inline constexpr TransportVersion kFirst9xVersion = TransportVersion(9000000);

@@ -286,8 +286,9 @@ TEST(DiscoveryNodeBytes, VersionInformationAsEs819AndEs95WriteIt) {
   };
   const Case cases[] = {
       {TransportVersion(8841096), TransportVersion(8070199), head + "c7 81 f4 03 02 6e 31"},
-      {TransportVersion(8841096), kV8_10_X, head + "c7 81 f4 03 a3 a0 ab 03 a8 87 89 04 02 6e 31"},
-      {TransportVersion(8841096), kV8_18_0,
+      {TransportVersion(8841096), TransportVersion::V_8_10_X,
+       head + "c7 81 f4 03 a3 a0 ab 03 a8 87 89 04 02 6e 31"},
+      {TransportVersion(8841096), TransportVersion::V_8_18_0,
        head + "c7 81 f4 03 a3 a0 ab 03 a3 a0 ab 03 a8 87 89 04 02 6e 31"},
       {TransportVersion(8841096), TransportVersion(8841096),
        head + "c7 81 f4 03 a3 a0 ab 03 a3 a0 ab 03 a8 87 89 04 02 6e 31"},
@@ -319,9 +320,10 @@ TEST(DiscoveryNodeBytes, VersionInformationAsEs819AndEs95WriteIt) {
           [&](StreamInput& in) {
             DiscoveryNode back = DiscoveryNode::readFrom(in);
             EXPECT_EQ(back.version, n.version);
-            EXPECT_EQ(back.max_index_version, c.stream.onOrAfter(kV8_10_X) ? index.max : 0);
+            EXPECT_EQ(back.max_index_version,
+                      c.stream.onOrAfter(TransportVersion::V_8_10_X) ? index.max : 0);
             EXPECT_EQ(back.min_read_only_index_version,
-                      c.stream.onOrAfter(kV8_18_0) ? index.min_read_only : 0);
+                      c.stream.onOrAfter(TransportVersion::V_8_18_0) ? index.min_read_only : 0);
             EXPECT_EQ(back.external_id, "n1");
           },
           c.stream);

@@ -231,7 +231,7 @@ TEST_F(TransportTest, ReleasesFrom818HandshakeAsEsDoes) {
       EXPECT_EQ(h.version.id(), releaseVersionIdOf(TransportVersion::parse(c.server)));
       // VersionInformation travels from V_8_10_X on.
       EXPECT_EQ(h.node.max_index_version,
-                conn->version().onOrAfter(kV8_10_X)
+                conn->version().onOrAfter(TransportVersion::V_8_10_X)
                     ? indexVersionsOf(TransportVersion::parse(c.server)).max
                     : 0);
     } else {

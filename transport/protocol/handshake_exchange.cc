@@ -31,7 +31,8 @@ TcpHandshakeResponse readHandshakeResponseBody(StreamInput& in) {
 
 TransportVersion agreedVersion(const TcpHandshakeResponse& remote, TransportVersion local,
                                TransportVersion minimum_compatible, const std::string& channel) {
-  if (local.before(kV8_18_0)) return agreedVersion(remote.version, local, minimum_compatible);
+  if (local.before(TransportVersion::V_8_18_0))
+    return agreedVersion(remote.version, local, minimum_compatible);
   HandshakeNegotiation n = negotiateHandshakeVersion(local, minimum_compatible, remote.version,
                                                      remote.release_version, channel);
   if (!n.agreed) throw ConnectTransportError(n.refusal);
@@ -67,7 +68,7 @@ HandshakeAnswer answerHandshake(const InboundMessage& request, const HandshakeId
   const TransportVersion remote = request_body.version;
   if (in.available() != 0) throw std::runtime_error("handshake request has unread bytes");
   answer.frame = std::make_shared<BytesStreamOutput>();
-  if (local.version.onOrAfter(kV8_18_0)) {
+  if (local.version.onOrAfter(TransportVersion::V_8_18_0)) {
     // ES 8.18 and later answer the version they settled on (or refuse), with
     // their release string at a V9 header version.
     HandshakeNegotiation n =
