@@ -208,13 +208,20 @@ DateHistogram::Rounding roundingFromJson(const json& j) {
   return r;
 }
 
+// The response members after "buckets" (a date_histogram's flag over downsampled data),
+// as dateHistogramResponse and the streaming hook below write them.
+void responseAfterBuckets(const Histogram&, json&) {}
+void responseAfterBuckets(const DateHistogram& h, json& j) {
+  if (h.downsampledResultsOffset()) j["downsampled_results_offset"] = true;
+}
+
 void dateHistogramResponse(const InternalAggregation& agg, json& j,
                            const AggregationJsonRegistry& registry) {
   const auto& h = static_cast<const DateHistogram&>(agg);
   j["buckets"] = bucketsToResponseJson(
       h.buckets(), h.keyed(), h.format(),
       [&](int64_t k) { return h.format().formatLongAsString(k); }, longJson, registry);
-  if (h.downsampledResultsOffset()) j["downsampled_results_offset"] = true;
+  responseAfterBuckets(h, j);
 }
 
 // As wireHead(const Histogram&, ...).
@@ -325,6 +332,7 @@ struct HistogramHook {
       },
       [](const InternalAggregation& agg, json& j) {
         j["buckets"] = of(agg).keyed() ? json::object() : json::array();
+        responseAfterBuckets(of(agg), j);
       },
       [](const InternalAggregation& agg, size_t i) {
         const H& h = of(agg);

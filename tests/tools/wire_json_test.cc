@@ -163,6 +163,22 @@ TEST(ResponseJsonWriter, RepeatedNamesAsDump) {
   }
 }
 
+// A date_histogram over downsampled data (ES 8.13+) ends its response with
+// "downsampled_results_offset": true after "buckets"; streamed in batches, it still does.
+TEST(ResponseJsonWriter, DownsampledResultsOffsetAsDump) {
+  for (bool keyed : {false, true}) {
+    auto h = std::make_unique<aggregations::DateHistogram>("d", aggregations::Metadata());
+    h->setKeyed(keyed);
+    h->setDownsampledResultsOffset(true);
+    for (int64_t k = 0; k < 20; ++k) h->buckets().push_back({k * 3600000, k + 1, {}});
+    InternalAggregations aggs;
+    aggs.add(std::move(h));
+    const std::string want = responseDump(aggs);
+    ASSERT_NE(want.find("\"downsampled_results_offset\": true"), std::string::npos) << want;
+    expectResponseAsDump(aggs, keyed ? "keyed" : "unkeyed");
+  }
+}
+
 // A pattern long enough that a few buckets' key_as_string fill a batch: the
 // buckets are written fewer at a time, and the text is still the dump's.
 TEST(ResponseJsonWriter, LongPatternAsDump) {
