@@ -503,6 +503,19 @@ std::optional<int32_t> offsetAt(std::string_view zone_id, int64_t epoch_seconds)
 
 bool isSupportedPattern(std::string_view pattern) { return compile(pattern).has_value(); }
 
+std::optional<std::string> format(std::string_view pattern, std::string_view locale,
+                                  std::string_view zone_id, int64_t epoch_seconds, int32_t nanos) {
+  const bool english_names = locale.empty() || locale == "en" || locale.starts_with("en_");
+  if (!english_names) {
+    auto fields = compile(pattern);
+    if (!fields) return std::nullopt;
+    for (const Field& f : *fields) {
+      if (f.op == Op::kMonthText || f.op == Op::kDayText || f.op == Op::kAmPm) return std::nullopt;
+    }
+  }
+  return format(pattern, zone_id, epoch_seconds, nanos);
+}
+
 std::optional<std::string> format(std::string_view pattern, std::string_view zone_id,
                                   int64_t epoch_seconds, int32_t nanos) {
   auto fields = compile(pattern);

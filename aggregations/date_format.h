@@ -51,6 +51,13 @@ bool isSupportedPattern(std::string_view pattern);
 // `pattern`; nullopt if the pattern or the zone is not supported.
 std::optional<std::string> format(std::string_view pattern, std::string_view zone_id,
                                   int64_t epoch_seconds, int32_t nanos);
+// As above for a formatter with a locale (Java's Locale.toString: "" is ROOT, "de_DE").
+// Numbers print the same in every locale (java.time keeps Latin digits unless asked);
+// names (month and day text, AM/PM) are known for ROOT and English only, so a pattern
+// with a name in another locale is not supported: nullopt, never another language's
+// name.
+std::optional<std::string> format(std::string_view pattern, std::string_view locale,
+                                  std::string_view zone_id, int64_t epoch_seconds, int32_t nanos);
 
 // Proleptic Gregorian calendar (Howard Hinnant's algorithms).
 struct CivilDate {

@@ -407,7 +407,7 @@ std::string DocValueFormat::formatLongAsString(int64_t v) const {
       return v != 0 ? "true" : "false";
     case Kind::kDateTime: {
       auto [sec, nanos] = splitEpoch(v, resolution_);
-      auto s = date_format::format(pattern_, zone_id_, sec, nanos);
+      auto s = date_format::format(pattern_, locale_, zone_id_, sec, nanos);
       return s ? *s : std::to_string(v);
     }
     case Kind::kDecimal: {

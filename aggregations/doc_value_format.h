@@ -92,8 +92,10 @@ class DocValueFormat final : public NamedWriteable {
   Resolution resolution() const { return resolution_; }
   bool formatSortValues() const { return format_sort_values_; }
   // date_time only: the formatter's locale as Java's Locale.toString ("" is ROOT, ES's
-  // default; "en_US", "de"). On the wire from V_8_16_0 (dropped below it, as ES does);
-  // the renderings below use the root locale's names whatever it is.
+  // default; "en_US", "de"). On the wire from V_8_16_0 (dropped below it, as ES does).
+  // The renderings below know ROOT's and English names only: a pattern with month or day
+  // names or AM/PM in another locale is not rendered (the raw value, as for any pattern
+  // date_format.h does not support), never rendered in the wrong language.
   const std::string& locale() const { return locale_; }
   // A copy with that locale (date_time only; ignored by the other kinds' wire).
   DocValueFormat withLocale(std::string locale) const {

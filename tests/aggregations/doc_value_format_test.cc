@@ -75,6 +75,24 @@ TEST(DocValueFormatRender, UnsupportedDatesRenderRaw) {
   EXPECT_EQ(date_format::fixedOffsetSeconds("+19:00"), std::nullopt);
 }
 
+// A formatter's locale (on the wire from 8.16): numbers print alike in every locale;
+// names are rendered for ROOT and English only, the raw value otherwise, never the
+// wrong language's name.
+TEST(DocValueFormatRender, LocaleNamesOnlyWhereKnown) {
+  const int64_t t = 1420070400000;  // 2015-01-01T00:00:00Z, a Thursday
+  auto in = [&](const char* pattern, const char* locale) {
+    return F::dateTime(pattern, "Z").withLocale(locale).formatLongAsString(t);
+  };
+  EXPECT_EQ(in("yyyy-MM-dd HH:mm", "de_DE"), "2015-01-01 00:00");
+  EXPECT_EQ(in("dd MMM yyyy", ""), "01 Jan 2015");
+  EXPECT_EQ(in("dd MMM yyyy", "en_US"), "01 Jan 2015");
+  EXPECT_EQ(in("EEEE", "en"), "Thursday");
+  EXPECT_EQ(in("dd MMM yyyy", "de_DE"), "1420070400000");
+  EXPECT_EQ(in("EEE", "fr"), "1420070400000");
+  EXPECT_EQ(in("hh a", "ja_JP"), "1420070400000");
+  EXPECT_EQ(in("strict_date_optional_time", "ja_JP"), "2015-01-01T00:00:00.000Z");
+}
+
 TEST(DocValueFormatRender, Decimal) {
   EXPECT_EQ(F::decimal("#,##0.00").formatDoubleAsString(1234567.891), "1,234,567.89");
   EXPECT_EQ(F::decimal("0.###").formatDoubleAsString(1.5), "1.5");
