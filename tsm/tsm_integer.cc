@@ -123,36 +123,6 @@ uint64_t* sizeForPacked(std::span<const uint8_t> block, std::vector<T>& out, siz
   return reinterpret_cast<uint64_t*>(out.data());
 }
 
-// d[i] = first + i * step (wrapping): RLE's whole decode. Eight lanes in four
-// explicit 16-byte vectors (SSE2 and NEON registers; gcc spills wider ones
-// without AVX), each advanced by 8 steps an iteration: four adds and four
-// stores for eight values (x86-64 has no 64-bit vector multiply below
-// AVX-512). Explicit, not left to the auto-vectorizer: gcc 12 at -O3
-// miscompiles scalar interleaved running sums (its SLP vectorizer stored
-// 7 4 7 4 for 7, step -3). The tail is the product.
-void fillArithmetic(uint64_t* d, size_t n, uint64_t first, uint64_t step) {
-  using Pair = uint64_t __attribute__((vector_size(16)));
-  size_t i = 0;
-  if (n >= 8) {
-    Pair a = {first, first + step};
-    Pair b = a + 2 * step;
-    Pair c = a + 4 * step;
-    Pair e = a + 6 * step;
-    const uint64_t eight = 8 * step;
-    for (; i + 8 <= n; i += 8) {
-      std::memcpy(d + i, &a, sizeof a);
-      std::memcpy(d + i + 2, &b, sizeof b);
-      std::memcpy(d + i + 4, &c, sizeof c);
-      std::memcpy(d + i + 6, &e, sizeof e);
-      a += eight;
-      b += eight;
-      c += eight;
-      e += eight;
-    }
-  }
-  for (; i < n; ++i) d[i] = first + static_cast<uint64_t>(i) * step;
-}
-
 // Decodes an integer block into dst's storage as unsigned bits.
 template <typename T>
 void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size_t max_values,
@@ -195,7 +165,7 @@ void decodeIntegerBits(std::span<const uint8_t> block, std::vector<T>& out, size
       out.resize(count);
       uint64_t acc = static_cast<uint64_t>(zigZagDecode(codec::loadBig64(p + 1)));
       uint64_t step = static_cast<uint64_t>(zigZagDecode(delta.value));
-      fillArithmetic(reinterpret_cast<uint64_t*>(out.data()), count, acc, step);
+      internal::kernels().fillArithmetic(reinterpret_cast<uint64_t*>(out.data()), count, acc, step);
       return;
     }
     default:
@@ -333,7 +303,8 @@ void decodeTimeArray(std::span<const uint8_t> block, std::vector<int64_t>& out, 
       out.resize(count.value);
       uint64_t acc = codec::loadBig64(p + 1);
       const uint64_t step = delta.value * kPow10[e];
-      fillArithmetic(reinterpret_cast<uint64_t*>(out.data()), count.value, acc, step);
+      internal::kernels().fillArithmetic(reinterpret_cast<uint64_t*>(out.data()), count.value, acc,
+                                         step);
       return;
     }
   }

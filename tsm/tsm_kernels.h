@@ -1,8 +1,8 @@
 // The vector kernels of the integer and timestamp blocks (not public API; tsm.h
 // says how a target is chosen): delta + zig-zag encoding with the statistics that
-// pick the layout, and simple8b unpacking fused with zig-zag decoding or scaling
-// and the running sums. One Highway source (tsm_kernels.cc) compiled for every
-// Highway target; the scalar table is the plain loops every target is tested
+// pick the layout, simple8b unpacking fused with zig-zag decoding or scaling
+// and the running sums, and RLE's arithmetic sequences. One Highway source (tsm_kernels.cc)
+// compiled for every Highway target; the scalar table is the plain loops every target is tested
 // against.
 //
 // Example (runs: tsm_kernels):
@@ -50,6 +50,8 @@ struct Kernels {
   unsigned scalar_from;
   // simple8b::encode: the same words (values <= 2^60 - 1, else invalid_argument).
   size_t (*simple8bEncode)(const uint64_t* values, size_t n, uint8_t* dst);
+  // d[i] = first + i * step (wrapping), i < n: an RLE block's whole decode.
+  void (*fillArithmetic)(uint64_t* d, size_t n, uint64_t first, uint64_t step);
 };
 
 // The table in use (see tsm.h: Highway's best target, or WIRESTREAM_SIMD=scalar).

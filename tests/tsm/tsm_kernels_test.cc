@@ -195,6 +195,29 @@ TEST_F(TsmKernels, Simple8bEncodeMatchesTheScalarLoops) {
   }
 }
 
+// RLE's sequences, every length around the vector widths and long ones, steps that
+// wrap (negative, huge): the same values at every target, nothing stored past n.
+TEST_F(TsmKernels, FillArithmeticMatchesTheScalarLoop) {
+  std::mt19937_64 rng(testing::testSeed(0xf111a417));
+  constexpr uint64_t kGuard = 0xA5A5A5A5A5A5A5A5;
+  for (int iter = 0; iter < 2000; ++iter) {
+    const size_t n = iter < 70 ? static_cast<size_t>(iter) : rng() % 3000;
+    const uint64_t first = iter % 4 == 0 ? rng() : rng() % 1000;
+    const uint64_t step = iter % 3 == 0 ? rng() : (rng() % 21) - 10;
+    std::vector<uint64_t> want(n);
+    for (size_t i = 0; i < n; ++i) want[i] = first + i * step;
+    for (size_t t = 0; t < kernelTableCount(); ++t) {
+      std::vector<uint64_t> got(n + 16, kGuard);
+      kernelTable(t).fillArithmetic(got.data(), n, first, step);
+      ASSERT_TRUE(std::equal(want.begin(), want.end(), got.begin()))
+          << kernelTable(t).name << " n=" << n << " first=" << first << " step=" << step;
+      for (size_t i = n; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], kGuard) << kernelTable(t).name << " wrote past n=" << n;
+      }
+    }
+  }
+}
+
 // The kernels stop where a whole-vector store would pass the room, and never
 // write past it: guard values after the room stay.
 TEST_F(TsmKernels, NoStorePastTheRoom) {
