@@ -23,8 +23,10 @@
 //     kernel table of that target (scalar, SSE4, AVX2, ...): where the vector
 //     kernels pay and where they leave words to the scalar loop.
 //
-// Items are values; the bytes_per_value counter is the encoded size. Inputs are
-// built once from a fixed seed outside the timed loops.
+// Items are values; the bytes_per_value counter is the encoded size; each
+// Encode_Block benchmark's label is its block's FNV-1a (bench/go_peer/run.py checks
+// InfluxDB's Go blocks against it). Inputs are built once from a fixed seed outside
+// the timed loops; bench/go_peer/main.go draws the same ones.
 #include <benchmark/benchmark.h>
 #include <lz4.h>
 #include <zstd.h>
@@ -52,6 +54,15 @@ namespace {
 constexpr size_t kValues = 1000;
 constexpr uint64_t kSeed = 0x75a1000;
 using Bytes = std::vector<uint8_t>;
+
+// FNV-1a of a block, in hex: the label of each Encode_Block benchmark.
+std::string fnv1a(const Bytes& b) {
+  uint64_t h = 14695981039346656037ull;
+  for (uint8_t c : b) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
 
 template <typename T>
 Bytes plainBytes(const std::vector<T>& v) {
@@ -152,6 +163,8 @@ void registerCase(const std::string& type, const std::string& name, std::vector<
                                    benchmark::DoNotOptimize(out.data());
                                  }
                                  setCounters(state, block->size());
+                                 // bench/go_peer/run.py checks InfluxDB's block against it.
+                                 state.SetLabel("fnv1a " + fnv1a(out));
                                });
   benchmark::RegisterBenchmark(("BM_Tsm" + type + "Decode_Block_" + name).c_str(),
                                [=](benchmark::State& state) {
