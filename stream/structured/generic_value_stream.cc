@@ -31,19 +31,30 @@
 //   tag 25  set             as 24
 //   tag 26  big integer     string: the decimal, as BigInteger.toString()
 //   tag 27  offset time     string offset id, long nano of day
+//   tag 28  duration        long seconds, long nano of second (ES 8.9 on; no gate)
+//   tag 29  period          int years, int months, int days (ES 8.9 on; no gate)
+//   tag 30  named writeable string name, the writeable's bytes (ES's
+//                           GenericNamedWriteable; written from V_8_11_X on)
+//             "GeoBoundingBox": geo point top left, geo point bottom right
 // A map with a repeated key or a set with a repeated element is refused both
 // ways (strict; Java cannot hold one, and would keep one of them silently).
 // Zone and offset ids and big-integer decimals are refused in any spelling
 // but the one Java writes (java_time.h, big_integer.h; strict: Java reads
 // and rewrites some others). A tag-23 instant from 8.16 on whose milliseconds
 // do not fit an int64 (java.time holds years to 1e9) is CorruptStreamError.
-// Any other tag (28 and up are Duration, Period and named writeables, added
-// to ES after 8.7): CorruptStreamError "Can't read unknown type [t]".
+// A duration's nanos outside 0..999999999 are CorruptStreamError (stricter
+// than ES, whose Duration.ofSeconds carries them into the seconds). Tag 30
+// below V_8_11_X is CorruptStreamError (stricter: ES reads it, but no ES
+// writes it there); a tag 30 of a name other than GeoBoundingBox (ES plugins
+// register more, e.g. painless's IPAddress) is CorruptStreamError
+// "Unknown NamedWriteable [GenericNamedWriteable][name]".
+// Any other tag: CorruptStreamError "Can't read unknown type [t]".
 //
 // Reading does not recurse: open lists, maps and sets wait on a heap stack,
 // each inside a StreamInput::NestingScope, so the input's depth limit bounds
 // the work and no depth reaches the machine stack. Writing recurses once per
 // level of the caller's tree.
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -60,6 +71,8 @@ namespace {
 using Kind = GenericValue::Kind;
 
 void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys);
+
+constexpr std::string_view kGeoBoundingBoxName = "GeoBoundingBox";
 
 // A value from the wire, shortened for a message: it may be hostile.
 std::string shown(std::string_view s) {
@@ -122,6 +135,31 @@ void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
   }
   out.writeString(t.offsetId());
   out.writeLong(t.time_of_day.count());
+}
+
+// Out of line for the reason writeDateTime is.
+[[gnu::noinline]] void writeDuration(StreamOutput& out, const JavaDuration& d) {
+  if (!d.valid()) {
+    throw std::invalid_argument("writeGenericValue: duration nano of second [" +
+                                std::to_string(d.nanos) + "] is not in 0..999999999");
+  }
+  out.writeLong(d.seconds);
+  out.writeLong(d.nanos);
+}
+
+// ES's GeoBoundingBox asks for V_8_11_X at least and refuses older streams.
+[[gnu::noinline]] void writeGeoBoundingBox(StreamOutput& out, const GeoBoundingBox& b) {
+  if (out.transportVersion().before(TransportVersion::V_8_11_X)) {
+    throw std::invalid_argument(
+        "writeGenericValue: [GeoBoundingBox] requires transport version 8512001 (8.11) and "
+        "cannot be written at " +
+        out.transportVersion().toString());
+  }
+  out.writeString(kGeoBoundingBoxName);
+  out.writeDouble(b.top_left.lat);
+  out.writeDouble(b.top_left.lon);
+  out.writeDouble(b.bottom_right.lat);
+  out.writeDouble(b.bottom_right.lon);
 }
 
 void writeEntries(StreamOutput& out, const GenericValue::Entries& entries, bool generic_keys) {
@@ -227,6 +265,19 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
     case Kind::kOffsetTime:
       writeOffsetTime(out, v.asOffsetTime());
       return;
+    case Kind::kDuration:
+      writeDuration(out, v.asDuration());
+      return;
+    case Kind::kPeriod: {
+      JavaPeriod p = v.asPeriod();
+      out.writeInt(p.years);
+      out.writeInt(p.months);
+      out.writeInt(p.days);
+      return;
+    }
+    case Kind::kGeoBoundingBox:
+      writeGeoBoundingBox(out, v.asGeoBoundingBox());
+      return;
   }
 }
 
@@ -276,14 +327,15 @@ ZonedDateTime readDateTime(StreamInput& in, bool zoned) {
     carry -= 1;
     nano += 1000000000;
   }
-  int64_t millis;
-  if (__builtin_add_overflow(seconds, carry, &seconds) ||
-      __builtin_mul_overflow(seconds, int64_t{1000}, &millis) ||
-      __builtin_add_overflow(millis, nano / 1000000, &millis)) {
+  // In 128 bits: seconds x 1000 may pass int64 where the milliseconds, the nanos added, do
+  // not (Long.MIN_VALUE ms is second -9223372036854776 and 192 ms, as wirestream writes it).
+  __int128 wide = (static_cast<__int128>(seconds) + carry) * 1000 + nano / 1000000;
+  if (wide < std::numeric_limits<int64_t>::min() || wide > std::numeric_limits<int64_t>::max()) {
     internal::throwCorrupt("zoned date-time out of range: epoch second [" +
                            std::to_string(seconds) + "], nanos [" + std::to_string(nanos) +
                            "] (wirestream holds int64 epoch milliseconds)");
   }
+  auto millis = static_cast<int64_t>(wide);
   ZonedDateTime t{ZonedDateTime::Millis(std::chrono::milliseconds(millis)), std::move(zone)};
   t.nano_of_milli = static_cast<int32_t>(nano % 1000000);
   return t;
@@ -312,6 +364,40 @@ OffsetTime readOffsetTime(StreamInput& in) {
                            std::to_string(nanos));
   }
   return t;
+}
+
+// Duration: seconds, then the nanos of the second as ES writes them (getNano(), 0..999999999).
+// Duration.ofSeconds would carry any other long into the seconds; refused here (stricter than
+// ES, as instants whose nanos need normalising are), so a value read writes the same bytes.
+JavaDuration readDuration(StreamInput& in) {
+  int64_t seconds = in.readLong();
+  int64_t nanos = in.readLong();
+  if (nanos < 0 || nanos > 999999999) {
+    internal::throwCorrupt("duration nanos [" + std::to_string(nanos) +
+                           "] not in 0..999999999 (seconds [" + std::to_string(seconds) + "])");
+  }
+  return {seconds, static_cast<int32_t>(nanos)};
+}
+
+// A GenericNamedWriteable: its name, then its own bytes. wirestream knows the one ES's
+// server registers.
+GeoBoundingBox readNamedGeneric(StreamInput& in) {
+  // No ES writes one below V_8_11_X (it refuses to); neither could wirestream write it back.
+  if (in.transportVersion().before(TransportVersion::V_8_11_X)) {
+    internal::throwCorrupt("a GenericNamedWriteable (tag 30) at transport version " +
+                           in.transportVersion().toString() + ", before 8512001 (8.11)");
+  }
+  std::string name = in.readString();
+  if (name != kGeoBoundingBoxName) {
+    internal::throwCorrupt("Unknown NamedWriteable [GenericNamedWriteable][" + shown(name) +
+                           "] (wirestream reads GeoBoundingBox only)");
+  }
+  GeoBoundingBox b;
+  b.top_left.lat = in.readDouble();
+  b.top_left.lon = in.readDouble();
+  b.bottom_right.lat = in.readDouble();
+  b.bottom_right.lon = in.readDouble();
+  return b;
 }
 
 // Every kind that is not a container.
@@ -366,6 +452,17 @@ GenericValue readScalar(StreamInput& in, int8_t tag) {
       return GenericValue::ofBigInteger(readBigInteger(in));
     case 27:
       return GenericValue::ofOffsetTime(readOffsetTime(in));
+    case 28:
+      return GenericValue::ofDuration(readDuration(in));
+    case 29: {
+      JavaPeriod p;
+      p.years = in.readInt();
+      p.months = in.readInt();
+      p.days = in.readInt();
+      return GenericValue::ofPeriod(p);
+    }
+    case 30:
+      return GenericValue::ofGeoBoundingBox(readNamedGeneric(in));
     default:
       internal::throwCorrupt("Can't read unknown type [" + std::to_string(tag) + "]");
   }

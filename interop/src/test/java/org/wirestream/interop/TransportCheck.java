@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.elasticsearch.ElasticsearchException;
 import org.elasticsearch.action.support.PlainActionFuture;
 import org.elasticsearch.cluster.node.DiscoveryNode;
 import org.elasticsearch.common.breaker.CircuitBreaker;
@@ -127,6 +128,11 @@ final class TransportCheck implements Check {
           if (req.text.equals("cbe")) {
             throw new CircuitBreakingException("too much", 100, 50,
                 CircuitBreaker.Durability.TRANSIENT);
+          }
+          if (req.text.equals("registry")) {
+            // One of the newest registry ids of the line, its ES name in the message.
+            String name = ElasticsearchException.getExceptionName(Es.registryException("probe"));
+            throw Es.registryException("name=" + name);
           }
           throw new IllegalArgumentException("bad [" + req.text + "]");
         });
