@@ -192,9 +192,9 @@ final class TransportCheck implements Check {
     if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       r.fail("wirestream -> ES: the peer did not finish in " + TIMEOUT_S + " s");
-    } else if (p.exitValue() != 0 || cases != 9) {
+    } else if (p.exitValue() != 0 || cases != 10) {
       r.fail("wirestream -> ES: the peer exited " + p.exitValue() + " after " + cases
-          + " of 9 cases (" + ctx.work.resolve("peer-client.stderr") + ")");
+          + " of 10 cases (" + ctx.work.resolve("peer-client.stderr") + ")");
     }
   }
 
