@@ -91,7 +91,7 @@ std::string duplicateMessage(const GenericValue& container, size_t index) {
 
 // Java maps and sets cannot hold a repeat, so bytes with one are corrupt and
 // a value with one cannot be written.
-void checkNoDuplicate(const GenericValue& container, bool reading) {
+[[gnu::noinline]] void checkNoDuplicate(const GenericValue& container, bool reading) {
   std::optional<size_t> d = container.findDuplicate();
   if (!d) return;
   if (reading) internal::throwCorrupt(duplicateMessage(container, *d));
@@ -127,7 +127,7 @@ void checkNoDuplicate(const GenericValue& container, bool reading) {
   out.writeInt(static_cast<int32_t>(milli * 1000000 + t.nano_of_milli));
 }
 
-void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
+[[gnu::noinline]] void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
   if (!t.valid()) {
     throw std::invalid_argument(
         "writeGenericValue: offset time out of range: " + std::to_string(t.time_of_day.count()) +
@@ -137,8 +137,9 @@ void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
   out.writeLong(t.time_of_day.count());
 }
 
-// Out of line for the reason writeDateTime is.
-[[gnu::noinline]] void writeDuration(StreamOutput& out, const JavaDuration& d) {
+// Out of line, as the writers below and writeDateTime are, for its reason: writeValue's frame.
+[[gnu::noinline]] void writeDuration(StreamOutput& out, const GenericValue& v) {
+  const JavaDuration d = v.asDuration();
   if (!d.valid()) {
     throw std::invalid_argument("writeGenericValue: duration nano of second [" +
                                 std::to_string(d.nanos) + "] is not in 0..999999999");
@@ -147,8 +148,16 @@ void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
   out.writeLong(d.nanos);
 }
 
+[[gnu::noinline]] void writePeriod(StreamOutput& out, const GenericValue& v) {
+  const JavaPeriod p = v.asPeriod();
+  out.writeInt(p.years);
+  out.writeInt(p.months);
+  out.writeInt(p.days);
+}
+
 // ES's GeoBoundingBox asks for V_8_11_X at least and refuses older streams.
-[[gnu::noinline]] void writeGeoBoundingBox(StreamOutput& out, const GeoBoundingBox& b) {
+[[gnu::noinline]] void writeGeoBoundingBox(StreamOutput& out, const GenericValue& v) {
+  const GeoBoundingBox b = v.asGeoBoundingBox();
   if (out.transportVersion().before(TransportVersion::V_8_11_X)) {
     throw std::invalid_argument(
         "writeGenericValue: [GeoBoundingBox] requires transport version 8512001 (8.11) and "
@@ -162,18 +171,30 @@ void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
   out.writeDouble(b.bottom_right.lon);
 }
 
+// Int length, then UTF-8 (checked: std::invalid_argument before any byte of it).
+[[gnu::noinline]] void writeText(StreamOutput& out, const std::string& s) {
+  measureUtf8(s);
+  if (s.size() > static_cast<size_t>(INT32_MAX)) {
+    throw std::invalid_argument("writeGenericValue: text too long for the wire");
+  }
+  out.writeInt(static_cast<int32_t>(s.size()));
+  out.writeBytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+}
+
+[[noreturn, gnu::noinline]] void throwNonStringKey(const StreamOutput& out,
+                                                   const GenericValue& key) {
+  throw std::invalid_argument("writeGenericValue: map keys must be strings before 8.7.0, got a " +
+                              std::string(GenericValue::kindName(key.kind())) + " at " +
+                              out.transportVersion().toString());
+}
+
 void writeEntries(StreamOutput& out, const GenericValue::Entries& entries, bool generic_keys) {
   out.writeArraySize(entries.size());
   for (const auto& [key, value] : entries) {
     if (generic_keys) {
       writeValue(out, key, true);
     } else {
-      if (key.kind() != Kind::kString) {
-        throw std::invalid_argument(
-            "writeGenericValue: map keys must be strings before 8.7.0, got a " +
-            std::string(GenericValue::kindName(key.kind())) + " at " +
-            out.transportVersion().toString());
-      }
+      if (key.kind() != Kind::kString) throwNonStringKey(out, key);
       out.writeString(key.asString());
     }
     writeValue(out, value, generic_keys);
@@ -226,16 +247,9 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
     case Kind::kByte:
       out.writeByte(static_cast<uint8_t>(v.asByte()));
       return;
-    case Kind::kText: {
-      const std::string& s = v.asString();
-      measureUtf8(s);  // std::invalid_argument on invalid UTF-8, before any byte of it
-      if (s.size() > static_cast<size_t>(INT32_MAX)) {
-        throw std::invalid_argument("writeGenericValue: text too long for the wire");
-      }
-      out.writeInt(static_cast<int32_t>(s.size()));
-      out.writeBytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+    case Kind::kText:
+      writeText(out, v.asString());
       return;
-    }
     case Kind::kShort:
       out.writeShort(v.asShort());
       return;
@@ -266,17 +280,13 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
       writeOffsetTime(out, v.asOffsetTime());
       return;
     case Kind::kDuration:
-      writeDuration(out, v.asDuration());
+      writeDuration(out, v);
       return;
-    case Kind::kPeriod: {
-      JavaPeriod p = v.asPeriod();
-      out.writeInt(p.years);
-      out.writeInt(p.months);
-      out.writeInt(p.days);
+    case Kind::kPeriod:
+      writePeriod(out, v);
       return;
-    }
     case Kind::kGeoBoundingBox:
-      writeGeoBoundingBox(out, v.asGeoBoundingBox());
+      writeGeoBoundingBox(out, v);
       return;
   }
 }
