@@ -360,6 +360,13 @@ size_t InternalAggregation::encodedSize() const {
   return out.size();
 }
 
+size_t InternalAggregation::encodedSize(TransportVersion version) const {
+  CountingOutput out;
+  out.setTransportVersion(version);
+  writeTo(out);
+  return out.size();
+}
+
 size_t InternalAggregations::encodedSize() const {
   CountingOutput out;
   writeTo(out);

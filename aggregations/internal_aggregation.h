@@ -157,6 +157,9 @@ class InternalAggregation : public NamedWriteable {
   // The bytes writeTo writes at the current transport version, counted
   // without being kept; throws what writeTo throws.
   size_t encodedSize() const;
+  // The same at `version` (a value read at a newer version may hold what the
+  // current one cannot write: a generic tag 30 needs 8.11).
+  size_t encodedSize(TransportVersion version) const;
 
   // The value a bucket order names: "" for a single-value metric, else the
   // metric ("min", "avg"...). NaN when there is no such value.

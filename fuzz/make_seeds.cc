@@ -211,6 +211,8 @@ std::vector<std::pair<std::string, GenericValue>> genericSamples() {
       {"big_integer", GV::ofBigInteger(BigInteger::fromDecimal("-18446744073709551616"))},
       {"offset_time", GV::ofOffsetTime({std::chrono::nanoseconds(34200000000001),
                                         std::chrono::seconds(-(8 * 3600 + 15))})},
+      {"duration", GV::ofDuration({-2, 500000000})},
+      {"period", GV::ofPeriod({1, -2, 3})},
       {"deep", GV::ofList({GV::ofList({GV::ofList({GV::ofMap({{"d", GV::ofList({})}})})})})},
   };
 }

@@ -257,6 +257,11 @@ bool containsNan(const GenericValue& v) {
       return std::isnan(v.asDouble());
     case Kind::kGeoPoint:
       return std::isnan(v.asGeoPoint().lat) || std::isnan(v.asGeoPoint().lon);
+    case Kind::kGeoBoundingBox: {
+      GeoBoundingBox b = v.asGeoBoundingBox();
+      return std::isnan(b.top_left.lat) || std::isnan(b.top_left.lon) ||
+             std::isnan(b.bottom_right.lat) || std::isnan(b.bottom_right.lon);
+    }
     case Kind::kFloatArray:
       for (float f : v.asFloatArray()) {
         if (std::isnan(f)) return true;

@@ -14,6 +14,7 @@
 
 #include "aggregations/json/aggregation_json.h"
 #include "stream/errors.h"
+#include "stream/transport_version.h"
 
 namespace wirestream::cli {
 
@@ -228,7 +229,10 @@ const aggregations::BucketJsonHook* streamedHook(const InternalAggregation& a, s
   const aggregations::AggregationJsonCodec* codec =
       aggregations::defaultJsonRegistry().find(a.getWriteableName());
   if (codec == nullptr || codec->buckets == nullptr) return nullptr;
-  if (a.bucketCount() <= static_cast<int64_t>(batch) && a.encodedSize() <= whole_bytes) {
+  // A size estimate, at a version that writes every generic kind wirestream reads (a
+  // metadata's tag 30 needs 8.11).
+  if (a.bucketCount() <= static_cast<int64_t>(batch) &&
+      a.encodedSize(TransportVersion::V_8_18_0) <= whole_bytes) {
     return nullptr;
   }
   return codec->buckets;

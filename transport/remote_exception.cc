@@ -44,12 +44,13 @@ constexpr int kMaxNestedLevel = 100;
 
 struct IdName {
   int32_t id;
+  int32_t since;  // the TransportVersion id ES writes it from (0: always)
   const char* name;
 };
 
-// ES 8.7's ElasticsearchExceptionHandle ids, named as ES names them
+// ES's ElasticsearchExceptionHandle ids (7.10 to 9.5), named as ES names them
 // (getExceptionName: the simple class name without "Elasticsearch", in
-// underscore case).
+// underscore case). Sorted by id, then by gate: an id ES gave two classes has two rows.
 constexpr IdName kEsIds[] = {
 #include "transport/es_exception_ids.inc"
 };
@@ -335,7 +336,7 @@ class Reader {
   void readElasticsearch(RemoteException& e) {
     const int32_t id = in_.readVInt();
     e.es_id = id;
-    const std::string_view name = esExceptionName(id);
+    const std::string_view name = esExceptionName(id, in_.transportVersion());
     e.type = name.empty() ? "exception" : std::string(name);
     e.message = in_.readOptionalString();
     e.cause = read();
@@ -400,9 +401,23 @@ void writeException(StreamOutput& out, const RemoteException* e) { write(out, e,
 std::shared_ptr<const RemoteException> readException(StreamInput& in) { return Reader(in).read(); }
 
 std::string_view esExceptionName(int32_t id) {
-  auto it = std::lower_bound(std::begin(kEsIds), std::end(kEsIds), id,
-                             [](const IdName& a, int32_t b) { return a.id < b; });
-  return it != std::end(kEsIds) && it->id == id ? std::string_view(it->name) : std::string_view();
+  auto range = std::equal_range(std::begin(kEsIds), std::end(kEsIds), IdName{id, 0, nullptr},
+                                [](const IdName& a, const IdName& b) { return a.id < b.id; });
+  return range.first == range.second ? std::string_view()
+                                     : std::string_view(std::prev(range.second)->name);
+}
+
+std::string_view esExceptionName(int32_t id, TransportVersion version) {
+  auto range = std::equal_range(std::begin(kEsIds), std::end(kEsIds), IdName{id, 0, nullptr},
+                                [](const IdName& a, const IdName& b) { return a.id < b.id; });
+  if (range.first == range.second) return {};
+  // The newest class of the id at or below the version; below every gate, the oldest, since
+  // ES reads any id it knows whatever the stream's version.
+  const IdName* pick = range.first;
+  for (auto it = range.first; it != range.second; ++it) {
+    if (it->since <= version.id()) pick = it;
+  }
+  return pick->name;
 }
 
 std::shared_ptr<const RemoteException> exceptionFromTypeAndMessage(const std::string& type,

@@ -29,6 +29,7 @@
 
 #include "stream/stream_input.h"
 #include "stream/stream_output.h"
+#include "stream/transport_version.h"
 #include "transport/transport_errors.h"
 
 namespace wirestream::transport {
@@ -48,7 +49,7 @@ namespace wirestream::transport {
 void writeException(StreamOutput& out, const RemoteException* e);
 
 // Reads what writeException wrote (nullptr for 00). Every ES registry id reads:
-// those with known fields fully, any other (or an id ES 8.7 does not have)
+// those with known fields fully, any other (or an id no ES release has)
 // with its ElasticsearchException fields and partial = true, the rest of the
 // body unread; the type is ES's name for the id, or "exception". A Java kind
 // beyond ES's 18 reads as a partial "exception" too. Stack traces are read and
@@ -57,9 +58,16 @@ void writeException(StreamOutput& out, const RemoteException* e);
 // -> CorruptStreamError.
 [[nodiscard]] std::shared_ptr<const RemoteException> readException(StreamInput& in);
 
-// ES's name for a registry id ("circuit_breaking_exception"), or "" if ES 8.7
-// has no such id.
+// ES's name for a registry id ("circuit_breaking_exception"), or "" if no ES
+// release from 7.10 to 9.5 has such an id. An id ES gave two classes (185:
+// search_context_missing_nodes_exception on the 8.19 line from 8841085,
+// no_matching_project_exception from 9.x's 9178000) gives the newest here.
 std::string_view esExceptionName(int32_t id);
+// The same at a stream's TransportVersion: the class the id names at that
+// version (185 from an 8.19 peer is search_context_missing_nodes_exception).
+// readException names ids this way. As in ES, which reads any id it knows, an
+// id read below its gate (ES would not write it there) still has its name.
+std::string_view esExceptionName(int32_t id, TransportVersion version);
 
 // The ES exception for a C++ error a handler threw: RemoteTransportError (and
 // its subclasses) as they travelled, std::invalid_argument ->

@@ -119,6 +119,40 @@ OffsetTime offsetTimeFrom(const json& p) {
   return {std::chrono::nanoseconds(p[0].get<int64_t>()), *offset};
 }
 
+// An ES response writes a Duration and a Period as their toString(): ISO-8601, "PT8H6M12.345S",
+// "P1Y2M3D". Java's rules: hours, minutes and seconds of the total, nonzero parts only (but
+// seconds when nothing else shows); a negative duration with a nano part counts from the next
+// second up ("-0.5" for -1 s + 500000000 ns), nanos without trailing zeros.
+std::string durationText(const JavaDuration& d) {
+  if (d.seconds == 0 && d.nanos == 0) return "PT0S";
+  bool borrow = d.seconds < 0 && d.nanos > 0;
+  int64_t total = d.seconds + (borrow ? 1 : 0);
+  int64_t hours = total / 3600;
+  int64_t minutes = (total % 3600) / 60;
+  int64_t secs = total % 60;
+  std::string out = "PT";
+  if (hours != 0) out += std::to_string(hours) + "H";
+  if (minutes != 0) out += std::to_string(minutes) + "M";
+  if (secs == 0 && d.nanos == 0 && out.size() > 2) return out;
+  out += borrow && secs == 0 ? "-0" : std::to_string(secs);
+  if (d.nanos > 0) {
+    int64_t fraction = d.seconds < 0 ? 1000000000 - d.nanos : d.nanos;
+    std::string digits = std::to_string(1000000000 + fraction).substr(1);
+    while (digits.back() == '0') digits.pop_back();
+    out += "." + digits;
+  }
+  return out + "S";
+}
+
+std::string periodText(const JavaPeriod& p) {
+  if (p.years == 0 && p.months == 0 && p.days == 0) return "P0D";
+  std::string out = "P";
+  if (p.years != 0) out += std::to_string(p.years) + "Y";
+  if (p.months != 0) out += std::to_string(p.months) + "M";
+  if (p.days != 0) out += std::to_string(p.days) + "D";
+  return out;
+}
+
 // An ES response writes a BigInteger as a JSON number of any length; one
 // that no 64-bit integer holds is given as its decimal string instead.
 json bigIntegerPlain(const BigInteger& b) {
@@ -202,6 +236,18 @@ json genericToTaggedJson(const GenericValue& v) {
       OffsetTime t = v.asOffsetTime();
       return tagged(json::array({t.time_of_day.count(), t.offsetId()}));
     }
+    case Kind::kDuration:
+      return tagged(json::array({v.asDuration().seconds, v.asDuration().nanos}));
+    case Kind::kPeriod: {
+      JavaPeriod p = v.asPeriod();
+      return tagged(json::array({p.years, p.months, p.days}));
+    }
+    case Kind::kGeoBoundingBox: {
+      GeoBoundingBox b = v.asGeoBoundingBox();
+      return tagged(
+          json::array({ju::fromDouble(b.top_left.lat), ju::fromDouble(b.top_left.lon),
+                       ju::fromDouble(b.bottom_right.lat), ju::fromDouble(b.bottom_right.lon)}));
+    }
   }
   return nullptr;
 }
@@ -266,6 +312,35 @@ GenericValue fromTagged(const json& j, int depth) {
   if (kind == "joda date time") return GenericValue::ofJodaDateTime(dateTimeFrom(p));
   if (kind == "big integer") return GenericValue::ofBigInteger(bigIntegerFrom(p));
   if (kind == "offset time") return GenericValue::ofOffsetTime(offsetTimeFrom(p));
+  if (kind == "duration") {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() || !p[1].is_number_integer() ||
+        p[1].get<int64_t>() < 0 || p[1].get<int64_t>() > 999999999) {
+      internal::throwCorrupt("bad duration, expected [seconds, nanos 0..999999999]: " + p.dump());
+    }
+    return GenericValue::ofDuration(
+        {p[0].get<int64_t>(), static_cast<int32_t>(p[1].get<int64_t>())});
+  }
+  if (kind == "period") {
+    auto in = [](const json& e) {
+      return e.is_number_integer() && e.get<int64_t>() >= INT32_MIN &&
+             e.get<int64_t>() <= INT32_MAX;
+    };
+    if (!p.is_array() || p.size() != 3 || !in(p[0]) || !in(p[1]) || !in(p[2])) {
+      internal::throwCorrupt("bad period, expected [years, months, days] ints: " + p.dump());
+    }
+    return GenericValue::ofPeriod({static_cast<int32_t>(p[0].get<int64_t>()),
+                                   static_cast<int32_t>(p[1].get<int64_t>()),
+                                   static_cast<int32_t>(p[2].get<int64_t>())});
+  }
+  if (kind == "geo bounding box") {
+    if (!p.is_array() || p.size() != 4) {
+      internal::throwCorrupt("bad geo bounding box, expected [top, left, bottom, right]: " +
+                             p.dump());
+    }
+    return GenericValue::ofGeoBoundingBox(
+        {{ju::toDouble(p[0], "top"), ju::toDouble(p[1], "left")},
+         {ju::toDouble(p[2], "bottom"), ju::toDouble(p[3], "right")}});
+  }
   internal::throwCorrupt("unknown generic value kind [" + kind + "]");
 }
 
@@ -332,6 +407,15 @@ json genericToPlainJson(const GenericValue& v) {
       return bigIntegerPlain(v.asBigInteger());
     case Kind::kOffsetTime:
       return v.asOffsetTime().valid() ? json(v.asOffsetTime().toString()) : json(nullptr);
+    case Kind::kDuration:
+      return durationText(v.asDuration());
+    case Kind::kPeriod:
+      return periodText(v.asPeriod());
+    case Kind::kGeoBoundingBox: {
+      GeoBoundingBox b = v.asGeoBoundingBox();
+      return {{"top_left", {{"lat", b.top_left.lat}, {"lon", b.top_left.lon}}},
+              {"bottom_right", {{"lat", b.bottom_right.lat}, {"lon", b.bottom_right.lon}}}};
+    }
   }
   return nullptr;
 }

@@ -19,6 +19,8 @@
 //                      interop/big   -> a string of <text> ASCII chars
 //                      interop/fail  -> throws: "iae" IllegalArgumentException,
 //                                       "cbe" CircuitBreakingException(100 wanted, 50 limit)
+//                                       "registry" one of the newest registry ids of the
+//                                       release's line, message "name=<ES's name for it>"
 //   wirestream actions: interop/ws-echo -> "ws:<text>|<X-Interop header or ->"
 //                       interop/ws-fail -> throws std::invalid_argument("ws refused [<text>]")
 #include <algorithm>
@@ -180,6 +182,18 @@ struct Client {
                  std::to_string(c.bytes_limit);
         }
         return "";
+      }
+    });
+    run("newest registry id of the line typed by ES's name", [&]() -> std::string {
+      try {
+        service.submitRequest(conn, "interop/fail", TextRequest("registry"), readText, 10s).get();
+        return "no error";
+      } catch (const transport::RemoteTransportError& e) {
+        const std::string what = e.what();
+        const size_t at = what.find("name=");
+        if (at == std::string::npos) return "message without the name: " + what;
+        const std::string want = what.substr(at + 5);
+        return e.type() == want ? "" : "type [" + e.type() + "], ES's name [" + want + "]";
       }
     });
     run("keep-alive pings on an idle connection", [&]() -> std::string {

@@ -301,6 +301,39 @@ void appendTo(std::string& out, const GenericValue& v) {
       out += ')';
       return;
     }
+    case Kind::kDuration: {
+      JavaDuration d = v.asDuration();
+      out += "duration(";
+      appendNumber(out, d.seconds);
+      out += "s, ";
+      appendNumber(out, d.nanos);
+      out += "ns)";
+      return;
+    }
+    case Kind::kPeriod: {
+      JavaPeriod p = v.asPeriod();
+      out += "period(";
+      appendNumber(out, p.years);
+      out += "y, ";
+      appendNumber(out, p.months);
+      out += "m, ";
+      appendNumber(out, p.days);
+      out += "d)";
+      return;
+    }
+    case Kind::kGeoBoundingBox: {
+      GeoBoundingBox b = v.asGeoBoundingBox();
+      out += "geo_bounding_box(";
+      appendNumber(out, b.top_left.lat);
+      out += ", ";
+      appendNumber(out, b.top_left.lon);
+      out += ", ";
+      appendNumber(out, b.bottom_right.lat);
+      out += ", ";
+      appendNumber(out, b.bottom_right.lon);
+      out += ')';
+      return;
+    }
   }
 }
 
@@ -316,8 +349,9 @@ GenericValue GenericValue::ofBytesReference(const BytesReference& ref) {
 }
 
 int8_t GenericValue::wireTag(Kind kind) {
-  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
-                                     14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27};
+  static constexpr int8_t kTags[] = {-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
+                                     10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                     21, 22, 23, 24, 25, 26, 27, 28, 29, 30};
   static_assert(std::size(kTags) == kKindCount);
   return kTags[static_cast<size_t>(kind)];
 }
@@ -351,7 +385,10 @@ std::string_view GenericValue::kindName(Kind kind) {
                                                 "ordered set",
                                                 "set",
                                                 "big integer",
-                                                "offset time"};
+                                                "offset time",
+                                                "duration",
+                                                "period",
+                                                "geo bounding box"};
   static_assert(std::size(kNames) == kKindCount);
   return kNames[static_cast<size_t>(kind)];
 }
@@ -403,6 +440,11 @@ const ZonedDateTime& GenericValue::asZonedDateTime() const {
 }
 const BigInteger& GenericValue::asBigInteger() const { return get<BigInteger>("big integer"); }
 OffsetTime GenericValue::asOffsetTime() const { return get<OffsetTime>("offset time"); }
+JavaDuration GenericValue::asDuration() const { return get<JavaDuration>("duration"); }
+JavaPeriod GenericValue::asPeriod() const { return get<JavaPeriod>("period"); }
+GeoBoundingBox GenericValue::asGeoBoundingBox() const {
+  return get<GeoBoundingBox>("geo bounding box");
+}
 
 const GenericValue* GenericValue::find(std::string_view key) const {
   for (const Entry& e : entries()) {
@@ -535,6 +577,22 @@ size_t GenericValue::hash() const {
       OffsetTime t = asOffsetTime();
       return mix(mix(h, std::hash<int64_t>()(t.time_of_day.count())),
                  std::hash<int64_t>()(t.offset.count()));
+    }
+    case Kind::kDuration: {
+      JavaDuration d = asDuration();
+      return mix(mix(h, std::hash<int64_t>()(d.seconds)), std::hash<int32_t>()(d.nanos));
+    }
+    case Kind::kPeriod: {
+      JavaPeriod p = asPeriod();
+      return mix(mix(mix(h, std::hash<int32_t>()(p.years)), std::hash<int32_t>()(p.months)),
+                 std::hash<int32_t>()(p.days));
+    }
+    case Kind::kGeoBoundingBox: {
+      GeoBoundingBox b = asGeoBoundingBox();
+      for (double d : {b.top_left.lat, b.top_left.lon, b.bottom_right.lat, b.bottom_right.lon}) {
+        h = mix(h, canonicalDoubleBits(d));
+      }
+      return h;
     }
   }
   return h;

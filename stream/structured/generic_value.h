@@ -1,7 +1,7 @@
 // GenericValue: one value of any kind writeGenericValue can put on the wire
 // (wire format §3): null, strings, numbers, booleans, bytes, dates and
-// date-times, geo points, big integers, primitive arrays, and lists, maps and
-// sets of further values.
+// date-times, geo points, big integers, primitive arrays, durations, periods,
+// geo bounding boxes, and lists, maps and sets of further values.
 //
 // Example (runs: generic_value):
 //   #include <cassert>
@@ -34,6 +34,12 @@
 // Writing a date-time whose zone id, or an offset time whose offset id, is
 // not in java.time's own form, or an offset time out of range, is
 // std::invalid_argument too (java_time.h); reading one is CorruptStreamError.
+// A duration whose nano part is not in 0..999999999 is std::invalid_argument
+// to write and CorruptStreamError to read (strict: ES carries it into the
+// seconds). A geo bounding box (tag 30) is std::invalid_argument to write and
+// CorruptStreamError to read before 8.11's 8512001 (ES refuses to write it
+// there); reading a tag 30 of any other name is CorruptStreamError "Unknown
+// NamedWriteable" naming it.
 //
 // A value type: copies are deep (a date-time's immutable data is shared,
 // which no caller can tell apart), moves are cheap. Not thread-safe for
@@ -74,6 +80,32 @@ struct GeoPoint {
   friend bool operator==(const GeoPoint& a, const GeoPoint& b);
 };
 
+// java.time.Duration (tag 28, ES 8.9 on): seconds, and the nanoseconds of
+// that second in 0..999999999 (Duration.getSeconds() and getNano(); a
+// negative duration has negative seconds and a nonnegative nano part).
+struct JavaDuration {
+  int64_t seconds = 0;
+  int32_t nanos = 0;
+  bool valid() const { return nanos >= 0 && nanos <= 999999999; }
+  friend bool operator==(const JavaDuration&, const JavaDuration&) = default;
+};
+
+// java.time.Period (tag 29, ES 8.9 on): years, months and days, each any int.
+struct JavaPeriod {
+  int32_t years = 0;
+  int32_t months = 0;
+  int32_t days = 0;
+  friend bool operator==(const JavaPeriod&, const JavaPeriod&) = default;
+};
+
+// Elasticsearch's GeoBoundingBox, the one GenericNamedWriteable ES's server
+// registers (tag 30, name "GeoBoundingBox"): two geo points.
+struct GeoBoundingBox {
+  GeoPoint top_left;
+  GeoPoint bottom_right;
+  friend bool operator==(const GeoBoundingBox&, const GeoBoundingBox&) = default;
+};
+
 class GenericValue {
  public:
   // Declaration order is the order of the wire-format table; wireTag() maps.
@@ -107,8 +139,11 @@ class GenericValue {
     kSet,             // 25
     kBigInteger,      // 26
     kOffsetTime,      // 27
+    kDuration,        // 28
+    kPeriod,          // 29
+    kGeoBoundingBox,  // 30 (a GenericNamedWriteable named "GeoBoundingBox")
   };
-  static constexpr size_t kKindCount = static_cast<size_t>(Kind::kOffsetTime) + 1;
+  static constexpr size_t kKindCount = static_cast<size_t>(Kind::kGeoBoundingBox) + 1;
 
   using List = std::vector<GenericValue>;
   using Entry = std::pair<GenericValue, GenericValue>;
@@ -198,6 +233,11 @@ class GenericValue {
     return {Kind::kBigInteger, std::move(v)};
   }
   [[nodiscard]] static GenericValue ofOffsetTime(OffsetTime v) { return {Kind::kOffsetTime, v}; }
+  [[nodiscard]] static GenericValue ofDuration(JavaDuration v) { return {Kind::kDuration, v}; }
+  [[nodiscard]] static GenericValue ofPeriod(JavaPeriod v) { return {Kind::kPeriod, v}; }
+  [[nodiscard]] static GenericValue ofGeoBoundingBox(GeoBoundingBox v) {
+    return {Kind::kGeoBoundingBox, v};
+  }
 
   Kind kind() const { return kind_; }
   bool isNull() const { return kind_ == Kind::kNull; }
@@ -230,6 +270,9 @@ class GenericValue {
   const ZonedDateTime& asZonedDateTime() const;  // zoned or Joda date-time
   const BigInteger& asBigInteger() const;
   OffsetTime asOffsetTime() const;
+  JavaDuration asDuration() const;
+  JavaPeriod asPeriod() const;
+  GeoBoundingBox asGeoBoundingBox() const;
 
   // The value of the first entry whose key is the string `key`; nullptr if
   // none. std::invalid_argument if this is not a map.
@@ -262,7 +305,7 @@ class GenericValue {
       std::variant<std::monostate, bool, int8_t, int16_t, int32_t, int64_t, float, double, GeoPoint,
                    std::string, Bytes, List, Entries, std::vector<int32_t>, std::vector<int64_t>,
                    std::vector<float>, std::vector<double>, std::shared_ptr<const ZonedDateTime>,
-                   BigInteger, OffsetTime>;
+                   BigInteger, OffsetTime, JavaDuration, JavaPeriod, GeoBoundingBox>;
 
   template <typename T>
   GenericValue(Kind kind, T&& value) : kind_(kind), storage_(std::forward<T>(value)) {}

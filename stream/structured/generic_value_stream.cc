@@ -31,19 +31,30 @@
 //   tag 25  set             as 24
 //   tag 26  big integer     string: the decimal, as BigInteger.toString()
 //   tag 27  offset time     string offset id, long nano of day
+//   tag 28  duration        long seconds, long nano of second (ES 8.9 on; no gate)
+//   tag 29  period          int years, int months, int days (ES 8.9 on; no gate)
+//   tag 30  named writeable string name, the writeable's bytes (ES's
+//                           GenericNamedWriteable; written from V_8_11_X on)
+//             "GeoBoundingBox": geo point top left, geo point bottom right
 // A map with a repeated key or a set with a repeated element is refused both
 // ways (strict; Java cannot hold one, and would keep one of them silently).
 // Zone and offset ids and big-integer decimals are refused in any spelling
 // but the one Java writes (java_time.h, big_integer.h; strict: Java reads
 // and rewrites some others). A tag-23 instant from 8.16 on whose milliseconds
 // do not fit an int64 (java.time holds years to 1e9) is CorruptStreamError.
-// Any other tag (28 and up are Duration, Period and named writeables, added
-// to ES after 8.7): CorruptStreamError "Can't read unknown type [t]".
+// A duration's nanos outside 0..999999999 are CorruptStreamError (stricter
+// than ES, whose Duration.ofSeconds carries them into the seconds). Tag 30
+// below V_8_11_X is CorruptStreamError (stricter: ES reads it, but no ES
+// writes it there); a tag 30 of a name other than GeoBoundingBox (ES plugins
+// register more, e.g. painless's IPAddress) is CorruptStreamError
+// "Unknown NamedWriteable [GenericNamedWriteable][name]".
+// Any other tag: CorruptStreamError "Can't read unknown type [t]".
 //
 // Reading does not recurse: open lists, maps and sets wait on a heap stack,
 // each inside a StreamInput::NestingScope, so the input's depth limit bounds
 // the work and no depth reaches the machine stack. Writing recurses once per
 // level of the caller's tree.
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -60,6 +71,8 @@ namespace {
 using Kind = GenericValue::Kind;
 
 void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys);
+
+constexpr std::string_view kGeoBoundingBoxName = "GeoBoundingBox";
 
 // A value from the wire, shortened for a message: it may be hostile.
 std::string shown(std::string_view s) {
@@ -78,7 +91,7 @@ std::string duplicateMessage(const GenericValue& container, size_t index) {
 
 // Java maps and sets cannot hold a repeat, so bytes with one are corrupt and
 // a value with one cannot be written.
-void checkNoDuplicate(const GenericValue& container, bool reading) {
+[[gnu::noinline]] void checkNoDuplicate(const GenericValue& container, bool reading) {
   std::optional<size_t> d = container.findDuplicate();
   if (!d) return;
   if (reading) internal::throwCorrupt(duplicateMessage(container, *d));
@@ -114,7 +127,7 @@ void checkNoDuplicate(const GenericValue& container, bool reading) {
   out.writeInt(static_cast<int32_t>(milli * 1000000 + t.nano_of_milli));
 }
 
-void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
+[[gnu::noinline]] void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
   if (!t.valid()) {
     throw std::invalid_argument(
         "writeGenericValue: offset time out of range: " + std::to_string(t.time_of_day.count()) +
@@ -124,18 +137,64 @@ void writeOffsetTime(StreamOutput& out, const OffsetTime& t) {
   out.writeLong(t.time_of_day.count());
 }
 
+// Out of line, as the writers below and writeDateTime are, for its reason: writeValue's frame.
+[[gnu::noinline]] void writeDuration(StreamOutput& out, const GenericValue& v) {
+  const JavaDuration d = v.asDuration();
+  if (!d.valid()) {
+    throw std::invalid_argument("writeGenericValue: duration nano of second [" +
+                                std::to_string(d.nanos) + "] is not in 0..999999999");
+  }
+  out.writeLong(d.seconds);
+  out.writeLong(d.nanos);
+}
+
+[[gnu::noinline]] void writePeriod(StreamOutput& out, const GenericValue& v) {
+  const JavaPeriod p = v.asPeriod();
+  out.writeInt(p.years);
+  out.writeInt(p.months);
+  out.writeInt(p.days);
+}
+
+// ES's GeoBoundingBox asks for V_8_11_X at least and refuses older streams.
+[[gnu::noinline]] void writeGeoBoundingBox(StreamOutput& out, const GenericValue& v) {
+  const GeoBoundingBox b = v.asGeoBoundingBox();
+  if (out.transportVersion().before(TransportVersion::V_8_11_X)) {
+    throw std::invalid_argument(
+        "writeGenericValue: [GeoBoundingBox] requires transport version 8512001 (8.11) and "
+        "cannot be written at " +
+        out.transportVersion().toString());
+  }
+  out.writeString(kGeoBoundingBoxName);
+  out.writeDouble(b.top_left.lat);
+  out.writeDouble(b.top_left.lon);
+  out.writeDouble(b.bottom_right.lat);
+  out.writeDouble(b.bottom_right.lon);
+}
+
+// Int length, then UTF-8 (checked: std::invalid_argument before any byte of it).
+[[gnu::noinline]] void writeText(StreamOutput& out, const std::string& s) {
+  measureUtf8(s);
+  if (s.size() > static_cast<size_t>(INT32_MAX)) {
+    throw std::invalid_argument("writeGenericValue: text too long for the wire");
+  }
+  out.writeInt(static_cast<int32_t>(s.size()));
+  out.writeBytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+}
+
+[[noreturn, gnu::noinline]] void throwNonStringKey(const StreamOutput& out,
+                                                   const GenericValue& key) {
+  throw std::invalid_argument("writeGenericValue: map keys must be strings before 8.7.0, got a " +
+                              std::string(GenericValue::kindName(key.kind())) + " at " +
+                              out.transportVersion().toString());
+}
+
 void writeEntries(StreamOutput& out, const GenericValue::Entries& entries, bool generic_keys) {
   out.writeArraySize(entries.size());
   for (const auto& [key, value] : entries) {
     if (generic_keys) {
       writeValue(out, key, true);
     } else {
-      if (key.kind() != Kind::kString) {
-        throw std::invalid_argument(
-            "writeGenericValue: map keys must be strings before 8.7.0, got a " +
-            std::string(GenericValue::kindName(key.kind())) + " at " +
-            out.transportVersion().toString());
-      }
+      if (key.kind() != Kind::kString) throwNonStringKey(out, key);
       out.writeString(key.asString());
     }
     writeValue(out, value, generic_keys);
@@ -188,16 +247,9 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
     case Kind::kByte:
       out.writeByte(static_cast<uint8_t>(v.asByte()));
       return;
-    case Kind::kText: {
-      const std::string& s = v.asString();
-      measureUtf8(s);  // std::invalid_argument on invalid UTF-8, before any byte of it
-      if (s.size() > static_cast<size_t>(INT32_MAX)) {
-        throw std::invalid_argument("writeGenericValue: text too long for the wire");
-      }
-      out.writeInt(static_cast<int32_t>(s.size()));
-      out.writeBytes({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+    case Kind::kText:
+      writeText(out, v.asString());
       return;
-    }
     case Kind::kShort:
       out.writeShort(v.asShort());
       return;
@@ -226,6 +278,15 @@ void writeValue(StreamOutput& out, const GenericValue& v, bool generic_keys) {
       return;
     case Kind::kOffsetTime:
       writeOffsetTime(out, v.asOffsetTime());
+      return;
+    case Kind::kDuration:
+      writeDuration(out, v);
+      return;
+    case Kind::kPeriod:
+      writePeriod(out, v);
+      return;
+    case Kind::kGeoBoundingBox:
+      writeGeoBoundingBox(out, v);
       return;
   }
 }
@@ -276,14 +337,15 @@ ZonedDateTime readDateTime(StreamInput& in, bool zoned) {
     carry -= 1;
     nano += 1000000000;
   }
-  int64_t millis;
-  if (__builtin_add_overflow(seconds, carry, &seconds) ||
-      __builtin_mul_overflow(seconds, int64_t{1000}, &millis) ||
-      __builtin_add_overflow(millis, nano / 1000000, &millis)) {
+  // In 128 bits: seconds x 1000 may pass int64 where the milliseconds, the nanos added, do
+  // not (Long.MIN_VALUE ms is second -9223372036854776 and 192 ms, as wirestream writes it).
+  __int128 wide = (static_cast<__int128>(seconds) + carry) * 1000 + nano / 1000000;
+  if (wide < std::numeric_limits<int64_t>::min() || wide > std::numeric_limits<int64_t>::max()) {
     internal::throwCorrupt("zoned date-time out of range: epoch second [" +
                            std::to_string(seconds) + "], nanos [" + std::to_string(nanos) +
                            "] (wirestream holds int64 epoch milliseconds)");
   }
+  auto millis = static_cast<int64_t>(wide);
   ZonedDateTime t{ZonedDateTime::Millis(std::chrono::milliseconds(millis)), std::move(zone)};
   t.nano_of_milli = static_cast<int32_t>(nano % 1000000);
   return t;
@@ -312,6 +374,40 @@ OffsetTime readOffsetTime(StreamInput& in) {
                            std::to_string(nanos));
   }
   return t;
+}
+
+// Duration: seconds, then the nanos of the second as ES writes them (getNano(), 0..999999999).
+// Duration.ofSeconds would carry any other long into the seconds; refused here (stricter than
+// ES, as instants whose nanos need normalising are), so a value read writes the same bytes.
+JavaDuration readDuration(StreamInput& in) {
+  int64_t seconds = in.readLong();
+  int64_t nanos = in.readLong();
+  if (nanos < 0 || nanos > 999999999) {
+    internal::throwCorrupt("duration nanos [" + std::to_string(nanos) +
+                           "] not in 0..999999999 (seconds [" + std::to_string(seconds) + "])");
+  }
+  return {seconds, static_cast<int32_t>(nanos)};
+}
+
+// A GenericNamedWriteable: its name, then its own bytes. wirestream knows the one ES's
+// server registers.
+GeoBoundingBox readNamedGeneric(StreamInput& in) {
+  // No ES writes one below V_8_11_X (it refuses to); neither could wirestream write it back.
+  if (in.transportVersion().before(TransportVersion::V_8_11_X)) {
+    internal::throwCorrupt("a GenericNamedWriteable (tag 30) at transport version " +
+                           in.transportVersion().toString() + ", before 8512001 (8.11)");
+  }
+  std::string name = in.readString();
+  if (name != kGeoBoundingBoxName) {
+    internal::throwCorrupt("Unknown NamedWriteable [GenericNamedWriteable][" + shown(name) +
+                           "] (wirestream reads GeoBoundingBox only)");
+  }
+  GeoBoundingBox b;
+  b.top_left.lat = in.readDouble();
+  b.top_left.lon = in.readDouble();
+  b.bottom_right.lat = in.readDouble();
+  b.bottom_right.lon = in.readDouble();
+  return b;
 }
 
 // Every kind that is not a container.
@@ -366,6 +462,17 @@ GenericValue readScalar(StreamInput& in, int8_t tag) {
       return GenericValue::ofBigInteger(readBigInteger(in));
     case 27:
       return GenericValue::ofOffsetTime(readOffsetTime(in));
+    case 28:
+      return GenericValue::ofDuration(readDuration(in));
+    case 29: {
+      JavaPeriod p;
+      p.years = in.readInt();
+      p.months = in.readInt();
+      p.days = in.readInt();
+      return GenericValue::ofPeriod(p);
+    }
+    case 30:
+      return GenericValue::ofGeoBoundingBox(readNamedGeneric(in));
     default:
       internal::throwCorrupt("Can't read unknown type [" + std::to_string(tag) + "]");
   }

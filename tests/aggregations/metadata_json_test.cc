@@ -35,6 +35,10 @@ TEST(MetadataJsonTest, TaggedFormsOfTheJavaKinds) {
       {GV::ofOffsetTime({9h + 30min, 5h + 30min}), R"({"offset time":[34200000000000,"+05:30"]})"},
       {GV::ofMap({{"when", zoned(0, "Z")}, {"n", GV::ofBigInteger(BigInteger())}}),
        R"({"map":[["when",{"zoned date time":[0,"Z"]}],["n",{"big integer":"0"}]]})"},
+      {GV::ofDuration({-2, 500000000}), R"({"duration":[-2,500000000]})"},
+      {GV::ofPeriod({1, -2, 3}), R"({"period":[1,-2,3]})"},
+      {GV::ofGeoBoundingBox({{40.5, -74.0}, {40.25, -73.5}}),
+       R"({"geo bounding box":[40.5,-74.0,40.25,-73.5]})"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.tagged);
@@ -51,12 +55,41 @@ TEST(MetadataJsonTest, TaggedJsonTheWireCannotCarryIsRefused) {
            R"({"big integer":"+1"})",
            R"({"big integer":12})",
            R"({"offset time":[86400000000000,"Z"]})",
+           R"({"duration":[0,1000000000]})",
+           R"({"duration":[0,-1]})",
+           R"({"period":[1,2]})",
+           R"({"period":[2147483648,0,0]})",
+           R"({"geo bounding box":[1,2,3]})",
            R"({"offset time":[0,"+05:30:00"]})",
            R"({"offset time":"09:30+05:30"})",
        }) {
     SCOPED_TRACE(bad);
     EXPECT_THROW(genericFromTaggedJson(json::parse(bad)), CorruptStreamError);
   }
+}
+
+// As java.time's Duration.toString() and Period.toString() (what ES's XContent writes).
+TEST(MetadataJsonTest, PlainDurationsAndPeriodsAsJava) {
+  struct Row {
+    JavaDuration d;
+    const char* text;
+  };
+  for (const Row& r : std::vector<Row>{{{0, 0}, "PT0S"},
+                                       {{1, 500000000}, "PT1.5S"},
+                                       {{-1, 500000000}, "PT-0.5S"},
+                                       {{-2, 500000000}, "PT-1.5S"},
+                                       {{3661, 0}, "PT1H1M1S"},
+                                       {{-90, 0}, "PT-1M-30S"},
+                                       {{60, 0}, "PT1M"},
+                                       {{0, 1}, "PT0.000000001S"},
+                                       {{7200, 120000000}, "PT2H0.12S"}}) {
+    EXPECT_EQ(genericToPlainJson(GV::ofDuration(r.d)).get<std::string>(), r.text);
+  }
+  EXPECT_EQ(genericToPlainJson(GV::ofPeriod({1, 2, 3})).get<std::string>(), "P1Y2M3D");
+  EXPECT_EQ(genericToPlainJson(GV::ofPeriod({0, 0, 0})).get<std::string>(), "P0D");
+  EXPECT_EQ(genericToPlainJson(GV::ofPeriod({0, -1, 0})).get<std::string>(), "P-1M");
+  EXPECT_EQ(genericToPlainJson(GV::ofGeoBoundingBox({{1.5, 2}, {-1, 3}})).dump(),
+            R"({"top_left":{"lat":1.5,"lon":2.0},"bottom_right":{"lat":-1.0,"lon":3.0}})");
 }
 
 TEST(MetadataJsonTest, PlainForms) {

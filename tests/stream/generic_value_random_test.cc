@@ -27,7 +27,8 @@ using testing::writeAt;
 
 class TreeGen {
  public:
-  TreeGen(uint64_t seed, bool generic_keys) : rng_(seed), generic_keys_(generic_keys) {}
+  TreeGen(uint64_t seed, bool generic_keys, bool bounding_boxes = false)
+      : rng_(seed), generic_keys_(generic_keys), bounding_boxes_(bounding_boxes) {}
 
   GV value(int depth) {
     // Containers get rarer with depth so trees stay small but reach depth ~6.
@@ -187,7 +188,7 @@ class TreeGen {
   }
 
   GV scalar() {
-    switch (uniform(0, 22)) {
+    switch (uniform(0, bounding_boxes_ ? 25 : 24)) {
       case 0:
         return GV();
       case 1:
@@ -232,6 +233,12 @@ class TreeGen {
         return GV::ofBigInteger(bigInteger());
       case 21:
         return GV::ofOffsetTime(offsetTime());
+      case 23:
+        return GV::ofDuration({integer<int64_t>(), static_cast<int32_t>(uniform(0, 999999999))});
+      case 24:
+        return GV::ofPeriod({integer<int32_t>(), integer<int32_t>(), integer<int32_t>()});
+      case 25:
+        return GV::ofGeoBoundingBox({{real(), real()}, {real(), real()}});
       default:
         return GV::ofGeoPoint(real(), real());
     }
@@ -239,6 +246,7 @@ class TreeGen {
 
   std::mt19937_64 rng_;
   bool generic_keys_;
+  bool bounding_boxes_;  // tag 30 is writable from V_8_11_X on
 };
 
 // Every node of the tree (keys included), pre-order.
@@ -258,7 +266,8 @@ void runRoundTrips(TransportVersion version) {
   std::printf("GenericValue random round trips at %s\n", version.toString().c_str());
   const uint64_t s = testing::testSeed(20261130);
   bool generic_keys = version.onOrAfter(TransportVersion::V_8_7_0);
-  TreeGen gen(s + static_cast<uint64_t>(version.id()), generic_keys);
+  bool boxes = version.onOrAfter(TransportVersion::V_8_11_X);
+  TreeGen gen(s + static_cast<uint64_t>(version.id()), generic_keys, boxes);
   int max_depth_seen = 0;
   std::set<GenericValue::Kind> kinds_seen;
   for (int iter = 0; iter < 400; ++iter) {
@@ -304,7 +313,7 @@ void runRoundTrips(TransportVersion version) {
     ASSERT_NE(back, original) << original;
   }
   // The generator is worth something only if it reaches every kind and nests.
-  EXPECT_EQ(kinds_seen.size(), GenericValue::kKindCount);
+  EXPECT_EQ(kinds_seen.size(), GenericValue::kKindCount - (boxes ? 0 : 1));
   EXPECT_GE(max_depth_seen, 4);
 }
 
@@ -314,8 +323,8 @@ void runRoundTrips(TransportVersion version) {
 void runDamage(TransportVersion version) {
   std::printf("GenericValue damage at %s\n", version.toString().c_str());
   const uint64_t s = testing::testSeed(777);
-  TreeGen gen(s + static_cast<uint64_t>(version.id()),
-              version.onOrAfter(TransportVersion::V_8_7_0));
+  TreeGen gen(s + static_cast<uint64_t>(version.id()), version.onOrAfter(TransportVersion::V_8_7_0),
+              version.onOrAfter(TransportVersion::V_8_11_X));
   int failed = 0, decoded = 0;
   for (int iter = 0; iter < 1500; ++iter) {
     SCOPED_TRACE("iteration " + std::to_string(iter) + ", seed " + std::to_string(s));
@@ -333,7 +342,7 @@ void runDamage(TransportVersion version) {
         bytes.erase(bytes.begin() + at);
         break;
       case 3:
-        bytes[at] = static_cast<uint8_t>(gen.uniform(-2, 29));
+        bytes[at] = static_cast<uint8_t>(gen.uniform(-2, 32));
         break;
       default:
         bytes.resize(at);
@@ -365,6 +374,8 @@ TEST(GenericValueRandomTest, DamageAt870) { runDamage(TransportVersion::V_8_7_0)
 
 TEST(GenericValueRandomTest, RoundTripAt7100) { runRoundTrips(TransportVersion::V_7_10_0); }
 TEST(GenericValueRandomTest, RoundTripAt870) { runRoundTrips(TransportVersion::V_8_7_0); }
+TEST(GenericValueRandomTest, RoundTripAt8_18) { runRoundTrips(TransportVersion::V_8_18_0); }
+TEST(GenericValueRandomTest, DamageAt8_18) { runDamage(TransportVersion::V_8_18_0); }
 
 }  // namespace
 }  // namespace wirestream

@@ -150,6 +150,18 @@ std::vector<Case> cases() {
        "1b 06 2d 31 38 3a 30 30 00 00 27 4a 48 a7 83 e8"},
       {"list of the new kinds", GV::ofList({zoned(0, "Z"), big("7"), offsetTime(0ns, 0s)}),
        "07 03 17 01 5a 00 00 00 00 00 00 00 00 1a 01 37 1b 01 5a 00 00 00 00 00 00 00 00"},
+      // Tags 28 and 29 (ES 8.9 on, written at any version): Duration's
+      // getSeconds() and getNano() as two writeLongs; Period's getYears(),
+      // getMonths(), getDays() as three writeInts.
+      {"duration 1.5 s", GV::ofDuration({1, 500000000}),
+       "1c 00 00 00 00 00 00 00 01 00 00 00 00 1d cd 65 00"},
+      {"duration -0.5 s", GV::ofDuration({-1, 500000000}),
+       "1c ff ff ff ff ff ff ff ff 00 00 00 00 1d cd 65 00"},
+      {"duration zero", GV::ofDuration({}), "1c 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"},
+      {"period 1y -2m 3d", GV::ofPeriod({1, -2, 3}), "1d 00 00 00 01 ff ff ff fe 00 00 00 03"},
+      {"map of a period", GV::ofMap({{"p", GV::ofPeriod({})}}),
+       "0a 01 00 01 70 1d 00 00 00 00 00 00 00 00 00 00 00 00",
+       "0a 01 01 70 1d 00 00 00 00 00 00 00 00 00 00 00 00"},
   };
 }
 
@@ -193,6 +205,8 @@ TEST(GenericValueTest, EveryStrictPrefixIsEndOfStream) {
 TEST(GenericValueTest, EveryKindIsCovered) {
   std::set<Kind> seen;
   for (const Case& c : cases()) seen.insert(c.value.kind());
+  // Not writable at these versions; GeoBoundingBoxIsTheNamedWriteableOfTag30 has its bytes.
+  seen.insert(Kind::kGeoBoundingBox);
   EXPECT_EQ(seen.size(), GV::kKindCount);
 }
 
@@ -303,9 +317,7 @@ void expectError(const std::string& hex, const std::string& message,
 
 TEST(GenericValueErrorsTest, UnknownTags) {
   expectError<CorruptStreamError>("7f", "Can't read unknown type [127]");
-  // 28 and 29 (Duration, Period) and 30 (named writeables) were added to ES after 8.7.
-  expectError<CorruptStreamError>("1c 00", "Can't read unknown type [28]");
-  expectError<CorruptStreamError>("1d", "Can't read unknown type [29]");
+  expectError<CorruptStreamError>("1f", "Can't read unknown type [31]");
   expectError<CorruptStreamError>("80", "Can't read unknown type [-128]");
   expectError<CorruptStreamError>("fe", "Can't read unknown type [-2]");
   // Inside containers too, and as a key from 8.7.0.
@@ -316,8 +328,8 @@ TEST(GenericValueErrorsTest, UnknownTags) {
 TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
   std::set<int> known;
   for (size_t k = 0; k < GV::kKindCount; ++k) known.insert(GV::wireTag(static_cast<Kind>(k)));
-  EXPECT_EQ(known, (std::set<int>{-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
-                                  14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}));
+  EXPECT_EQ(known, (std::set<int>{-1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14,
+                                  15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30}));
   for (int t = -128; t < 128; ++t) {
     if (known.count(t)) continue;
     std::vector<uint8_t> bytes(64, 0);
@@ -330,6 +342,86 @@ TEST(GenericValueErrorsTest, EveryUnlistedTagIsUnknown) {
       EXPECT_EQ(std::string(e.what()), "Can't read unknown type [" + std::to_string(t) + "]");
     }
   }
+}
+
+// Tag 30: a GenericNamedWriteable, its name then its bytes. ES's server registers one,
+// GeoBoundingBox (two geo points), writable from V_8_11_X (8512001) on.
+TEST(GenericValueTest, GeoBoundingBoxIsTheNamedWriteableOfTag30) {
+  GV box = GV::ofGeoBoundingBox({{1.0, -1.0}, {-2.0, 2.0}});
+  const std::string hex = "1e " + asciiHex("GeoBoundingBox") +
+                          " 3f f0 00 00 00 00 00 00 bf f0 00 00 00 00 00 00"
+                          " c0 00 00 00 00 00 00 00 40 00 00 00 00 00 00 00";
+  for (TransportVersion v : {TransportVersion::V_8_11_X, TransportVersion::V_8_18_0}) {
+    auto bytes = bytesOf([&](StreamOutput& out) { writeGenericValue(out, box); }, v);
+    EXPECT_EQ(toHex(bytes), toHex(hexBytes(hex)));
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(v);
+    EXPECT_EQ(readGenericValue(in), box);
+  }
+  EXPECT_EQ(box.toString(), "geo_bounding_box(1, -1, -2, 2)");
+  EXPECT_NE(box, GV::ofGeoBoundingBox({{1.0, -1.0}, {-2.0, 2.1}}));
+  // ES refuses it before V_8_11_X ("requires minimal transport version"); so does wirestream.
+  for (TransportVersion v : {kOld, kNew, TransportVersion::V_8_10_X}) {
+    try {
+      bytesOf([&](StreamOutput& out) { writeGenericValue(out, GV::ofList({box})); }, v);
+      FAIL() << "written at " << v.toString();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("[GeoBoundingBox] requires transport version 8512001"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // Names wirestream has no reader for (painless's IPAddress, say) are named.
+  const TransportVersion v8_11 = TransportVersion::V_8_11_X;
+  expectError<CorruptStreamError>("1e " + asciiHex("IPAddress") + " 00",
+                                  "Unknown NamedWriteable [GenericNamedWriteable][IPAddress]",
+                                  v8_11);
+  expectError<CorruptStreamError>("07 01 1e 00", "Unknown NamedWriteable [GenericNamedWriteable][]",
+                                  v8_11);
+  expectError<EndOfStreamError>("1e " + asciiHex("GeoBoundingBox") + " 00", "", v8_11);
+  // Below V_8_11_X no ES writes a tag 30 (stricter than ES, which would read it).
+  expectError<CorruptStreamError>(hex, "before 8512001", kNew);
+  expectError<CorruptStreamError>(hex, "before 8512001", TransportVersion::V_8_10_X);
+}
+
+// From 8.16 tag 23 is epoch seconds and nanos: the extreme milliseconds wirestream writes read
+// back (second x 1000 passes int64 at Long.MIN_VALUE ms before the 192 ms are added).
+TEST(GenericValueTest, ZonedDateTimesAtTheInt64EdgesRoundTripFrom8_16) {
+  for (int64_t ms : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
+    GV v = zoned(ms, "Z");
+    auto bytes =
+        bytesOf([&](StreamOutput& out) { writeGenericValue(out, v); }, TransportVersion::V_8_16_0);
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(TransportVersion::V_8_16_0);
+    EXPECT_EQ(readGenericValue(in), v) << ms;
+  }
+  // One millisecond further is refused.
+  // (ZLong second -9223372036854776, int nanos 191000000)
+  expectError<CorruptStreamError>("17 01 5a ef cf 9a de f4 a6 e2 20 0b 62 6d c0",
+                                  "zoned date-time out of range", TransportVersion::V_8_16_0);
+}
+
+// Duration.ofSeconds(seconds, nanos) takes any long nanos and carries them into the
+// seconds; ES writes getNano(), 0..999999999, and wirestream reads only that (stricter).
+TEST(GenericValueTest, DurationNanosOnlyAsEsWritesThem) {
+  expectError<CorruptStreamError>("1c 00 00 00 00 00 00 00 01 ff ff ff ff ff ff ff ff",
+                                  "duration nanos [-1] not in 0..999999999");
+  expectError<CorruptStreamError>("1c 00 00 00 00 00 00 00 00 00 00 00 00 3b 9a ca 00",
+                                  "duration nanos [1000000000] not in 0..999999999");
+  EXPECT_EQ(GV::ofDuration({-1, 5}).toString(), "duration(-1s, 5ns)");
+  EXPECT_EQ(GV::ofPeriod({1, 2, -3}).toString(), "period(1y, 2m, -3d)");
+  EXPECT_NE(GV::ofPeriod({1, 2, 3}), GV::ofPeriod({1, 2, 4}));
+  EXPECT_EQ(GV::ofDuration({7, 8}).hash(), GV::ofDuration({7, 8}).hash());
+  for (int32_t nanos : {-1, 1000000000}) {
+    EXPECT_THROW(bytesOf([&](StreamOutput& out) {
+                   writeGenericValue(out, GV::ofDuration({0, nanos}));
+                 }),
+                 std::invalid_argument);
+  }
+  EXPECT_EQ(GV::wireTag(Kind::kDuration), 28);
+  EXPECT_EQ(GV::wireTag(Kind::kPeriod), 29);
+  EXPECT_EQ(GV::wireTag(Kind::kGeoBoundingBox), 30);
+  EXPECT_THROW(GV::ofPeriod({}).asDuration(), std::invalid_argument);
 }
 
 TEST(GenericValueErrorsTest, BadBoolean) {

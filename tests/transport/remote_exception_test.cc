@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "stream/errors.h"
+#include "stream/transport_version.h"
 #include "tests/stream/test_util.h"
 
 namespace wirestream::transport {
@@ -289,6 +290,49 @@ TEST(RemoteException, InvalidUtf8InMessagesIsReplaced) {
   auto e = exceptionFromTypeAndMessage("illegal_argument_exception", "\xff");
   EXPECT_EQ(toHex(writeAt(16384, [&](StreamOutput& out) { writeException(out, e.get()); })),
             "01 06 01 01 3f 00 00 00");
+}
+
+// The registry after 8.7, from ES 8.19.21's and 9.5.3's ElasticsearchExceptionHandle (javap):
+// ids 162 to 197, each named at the versions that have it; 185 is two classes.
+TEST(RemoteException, RegistryIdsAfter87ByVersion) {
+  EXPECT_EQ(esExceptionName(162), "authentication_processing_error");
+  EXPECT_EQ(esExceptionName(163), "repository_conflict_exception");
+  EXPECT_EQ(esExceptionName(167), "unsupported_aggregation_on_downsampled_index");
+  EXPECT_EQ(esExceptionName(168), "document_parsing_exception");
+  EXPECT_EQ(esExceptionName(169), "http_headers_validation_exception");
+  EXPECT_EQ(esExceptionName(174), "invalid_path");
+  EXPECT_EQ(esExceptionName(183), "exception_with_failure_store_status");
+  EXPECT_EQ(esExceptionName(184), "remote_exception");
+  EXPECT_EQ(esExceptionName(188), "search_context_missing_nodes_exception");
+  EXPECT_EQ(esExceptionName(189), "o_c_c_not_supported_exception");
+  EXPECT_EQ(esExceptionName(197), "recovery_cancelled_exception");
+  EXPECT_EQ(esExceptionName(198), "");
+  EXPECT_EQ(esExceptionName(161), "version_mismatch_exception");  // left ES with 9.0
+  // 185: the 8.19 line's SearchContextMissingNodesException (from 8841085), 9.x's
+  // NoMatchingProjectException (from 9178000).
+  EXPECT_EQ(esExceptionName(185), "no_matching_project_exception");
+  EXPECT_EQ(esExceptionName(185, TransportVersion(8841096)),  // 8.19.21
+            "search_context_missing_nodes_exception");
+  EXPECT_EQ(esExceptionName(185, TransportVersion(9458007)),  // 9.5.3
+            "no_matching_project_exception");
+  // Below every gate of an id ES still reads it (it reads any id it knows): the oldest class.
+  EXPECT_EQ(esExceptionName(185, TransportVersion::V_8_7_0),
+            "search_context_missing_nodes_exception");
+  EXPECT_EQ(esExceptionName(177, TransportVersion(7172999)), "graph_structure_exception");
+  EXPECT_EQ(esExceptionName(10, TransportVersion(9458007)), "");
+
+  // readException names by the stream's version.
+  const std::vector<uint8_t> bytes = hexBytes("01 00 b9 01 " + opt("gone") + " " + kEmptyEsTail);
+  for (auto [id, want] : {std::pair{8841096, "search_context_missing_nodes_exception"},
+                          std::pair{9458007, "no_matching_project_exception"}}) {
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(TransportVersion(id));
+    auto e = readException(in);
+    EXPECT_EQ(e->es_id, 185);
+    EXPECT_EQ(e->type, want);
+    EXPECT_EQ(e->message, "gone");
+    EXPECT_TRUE(e->partial);
+  }
 }
 
 TEST(RemoteException, EsNamesAndHumanSizes) {

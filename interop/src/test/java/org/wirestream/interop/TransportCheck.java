@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.elasticsearch.ElasticsearchException;
 import org.elasticsearch.action.support.PlainActionFuture;
 import org.elasticsearch.cluster.node.DiscoveryNode;
 import org.elasticsearch.common.breaker.CircuitBreaker;
@@ -128,6 +129,11 @@ final class TransportCheck implements Check {
             throw new CircuitBreakingException("too much", 100, 50,
                 CircuitBreaker.Durability.TRANSIENT);
           }
+          if (req.text.equals("registry")) {
+            // One of the newest registry ids of the line, its ES name in the message.
+            String name = ElasticsearchException.getExceptionName(Es.registryException("probe"));
+            throw Es.registryException("name=" + name);
+          }
           throw new IllegalArgumentException("bad [" + req.text + "]");
         });
   }
@@ -186,9 +192,9 @@ final class TransportCheck implements Check {
     if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       r.fail("wirestream -> ES: the peer did not finish in " + TIMEOUT_S + " s");
-    } else if (p.exitValue() != 0 || cases != 9) {
+    } else if (p.exitValue() != 0 || cases != 10) {
       r.fail("wirestream -> ES: the peer exited " + p.exitValue() + " after " + cases
-          + " of 9 cases (" + ctx.work.resolve("peer-client.stderr") + ")");
+          + " of 10 cases (" + ctx.work.resolve("peer-client.stderr") + ")");
     }
   }
 

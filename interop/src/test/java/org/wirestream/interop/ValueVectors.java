@@ -109,8 +109,9 @@ final class ValueVectors {
       return;
     }
     try {
-      StreamInput in = new BytesArray(HexFormat.of().parseHex(ws)).streamInput();
-      Es.setVersion(in, version);
+      StreamInput raw = new BytesArray(HexFormat.of().parseHex(ws)).streamInput();
+      Es.setVersion(raw, version);
+      StreamInput in = Es.genericNamedAware(raw);  // generic tag 30's GeoBoundingBox
       for (int i = 0; i < ops.size(); i++) {
         Object back = ops.get(i).read(in);
         if (!Values.deepEquals(ops.get(i).value, back)) {

@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigInteger;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.OffsetTime;
+import java.time.Period;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -118,8 +120,40 @@ final class Values {
     return b;
   }
 
+  /** A duration, a period or a geo bounding box (tags 28, 29 from 8.9; 30 from 8.11), or null before. */
+  static Generic randomAfter8_11(Random rnd) {
+    if (!Es.durationAndPeriod()) return null;
+    switch (rnd.nextInt(3)) {
+      case 0: {
+        long seconds = randomLong(rnd);
+        long nanos = rnd.nextBoolean() ? 0 : rnd.nextInt(1_000_000_000);
+        return tagged(Duration.ofSeconds(seconds, nanos), "duration",
+            J.arrayNode().add(seconds).add(nanos));
+      }
+      case 1: {
+        int y = randomInt(rnd);
+        int m = randomInt(rnd);
+        int d = randomInt(rnd);
+        return tagged(Period.of(y, m, d), "period", J.arrayNode().add(y).add(m).add(d));
+      }
+      default: {
+        double[] c = new double[4];
+        ArrayNode j = J.arrayNode();
+        for (int i = 0; i < 4; i++) {
+          c[i] = rnd.nextInt(4) == 0 ? randomDouble(rnd) : rnd.nextDouble() * 180 - 90;
+          j.add(doubleJson(c[i]));
+        }
+        return tagged(Es.geoBoundingBox(c[0], c[1], c[2], c[3]), "geo bounding box", j);
+      }
+    }
+  }
+
   /** A generic value of any kind writeGenericValue takes; containers nest up to 3 deep. */
   static Generic randomGeneric(Random rnd, int depth) {
+    if (rnd.nextInt(10) == 0) {
+      Generic g = randomAfter8_11(rnd);
+      if (g != null) return g;
+    }
     int kinds = depth >= 3 ? 22 : 28;
     switch (rnd.nextInt(kinds)) {
       case 0: return new Generic(null, J.nullNode());

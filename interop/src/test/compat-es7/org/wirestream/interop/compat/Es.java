@@ -220,4 +220,27 @@ public final class Es {
   public static boolean zonedDateTimeNanos() {
     return false;
   }
+
+  /** Whether writeGenericValue writes java.time's Duration and Period (tags 28, 29): from 8.9. */
+  public static boolean durationAndPeriod() {
+    return false;
+  }
+
+  /** ES's GeoBoundingBox as generic tag 30: not before 8.11, so none here. */
+  public static Object geoBoundingBox(double top, double left, double bottom, double right) {
+    return null;
+  }
+
+  /** An input that reads generic tag 30: this line has no tag 30, so the input itself. */
+  public static StreamInput genericNamedAware(StreamInput in) {
+    return in;
+  }
+
+  /**
+   * An exception of one of the newest ids of this line's ElasticsearchException registry, for
+   * the transport check: VersionMismatchException (161, from 7.12).
+   */
+  public static RuntimeException registryException(String message) {
+    return new org.elasticsearch.action.search.VersionMismatchException(message);
+  }
 }

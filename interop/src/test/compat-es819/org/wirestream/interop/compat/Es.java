@@ -230,4 +230,33 @@ public final class Es {
   public static boolean zonedDateTimeNanos() {
     return true;
   }
+
+  /** Whether writeGenericValue writes java.time's Duration and Period (tags 28, 29): from 8.9. */
+  public static boolean durationAndPeriod() {
+    return true;
+  }
+
+  /** ES's GeoBoundingBox, the GenericNamedWriteable of generic tag 30 (from 8.11). */
+  public static Object geoBoundingBox(double top, double left, double bottom, double right) {
+    return new org.elasticsearch.common.geo.GeoBoundingBox(
+        new org.elasticsearch.common.geo.GeoPoint(top, left),
+        new org.elasticsearch.common.geo.GeoPoint(bottom, right));
+  }
+
+  /** An input that reads generic tag 30's GeoBoundingBox, as a node's registry does. */
+  public static StreamInput genericNamedAware(StreamInput in) {
+    return new org.elasticsearch.common.io.stream.NamedWriteableAwareStreamInput(in,
+        new org.elasticsearch.common.io.stream.NamedWriteableRegistry(java.util.List.of(
+            new org.elasticsearch.common.io.stream.NamedWriteableRegistry.Entry(
+                org.elasticsearch.common.io.stream.GenericNamedWriteable.class, "GeoBoundingBox",
+                org.elasticsearch.common.geo.GeoBoundingBox::new))));
+  }
+
+  /**
+   * An exception of one of the newest ids of this line's ElasticsearchException registry, for
+   * the transport check: ApiNotAvailableException (171, from V_8_11_X).
+   */
+  public static RuntimeException registryException(String message) {
+    return new org.elasticsearch.rest.ApiNotAvailableException(message);
+  }
 }
