@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
     if (!writeFile(dir + "/vint-" + w.name + ".bin", le)) return 1;
   }
   for (TreeShape shape : {TreeShape::kEs, TreeShape::kRealistic}) {
+    // At 8.7.0, not TransportVersion::current(): ES 8.7.1's JMH peer reads these bytes.
     wirestream::BytesStreamOutput out;
+    out.setTransportVersion(wirestream::TransportVersion::V_8_7_0);
     wirestream::bench::stringTermsTree(shape, kBuckets).writeTo(out);
     const std::string path = dir + "/terms-" + wirestream::bench::shapeName(shape) + "-" +
                              std::to_string(kBuckets) + ".bin";

@@ -38,7 +38,12 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 using Writer = std::function<void(StreamOutput&)>;
 
-Bytes encode(const Writer& w, TransportVersion version = TransportVersion::current()) {
+// The seeds are written at 8.7.0, the newest of the versions the targets read
+// (program.h, versionFromByte), never at TransportVersion::current(): the committed corpus
+// stays what it was when current() was 8.7.0.
+constexpr TransportVersion kSeedVersion = TransportVersion::V_8_7_0;
+
+Bytes encode(const Writer& w, TransportVersion version = kSeedVersion) {
   BytesStreamOutput out;
   out.setTransportVersion(version);
   w(out);
@@ -445,19 +450,19 @@ std::vector<Seed> transportSeeds() {
   };
   std::vector<std::pair<std::string, Bytes>> frames = {
       {"request", frame([&](BytesStreamOutput& o) {
-         tr::writeRequestFrame(o, {7, TransportVersion::current(), false}, "indices:data/read", {},
-                               small, tr::CompressionScheme::kNone);
+         tr::writeRequestFrame(o, {7, kSeedVersion, false}, "indices:data/read", {}, small,
+                               tr::CompressionScheme::kNone);
        })},
       {"request-headers", frame([&](BytesStreamOutput& o) {
          tr::writeRequestFrame(o, {8, TransportVersion::V_7_10_0, false}, "a", req_headers, small,
                                tr::CompressionScheme::kNone);
        })},
       {"response", frame([&](BytesStreamOutput& o) {
-         tr::writeResponseFrame(o, {9, TransportVersion::current(), false}, resp_headers, small,
+         tr::writeResponseFrame(o, {9, kSeedVersion, false}, resp_headers, small,
                                 tr::CompressionScheme::kNone);
        })},
       {"error", frame([&](BytesStreamOutput& o) {
-         tr::writeErrorFrame(o, {10, TransportVersion::current(), false},
+         tr::writeErrorFrame(o, {10, kSeedVersion, false},
                              *tr::wrapInRemoteTransport("n", "127.0.0.1:9300", "a",
                                                         tr::exceptionFromTypeAndMessage(
                                                             "illegal_argument_exception", "bad")));
@@ -471,15 +476,15 @@ std::vector<Seed> transportSeeds() {
              *tr::wrapInRemoteTransport("n", "127.0.0.1:9300", "a", breaker.remoteException()));
        })},
       {"handshake", frame([&](BytesStreamOutput& o) {
-         tr::writeRequestFrame(o, {11, TransportVersion::current(), true}, tr::kHandshakeAction, {},
-                               small, tr::CompressionScheme::kNone);
+         tr::writeRequestFrame(o, {11, kSeedVersion, true}, tr::kHandshakeAction, {}, small,
+                               tr::CompressionScheme::kNone);
        })},
       {"compressed-request", frame([&](BytesStreamOutput& o) {
-         tr::writeRequestFrame(o, {12, TransportVersion::current(), false}, "b", {}, big,
+         tr::writeRequestFrame(o, {12, kSeedVersion, false}, "b", {}, big,
                                tr::CompressionScheme::kLz4);
        })},
       {"compressed-deflate-request", frame([&](BytesStreamOutput& o) {
-         tr::writeRequestFrame(o, {15, TransportVersion::current(), false}, "c", {}, big,
+         tr::writeRequestFrame(o, {15, kSeedVersion, false}, "c", {}, big,
                                tr::CompressionScheme::kDeflate);
        })},
       {"handshake-es-8.7", frame([&](BytesStreamOutput& o) {
@@ -488,8 +493,7 @@ std::vector<Seed> transportSeeds() {
                                tr::BodyOf(request), tr::CompressionScheme::kNone);
        })},
       {"compressed-response", frame([&](BytesStreamOutput& o) {
-         tr::writeResponseFrame(o, {13, TransportVersion::current(), false}, {}, big,
-                                tr::CompressionScheme::kLz4);
+         tr::writeResponseFrame(o, {13, kSeedVersion, false}, {}, big, tr::CompressionScheme::kLz4);
        })},
       {"ping", Bytes(std::begin(tr::kPingFrame), std::end(tr::kPingFrame))},
   };

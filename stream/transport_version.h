@@ -57,7 +57,10 @@ class TransportVersion {
   static const TransportVersion V_8_16_0;  // 8772001: zoned date-time, date_time's locale
   static const TransportVersion V_8_18_0;  // 8840000: handshakes settle; read-only index version
 
-  // The version this build writes by default (8.7.0).
+  // The version this build writes and offers by default: the newest release it
+  // supports, the last row of releases() (9.5.3's 9458007), as ES's own
+  // TransportVersion.current() is its newest. Bytes for an older peer are written
+  // at that peer's version (e.g. V_8_7_0), never at current().
   static constexpr TransportVersion current();
 
   constexpr int32_t id() const { return id_; }
@@ -114,6 +117,7 @@ inline constexpr TransportVersion TransportVersion::V_8_13_0 = TransportVersion(
 inline constexpr TransportVersion TransportVersion::V_8_14_0 = TransportVersion(8636001);
 inline constexpr TransportVersion TransportVersion::V_8_16_0 = TransportVersion(8772001);
 inline constexpr TransportVersion TransportVersion::V_8_18_0 = TransportVersion(8840000);
-constexpr TransportVersion TransportVersion::current() { return V_8_7_0; }
+// Kept equal to the last row of releases() (checked where the table is defined).
+constexpr TransportVersion TransportVersion::current() { return TransportVersion(9458007); }
 
 }  // namespace wirestream

@@ -8,6 +8,8 @@
 // Oldest first. After 8.8.1 an id says nothing about its release (8.19.0 is 8841064, 9.1.0
 // 9112003), and ids do not follow release dates: 8.19.21 (8841096) came out after 9.0.0
 // (9000009), its patch ids backported to the 8.19 branch below every 9.x id.
+#include <iterator>
+
 #include "stream/transport_version.h"
 
 namespace wirestream {
@@ -22,6 +24,9 @@ constexpr TransportVersionRelease kReleases[] = {
     {"9.1.0", 9112003, 8841000},   {"9.1.10", 9112018, 8841000}, {"9.2.8", 9185023, 8841000},
     {"9.3.4", 9250011, 8841000},   {"9.5.3", 9458007, 8841000},
 };
+
+static_assert(TransportVersion::current().id() == std::end(kReleases)[-1].id,
+              "TransportVersion::current() is the newest release of the table");
 
 }  // namespace
 

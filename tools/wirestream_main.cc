@@ -9,7 +9,8 @@
 // V is a release ("8.7.0", "7.10.0", or after 8.7 one of the release table's:
 // "8.19.7", "9.1.0") or a transport version id of either shape: 7.10.0 to 8.8.x
 // (7100099 to 8080199) or ES's later numbering up to the table's newest (8500000 to
-// 9458007); the default is the current version, 8.7.0. Others are usage errors
+// 9458007); the default is the current version, the newest supported release, 9.5.3
+// (TransportVersion::current()). Others are usage errors
 // giving the range.
 // FILE `-` is standard input, `-o -` standard output; under `bazel run`,
 // relative paths are the caller's (BUILD_WORKING_DIRECTORY). The resource contract (docs/cli.md,
@@ -266,7 +267,9 @@ int runReduce(const std::string& version, int32_t max_buckets,
   for (const auto& s : shards) ptrs.push_back(&s);
   InternalAggregations reduced;
   try {
-    reduced = InternalAggregations::reduce(ptrs, ReduceContext::finalReduce(max_buckets));
+    ReduceContext context = ReduceContext::finalReduce(max_buckets);
+    context.version = v;  // reduce as ES at --version does, not as current()
+    reduced = InternalAggregations::reduce(ptrs, context);
   } catch (const std::bad_alloc&) {
     throw;  // main's "out of memory"
   } catch (const std::exception& e) {

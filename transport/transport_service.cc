@@ -93,6 +93,12 @@ class TransportService::Impl : public std::enable_shared_from_this<Impl> {
       };
     }
     if (options.io_threads < 1) throw std::invalid_argument("io_threads must be at least 1");
+    if (options.version.before(options.minimum_compatible_version)) {
+      throw std::invalid_argument("minimum_compatible_version [" +
+                                  options.minimum_compatible_version.toString() +
+                                  "] is after version [" + options.version.toString() +
+                                  "]: offer an older release with TransportOptions::forRelease");
+    }
     if (options.tls) tls_context = tls::makeContext(*options.tls);
     if (options.node_id.empty()) options.node_id = randomId();
     ephemeral_id = randomId();

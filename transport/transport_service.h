@@ -115,10 +115,18 @@ struct TransportOptions {
   std::string node_name = "node";
   // The version this node speaks; the handshake agrees on the lower of two
   // (from 8.18 as ES settles it: negotiateHandshakeVersion in handshake.h).
+  // The default is the newest supported release, TransportVersion::current()
+  // (9.5.3), with that release's minimum compatible version (8841000, 8.19's
+  // first id: ES 9.1 and later talk to 8.19 only), so a default node behaves as
+  // an ES 9.5.3 node does. A node that talks to older peers (7.17, 8.x up to
+  // 8.18) offers their line's release: forRelease("8.7.1") or
+  // forRelease("8.19.21"). The constructor refuses (std::invalid_argument) a
+  // version before minimum_compatible_version: setting version alone to an 8.x
+  // id keeps 9.5.3's minimum.
   TransportVersion version = TransportVersion::current();
   // Oldest version a peer may have; up to 8.x the handshake request travels at
   // it (a 9.x version's at V9_HANDSHAKE_VERSION, 8800000). 7.17.0 is ES 8's.
-  TransportVersion minimum_compatible_version = TransportVersion::fromRelease(7, 17, 0);
+  TransportVersion minimum_compatible_version = kV8_19FirstVersion;
   size_t max_frame_size = 100 * 1024 * 1024;
   // Time a frame may take to arrive completely once its first byte arrived.
   std::chrono::milliseconds read_deadline{30000};

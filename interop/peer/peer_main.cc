@@ -8,7 +8,8 @@
 //       listens on 127.0.0.1 (node id "ws-peer"), prints "port N", serves the actions below
 //       until standard input closes.
 // OFFER: the release (or id) the peer offers, TransportOptions::forRelease; without it the
-// peer offers TransportVersion::current() with ES 8's minimum, 7.17.0. With it, the
+// peer offers 8.7.0 with ES 8's minimum, 7.17.0 (forRelease("8.7.0"), what the harness
+// uses for the 7.17 and 8.7 lines, which the default, 9.5.3, does not talk to). With it, the
 // refused version is offered as its release would (forRelease). BUILD_HASH: the build hash
 // the server's transport handshake names (ES 8.19 refuses a peer of its own release with
 // another hash).
@@ -73,9 +74,10 @@ std::string describe(std::exception_ptr e) {
   }
 }
 
-// The options of a node offering `offer` (forRelease), or the defaults.
+// The options of a node offering `offer` (forRelease), or without one 8.7.0's: an older
+// peer on purpose (ES 7.17 and 8.7 refuse the default, 9.5.3).
 TransportOptions offering(const std::string& offer) {
-  return offer.empty() ? TransportOptions{} : TransportOptions::forRelease(offer);
+  return TransportOptions::forRelease(offer.empty() ? "8.7.0" : offer);
 }
 
 struct Client {

@@ -125,13 +125,15 @@ TEST(Columnar, ExpectedBytes) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     Bytes expected = testing::hex(c.bytes);
+    // The bytes are 8.7.0's (the date_histogram shell has no downsampledResultsOffset).
+    const TransportVersion v = TransportVersion::V_8_7_0;
     for (size_t page : kPageSizes) {
-      EXPECT_EQ(toHex(writeColumnar(c.aggs, page)), toHex(expected)) << "page " << page;
+      EXPECT_EQ(toHex(writeColumnar(c.aggs, page, v)), toHex(expected)) << "page " << page;
       wirestream::testing::readAll(
-          expected, page, [&](StreamInput& in) { EXPECT_TRUE(readColumnar(in) == c.aggs); });
+          expected, page, [&](StreamInput& in) { EXPECT_TRUE(readColumnar(in) == c.aggs); }, v);
     }
-    wirestream::testing::expectEveryPrefixFails(expected, 7,
-                                                [](StreamInput& in) { readColumnar(in); });
+    wirestream::testing::expectEveryPrefixFails(
+        expected, 7, [](StreamInput& in) { readColumnar(in); }, v);
   }
 }
 
@@ -289,10 +291,12 @@ TEST(Columnar, WhatGoesInColumns) {
 
 // ---- hostile input ----
 
+// Read at 8.7.0: the inputs are kOneBucketDateHistogram's 8.7.0 bytes, altered.
 void expectRefused(const Bytes& bytes, const char* what, int kind,
                    const columnar::Limits& limits = {}) {
   auto run = [&] {
     ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(TransportVersion::V_8_7_0);
     readColumnar(in, limits);
   };
   if (kind == 0) wirestream::testing::expectErrorNaming<CorruptStreamError>(run, what);
@@ -350,7 +354,7 @@ TEST(Columnar, HostileInputs) {
   {
     auto h = std::make_unique<DateHistogram>("h", Metadata());
     h->buckets().push_back({1, 1, {}});
-    Bytes es = testing::writeAggs(testing::single(std::move(h)), TransportVersion::current());
+    Bytes es = testing::writeAggs(testing::single(std::move(h)), TransportVersion::V_8_7_0);
     es.insert(es.begin() + 1, 0x01);
     expectRefused(es, "holds 1 buckets", 0);
   }
@@ -367,6 +371,7 @@ TEST(Columnar, HostileInputs) {
   {
     Bytes b = testing::hex(dh);
     ByteArrayStreamInput in(b);
+    in.setTransportVersion(TransportVersion::V_8_7_0);
     in.setMaxArraySize(0);
     EXPECT_THROW(readColumnar(in), LimitExceededError);
   }

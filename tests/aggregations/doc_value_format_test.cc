@@ -192,6 +192,7 @@ TEST(DocValueFormatWire, EveryRegisteredNameReadsAndRefusesBadInput) {
   // Resolution ordinal 2 does not exist (DateFieldMapper.Resolution.ofOrdinal).
   std::vector<uint8_t> bad = {9, 'd', 'a', 't', 'e', '_', 't', 'i', 'm', 'e', 1, 'y', 1, 'Z', 2, 0};
   ByteArrayStreamInput in(bad);
+  in.setTransportVersion(TransportVersion::V_8_7_0);  // before the locale (V_8_16_0)
   EXPECT_THROW(F::readFrom(in, defaultRegistry()), CorruptStreamError);
   EXPECT_THROW(F::fromName("date_time"), CorruptStreamError);  // has a body
   EXPECT_THROW(F::fromName("nope"), CorruptStreamError);

@@ -28,7 +28,9 @@ std::vector<uint8_t> reduceShards(const std::vector<std::string>& shards, Transp
   for (const std::string& s : shards) read.push_back(readAggs(hex(s), v));
   std::vector<const InternalAggregations*> lists;
   for (const auto& r : read) lists.push_back(&r);
-  return writeAggs(InternalAggregations::reduce(lists, ReduceContext::finalReduce(max_buckets)), v);
+  ReduceContext context = ReduceContext::finalReduce(max_buckets);
+  context.version = v;  // reduce as ES at that version does (not current())
+  return writeAggs(InternalAggregations::reduce(lists, context), v);
 }
 
 // ES groups by name in a java.util.HashMap and lists the reduced aggregations

@@ -54,7 +54,8 @@ PY
 
 # Reduce: rock 19, jazz 8 kept; pop 7 + blues 6 + ff00 5 + other 4 + 6 = 28
 # other; each full _count desc shard bounds the error by its last count: 5 + 6.
-"$W" reduce "$T/shard1-8.7.0.bin" "$T/shard2-8.7.0.bin" >"$T/reduced.json" || fail "reduce"
+"$W" reduce --version 8.7.0 "$T/shard1-8.7.0.bin" "$T/shard2-8.7.0.bin" >"$T/reduced.json" ||
+  fail "reduce"
 python3 - "$T/reduced.json" <<'PY' || fail "reduce output: $(cat "$T/reduced.json")"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -77,8 +78,8 @@ cmp -s "$T/reduced.json" "$T/reduced7.json" || fail "reduce differs between vers
 
 # ---- errors ----
 head -c 40 "$T/shard1-8.7.0.bin" >"$T/truncated.bin"
-expect_error "truncated.bin: at byte 37: tried to read" "$W" decode "$T/truncated.bin"
-expect_error "truncated.bin" "$W" reduce "$T/shard1-8.7.0.bin" "$T/truncated.bin"
+expect_error "truncated.bin: at byte 37: tried to read" "$W" decode --version 8.7.0 "$T/truncated.bin"
+expect_error "truncated.bin" "$W" reduce --version 8.7.0 "$T/shard1-8.7.0.bin" "$T/truncated.bin"
 printf 'garbage that is not an aggregation' >"$T/garbage.bin"
 expect_error "garbage.bin" "$W" decode "$T/garbage.bin"
 : >"$T/empty.bin"
@@ -117,13 +118,14 @@ done
 grep -qxE "wirestream [0-9]+\.[0-9]+\.[0-9]+; Elasticsearch transport versions $(sed 's/[().]/\\&/g' <<<"$range" | sed 's/supported: //')" \
   "$T/version" || fail "--version printed: $(cat "$T/version")"
 expect_status 2 "unknown command 'decod' (commands: decode, encode, reduce" "$W" decod x.bin
-"$W" decode - <"$T/shard1-8.7.0.bin" >"$T/stdin.json" || fail "decode - exit $?"
+"$W" decode --version 8.7.0 - <"$T/shard1-8.7.0.bin" >"$T/stdin.json" || fail "decode - exit $?"
 cmp -s "$T/stdin.json" "$T/shard1-8.7.0.decoded.json" || fail "decode - differs from decode FILE"
-"$W" encode - -o - <"$T/shard1-8.7.0.decoded.json" >"$T/stdout.bin" || fail "encode - -o - exit $?"
+"$W" encode --version 8.7.0 - -o - <"$T/shard1-8.7.0.decoded.json" >"$T/stdout.bin" ||
+  fail "encode - -o - exit $?"
 cmp -s "$T/stdout.bin" "$T/shard1-8.7.0.bin" || fail "encode -o - differs from encode -o FILE"
 [ ! -e ./- ] || fail "encode -o - wrote a file named -"
 w_abs=$(realpath "$W")
-(cd / && BUILD_WORKING_DIRECTORY="$T" "$w_abs" reduce shard1-8.7.0.bin shard2-8.7.0.bin) \
+(cd / && BUILD_WORKING_DIRECTORY="$T" "$w_abs" reduce --version 8.7.0 shard1-8.7.0.bin shard2-8.7.0.bin) \
   >"$T/bwd.json" || fail "reduce under BUILD_WORKING_DIRECTORY exit $?"
 cmp -s "$T/bwd.json" "$T/reduced.json" || fail "BUILD_WORKING_DIRECTORY: relative paths not the caller's"
 echo '[{"type":"xterms","name":"a","metadata":null}]' >"$T/unknown.json"
@@ -134,8 +136,13 @@ expect_error "broken.json: invalid JSON at byte 27 (" "$W" encode "$T/broken.jso
 echo '[{"type":"max","name":"a","metadata":null,"format":"raw"}]' >"$T/missing.json"
 expect_error "missing field [value]" "$W" encode "$T/missing.json" -o "$T/x.bin"
 echo '[{"type":"max","name":"genres","metadata":null,"format":"raw","value":1}]' >"$T/max.json"
-"$W" encode "$T/max.json" -o "$T/max.bin" || fail "encode max"
-expect_error "cannot reduce" "$W" reduce "$T/shard1-8.7.0.bin" "$T/max.bin"
+"$W" encode --version 8.7.0 "$T/max.json" -o "$T/max.bin" || fail "encode max"
+expect_error "cannot reduce" "$W" reduce --version 8.7.0 "$T/shard1-8.7.0.bin" "$T/max.bin"
+# Without --version every command is at the newest supported release, 9.5.3.
+"$W" encode "$T/shard1.json" -o "$T/shard1-default.bin" || fail "encode at the default"
+"$W" encode --version 9.5.3 "$T/shard1.json" -o "$T/shard1-9.5.3.bin" || fail "encode at 9.5.3"
+cmp -s "$T/shard1-default.bin" "$T/shard1-9.5.3.bin" || fail "the default version is not 9.5.3"
+"$W" decode --help | grep -q "9\.5\.3" || fail "decode --help does not name the default, 9.5.3"
 
 # ---- generic kinds of tags 13, 23, 26, 27 in metadata ----
 # encode, decode and encode again give the same bytes and JSON at both

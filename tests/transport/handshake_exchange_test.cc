@@ -45,6 +45,7 @@ TEST(HandshakeExchange, TheRequestTravelsAtTheMinimumCompatibleVersion) {
   EXPECT_EQ(m.header.version(), kV7_17_0);
   EXPECT_EQ(m.action, kHandshakeAction);
   BytesReferenceStreamInput in(m.body());
+  in.setTransportVersion(m.header.version());  // as the transport reads it
   EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, kV8_7);
   EXPECT_EQ(in.available(), 0u);
 }
@@ -63,7 +64,8 @@ TEST(HandshakeExchange, AnAnswerAgreesOnTheLowerVersionAtTheRequestsVersion) {
     EXPECT_FALSE(response.header.isError());
     EXPECT_EQ(response.header.version(), kV7_17_0);  // the request's
     BytesReferenceStreamInput in(response.body());
-    EXPECT_EQ(readHandshakeResponse(in), kV8_0);  // the responder's own version
+    in.setTransportVersion(response.header.version());  // as the transport reads it
+    EXPECT_EQ(readHandshakeResponse(in), kV8_0);        // the responder's own version
   }
 }
 
@@ -155,6 +157,7 @@ TEST(HandshakeExchange, AnEs7HandshakeRequestWithoutHeaderSizeIsAnsweredAsEs7Doe
     EXPECT_EQ(m.action, kHandshakeAction);
     EXPECT_EQ(m.header.version(), TransportVersion::fromRelease(6, 8, 0));
     BytesReferenceStreamInput in(m.body());
+    in.setTransportVersion(m.header.version());  // as the transport reads it
     EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, TransportVersion(7172999));
 
     const HandshakeIdentity local{kV8_7, kV7_17_0, "node-a", "127.0.0.1:9300"};

@@ -17,9 +17,13 @@ namespace {
 
 using namespace wirestream::testing;  // tests/stream/test_util.h: bytes, pages, prefixes
 
+// The bytes pinned below are ES 8.7's (and 7.17's, 8.0's): written and read at
+// the version they travel at, never at TransportVersion::current().
 template <class T>
-std::vector<uint8_t> bytesOf(const T& value, size_t page = 16384) {
-  return writeAt(page, [&](StreamOutput& out) { value.writeTo(out); });
+std::vector<uint8_t> bytesOf(const T& value, size_t page = 16384,
+                             TransportVersion version = TransportVersion::V_8_7_0) {
+  return writeAt(
+      page, [&](StreamOutput& out) { value.writeTo(out); }, version);
 }
 
 TEST(TaskId, EmptyIsOneByteAndSetCarriesTheLong) {
@@ -51,18 +55,24 @@ const VersionCase kVersionCases[] = {
 TEST(TcpHandshake, BodiesAtEachVersion) {
   for (const VersionCase& c : kVersionCases) {
     for (size_t page : kPageSizes) {
-      EXPECT_EQ(toHex(bytesOf(TcpHandshakeRequest{c.version}, page)), c.request);
-      EXPECT_EQ(toHex(bytesOf(TcpHandshakeResponse{c.version}, page)), c.response);
-      readAll(hexBytes(c.request), page, [&](StreamInput& in) {
-        EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, c.version);
-      });
-      readAll(hexBytes(c.response), page, [&](StreamInput& in) {
-        EXPECT_EQ(TcpHandshakeResponse::readFrom(in).version, c.version);
-      });
-      expectEveryPrefixFails(hexBytes(c.request), page,
-                             [](StreamInput& in) { (void)TcpHandshakeRequest::readFrom(in); });
-      expectEveryPrefixFails(hexBytes(c.response), page,
-                             [](StreamInput& in) { (void)TcpHandshakeResponse::readFrom(in); });
+      EXPECT_EQ(toHex(bytesOf(TcpHandshakeRequest{c.version}, page, c.version)), c.request);
+      EXPECT_EQ(toHex(bytesOf(TcpHandshakeResponse{c.version}, page, c.version)), c.response);
+      readAll(
+          hexBytes(c.request), page,
+          [&](StreamInput& in) { EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, c.version); },
+          c.version);
+      readAll(
+          hexBytes(c.response), page,
+          [&](StreamInput& in) {
+            EXPECT_EQ(TcpHandshakeResponse::readFrom(in).version, c.version);
+          },
+          c.version);
+      expectEveryPrefixFails(
+          hexBytes(c.request), page,
+          [](StreamInput& in) { (void)TcpHandshakeRequest::readFrom(in); }, c.version);
+      expectEveryPrefixFails(
+          hexBytes(c.response), page,
+          [](StreamInput& in) { (void)TcpHandshakeResponse::readFrom(in); }, c.version);
     }
   }
 }
@@ -70,12 +80,16 @@ TEST(TcpHandshake, BodiesAtEachVersion) {
 // A later version may append fields inside the wrapper; ES reads the version
 // and ignores the rest, and so do we.
 TEST(TcpHandshake, RequestIgnoresWhatFollowsTheVersionInsideTheWrapper) {
-  readAll(hexBytes("06 d3 c7 ec 03 aa bb"), 3, [](StreamInput& in) {
-    EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, TransportVersion::V_8_7_0);
-  });
+  readAll(
+      hexBytes("06 d3 c7 ec 03 aa bb"), 3,
+      [](StreamInput& in) {
+        EXPECT_EQ(TcpHandshakeRequest::readFrom(in).version, TransportVersion::V_8_7_0);
+      },
+      TransportVersion::V_8_7_0);
   // An empty wrapper has no version.
   const std::vector<uint8_t> empty = hexBytes("00");
   ByteArrayStreamInput in(empty);
+  in.setTransportVersion(TransportVersion::V_8_7_0);
   EXPECT_THROW((void)TcpHandshakeRequest::readFrom(in), EndOfStreamError);
 }
 
@@ -146,10 +160,13 @@ const char* kSampleNodeHex =
 TEST(DiscoveryNodeBytes, AsEsWritesThem) {
   EXPECT_EQ(toHex(bytesOf(sampleNode())), kSampleNodeHex);
   for (size_t page : kPageSizes) {
-    readAll(hexBytes(kSampleNodeHex), page,
-            [](StreamInput& in) { EXPECT_EQ(DiscoveryNode::readFrom(in), sampleNode()); });
-    expectEveryPrefixFails(hexBytes(kSampleNodeHex), page,
-                           [](StreamInput& in) { (void)DiscoveryNode::readFrom(in); });
+    readAll(
+        hexBytes(kSampleNodeHex), page,
+        [](StreamInput& in) { EXPECT_EQ(DiscoveryNode::readFrom(in), sampleNode()); },
+        TransportVersion::V_8_7_0);
+    expectEveryPrefixFails(
+        hexBytes(kSampleNodeHex), page, [](StreamInput& in) { (void)DiscoveryNode::readFrom(in); },
+        TransportVersion::V_8_7_0);
   }
   EXPECT_EQ(sampleNode().address.toString(), "127.0.0.1:9300");
   EXPECT_EQ(TransportAddress::fromIp("::1", 9300).toString(), "[::1]:9300");
@@ -203,15 +220,20 @@ TEST(TransportHandshake, ResponseAsEs8WritesIt) {
                                " 0d 65 6c 61 73 74 69 63 73 65 61 72 63 68";
   EXPECT_EQ(toHex(bytesOf(r)), expected);
   for (size_t page : {1, 7, 16384}) {
-    readAll(hexBytes(expected), page, [&](StreamInput& in) {
-      TransportHandshakeResponse back = TransportHandshakeResponse::readFrom(in);
-      EXPECT_EQ(back.version, r.version);
-      EXPECT_EQ(back.build_hash, "abcd");
-      EXPECT_EQ(back.node, r.node);
-      EXPECT_EQ(back.cluster_name, "elasticsearch");
-    });
-    expectEveryPrefixFails(hexBytes(expected), page,
-                           [](StreamInput& in) { (void)TransportHandshakeResponse::readFrom(in); });
+    readAll(
+        hexBytes(expected), page,
+        [&](StreamInput& in) {
+          TransportHandshakeResponse back = TransportHandshakeResponse::readFrom(in);
+          EXPECT_EQ(back.version, r.version);
+          EXPECT_EQ(back.build_hash, "abcd");
+          EXPECT_EQ(back.node, r.node);
+          EXPECT_EQ(back.cluster_name, "elasticsearch");
+        },
+        TransportVersion::V_8_7_0);
+    expectEveryPrefixFails(
+        hexBytes(expected), page,
+        [](StreamInput& in) { (void)TransportHandshakeResponse::readFrom(in); },
+        TransportVersion::V_8_7_0);
   }
 }
 

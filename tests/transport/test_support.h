@@ -62,6 +62,16 @@ inline TransportOptions nodeOptions(std::string name,
   return o;
 }
 
+// `base` offering an ES release instead of the default (TransportVersion::current(),
+// 9.5.3): its version and minimum compatible version (TransportOptions::forRelease), for a
+// test that talks to older peers on purpose ("8.7.1": 7.17 and 8.x peers).
+inline TransportOptions offering(const std::string& release, TransportOptions base) {
+  const TransportOptions o = TransportOptions::forRelease(release);
+  base.version = o.version;
+  base.minimum_compatible_version = o.minimum_compatible_version;
+  return base;
+}
+
 // The handler most tests call: "echo" answers with the Blob it was sent.
 inline void registerEcho(TransportService& node) {
   node.registerRequestHandler("echo", readBlob, [](const Blob& b) { return b; });
@@ -230,12 +240,20 @@ class RawSocket {
 
 inline std::vector<uint8_t> bytesOf(BytesStreamOutput& out) { return out.bytes().toVector(); }
 
+// A handshake request offering `version`: up to 8.x at header version 7.10.0
+// (which nodes before 8.18 accept), from 9.0 as a 9.x node sends it (header
+// kV9HandshakeVersion, the release string in the body).
 inline std::vector<uint8_t> handshakeRequest(int64_t id, TransportVersion version) {
+  BytesStreamOutput out;
+  if (version.onOrAfter(kFirst9xVersion)) {
+    writeRequestFrame(out, {id, kV9HandshakeVersion, true}, kHandshakeAction, {},
+                      BodyOf(TcpHandshakeRequest{version}), CompressionScheme::kNone);
+    return bytesOf(out);
+  }
   BytesStreamOutput inner;
   inner.writeVInt(version.id());
   BytesStreamOutput body;
   body.writeByteArray(inner.bytes().toVector());
-  BytesStreamOutput out;
   writeRequestFrame(out, {id, TransportVersion::V_7_10_0, true}, kHandshakeAction, {},
                     RawBody(body.bytes().toVector()), CompressionScheme::kNone);
   return bytesOf(out);
@@ -279,14 +297,20 @@ class RawServer {
   ~RawServer() { ::close(fd_); }
   uint16_t port() const { return port_; }
   RawSocket accept() { return RawSocket(::accept(fd_, nullptr, nullptr)); }
-  // Accepts and answers the handshake at `version`.
+  // Accepts and answers the handshake at `version` (from 9.0 as a 9.x node
+  // answers: at the request's header version, with the release string).
   RawSocket acceptAndHandshake(TransportVersion version = TransportVersion::current()) {
     RawSocket s = accept();
     DecodedFrame f = s.readFrame();
-    VersionReply body(version);
     BytesStreamOutput out;
-    writeResponseFrame(out, {f.header.request_id, version, true}, {}, body,
-                       CompressionScheme::kNone);
+    if (version.onOrAfter(kFirst9xVersion)) {
+      writeResponseFrame(out, {f.header.request_id, TransportVersion(f.header.version_id), true},
+                         {}, BodyOf(TcpHandshakeResponse{version}), CompressionScheme::kNone);
+    } else {
+      VersionReply body(version);
+      writeResponseFrame(out, {f.header.request_id, version, true}, {}, body,
+                         CompressionScheme::kNone);
+    }
     s.write(bytesOf(out));
     return s;
   }

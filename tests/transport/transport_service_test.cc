@@ -143,10 +143,11 @@ TEST_F(TransportTest, RequestsSentFromResponseCallbacksKeepAPipelineGoing) {
   client->stop();  // no callback may run on once the locals above are gone
 }
 
+// Two 8.x nodes (offering 8.7.1, talking to 7.17 and later) agree on the older one's.
 TEST_F(TransportTest, HandshakeAgreesOnTheLowerVersion) {
   for (bool server_older : {true, false}) {
-    TransportOptions so = serverOptions();
-    TransportOptions co = clientOptions();
+    TransportOptions so = offering("8.7.1", serverOptions());
+    TransportOptions co = offering("8.7.1", clientOptions());
     (server_older ? so : co).version = TransportVersion::V_8_0_0;
     server = std::make_unique<TransportService>(so);
     std::atomic<int32_t> seen_by_handler{0};
@@ -168,7 +169,7 @@ TEST_F(TransportTest, HandshakeAgreesOnTheLowerVersion) {
 }
 
 TEST_F(TransportTest, LaterFramesCarryTheAgreedVersion) {
-  startServer();
+  startServer(offering("8.7.1", serverOptions()));  // a node that talks to 8.0
   RawSocket s = testing::handshakenClient(port, TransportVersion::V_8_0_0);
   s.write(testing::requestFrame(2, "echo", Blob({4}), TransportVersion::V_8_0_0));
   DecodedFrame f = s.readFrame();
@@ -181,11 +182,12 @@ TEST_F(TransportTest, LaterFramesCarryTheAgreedVersion) {
 }
 
 TEST_F(TransportTest, IncompatibleVersionIsRefused) {
-  TransportOptions so = serverOptions();
+  TransportOptions so = offering("8.7.1", serverOptions());
   so.minimum_compatible_version = TransportVersion::V_8_0_0;
   startServer(so);
-  TransportOptions co = clientOptions();
+  TransportOptions co = offering("8.7.1", clientOptions());
   co.version = TransportVersion::V_7_10_0;
+  co.minimum_compatible_version = TransportVersion::V_7_10_0;  // its request header
   startClient(co);
   try {
     client->connect("127.0.0.1", port);
@@ -201,13 +203,17 @@ TEST_F(TransportTest, IncompatibleVersionIsRefused) {
 // Nodes offering ES releases (TransportOptions::forRelease) settle as ES 8.19 and 9.x
 // do, and a 9.x node refuses an 8.18 one with ES's message.
 TEST_F(TransportTest, ReleasesFrom818HandshakeAsEsDoes) {
-  auto offering = [](const std::string& release, TransportOptions base) {
-    const TransportOptions o = TransportOptions::forRelease(release);
-    base.version = o.version;
-    base.minimum_compatible_version = o.minimum_compatible_version;
-    return base;
-  };
   EXPECT_EQ(TransportOptions::forRelease("9.5.3").minimum_compatible_version.id(), 8841000);
+  // The default node is the newest release of the table, with its own minimum.
+  const TransportVersionRelease newest = TransportVersion::releases().back();
+  EXPECT_EQ(TransportOptions{}.version.id(), newest.id);
+  EXPECT_EQ(TransportOptions{}.minimum_compatible_version.id(), newest.minimum_compatible_id);
+  EXPECT_EQ(TransportOptions{}.version, TransportOptions::forRelease("9.5.3").version);
+  EXPECT_EQ(TransportOptions{}.minimum_compatible_version,
+            TransportOptions::forRelease("9.5.3").minimum_compatible_version);
+  TransportOptions behind;  // an 8.x version under 9.5.3's minimum: refused, named
+  behind.version = TransportVersion::V_8_7_0;
+  EXPECT_THROW(TransportService{behind}, std::invalid_argument);
   EXPECT_EQ(TransportOptions::forRelease("9458007").version.id(), 9458007);
   EXPECT_EQ(TransportOptions::forRelease("8.19.21").minimum_compatible_version.id(), 7170099);
   EXPECT_EQ(TransportOptions::forRelease("8.7.0").version, TransportVersion::V_8_7_0);
@@ -527,9 +533,10 @@ TEST_F(TransportTest, PingsAreCountedAndIgnored) {
   EXPECT_EQ(BytesReference::copyOf(seen_by_peer).toHex(), "45 53 ff ff ff ff");
 }
 
-// The bytes an ES 8.7 node sends, answered with the bytes ES answers with.
+// The bytes an ES 8.7 node sends, answered with the bytes ES 8.7 answers with (the
+// node offers 8.7.0, whose answer these bytes are).
 TEST_F(TransportTest, EsNodeBytesAreAnsweredAsEsAnswers) {
-  startServer();
+  startServer(offering("8.7.0", serverOptions()));
   RawSocket s = RawSocket::connectTo(port);
   // ES 8.7's handshake: header at 7.17.0, features array, TaskId 00, 8.7.0.
   s.write(::wirestream::testing::hexBytes(
@@ -566,9 +573,10 @@ TEST_F(TransportTest, EsNodeBytesAreAnsweredAsEsAnswers) {
 }
 
 // A peer older than the minimum compatible version gets ES's refusal: an
-// error response at the request's version, then the connection closes.
+// error response at the request's version, then the connection closes (as ES 8.7 does; a
+// node from 8.18 on closes unanswered, ReleasesFrom818HandshakeAsEsDoes).
 TEST_F(TransportTest, RefusalIsAnEsErrorResponseAtTheRequestVersion) {
-  startServer();
+  startServer(offering("8.7.1", serverOptions()));
   RawSocket s = RawSocket::connectTo(port);
   s.write(testing::handshakeRequest(1, TransportVersion::V_7_10_0));
   DecodedFrame f = s.readFrame();
@@ -607,14 +615,17 @@ TEST_F(TransportTest, TransportHandshakeDescribesTheNode) {
   startClient();
   auto conn = client->connect("127.0.0.1", port);
   TransportHandshakeResponse r = client->transportHandshake(conn, 5s);
-  EXPECT_EQ(r.version, TransportVersion::current());
+  // ES's Version of the release offered (9.5.3: 9050399), not its TransportVersion.
+  const TransportVersion release(releaseVersionIdOf(TransportVersion::current()));
+  EXPECT_EQ(release.id(), 9050399);
+  EXPECT_EQ(r.version, release);
   EXPECT_EQ(r.build_hash, "abc123");
   EXPECT_EQ(r.cluster_name, "logs-cluster");
   EXPECT_EQ(r.node.name, "server");
   EXPECT_EQ(r.node.id, "node-id-1");
   EXPECT_EQ(r.node.ephemeral_id.size(), 22u);
   EXPECT_EQ(r.node.address.toString(), "127.0.0.1:" + std::to_string(port));
-  EXPECT_EQ(r.node.version, TransportVersion::current());
+  EXPECT_EQ(r.node.version, release);
 }
 
 // Thread-context headers: request headers reach the handler, response

@@ -139,9 +139,10 @@ final class TransportCheck implements Check {
   }
 
   /**
-   * What the peer offers: nothing (wirestream's default, 8.7.0) up to ES 8.8, whose releases
-   * talk to it; after, ES's own transport version (ES 9.1 and later talk to 8.19 and later only),
-   * so that each handshake follows that release's rules.
+   * What the peer offers: nothing up to ES 8.8 (the peer then offers 8.7.0 with 7.17.0 as its
+   * minimum, which those releases talk to; wirestream's default, 9.5.3, they refuse); after,
+   * ES's own transport version (ES 9.1 and later talk to 8.19 and later only), so that each
+   * handshake follows that release's rules.
    */
   static List<String> offer() {
     int id = Es.transportVersionId();
