@@ -143,10 +143,11 @@ final class CoordinatorCheck implements Check {
         Thread.sleep(hold * 1000L);
       }
       runSearches(ctx, r, random, client, cluster, clusterFile);
+      runFaults(ctx, r, client, nodes, clusterFile);
     } finally {
       for (Node n : nodes) {
         try {
-          n.close();
+          if (!n.isClosed()) n.close();
         } catch (Exception e) {
           // closing the rest matters more
         }
@@ -301,6 +302,114 @@ final class CoordinatorCheck implements Check {
     }
     System.out.println("  coordinator: shard requests byte-identical for " + requestsSame + " of "
         + SEARCHES + " searches (6 shards each)");
+  }
+
+  /** What an exception from ES's search says, its causes and shard failures included. */
+  static String describe(Throwable e) {
+    StringBuilder b = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      b.append(t).append(" / ");
+      if (t instanceof org.elasticsearch.action.search.SearchPhaseExecutionException p) {
+        for (var f : p.shardFailures()) b.append(f.reason()).append(" / ");
+      }
+    }
+    return b.toString();
+  }
+
+  /**
+   * Faults as ES handles them. 1. search.max_buckets below what a search makes: ES refuses it
+   * with too_many_buckets_exception, and es_coordinator with the same --max-buckets fails with
+   * that type. 2. A data node stopped: ES's coordinator answers with the other shards and the
+   * stopped node's as failed; es_coordinator (whose cluster file still names the node) must give
+   * the same shard counts and identical aggregations. 3. The same without partial results: both
+   * fail. Each is one case of the check.
+   */
+  void runFaults(Context ctx, Result r, Client client, List<Node> nodes, Path clusterFile)
+      throws Exception {
+    ObjectMapper mapper = new ObjectMapper();
+    String coordinator = ctx.coordinator.toString();
+    var registry = new NamedXContentRegistry(
+        new SearchModule(Settings.EMPTY, List.of()).getNamedXContents());
+    java.util.function.Function<String, SearchSourceBuilder> parse = json -> {
+      try (var p = XContentType.JSON.xContent().createParser(
+               XContentParserConfiguration.EMPTY.withRegistry(registry), json)) {
+        return new SearchSourceBuilder().parseXContent(p, true);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    };
+    // 1. too many buckets
+    String hourly = "{\"size\":0,\"aggs\":{\"h\":{\"date_histogram\":{\"field\":\"@timestamp\","
+        + "\"fixed_interval\":\"1h\",\"min_doc_count\":0}}}}";
+    client.admin().cluster().prepareUpdateSettings()
+        .setPersistentSettings(Settings.builder().put("search.max_buckets", 100)).get();
+    String esError = null;
+    try {
+      client.search(new SearchRequest(INDEX).source(parse.apply(hourly))).get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      esError = describe(e);
+    } finally {
+      client.admin().cluster().prepareUpdateSettings()
+          .setPersistentSettings(Settings.builder().putNull("search.max_buckets")).get();
+    }
+    Proc ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", hourly,
+        "--max-buckets", "100");
+    if (esError == null || !esError.contains("TooManyBuckets")) {
+      r.fail("fault too_many_buckets: ES did not refuse the search: " + esError);
+    } else if (ws.rc != 1 || !ws.err.contains("too_many_buckets_exception")) {
+      r.fail("fault too_many_buckets: es_coordinator exited " + ws.rc + ": " + ws.err.strip());
+    } else {
+      r.pass();
+    }
+    // 2. a data node stopped: partial results
+    Node stopped = nodes.get(NODES - 1);
+    stopped.close();
+    client.admin().cluster().prepareHealth().setWaitForNodes(String.valueOf(NODES - 1))
+        .setTimeout(org.elasticsearch.core.TimeValue.timeValueSeconds(60)).get();
+    String query = "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"size\":5},"
+        + "\"aggs\":{\"m\":{\"avg\":{\"field\":\"price\"}}}},\"d\":{\"date_histogram\":{"
+        + "\"field\":\"@timestamp\",\"calendar_interval\":\"week\"}}}}";
+    SearchResponse resp = client.search(new SearchRequest(INDEX).source(parse.apply(query))
+        .allowPartialSearchResults(true)).get(60, TimeUnit.SECONDS);
+    JsonNode esJson = mapper.readTree(Strings.toString(resp));
+    ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+        "--timeout-ms", "5000");
+    if (ws.rc != 0) {
+      r.fail("fault stopped node: es_coordinator failed: " + ws.err.strip());
+    } else {
+      JsonNode wsJson = mapper.readTree(ws.out);
+      String d = JsonCompare.diffOrdered(esJson.get("aggregations"), wsJson.get("aggregations"));
+      for (String f : List.of("total", "successful", "failed")) {
+        if (d == null && !esJson.get("_shards").get(f).equals(wsJson.get("_shards").get(f))) {
+          d = "_shards." + f + ": " + esJson.get("_shards") + " vs " + wsJson.get("_shards");
+        }
+      }
+      if (d == null && esJson.get("_shards").get("failed").asInt() == 0) {
+        d = "no shard failed with a node stopped: " + esJson.get("_shards");
+      }
+      if (d != null) {
+        r.fail("fault stopped node: " + d);
+      } else {
+        r.pass();
+      }
+    }
+    // 3. the same without partial results: both refuse
+    String esRefused = null;
+    try {
+      client.search(new SearchRequest(INDEX).source(parse.apply(query))
+          .allowPartialSearchResults(false)).get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      esRefused = describe(e);
+    }
+    ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+        "--timeout-ms", "5000", "--allow-partial-search-results", "false");
+    if (esRefused == null) {
+      r.fail("fault no partial results: ES answered with a node stopped");
+    } else if (ws.rc != 1 || !ws.err.contains("SearchPhaseError")) {
+      r.fail("fault no partial results: es_coordinator exited " + ws.rc + ": " + ws.err.strip());
+    } else {
+      r.pass();
+    }
   }
 
   /** A child process's exit code, standard output and error. */

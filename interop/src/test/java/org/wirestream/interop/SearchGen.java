@@ -1,5 +1,7 @@
 package org.wirestream.interop;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -14,9 +16,13 @@ final class SearchGen {
     StringBuilder b = new StringBuilder("{\"size\":0,\"query\":").append(query(r));
     b.append(",\"aggs\":{");
     int n = 1 + r.nextInt(3);
+    // Names from a set whose Java hashes collide in pairs ("t"/"d", "a"/"q" share a bin of a
+    // 16-bin HashMap): the order of the reduced aggregations follows ES's HashMap walk.
+    List<String> names = new ArrayList<>(List.of("t", "d", "a", "q", "a0", "a1"));
+    java.util.Collections.shuffle(names, r);
     for (int i = 0; i < n; i++) {
       if (i > 0) b.append(',');
-      b.append("\"a").append(i).append("\":").append(agg(r, true));
+      b.append('"').append(names.get(i)).append("\":").append(agg(r, true));
     }
     return b.append("}}").toString();
   }
