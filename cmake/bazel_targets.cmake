@@ -215,8 +215,8 @@ ws_cc_library(search
     EXPORT search
     DIR search
     NAME search
-    SRCS search/search_request.cc
-    HDRS search/search_request.h
+    SRCS search/query_search_result.cc search/search_request.cc
+    HDRS search/query_search_result.h search/search_request.h
     DEPS aggregations stream stream_structured nlohmann_json::nlohmann_json)
 ws_cc_library(search_query_phase
     EXPORT search_query_phase
@@ -364,6 +364,18 @@ ws_cc_binary(fuzz_make_seeds
     NAME make_seeds
     SRCS fuzz/make_seeds.cc
     DEPS fuzz_program aggregations_columnar tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
+file(GLOB_RECURSE WS_FG_fuzz_search_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/search/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/search/*
+)
+ws_cc_test(fuzz_search_replay
+    DIR fuzz
+    NAME search_replay
+    SRCS fuzz/search_fuzz.cc fuzz/replay_main.cc
+    DEPS fuzz_fuzz_check aggregations search stream
+    DATA @fuzz_search_inputs
+    ARGS @fuzz_search_inputs
+    SIZE small)
 ws_cc_binary(interop_runner
     DIR interop
     NAME runner

@@ -106,7 +106,6 @@ final class CoordinatorCheck implements Check {
             .put("discovery.seed_hosts", seeds.toString())
             .putList("cluster.initial_master_nodes", "n0", "n1", "n2")
             .put("cluster.routing.allocation.disk.threshold_enabled", false)
-            .put("node.processors", 1)
             .build();
         Node n = new HarnessNode(s);
         nodes.add(n);
