@@ -70,48 +70,16 @@ int32_t javaStringHash(std::string_view s) {
   return static_cast<int32_t>(h);
 }
 
-// The order in which ES's InternalAggregations.reduce returns the groups: it
-// collects them in a java.util.HashMap keyed by name and walks its entry set,
-// so by bin (the spread hash masked by the table's capacity), then by insertion
-// within a bin. The capacity follows HashMap's growth: 16, doubled when the
-// size passes 3/4 of it, or when a bin reaches 9 entries while below 64 (at 64
-// and up such a bin becomes a tree, whose walk this does not model; it needs 9
-// names with one masked hash). `names` are in insertion (first-seen) order;
-// returns their indexes in ES's order.
-std::vector<size_t> javaHashMapOrder(const std::vector<std::string_view>& names) {
-  std::vector<uint32_t> spread(names.size());
-  for (size_t i = 0; i < names.size(); ++i) {
-    const auto h = static_cast<uint32_t>(javaStringHash(names[i]));
-    spread[i] = h ^ (h >> 16);
-  }
-  uint32_t capacity = 16;
-  std::unordered_map<uint32_t, size_t> bin_size;
-  auto rebin = [&](size_t inserted) {
-    bin_size.clear();
-    for (size_t j = 0; j < inserted; ++j) ++bin_size[spread[j] & (capacity - 1)];
-  };
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (++bin_size[spread[i] & (capacity - 1)] >= 9 && capacity < 64) {
-      capacity *= 2;
-      rebin(i + 1);
-    }
-    if (i + 1 > capacity / 4 * 3) {
-      capacity *= 2;
-      rebin(i + 1);
-    }
-  }
-  std::vector<size_t> order(names.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return (spread[a] & (capacity - 1)) < (spread[b] & (capacity - 1));
-  });
-  return order;
-}
-
-// ES 8.16 and later (AggregatorsReducer): a java.util.HashMap created with the first list's
-// size as its initial capacity and filled by computeIfAbsent for every aggregation of every
-// list. computeIfAbsent resizes before it looks (when the size is past the threshold, or on
-// the first call), and turns a bin of 8 into a tree (a resize below 64) after inserting.
+// The order in which ES's reduce returns the groups: it collects them in a java.util.HashMap
+// keyed by name, filled by computeIfAbsent for every aggregation of every list, and walks its
+// entry set: by bin (the spread hash masked by the table's capacity), then, within a bin,
+// newest first (computeIfAbsent puts a new key at the head of its bin, where put appends it;
+// a resize keeps the order of a bin's nodes). ES 8.16 and later (AggregatorsReducer) create
+// the map with the first list's size as its initial capacity (`first_size`); before, ES's
+// InternalAggregations.reduce used `new HashMap<>()`, whose first table has 16 bins (pass 16).
+// computeIfAbsent resizes before it looks (when the size is past the threshold, or on the
+// first call), and turns a bin of 8 into a tree (a resize below 64) after inserting; a tree's
+// walk is not modelled (it needs 8 names of one masked hash in 64 bins or more).
 std::vector<size_t> javaSizedHashMapOrder(const std::vector<std::string_view>& names,
                                           const std::vector<size_t>& calls, size_t first_size) {
   std::vector<uint32_t> spread(names.size());
@@ -142,7 +110,7 @@ std::vector<size_t> javaSizedHashMapOrder(const std::vector<std::string_view>& n
     ++size;
     if (before >= 7 && capacity < 64) resize();
   }
-  std::vector<size_t> order(inserted);
+  std::vector<size_t> order(inserted.rbegin(), inserted.rend());  // newest first in a bin
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return (spread[a] & (capacity - 1)) < (spread[b] & (capacity - 1));
   });
@@ -157,7 +125,7 @@ std::vector<size_t> esReduceOrder(const ReduceContext& context,
   if (context.version.onOrAfter(TransportVersion::V_8_16_0)) {
     return javaSizedHashMapOrder(names, calls, first_size);
   }
-  return javaHashMapOrder(names);
+  return javaSizedHashMapOrder(names, calls, 16);  // new HashMap<>(): 16 bins at first
 }
 
 int64_t checkedAdd(int64_t a, int64_t b, std::string_view what) {
@@ -307,7 +275,7 @@ InternalAggregations InternalAggregations::reduceBucket(
       group.push_back(a.get());
     }
   }
-  // The result in ES's order (javaHashMapOrder): the same bytes as ES's reduce.
+  // The result in ES's order (esReduceOrder): the same bytes as ES's reduce.
   std::vector<std::string_view> names;
   names.reserve(groups.size());
   for (const auto& g : groups) names.push_back(g.front()->getName());

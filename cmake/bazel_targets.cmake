@@ -211,6 +211,25 @@ ws_sh_test(examples_data_test
     DATA examples/data/README.md examples/data/response.json examples/data/shard0.bin examples/data/shard0.json examples/data/shard1.bin examples/data/shard2.bin examples/data/src/shard0.json examples/data/src/shard1.json examples/data/src/shard2.json "$<TARGET_FILE:tools_wirestream>"
     ARGS tools/wirestream examples/data/shard0.bin
     SIZE small)
+ws_cc_library(search
+    EXPORT search
+    DIR search
+    NAME search
+    SRCS search/query_search_result.cc search/search_request.cc
+    HDRS search/query_search_result.h search/search_request.h
+    DEPS aggregations stream stream_structured nlohmann_json::nlohmann_json)
+ws_cc_library(search_query_phase
+    EXPORT search_query_phase
+    DIR search
+    NAME query_phase
+    SRCS search/query_phase.cc
+    HDRS search/query_phase.h
+    DEPS search aggregations aggregations_json stream transport nlohmann_json::nlohmann_json)
+ws_cc_binary(examples_es_coordinator
+    DIR examples
+    NAME es_coordinator
+    SRCS examples/es_coordinator.cc
+    DEPS aggregations search search_query_phase stream transport CLI11::CLI11)
 ws_cc_library(fuzz_fuzz_check
     DIR fuzz
     NAME fuzz_check
@@ -345,6 +364,18 @@ ws_cc_binary(fuzz_make_seeds
     NAME make_seeds
     SRCS fuzz/make_seeds.cc
     DEPS fuzz_program aggregations_columnar tsm stream tests_aggregations_agg_test_util tools_wire_json transport_frame transport_handshake transport_remote_exception)
+file(GLOB_RECURSE WS_FG_fuzz_search_inputs LIST_DIRECTORIES false RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/fuzz/corpus/search/*
+    ${PROJECT_SOURCE_DIR}/fuzz/regressions/search/*
+)
+ws_cc_test(fuzz_search_replay
+    DIR fuzz
+    NAME search_replay
+    SRCS fuzz/search_fuzz.cc fuzz/replay_main.cc
+    DEPS fuzz_fuzz_check aggregations search stream
+    DATA @fuzz_search_inputs
+    ARGS @fuzz_search_inputs
+    SIZE small)
 ws_cc_binary(interop_runner
     DIR interop
     NAME runner
@@ -505,6 +536,12 @@ ws_cc_test(tests_hardening_reduce_budget_test
     NAME reduce_budget_test
     SRCS tests/hardening/reduce_budget_test.cc
     DEPS tests_support_counting_allocator aggregations aggregations_json stream GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_search_search_request_test
+    DIR tests/search
+    NAME search_request_test
+    SRCS tests/search/es_query_results.h tests/search/search_request_test.cc
+    DEPS aggregations aggregations_json search search_query_phase stream GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_simd_kernels_test
     DIR tests/simd

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real-Elasticsearch harness: builds wirestream's side (//interop:runner, //interop:peer)
 # and the Maven project in interop/ once per ES version pinned in interop/es-versions.txt,
-# then runs its checks (vectors, reduce, transport) with ES's own jars as the oracle, and
+# then runs its checks (vectors, reduce, transport, coordinator) with ES's own jars as the
+# oracle (coordinator: a 3-node ES cluster in the harness's JVM and //examples:es_coordinator), and
 # the `versions` check: wirestream's release table (TransportVersion::releases(), through
 # //interop:release_table) against each pinned jar's own TransportVersion.current() and
 # minimum compatible version (interop/versions). Pins whose compat line is `table` get
@@ -12,7 +13,7 @@
 #   tools/interop.sh --prefetch       only downloads what Maven needs for every pinned version
 #   INTEROP_VERSIONS="8.7.1" tools/interop.sh     only these releases (must be pinned)
 #   INTEROP_SEED=123 tools/interop.sh             the "fresh" seed fixed, to replay a run
-#   INTEROP_CHECKS=vectors,reduce tools/interop.sh       (default: all four, versions too)
+#   INTEROP_CHECKS=vectors,reduce tools/interop.sh       (default: all five, versions too)
 #   INTEROP_TARGET=/tmp/mine tools/interop.sh    Maven's build folders there, not interop/target
 #
 # Prints per version `interop ES <v> <check>: N of M match|pass` (once per seed), and last
@@ -65,12 +66,15 @@ if [ "$prefetch" -eq 1 ]; then  # Maven Central only: no build, no check (CI ove
   rm -rf "$work"
   exit "$rc"
 fi
-bazel build //interop:runner //interop:peer //interop:release_table 2>&1 | tail -n 3
-[ "${PIPESTATUS[0]}" -eq 0 ] || fail "bazel build of //interop's runner, peer, release_table failed"
+bazel build //interop:runner //interop:peer //interop:release_table //examples:es_coordinator \
+  2>&1 | tail -n 3
+[ "${PIPESTATUS[0]}" -eq 0 ] ||
+  fail "bazel build of //interop's runner, peer, release_table or //examples:es_coordinator failed"
 runner=$PWD/bazel-bin/interop/runner
+coordinator=$PWD/bazel-bin/examples/es_coordinator
 peer=$PWD/bazel-bin/interop/peer
 release_table=$PWD/bazel-bin/interop/release_table
-checks=${INTEROP_CHECKS:-vectors,reduce,transport,versions}
+checks=${INTEROP_CHECKS:-vectors,reduce,transport,coordinator,versions}
 # The harness's own checks (org.wirestream.interop.Main); versions is this script's.
 harness_checks=$(tr ',' '\n' <<<"$checks" | grep -vx versions | paste -sd, -)
 check_versions=0
@@ -123,6 +127,9 @@ for pin in "${pins[@]}"; do
     version_checks=$(tr ',' '\n' <<<"$harness_checks" | grep -xF -f <(tr ',' '\n' <<<"$pin_checks") |
       paste -sd, -)
     echo "  ES $version runs only $pin_checks (interop/es-versions.txt)"
+    not_run=$(tr ',' '\n' <<<"$harness_checks" | grep -vxF -f <(tr ',' '\n' <<<"$pin_checks") |
+      paste -sd, -)
+    [ -n "$not_run" ] && echo "  ES $version: not run yet: $not_run (interop/es-versions.txt)"
     [ -n "$version_checks" ] || continue
   fi
   build=$target/$version
@@ -136,9 +143,17 @@ for pin in "${pins[@]}"; do
   fi
   cp="$build/test-classes:$(cat "$build/classpath.txt")"
   run() {  # run SEED CHECKS
+    local out="$work/run-$version-$1.log" status c
     "$java_home/bin/java" -Xmx2g -cp "$cp" org.wirestream.interop.Main --seed "$1" \
-      --runner "$runner" --peer "$peer" --work "$work/$version-$1" --checks "$2" |
-      tee -a "$log"
+      --runner "$runner" --peer "$peer" --coordinator "$coordinator" --work "$work/$version-$1" --checks "$2" |
+      tee "$out" | tee -a "$log"
+    status=${PIPESTATUS[0]}
+    # A check the JVM never reported (it died: out of memory, a crash) is a failure, not a skip.
+    for c in $(tr ',' ' ' <<<"$2"); do
+      grep -q "^interop ES $version $c: " "$out" && continue
+      { echo "  FAIL $c: no result at seed $1 (the harness exited with status $status)"
+        echo "interop ES $version $c: 0 of 1 match"; } | tee -a "$log"
+    done
   }
   run "$CI_SEED" "$version_checks"
   # A fresh seed each run for the randomized checks (the transport cases are fixed).

@@ -20,7 +20,7 @@ HEADER = re.compile(r"^interop ES (\S+) \(transport version (\d+)\), seed (\d+)$
 COUNT = re.compile(r"^interop ES (\S+) ([a-z]+): (\d+) of (\d+) (.+)$")
 KNOWN = re.compile(r"^\s+known difference \((\d+)x\): (.*)$")
 FAIL = re.compile(r"^\s+FAIL ([a-z]+): (.*)$")
-CHECKS = ["vectors", "reduce", "transport"]
+CHECKS = ["vectors", "reduce", "transport", "coordinator"]
 
 
 class Run:

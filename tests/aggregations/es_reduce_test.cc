@@ -48,6 +48,18 @@ TEST(EsReduce, TopLevelOrderIsJavaHashMapOrder) {
                 "0f"));
 }
 
+// Names in one bin of ES's HashMap ("t" 116 and "d" 100, bin 4 of 16) come out newest first:
+// ES's reduce fills the map with computeIfAbsent, which puts a new key at the head of its bin.
+// ES 8.7.1's coordinator answered {"aggs":{"t":..., "d":...}} with "d" before "t" (the
+// coordinator check's cluster, seed 5), whatever the aggregations' types.
+TEST(EsReduce, NamesOfOneBinComeNewestFirst) {
+  const std::string t100 = "036d61780174ff037261774059000000000000";
+  const std::string d200 = "036d61780164ff037261774069000000000000";
+  const std::string t50 = "036d61780174ff037261774049000000000000";
+  const std::string d300 = "036d61780164ff037261774072c00000000000";
+  EXPECT_EQ(reduceShards({"02" + t100 + d200, "02" + t50 + d300}, kEs871), hex("02" + d300 + t100));
+}
+
 // A compound order whose first order is by key is a key order (ES's
 // InternalOrder.isKeyOrder), so the shards' doc count error is 0, not unknown
 // (-1). dterms ordered by [_key desc, _key desc], 3 shards cut at shard_size 7.

@@ -12,13 +12,16 @@ final class Context {
   final Path peer;
   /** A scratch folder of this run (vector files, logs). */
   final Path work;
+  /** `bazel-bin/examples/es_coordinator`: wirestream's coordinator (the coordinator check). */
+  final Path coordinator;
 
-  Context(String esVersion, long seed, Path runner, Path peer, Path work) {
+  Context(String esVersion, long seed, Path runner, Path peer, Path work, Path coordinator) {
     this.esVersion = esVersion;
     this.seed = seed;
     this.runner = runner;
     this.peer = peer;
     this.work = work;
+    this.coordinator = coordinator;
   }
 
   /** A random source for one check, derived from the run's seed and the check's name. */

@@ -53,6 +53,33 @@ final class JsonCompare {
     return e.equals(a) ? null : path + ": " + e + " vs " + a;
   }
 
+  /**
+   * As diff, and object members must also come in the same order (ES's response JSON is
+   * compared as ES writes it: keys, their order, values).
+   */
+  static String diffOrdered(JsonNode expected, JsonNode actual) {
+    String d = diff(expected, actual);
+    return d != null ? d : order("$", expected, actual);
+  }
+
+  private static String order(String path, JsonNode e, JsonNode a) {
+    if (e == null || a == null) return null;
+    if (e.isObject()) {
+      if (!names(e).equals(names(a))) return path + ": member order " + names(e) + " vs " + names(a);
+      for (Iterator<String> it = e.fieldNames(); it.hasNext(); ) {
+        String n = it.next();
+        String d = order(path + "." + n, e.get(n), a.get(n));
+        if (d != null) return d;
+      }
+    } else if (e.isArray()) {
+      for (int i = 0; i < e.size(); i++) {
+        String d = order(path + "[" + i + "]", e.get(i), a.get(i));
+        if (d != null) return d;
+      }
+    }
+    return null;
+  }
+
   private static String names(JsonNode o) {
     StringBuilder b = new StringBuilder("[");
     o.fieldNames().forEachRemaining(n -> b.append(b.length() > 1 ? "," : "").append(n));

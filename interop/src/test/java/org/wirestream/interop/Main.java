@@ -12,7 +12,7 @@ import org.wirestream.interop.compat.Es;
  * The harness for one ES version (tools/interop.sh runs it once per pinned version):
  *
  *   java -cp ... org.wirestream.interop.Main --seed S --runner R --peer P --work DIR
- *        [--checks vectors,reduce,transport]
+ *        [--coordinator C] [--checks vectors,reduce,transport,coordinator]
  *
  * prints `interop ES <v> <check>: N of M match|pass` per check (and, for each failure, a line
  * saying why) and exits 1 if any check failed. The ES version is the one on the classpath.
@@ -22,7 +22,8 @@ public final class Main {
 
   static Map<String, Check> allChecks() {
     Map<String, Check> checks = new LinkedHashMap<>();
-    for (Check c : List.of(new VectorsCheck(), new ReduceCheck(), transportCheck())) {
+    for (Check c : List.of(new VectorsCheck(), new ReduceCheck(), transportCheck(),
+        lineCheck("CoordinatorCheck", "coordinator"))) {
       checks.put(c.name(), c);
     }
     return checks;
@@ -59,9 +60,40 @@ public final class Main {
     }
   }
 
+  /**
+   * A check only some compat lines build (its class in src/test/compat-<line>; today
+   * CoordinatorCheck, in es8 only): elsewhere a check of that name that fails saying so,
+   * never a skip (tools/interop.sh leaves it out of those pins by their checks column).
+   */
+  static Check lineCheck(String className, String checkName) {
+    try {
+      var k = Class.forName("org.wirestream.interop." + className);
+      var ctor = k.getDeclaredConstructor();
+      ctor.setAccessible(true);
+      return (Check) ctor.newInstance();
+    } catch (ClassNotFoundException e) {
+      return new Check() {
+        @Override
+        public String name() {
+          return checkName;
+        }
+
+        @Override
+        public Result run(Context ctx) {
+          Result r = new Result();
+          r.fail(className + " is not built against ES " + ctx.esVersion
+              + " (only the compat lines whose folder has it)");
+          return r;
+        }
+      };
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(className + ": " + e, e);
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     long seed = 0;
-    Path runner = null, peer = null, work = null;
+    Path runner = null, peer = null, work = null, coordinator = null;
     String checks = String.join(",", allChecks().keySet());
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -69,6 +101,7 @@ public final class Main {
         case "--runner" -> runner = Path.of(args[++i]);
         case "--peer" -> peer = Path.of(args[++i]);
         case "--work" -> work = Path.of(args[++i]);
+        case "--coordinator" -> coordinator = Path.of(args[++i]);
         case "--checks" -> checks = args[++i];
         default -> {
           System.err.println("interop: unknown argument '" + args[i] + "'");
@@ -82,7 +115,10 @@ public final class Main {
     }
     Files.createDirectories(work);
     String v = Es.release();
-    Context ctx = new Context(v, seed, runner, peer, work);
+    if (coordinator == null) {  // beside the runner in bazel-bin
+      coordinator = runner.toAbsolutePath().getParent().getParent().resolve("examples/es_coordinator");
+    }
+    Context ctx = new Context(v, seed, runner, peer, work, coordinator);
     System.out.println("interop ES " + v + " (transport version " + Es.transportVersionId()
         + "), seed " + seed);
     boolean ok = true;

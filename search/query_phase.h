@@ -1,0 +1,103 @@
+// The query phase of a size-0 query_then_fetch search, coordinated from C++
+// over Elasticsearch's own data nodes: a ShardSearchRequest to the node that
+// holds each shard (action `indices:data/read/search[phase/query]`), their
+// QuerySearchResults read (aggregations through //aggregations' readers),
+// what a node keeps for a shard freed, wirestream's final reduce, and ES's
+// response JSON. docs/coordinator.md says what is supported at which version.
+//
+// ClusterFile is the harness's description of a cluster (interop/, the
+// coordinator check): nodes and their transport addresses, the index, which
+// node holds which shard. A node that cannot be reached or fails a shard makes
+// that shard a failure of the response (ES's partial results), or, when
+// partial results are not allowed, SearchPhaseError; a reduce past
+// max_buckets is TooManyBucketsError (ES's too_many_buckets_exception).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "aggregations/internal_aggregation.h"
+#include "search/query_search_result.h"
+#include "search/search_request.h"
+#include "stream/stream_input.h"
+#include "stream/structured/named_writeable_registry.h"
+
+namespace wirestream::search {
+
+struct ClusterNode {
+  std::string id;
+  std::string name;
+  std::string host;
+  uint16_t port = 0;
+};
+
+struct ClusterFile {
+  std::string es_version;  // the release the nodes run, e.g. "8.7.1"
+  std::vector<ClusterNode> nodes;
+  std::string index_name;
+  std::string index_uuid;
+  // shard number -> id of the node holding its primary
+  std::map<int32_t, std::string> shards;
+
+  // std::invalid_argument naming what is missing or malformed.
+  static ClusterFile parse(const std::string& json);
+  const ClusterNode& node(const std::string& id) const;
+};
+
+// Partial results were not allowed and a shard failed (ES's
+// SearchPhaseExecutionException, "all shards failed" or the shard's failure).
+class SearchPhaseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ShardFailure {
+  int32_t shard = 0;
+  std::string node_id;
+  std::string type;  // ES's exception type, e.g. "node_disconnected_exception"
+  std::string reason;
+};
+
+struct CoordinatorOptions {
+  // The release whose wire version the coordinator speaks (TransportOptions::forRelease).
+  std::string release;
+  // Deadline of every call (connect, query, free).
+  std::chrono::milliseconds timeout{30000};
+  bool allow_partial_search_results = true;
+  int32_t max_buckets = 65536;  // search.max_buckets
+  int64_t now_in_millis = 0;    // 0: the clock
+};
+
+struct SearchResult {
+  int32_t total_shards = 0;
+  int32_t successful_shards = 0;
+  std::vector<ShardFailure> failures;
+  int64_t total_hits = 0;
+  bool total_hits_exact = true;
+  bool timed_out = false;
+  aggregations::InternalAggregations aggregations;
+  bool has_aggregations = false;
+  double took_millis = 0;
+  double reduce_millis = 0;
+};
+
+// The request sent for `shard`: what runQueryPhase writes for it.
+ShardSearchRequest shardRequest(const ClusterFile& cluster, const SearchSource& source,
+                                int32_t shard, const CoordinatorOptions& options);
+
+// Runs the query phase over every shard of cluster.shards and reduces.
+SearchResult runQueryPhase(const ClusterFile& cluster, const SearchSource& source,
+                           const CoordinatorOptions& options);
+
+// ES's search response body (size 0): took, timed_out, _shards (with
+// failures), hits, aggregations.
+nlohmann::ordered_json toResponseJson(const SearchResult& result);
+
+}  // namespace wirestream::search

@@ -1,0 +1,76 @@
+#include "search/query_search_result.h"
+
+#include <string>
+
+#include "stream/bytes_reference.h"
+#include "stream/errors.h"
+
+namespace wirestream::search {
+namespace {
+
+constexpr TransportVersion kV7_7_0 = TransportVersion::fromRelease(7, 7, 0);
+
+}  // namespace
+
+QuerySearchResult QuerySearchResult::readFrom(StreamInput& in,
+                                              const NamedWriteableRegistry& registry) {
+  QuerySearchResult r;
+  if (in.transportVersion().onOrAfter(kV7_7_0)) r.is_null = in.readBoolean();
+  if (r.is_null) return r;
+  r.context_id = ShardSearchContextId::readFrom(in);
+  r.from = in.readVInt();
+  r.size = in.readVInt();
+  if (in.readVInt() != 0) throw UnsupportedWireValueError("query result: sort value formats");
+  const uint8_t top_docs_type = in.readByte();
+  if (top_docs_type != 0) {
+    throw UnsupportedWireValueError("query result: top docs of type " +
+                                    std::to_string(top_docs_type) + " (sorted or collapsed)");
+  }
+  r.total_hits = in.readVLong();
+  r.total_hits_relation = in.readVInt();
+  if (r.total_hits_relation < 0 || r.total_hits_relation > 1) {
+    internal::throwCorrupt("TotalHits.Relation ordinal " + std::to_string(r.total_hits_relation));
+  }
+  r.max_score = in.readFloat();
+  const int32_t docs = in.readArraySize();
+  for (int32_t i = 0; i < docs; ++i) {
+    int32_t doc = in.readVInt();
+    float score = in.readFloat();
+    r.score_docs.emplace_back(doc, score);
+  }
+  if (in.readBoolean()) {
+    // The aggregations travel as their own bytes (ES's DelayableWriteable).
+    BytesReference bytes = in.readBytesReference();
+    std::vector<uint8_t> v = bytes.toVector();
+    ByteArrayStreamInput sub(v);
+    sub.setTransportVersion(in.transportVersion());
+    r.aggregations = aggregations::InternalAggregations::readFrom(sub, registry);
+    if (sub.position() != v.size()) {
+      internal::throwCorrupt("query result: aggregations read " + std::to_string(sub.position()) +
+                             " of their " + std::to_string(v.size()) + " bytes");
+    }
+  }
+  if (in.readBoolean()) throw UnsupportedWireValueError("query result: suggest");
+  r.timed_out = in.readBoolean();
+  r.terminated_early = in.readOptionalBoolean();
+  if (in.readBoolean()) throw UnsupportedWireValueError("query result: profile");
+  r.service_time_ewma = in.readZLong();
+  r.node_queue_size = in.readInt();
+  if (in.transportVersion().onOrAfter(TransportVersion::V_7_10_0)) {
+    if (in.readBoolean()) {
+      // The node's copy of the request, as a TransportRequest: its parent TaskId first.
+      if (!in.readString().empty()) (void)in.readLong();
+      r.shard_request = ShardSearchRequest::readFrom(in);
+    }
+    const int32_t n = in.readArraySize();
+    for (int32_t i = 0; i < n; ++i) {
+      int32_t key = in.readVInt();
+      std::set<int32_t>& docs_of = r.rescore_doc_ids[key];
+      const int32_t m = in.readArraySize();
+      for (int32_t k = 0; k < m; ++k) docs_of.insert(in.readVInt());
+    }
+  }
+  return r;
+}
+
+}  // namespace wirestream::search
