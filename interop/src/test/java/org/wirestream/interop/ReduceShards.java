@@ -138,7 +138,7 @@ final class ReduceShards {
       case 0, 1, 2 -> new TermsPlan(name, new String[] {"sterms", "lterms", "dterms"}[rnd.nextInt(3)]);
       case 3 -> new HistogramPlan(name);
       case 4 -> new DateHistogramPlan(name);
-      case 5 -> new CardinalityPlan(name);
+      case 5 -> new CardinalityPlan(name, depth);
       default -> new MetricPlan(name, new String[] {
           "max", "min", "sum", "avg", "value_count", "stats"}[rnd.nextInt(6)]);
     };
@@ -215,13 +215,20 @@ final class ReduceShards {
     }
   }
 
-  /** cardinality: one precision, each shard's sketch over a shared pool of hashes. */
+  /**
+   * cardinality: one precision, each shard's sketch over a shared pool of hashes. Every
+   * precision ES takes (4 to 18) at the top; inside buckets at most 14: ES 7.17 allocates a
+   * sketch's 2^precision registers when it is built, and a sketch a bucket a shard at 18
+   * (256 KiB each) ran the harness out of its 2 GiB heap (7.17.29, seed 3842413444).
+   */
   final class CardinalityPlan extends Plan {
-    final int precision = 4 + rnd.nextInt(15);
-    final long[] pool = new long[1 + rnd.nextInt(4000)];
+    final int precision;
+    final long[] pool;
 
-    CardinalityPlan(String name) {
+    CardinalityPlan(String name, int depth) {
       super(name, metadata());
+      precision = 4 + rnd.nextInt(depth == 0 ? 15 : 11);
+      pool = new long[1 + rnd.nextInt(4000)];
       for (int i = 0; i < pool.length; i++) pool[i] = rnd.nextLong();
     }
 
