@@ -7,7 +7,8 @@
 //   peer server [OFFER [BUILD_HASH]]
 //       listens on 127.0.0.1 (node id "ws-peer"), prints "port N", serves the actions below
 //       until standard input closes.
-// OFFER: the release (or id) the peer offers, TransportOptions::forRelease; without it the
+// OFFER: the release (or id) the peer offers, TransportOptions::forRelease, or "default"
+// (a default TransportOptions, as a node that sets nothing offers); without it the
 // peer offers 8.7.0 with ES 8's minimum, 7.17.0 (forRelease("8.7.0"), what the harness
 // uses for the 7.17 and 8.7 lines, which the default, 9.5.3, does not talk to). With it, the
 // refused version is offered as its release would (forRelease). BUILD_HASH: the build hash
@@ -77,6 +78,7 @@ std::string describe(std::exception_ptr e) {
 // The options of a node offering `offer` (forRelease), or without one 8.7.0's: an older
 // peer on purpose (ES 7.17 and 8.7 refuse the default, 9.5.3).
 TransportOptions offering(const std::string& offer) {
+  if (offer == "default") return TransportOptions{};  // the library's own: its newest release
   return TransportOptions::forRelease(offer.empty() ? "8.7.0" : offer);
 }
 

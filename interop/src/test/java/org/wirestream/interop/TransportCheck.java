@@ -104,7 +104,10 @@ final class TransportCheck implements Check {
     es.acceptIncomingRequests();
     try {
       int port = es.boundAddress().publishAddress().getPort();
-      wirestreamToEs(ctx, port, r);
+      wirestreamToEs(ctx, port, r, offer());
+      // A wirestream node as it comes (its default, the newest release it knows) against
+      // this ES: the lines after 8.8 (8.19 settles on its own version, as its handshake does).
+      if (!offer().isEmpty()) wirestreamToEs(ctx, port, r, List.of("default"));
       esToWirestream(ctx, es, threadPool, r);
     } finally {
       es.stop();
@@ -169,13 +172,16 @@ final class TransportCheck implements Check {
   }
 
   /** The peer connects to ES and runs its cases; each "pass"/"fail" line is one case. */
-  static void wirestreamToEs(Context ctx, int port, Result r) throws Exception {
+  static void wirestreamToEs(Context ctx, int port, Result r, List<String> offer)
+      throws Exception {
     List<String> command = new java.util.ArrayList<>(List.of(ctx.peer.toString(), "client",
         String.valueOf(port), String.valueOf(Es.transportVersionId()),
         String.valueOf(Es.refusedVersionId())));
-    command.addAll(offer());
+    command.addAll(offer);
+    String stderr = "peer-client" + (offer.isEmpty() ? "" : "-" + offer.get(0)) + ".stderr";
+    String label = offer.isEmpty() ? "" : " (offering " + offer.get(0) + ")";
     Process p = new ProcessBuilder(command)
-        .redirectError(ctx.work.resolve("peer-client.stderr").toFile())
+        .redirectError(ctx.work.resolve(stderr).toFile())
         .start();
     int cases = 0;
     try (BufferedReader out = new BufferedReader(
@@ -185,17 +191,17 @@ final class TransportCheck implements Check {
           r.pass();
           cases++;
         } else if (line.startsWith("fail ")) {
-          r.fail("wirestream -> ES: " + line.substring(5));
+          r.fail("wirestream -> ES" + label + ": " + line.substring(5));
           cases++;
         }
       }
     }
     if (!p.waitFor(TIMEOUT_S, TimeUnit.SECONDS)) {
       p.destroyForcibly();
-      r.fail("wirestream -> ES: the peer did not finish in " + TIMEOUT_S + " s");
+      r.fail("wirestream -> ES" + label + ": the peer did not finish in " + TIMEOUT_S + " s");
     } else if (p.exitValue() != 0 || cases != 10) {
-      r.fail("wirestream -> ES: the peer exited " + p.exitValue() + " after " + cases
-          + " of 10 cases (" + ctx.work.resolve("peer-client.stderr") + ")");
+      r.fail("wirestream -> ES" + label + ": the peer exited " + p.exitValue() + " after " + cases
+          + " of 10 cases (" + ctx.work.resolve(stderr) + ")");
     }
   }
 
