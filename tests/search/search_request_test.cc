@@ -75,7 +75,9 @@ TEST(SearchRequestTest, RoundTripsAtEveryGate) {
       ShardSearchRequest back = ShardSearchRequest::readFrom(in);
       EXPECT_EQ(in.position(), bytes.size());
       EXPECT_EQ(write(back, v), bytes);
-      if (v.onOrAfter(TransportVersion(7110099))) EXPECT_EQ(back, r);
+      if (v.onOrAfter(TransportVersion(7110099))) {
+        EXPECT_EQ(back, r);
+      }
     }
   }
 }
