@@ -67,7 +67,7 @@ using ResponseHeaders = std::map<std::string, std::vector<std::string>>;
 
 // ES writes the variable-header size from 7.6.0 on. Before, the fixed header
 // is 19 bytes; ES 7.x still sends its handshake request at 6.8.0 that way,
-// and takes the answer at that version.
+// and answers and takes the answer at that version.
 inline constexpr TransportVersion kVariableHeaderSizeVersion =
     TransportVersion::fromRelease(7, 6, 0);
 inline constexpr size_t kLegacyHeaderSize = kHeaderSize - 4;
@@ -81,7 +81,7 @@ struct FrameHeader {
   // header turned out to have once read (InboundMessage), -1 before.
   int32_t variable_header_size = 0;
   // A 19-byte header (version before kVariableHeaderSizeVersion): accepted
-  // for handshake requests only (FrameDecoder).
+  // for handshakes only, requests and answers (FrameDecoder).
   bool legacy = false;
 
   bool isPing() const { return length == kPingLength; }

@@ -93,10 +93,12 @@ void FrameDecoder::checkFixedHeader() {
   try {
     if (current_.version().before(kVariableHeaderSizeVersion)) {
       // The last 4 header bytes read are content: the variable header's start.
-      if (!current_.isHandshake() || !current_.isRequest()) {
+      // ES 7.x sends its handshake at 6.8.0 and answers one at the request's version, so
+      // both halves of a handshake may come without the size; nothing else does.
+      if (!current_.isHandshake()) {
         internal::throwCorrupt("a frame at version " + current_.version().toString() +
                                " (before 7.6.0, without a variable header size) that is not "
-                               "a handshake request");
+                               "a handshake");
       }
       current_.legacy = true;
       current_.variable_header_size = -1;

@@ -20,9 +20,9 @@
 //   - negative variable-header size, or one larger than the frame ->
 //     CorruptStreamError;
 //   - a version before 7.6.0 (a 19-byte header, no variable-header size:
-//     FrameHeader::legacy) on anything but a handshake request ->
-//     CorruptStreamError. ES 7.x sends its handshake request so; its content
-//     then starts with the header's last 4 bytes.
+//     FrameHeader::legacy) on anything but a handshake (request or answer)
+//     -> CorruptStreamError. ES 7.x sends its handshake request and answer
+//     so; their content then starts with the header's last 4 bytes.
 // After an error the decoder is failed: every later feed() rethrows it.
 //
 // Admission: an optional hook sees each non-ping frame's fixed header as soon

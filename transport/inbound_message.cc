@@ -13,15 +13,18 @@ namespace wirestream::transport {
 namespace {
 
 // A legacy frame (frame.h) has no variable-header size: the variable header
-// is as long as reading it takes. Requests only (FrameDecoder admits no other).
+// is as long as reading it takes. Handshakes only (FrameDecoder admits no other):
+// a request's has the thread context, features and action, a response's the context.
 size_t legacyVariableSize(const FrameHeader& h, const BytesReference& content) {
   BytesReferenceStreamInput in(content);
   in.setTransportVersion(h.version());
   RequestHeaders request_headers;
   ResponseHeaders response_headers;
   readThreadContext(in, request_headers, response_headers);
-  (void)in.readStringArray();  // features
-  (void)in.readString();       // action
+  if (h.isRequest()) {
+    (void)in.readStringArray();  // features
+    (void)in.readString();       // action
+  }
   return content.length() - in.available();
 }
 

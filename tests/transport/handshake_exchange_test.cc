@@ -175,12 +175,45 @@ TEST(HandshakeExchange, AnEs7HandshakeRequestWithoutHeaderSizeIsAnsweredAsEs7Doe
   }
 }
 
-TEST(HandshakeExchange, AFrameWithoutHeaderSizeIsRefusedUnlessAHandshakeRequest) {
-  // The same bytes with the handshake bit cleared: a plain request at 6.8.0.
-  std::vector<uint8_t> bytes = fromHex(kEs717Request);
-  bytes[14] = 0;
-  FrameDecoder decoder(1 << 20);
-  EXPECT_THROW(decoder.feed(bytes, [](DecodedFrame&&) {}), CorruptStreamError);
+// A node offering 7.17.29 sends its handshake at 6.8.0 too, and ES 7.17.29 answers with its
+// 19-byte header and its own version, 7172999 (87 e7 b5 03): the real-ES harness's
+// coordinator check found this answer refused, as if only requests could come so.
+TEST(HandshakeExchange, AnEs7AnswerWithoutHeaderSizeIsRead) {
+  const TransportVersion v7_17_29(7172999);
+  const auto request = handshakeRequestFrame(1, v7_17_29, TransportVersion::fromRelease(6, 8, 0));
+  EXPECT_EQ(request->bytes().toVector(), fromHex(kEs717Request));
+  for (size_t slice : {1, 5, 1000}) {
+    FrameDecoder decoder(1 << 20);
+    std::optional<DecodedFrame> frame;
+    const std::vector<uint8_t> bytes = fromHex(std::string(kEs717AnswerHeader) + "87e7b503");
+    for (size_t at = 0; at < bytes.size(); at += slice) {
+      decoder.feed(std::span(bytes).subspan(at, std::min(slice, bytes.size() - at)),
+                   [&](DecodedFrame&& f) { frame = std::move(f); });
+    }
+    ASSERT_TRUE(frame.has_value());
+    EXPECT_TRUE(frame->header.legacy);
+    const InboundMessage m = InboundMessage::parse(std::move(*frame), 1 << 20);
+    EXPECT_FALSE(m.header.isRequest());
+    EXPECT_TRUE(m.header.isHandshake());
+    BytesReferenceStreamInput in(m.body());
+    in.setTransportVersion(m.header.version());
+    const TcpHandshakeResponse body = readHandshakeResponseBody(in);
+    EXPECT_EQ(body.version, v7_17_29);
+    EXPECT_EQ(in.available(), 0u);
+    EXPECT_EQ(agreedVersion(body, v7_17_29, TransportVersion::fromRelease(6, 8, 0), "peer"),
+              v7_17_29);
+  }
+}
+
+TEST(HandshakeExchange, AFrameWithoutHeaderSizeIsRefusedUnlessAHandshake) {
+  // The same bytes with the handshake bit cleared: a plain request, and a plain answer, at
+  // 6.8.0.
+  for (uint8_t status : {0x00, 0x01}) {
+    std::vector<uint8_t> bytes = fromHex(kEs717Request);
+    bytes[14] = status;
+    FrameDecoder decoder(1 << 20);
+    EXPECT_THROW(decoder.feed(bytes, [](DecodedFrame&&) {}), CorruptStreamError);
+  }
 }
 
 // ES 9.x's TransportHandshaker.sendHandshake sends at V9_HANDSHAKE_VERSION (8800000), and
