@@ -62,7 +62,7 @@ public final class Main {
 
   /**
    * A check only some compat lines build (its class in src/test/compat-<line>; today
-   * CoordinatorCheck, in es8 only): elsewhere a check of that name that fails saying so,
+   * CoordinatorCheck, in es7 and es8): elsewhere a check of that name that fails saying so,
    * never a skip (tools/interop.sh leaves it out of those pins by their checks column).
    */
   static Check lineCheck(String className, String checkName) {

@@ -1,0 +1,398 @@
+package org.wirestream.interop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.elasticsearch.common.settings.Settings;
+import org.wirestream.interop.compat.Es;
+
+/**
+ * The coordinator check (issue 25): three ES nodes in this JVM on loopback with the Netty4
+ * transport, an index of 6 primary shards spread over them, N documents from the seed. For each
+ * randomized size-0 search, ES's own ShardSearchRequest bytes for every shard are compared with
+ * what //examples:es_coordinator writes (--request-hex); then the search runs through ES's
+ * coordinator and through es_coordinator (--cluster FILE --query JSON), and their `aggregations`
+ * JSON must be identical. Then the faults (runFaults).
+ *
+ * <p>What differs between ES lines (how a node starts, the client's type, how a search source
+ * is parsed and a shard request written) is a line's subclass, CoordinatorCheck in
+ * src/test/compat-<line>; a line without one runs no coordinator check (Main.lineCheck).
+ */
+abstract class CoordinatorCheckBase implements Check {
+  static final String INDEX = "wirestream-coord";
+  static final int SHARDS = 6;
+  static final int NODES = 3;
+  static final int SEARCHES = 60;
+  static final long DAY = 86_400_000L;
+  /** The documents' first day (UTC); they span 60 days with gaps. */
+  static final long START = Instant.parse("2024-03-01T00:00:00Z").toEpochMilli();
+  static final String MAPPING = "{\"properties\":{\"tag\":{\"type\":\"keyword\"},"
+      + "\"price\":{\"type\":\"long\"},\"score\":{\"type\":\"double\"},"
+      + "\"@timestamp\":{\"type\":\"date\"},\"ip\":{\"type\":\"ip\"}}}";
+
+  // ---- what a line's subclass does with its ES's API ----
+
+  /** Builds and starts a node (called from a thread per node); closing it stops it. */
+  protected abstract Closeable startNode(Settings settings) throws Exception;
+
+  /** From here on, the client calls below go through this node. */
+  protected abstract void useClient(Closeable node);
+
+  /** Waits until the cluster has n nodes (60 s at most). */
+  protected abstract void waitForNodes(int n);
+
+  /** Creates the index (mapping: JSON of its properties) and waits for green. */
+  protected abstract void createIndex(String index, Settings settings, String mapping);
+
+  /** Indexes the JSON documents in one bulk request with refresh=immediate. */
+  protected abstract void bulkIndex(String index, List<String> docs);
+
+  /** The cluster's nodes: id, name, transport address (host:port). */
+  protected abstract List<NodeInfo> nodeInfos();
+
+  protected abstract String indexUuid(String index);
+
+  /** The id of the node holding the shard's primary. */
+  protected abstract String primaryNodeId(String index, int shard);
+
+  /** ES's ShardSearchRequest for the search JSON and shard, at its current version, in hex. */
+  protected abstract String shardRequestHex(String query, String uuid, int shard, long now)
+      throws IOException;
+
+  /** ES's coordinator's response to the search JSON (throws what ES's search throws). */
+  protected abstract String search(String query, boolean allowPartialResults) throws Exception;
+
+  /** Sets the persistent search.max_buckets; null removes it. */
+  protected abstract void setMaxBuckets(Integer max);
+
+  record NodeInfo(String id, String name, String address) {}
+
+  // ---- the check ----
+
+  @Override
+  public String name() {
+    return "coordinator";
+  }
+
+  @Override
+  public Result run(Context ctx) throws Exception {
+    Result r = new Result();
+    Random random = ctx.random(name());
+    Path dir = ctx.work.resolve("coordinator");
+    Files.createDirectories(dir);
+    int[] ports = freePorts(NODES);
+    List<Closeable> nodes = new ArrayList<>();
+    long t0 = System.nanoTime();
+    try {
+      StringBuilder seeds = new StringBuilder();
+      for (int p : ports) seeds.append(seeds.length() > 0 ? "," : "").append("127.0.0.1:" + p);
+      List<Thread> starting = new ArrayList<>();
+      List<Exception> failed = new ArrayList<>();
+      Closeable[] started = new Closeable[NODES];
+      for (int i = 0; i < NODES; i++) {
+        Settings s = Settings.builder()
+            .put("cluster.name", "wirestream-coord-" + ctx.seed)
+            .put("node.name", "n" + i)
+            .put("path.home", dir.resolve("n" + i).toString())
+            .put("network.host", "127.0.0.1")
+            .put("transport.port", ports[i])
+            .put("http.port", 0)
+            .put("discovery.seed_hosts", seeds.toString())
+            .putList("cluster.initial_master_nodes", "n0", "n1", "n2")
+            .put("cluster.routing.allocation.disk.threshold_enabled", false)
+            .build();
+        int index = i;
+        Thread t = new Thread(() -> {
+          try {
+            started[index] = startNode(s);
+          } catch (Exception e) {
+            synchronized (failed) {
+              failed.add(e);
+            }
+          }
+        });
+        t.start();
+        starting.add(t);
+      }
+      for (Thread t : starting) t.join();
+      for (Closeable n : started) {
+        if (n != null) nodes.add(n);
+      }
+      if (!failed.isEmpty()) throw failed.get(0);
+      useClient(nodes.get(0));
+      waitForNodes(NODES);
+      int docs = 2000 + random.nextInt(2000);
+      createIndex(INDEX, Settings.builder().put("index.number_of_shards", SHARDS)
+          .put("index.number_of_replicas", 0).build(), MAPPING);
+      bulkIndex(INDEX, documents(random, docs));
+      System.out.printf("  coordinator: 3 nodes, %d documents in %d shards ready in %.1f s%n",
+          docs, SHARDS, (System.nanoTime() - t0) / 1e9);
+      Path clusterFile = dir.resolve("cluster.json");
+      ObjectNode cluster = clusterFile();
+      Files.writeString(clusterFile, cluster.toString());
+      // -Dinterop.coordinator.hold=S keeps the cluster up S seconds first, to run
+      // es_coordinator against it by hand (its cluster file is printed).
+      int hold = Integer.getInteger("interop.coordinator.hold", 0);
+      if (hold > 0) {
+        System.out.println("  coordinator: holding the cluster " + hold + " s: " + clusterFile);
+        Thread.sleep(hold * 1000L);
+      }
+      runSearches(ctx, r, random, cluster, clusterFile);
+      runFaults(ctx, r, nodes, clusterFile);
+    } finally {
+      for (Closeable n : nodes) {
+        try {
+          n.close();  // a second close of the stopped node does nothing
+        } catch (Exception e) {
+          // closing the rest matters more
+        }
+      }
+    }
+    return r;
+  }
+
+  static int[] freePorts(int n) throws IOException {
+    int[] ports = new int[n];
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket();
+        s.bind(new InetSocketAddress("127.0.0.1", 0));
+        held.add(s);
+        ports[i] = s.getLocalPort();
+      }
+    } finally {
+      for (ServerSocket s : held) s.close();
+    }
+    return ports;
+  }
+
+  /** Zipf-distributed tags, prices, scores, timestamps over 60 days with gap days, IPs. */
+  static List<String> documents(Random random, int docs) {
+    int tags = 40;
+    double[] cdf = new double[tags];
+    double sum = 0;
+    for (int i = 0; i < tags; i++) cdf[i] = sum += 1.0 / (i + 1);
+    boolean[] gap = new boolean[60];
+    for (int d = 0; d < 60; d++) gap[d] = random.nextInt(6) == 0;
+    List<String> out = new ArrayList<>(docs);
+    for (int i = 0; i < docs; i++) {
+      StringBuilder b = new StringBuilder("{");
+      if (random.nextInt(20) != 0) {  // some documents have no tag (missing)
+        double u = random.nextDouble() * sum;
+        int t = 0;
+        while (cdf[t] < u) t++;
+        b.append("\"tag\":\"t").append(t).append("\",");
+      }
+      int day;
+      do {
+        day = random.nextInt(60);
+      } while (gap[day]);
+      long ts = START + day * DAY + (long) (random.nextDouble() * DAY);
+      b.append("\"price\":").append(random.nextInt(5000) - 200)
+          .append(",\"score\":").append(Double.toString(random.nextGaussian() * 10 + 50))
+          .append(",\"@timestamp\":").append(ts)
+          .append(",\"ip\":\"10.").append(random.nextInt(4)).append('.')
+          .append(random.nextInt(256)).append('.').append(random.nextInt(256)).append("\"}");
+      out.add(b.toString());
+    }
+    return out;
+  }
+
+  /** The cluster file es_coordinator reads: nodes, the index's name and UUID, shard to node. */
+  ObjectNode clusterFile() {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode root = m.createObjectNode();
+    root.put("es_version", Es.release());
+    ArrayNode nodes = root.putArray("nodes");
+    for (NodeInfo n : nodeInfos()) {
+      nodes.addObject().put("id", n.id()).put("name", n.name()).put("address", n.address());
+    }
+    root.putObject("index").put("name", INDEX).put("uuid", indexUuid(INDEX));
+    ArrayNode shards = root.putArray("shards");
+    for (int s = 0; s < SHARDS; s++) {
+      shards.addObject().put("shard", s).put("node", primaryNodeId(INDEX, s));
+    }
+    return root;
+  }
+
+  void runSearches(Context ctx, Result r, Random random, ObjectNode cluster, Path clusterFile)
+      throws Exception {
+    Path coordinator = ctx.coordinator;
+    if (!Files.isExecutable(coordinator)) {
+      r.fail("es_coordinator not found at " + coordinator
+          + " (bazel build //examples:es_coordinator)");
+      return;
+    }
+    ObjectMapper mapper = new ObjectMapper();
+    String uuid = cluster.get("index").get("uuid").asText();
+    int requestsSame = 0;
+    for (int i = 0; i < SEARCHES; i++) {
+      String query = SearchGen.search(random);
+      // 1. The shard-level request: ES's bytes against es_coordinator's, every shard.
+      long now = System.currentTimeMillis();
+      String requestDiff = null;
+      for (int s = 0; s < SHARDS && requestDiff == null; s++) {
+        String es = shardRequestHex(query, uuid, s, now);
+        Proc ws = Proc.run(coordinator.toString(), "--request-hex", "--cluster",
+            clusterFile.toString(), "--query", query, "--shard", String.valueOf(s), "--now",
+            String.valueOf(now));
+        if (ws.rc != 0) {
+          requestDiff = "shard " + s + ": es_coordinator --request-hex failed: " + ws.err.strip();
+        } else if (!es.equals(ws.out.strip())) {
+          requestDiff = "shard " + s + " request bytes: " + JsonCompare.hexDiff(es, ws.out.strip());
+        }
+      }
+      if (requestDiff != null) {
+        r.fail("search " + i + " " + query + ": " + requestDiff);
+        continue;
+      }
+      requestsSame++;
+      // 2. The search: ES's coordinator against es_coordinator's.
+      JsonNode esJson = mapper.readTree(search(query, true)).get("aggregations");
+      Proc ws = Proc.run(coordinator.toString(), "--cluster", clusterFile.toString(), "--query",
+          query);
+      if (ws.rc != 0) {
+        r.fail("search " + i + " " + query + ": es_coordinator failed: " + ws.err.strip());
+        continue;
+      }
+      JsonNode wsJson = mapper.readTree(ws.out).get("aggregations");
+      String d = JsonCompare.diffOrdered(esJson, wsJson);
+      if (d != null) {
+        r.fail("search " + i + " " + query + ": aggregations differ at " + d);
+      } else {
+        r.pass();
+      }
+    }
+    System.out.println("  coordinator: shard requests byte-identical for " + requestsSame + " of "
+        + SEARCHES + " searches (6 shards each)");
+  }
+
+  /** What an exception from ES's search says, its causes and shard failures included. */
+  static String describe(Throwable e) {
+    StringBuilder b = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      b.append(t).append(" / ");
+      if (t instanceof org.elasticsearch.action.search.SearchPhaseExecutionException p) {
+        for (var f : p.shardFailures()) b.append(f.reason()).append(" / ");
+      }
+    }
+    return b.toString();
+  }
+
+  /**
+   * Faults as ES handles them. 1. search.max_buckets below what a search makes: ES refuses it
+   * with too_many_buckets_exception, and es_coordinator with the same --max-buckets fails with
+   * that type. 2. A data node stopped: ES's coordinator answers with the other shards and the
+   * stopped node's as failed; es_coordinator (whose cluster file still names the node) must give
+   * the same shard counts and identical aggregations. 3. The same without partial results: both
+   * fail. Each is one case of the check.
+   */
+  void runFaults(Context ctx, Result r, List<Closeable> nodes, Path clusterFile)
+      throws Exception {
+    ObjectMapper mapper = new ObjectMapper();
+    String coordinator = ctx.coordinator.toString();
+    // 1. too many buckets
+    String hourly = "{\"size\":0,\"aggs\":{\"h\":{\"date_histogram\":{\"field\":\"@timestamp\","
+        + "\"fixed_interval\":\"1h\",\"min_doc_count\":0}}}}";
+    setMaxBuckets(100);
+    String esError = null;
+    try {
+      search(hourly, true);
+    } catch (Exception e) {
+      esError = describe(e);
+    } finally {
+      setMaxBuckets(null);
+    }
+    Proc ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", hourly,
+        "--max-buckets", "100");
+    if (esError == null || !esError.contains("TooManyBuckets")) {
+      r.fail("fault too_many_buckets: ES did not refuse the search: " + esError);
+    } else if (ws.rc != 1 || !ws.err.contains("too_many_buckets_exception")) {
+      r.fail("fault too_many_buckets: es_coordinator exited " + ws.rc + ": " + ws.err.strip());
+    } else {
+      r.pass();
+    }
+    // 2. a data node stopped: partial results
+    nodes.get(NODES - 1).close();
+    waitForNodes(NODES - 1);
+    String query = "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"size\":5},"
+        + "\"aggs\":{\"m\":{\"avg\":{\"field\":\"price\"}}}},\"d\":{\"date_histogram\":{"
+        + "\"field\":\"@timestamp\",\"calendar_interval\":\"week\"}}}}";
+    JsonNode esJson = mapper.readTree(search(query, true));
+    ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+        "--timeout-ms", "5000");
+    if (ws.rc != 0) {
+      r.fail("fault stopped node: es_coordinator failed: " + ws.err.strip());
+    } else {
+      JsonNode wsJson = mapper.readTree(ws.out);
+      String d = JsonCompare.diffOrdered(esJson.get("aggregations"), wsJson.get("aggregations"));
+      for (String f : List.of("total", "successful", "failed")) {
+        if (d == null && !esJson.get("_shards").get(f).equals(wsJson.get("_shards").get(f))) {
+          d = "_shards." + f + ": " + esJson.get("_shards") + " vs " + wsJson.get("_shards");
+        }
+      }
+      if (d == null && esJson.get("_shards").get("failed").asInt() == 0) {
+        d = "no shard failed with a node stopped: " + esJson.get("_shards");
+      }
+      if (d != null) {
+        r.fail("fault stopped node: " + d);
+      } else {
+        r.pass();
+      }
+    }
+    // 3. the same without partial results: both refuse
+    String esRefused = null;
+    try {
+      search(query, false);
+    } catch (Exception e) {
+      esRefused = describe(e);
+    }
+    ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+        "--timeout-ms", "5000", "--allow-partial-search-results", "false");
+    if (esRefused == null) {
+      r.fail("fault no partial results: ES answered with a node stopped");
+    } else if (ws.rc != 1 || !ws.err.contains("SearchPhaseError")) {
+      r.fail("fault no partial results: es_coordinator exited " + ws.rc + ": " + ws.err.strip());
+    } else {
+      r.pass();
+    }
+  }
+
+  /** A child process's exit code, standard output and error. */
+  static final class Proc {
+    int rc;
+    String out;
+    String err;
+
+    static Proc run(String... cmd) throws Exception {
+      var pb = new ProcessBuilder(cmd);
+      Path errFile = Files.createTempFile("es_coordinator", ".err");
+      pb.redirectError(errFile.toFile());
+      Process p = pb.start();
+      Proc r = new Proc();
+      r.out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(120, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("es_coordinator hung: " + String.join(" ", cmd));
+      }
+      r.rc = p.exitValue();
+      r.err = Files.readString(errFile);
+      Files.deleteIfExists(errFile);
+      return r;
+    }
+  }
+}
