@@ -229,7 +229,7 @@ ws_cc_binary(examples_es_coordinator
     DIR examples
     NAME es_coordinator
     SRCS examples/es_coordinator.cc
-    DEPS aggregations search search_query_phase stream transport CLI11::CLI11)
+    DEPS aggregations search search_query_phase stream transport CLI11::CLI11 nlohmann_json::nlohmann_json)
 ws_cc_library(fuzz_fuzz_check
     DIR fuzz
     NAME fuzz_check
@@ -542,6 +542,12 @@ ws_cc_test(tests_search_search_request_test
     NAME search_request_test
     SRCS tests/search/es_query_results.h tests/search/search_request_test.cc
     DEPS aggregations aggregations_json search search_query_phase stream GTest::gtest_main
+    SIZE small)
+ws_cc_test(tests_search_coordinator_test
+    DIR tests/search
+    NAME coordinator_test
+    SRCS tests/search/coordinator_test.cc tests/search/es_query_results.h
+    DEPS aggregations_json search search_query_phase stream transport GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_simd_kernels_test
     DIR tests/simd

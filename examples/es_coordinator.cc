@@ -7,6 +7,12 @@
 //   es_coordinator --cluster FILE --query JSON --request-hex --shard N --now MS
 //       prints, in hex, the ShardSearchRequest it sends for shard N (the parent
 //       TaskId's 00 first, as ES's writeTo), for the harness to compare with ES's
+//   es_coordinator --cluster FILE --query JSON --repeat N [--dump-shards DIR]
+//       runs the search N times over the same connections (the first opens
+//       them) and prints, after the last response, a line on stderr:
+//       `es_coordinator: timings {"took_ms":[...],"reduce_ms":[...]}`;
+//       --dump-shards writes each shard's aggregations as ES wrote them
+//       (DIR/shard-N.bin, at DIR/version) for the harness's ES reduce
 //
 // FILE is the harness's cluster file (interop/, the coordinator check): nodes
 // with transport addresses, the index's name and UUID, shard -> node. Exit
@@ -15,6 +21,7 @@
 // search the builders do not model.
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -39,6 +46,8 @@ int main(int argc, char** argv) {
   int64_t timeout_ms = 30000;
   int32_t max_buckets = 65536;
   bool allow_partial = true;
+  int32_t repeat = 1;
+  std::string dump_dir;
   app.add_option("--cluster", cluster_path, "Cluster file (JSON)")->required();
   app.add_option("--query", query, "Search body (JSON)")->required();
   app.add_flag("--request-hex", request_hex, "Print shard --shard's request bytes and exit");
@@ -49,6 +58,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-buckets", max_buckets, "search.max_buckets")->check(CLI::Range(1, 1 << 30));
   app.add_option("--allow-partial-search-results", allow_partial,
                  "Answer with the shards that did not fail (true) or fail the search");
+  app.add_option("--repeat", repeat, "Run the search N times over the same connections")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--dump-shards", dump_dir,
+                 "Write each shard's aggregations to DIR/shard-N.bin (their version: DIR/version)");
   CLI11_PARSE(app, argc, argv);
 
   search::ClusterFile cluster;
@@ -85,10 +98,35 @@ int main(int argc, char** argv) {
                 << "\n";
       return 0;
     }
-    search::SearchResult result = search::runQueryPhase(cluster, source, options);
+    if (!dump_dir.empty()) {
+      std::filesystem::create_directories(dump_dir);
+      options.on_shard_result = [&dump_dir](int32_t shard, const search::QuerySearchResult& r,
+                                            TransportVersion version) {
+        BytesStreamOutput out;
+        out.setTransportVersion(version);
+        if (r.aggregations) r.aggregations->writeTo(out);
+        const std::vector<uint8_t> b = out.bytes().toVector();
+        std::ofstream(dump_dir + "/shard-" + std::to_string(shard) + ".bin", std::ios::binary)
+            .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+        std::ofstream(dump_dir + "/version") << version.id() << "\n";
+      };
+    }
+    search::Coordinator coordinator(cluster, options);
+    nlohmann::json took = nlohmann::json::array(), reduce = nlohmann::json::array();
+    search::SearchResult result;
+    for (int32_t i = 0; i < repeat; ++i) {
+      result = coordinator.search(source);
+      took.push_back(result.took_millis);
+      reduce.push_back(result.reduce_millis);
+    }
     std::cout << search::toResponseJson(result).dump() << "\n";
-    std::cerr << "es_coordinator: took " << result.took_millis << " ms, reduce "
-              << result.reduce_millis << " ms\n";
+    if (repeat == 1) {
+      std::cerr << "es_coordinator: took " << result.took_millis << " ms, reduce "
+                << result.reduce_millis << " ms\n";
+    } else {
+      std::cerr << "es_coordinator: timings "
+                << nlohmann::json{{"took_ms", took}, {"reduce_ms", reduce}}.dump() << "\n";
+    }
     return 0;
   } catch (const TooManyBucketsError& e) {
     std::cerr << "es_coordinator: too_many_buckets_exception: " << e.what() << "\n";

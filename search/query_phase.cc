@@ -118,15 +118,22 @@ ShardSearchRequest shardRequest(const ClusterFile& cluster, const SearchSource& 
   return r;
 }
 
-SearchResult runQueryPhase(const ClusterFile& cluster, const SearchSource& source,
-                           const CoordinatorOptions& options) {
-  const auto start = Clock::now();
-  transport::TransportOptions topts = transport::TransportOptions::forRelease(options.release);
+Coordinator::Coordinator(ClusterFile cluster, CoordinatorOptions options)
+    : cluster_(std::move(cluster)), options_(std::move(options)) {
+  transport::TransportOptions topts = transport::TransportOptions::forRelease(options_.release);
   topts.node_name = "wirestream-coordinator";
-  topts.connect_timeout = options.timeout;
+  topts.connect_timeout = options_.timeout;
   topts.logger = [](transport::LogLevel, const std::string&) {};
-  transport::TransportService service(topts);
-  CoordinatorOptions opts = options;
+  service_ = std::make_unique<transport::TransportService>(topts);
+}
+
+Coordinator::~Coordinator() = default;
+
+SearchResult Coordinator::search(const SearchSource& source) {
+  const auto start = Clock::now();
+  const ClusterFile& cluster = cluster_;
+  transport::TransportService& service = *service_;
+  CoordinatorOptions opts = options_;
   if (opts.now_in_millis == 0) {
     opts.now_in_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
@@ -135,7 +142,7 @@ SearchResult runQueryPhase(const ClusterFile& cluster, const SearchSource& sourc
 
   SearchResult result;
   result.total_shards = static_cast<int32_t>(cluster.shards.size());
-  std::map<std::string, std::shared_ptr<transport::Connection>> connections;
+  std::map<std::string, std::shared_ptr<transport::Connection>>& connections = connections_;
   std::map<std::string, std::exception_ptr> unreachable;
   struct Pending {
     int32_t shard;
@@ -151,6 +158,7 @@ SearchResult runQueryPhase(const ClusterFile& cluster, const SearchSource& sourc
     f.node_id = node;
     f.type = failureType(e, &f.reason);
     result.failures.push_back(std::move(f));
+    connections.erase(node);  // the next search connects again
   };
   for (const auto& [shard, node_id] : cluster.shards) {
     const ClusterNode& node = cluster.node(node_id);
@@ -204,6 +212,7 @@ SearchResult runQueryPhase(const ClusterFile& cluster, const SearchSource& sourc
           // ES's coordinator ignores a failed free too: the node's keep-alive reaps it.
         }
       }
+      if (opts.on_shard_result) opts.on_shard_result(p.shard, r, p.connection->version());
       answers.emplace(p.shard, std::move(r));
     } catch (...) {
       fail(p.shard, p.node, std::current_exception());
@@ -239,6 +248,12 @@ SearchResult runQueryPhase(const ClusterFile& cluster, const SearchSource& sourc
   result.reduce_millis = millisSince(reduce_start);
   result.took_millis = millisSince(start);
   return result;
+}
+
+SearchResult runQueryPhase(const ClusterFile& cluster, const SearchSource& source,
+                           const CoordinatorOptions& options) {
+  Coordinator coordinator(cluster, options);
+  return coordinator.search(source);
 }
 
 Json toResponseJson(const SearchResult& result) {

@@ -15,7 +15,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -28,6 +30,11 @@
 #include "search/search_request.h"
 #include "stream/stream_input.h"
 #include "stream/structured/named_writeable_registry.h"
+
+namespace wirestream::transport {
+class Connection;
+class TransportService;
+}  // namespace wirestream::transport
 
 namespace wirestream::search {
 
@@ -73,6 +80,9 @@ struct CoordinatorOptions {
   bool allow_partial_search_results = true;
   int32_t max_buckets = 65536;  // search.max_buckets
   int64_t now_in_millis = 0;    // 0: the clock
+  // Called with each shard's result once read, and its connection's version
+  // (es_coordinator --dump-shards); it must not keep the reference.
+  std::function<void(int32_t shard, const QuerySearchResult&, TransportVersion)> on_shard_result;
 };
 
 struct SearchResult {
@@ -92,7 +102,33 @@ struct SearchResult {
 ShardSearchRequest shardRequest(const ClusterFile& cluster, const SearchSource& source,
                                 int32_t shard, const CoordinatorOptions& options);
 
-// Runs the query phase over every shard of cluster.shards and reduces.
+// A coordinator that keeps its transport service and its connections to the
+// cluster's nodes from one search to the next, as ES's coordinator keeps its
+// node connections (a node's connection opens at its first search; one that
+// failed a shard is dropped and opened again by the next search). One search
+// at a time.
+//
+//   Coordinator coordinator(cluster, options);
+//   SearchResult first = coordinator.search(source);   // connects
+//   SearchResult again = coordinator.search(source);   // reuses the connections
+class Coordinator {
+ public:
+  Coordinator(ClusterFile cluster, CoordinatorOptions options);
+  ~Coordinator();
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  // Runs the query phase over every shard of the cluster's shards and reduces.
+  SearchResult search(const SearchSource& source);
+
+ private:
+  ClusterFile cluster_;
+  CoordinatorOptions options_;
+  std::unique_ptr<transport::TransportService> service_;
+  std::map<std::string, std::shared_ptr<transport::Connection>> connections_;
+};
+
+// One search through a Coordinator of its own (connections opened and closed).
 SearchResult runQueryPhase(const ClusterFile& cluster, const SearchSource& source,
                            const CoordinatorOptions& options);
 
