@@ -15,6 +15,9 @@
 #   INTEROP_SEED=123 tools/interop.sh             the "fresh" seed fixed, to replay a run
 #   INTEROP_CHECKS=vectors,reduce tools/interop.sh       (default: all five, versions too)
 #   INTEROP_TARGET=/tmp/mine tools/interop.sh    Maven's build folders there, not interop/target
+#   INTEROP_COORDINATOR_BENCH=20 tools/interop.sh  the coordinator check also takes its numbers
+#                                  (20 samples a side and round; CI seed run only; see
+#                                  interop/README.md)
 #
 # Prints per version `interop ES <v> <check>: N of M match|pass` (once per seed), and last
 # `interop: N passed, N failed`, counting those lines; exits 1 if any failed. Needs
@@ -66,8 +69,11 @@ if [ "$prefetch" -eq 1 ]; then  # Maven Central only: no build, no check (CI ove
   rm -rf "$work"
   exit "$rc"
 fi
-bazel build //interop:runner //interop:peer //interop:release_table //examples:es_coordinator \
-  2>&1 | tail -n 3
+# The coordinator's numbers are taken of an optimized es_coordinator (and so the rest is too).
+build_mode=()
+[ "${INTEROP_COORDINATOR_BENCH:-0}" != 0 ] && build_mode=(-c opt)
+bazel build "${build_mode[@]}" //interop:runner //interop:peer //interop:release_table \
+  //examples:es_coordinator 2>&1 | tail -n 3
 [ "${PIPESTATUS[0]}" -eq 0 ] ||
   fail "bazel build of //interop's runner, peer, release_table or //examples:es_coordinator failed"
 runner=$PWD/bazel-bin/interop/runner
@@ -143,8 +149,10 @@ for pin in "${pins[@]}"; do
   fi
   cp="$build/test-classes:$(cat "$build/classpath.txt")"
   run() {  # run SEED CHECKS
-    local out="$work/run-$version-$1.log" status c
-    "$java_home/bin/java" -Xmx2g -cp "$cp" org.wirestream.interop.Main --seed "$1" \
+    local out="$work/run-$version-$1.log" status c bench=0
+    [ "$1" = "$CI_SEED" ] && bench=${INTEROP_COORDINATOR_BENCH:-0}
+    "$java_home/bin/java" -Xmx2g -Dinterop.coordinator.bench="$bench" -cp "$cp" \
+      org.wirestream.interop.Main --seed "$1" \
       --runner "$runner" --peer "$peer" --coordinator "$coordinator" --work "$work/$version-$1" --checks "$2" |
       tee "$out" | tee -a "$log"
     status=${PIPESTATUS[0]}

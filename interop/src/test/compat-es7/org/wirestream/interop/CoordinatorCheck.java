@@ -31,13 +31,6 @@ import org.elasticsearch.xcontent.XContentType;
 
 /** The coordinator check on the ES 7.17 line's API (see CoordinatorCheckBase). */
 final class CoordinatorCheck extends CoordinatorCheckBase {
-  static {
-    // Three nodes built at once race in 7.x's Netty4Utils.setAvailableProcessors (one sees
-    // Netty's count unset and reads it, which sets it; the other's set then throws). ES's own
-    // test framework turns that call off the same way.
-    System.setProperty("es.set.netty.runtime.available.processors", "false");
-  }
-
   /** A node whose only plugin is the Netty4 transport, loaded from the classpath. */
   static final class HarnessNode extends Node {
     HarnessNode(Settings settings) {
@@ -134,6 +127,12 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
     var resp = client.search(new SearchRequest(INDEX).source(parse(query))
         .allowPartialSearchResults(allowPartialResults)).get(60, TimeUnit.SECONDS);
     return Strings.toString(resp);
+  }
+
+  @Override
+  protected org.elasticsearch.search.aggregations.AggregatorFactories.Builder aggregationBuilders(
+      String query) throws IOException {
+    return parse(query).aggregations();
   }
 
   @Override

@@ -137,6 +137,12 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
   }
 
   @Override
+  protected org.elasticsearch.search.aggregations.AggregatorFactories.Builder aggregationBuilders(
+      String query) throws IOException {
+    return parse(query).aggregations();
+  }
+
+  @Override
   protected void setMaxBuckets(Integer max) {
     var b = Settings.builder();
     if (max == null) {

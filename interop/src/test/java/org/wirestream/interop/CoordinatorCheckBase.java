@@ -16,7 +16,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.elasticsearch.common.bytes.BytesArray;
+import org.elasticsearch.common.io.stream.NamedWriteableAwareStreamInput;
+import org.elasticsearch.common.io.stream.NamedWriteableRegistry;
+import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.search.aggregations.AggregatorFactories;
+import org.elasticsearch.search.aggregations.InternalAggregations;
 import org.wirestream.interop.compat.Es;
 
 /**
@@ -32,6 +38,13 @@ import org.wirestream.interop.compat.Es;
  * src/test/compat-<line>; a line without one runs no coordinator check (Main.lineCheck).
  */
 abstract class CoordinatorCheckBase implements Check {
+  static {
+    // Three nodes built at once race in Netty4Utils.setAvailableProcessors (7.17 and 8.7 alike:
+    // one sees Netty's count unset and reads it, which sets it; the other's set then throws
+    // "availableProcessors is already set"). ES's own test framework turns that call off so.
+    System.setProperty("es.set.netty.runtime.available.processors", "false");
+  }
+
   static final String INDEX = "wirestream-coord";
   static final int SHARDS = 6;
   static final int NODES = 3;
@@ -77,6 +90,10 @@ abstract class CoordinatorCheckBase implements Check {
 
   /** Sets the persistent search.max_buckets; null removes it. */
   protected abstract void setMaxBuckets(Integer max);
+
+  /** The aggregation builders of the search JSON (ES's final reduce looks them up by name). */
+  protected abstract AggregatorFactories.Builder aggregationBuilders(String query)
+      throws IOException;
 
   record NodeInfo(String id, String name, String address) {}
 
@@ -151,6 +168,10 @@ abstract class CoordinatorCheckBase implements Check {
         Thread.sleep(hold * 1000L);
       }
       runSearches(ctx, r, random, cluster, clusterFile);
+      // -Dinterop.coordinator.bench=N (INTEROP_COORDINATOR_BENCH): the numbers of issue 25,
+      // N samples a side and round, before the faults stop a node.
+      int bench = Integer.getInteger("interop.coordinator.bench", 0);
+      if (bench > 0) runNumbers(ctx, r, clusterFile, dir, bench);
       runFaults(ctx, r, nodes, clusterFile);
     } finally {
       for (Closeable n : nodes) {
@@ -279,6 +300,125 @@ abstract class CoordinatorCheckBase implements Check {
     }
     System.out.println("  coordinator: shard requests byte-identical for " + requestsSame + " of "
         + SEARCHES + " searches (6 shards each)");
+  }
+
+  /** The searches the numbers are taken on: name, search JSON. */
+  static final String[][] BENCH_SEARCHES = {
+      {"terms", "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"size\":10},"
+          + "\"aggs\":{\"m\":{\"avg\":{\"field\":\"price\"}}}}}}"},
+      {"date_histogram", "{\"size\":0,\"aggs\":{\"d\":{\"date_histogram\":{\"field\":"
+          + "\"@timestamp\",\"calendar_interval\":\"day\",\"min_doc_count\":0},\"aggs\":{\"s\":"
+          + "{\"stats\":{\"field\":\"score\"}}}}}}"},
+      {"histogram_cardinality", "{\"size\":0,\"query\":{\"range\":{\"@timestamp\":{\"gte\":"
+          + "\"2024-03-10T00:00:00Z\"}}},\"aggs\":{\"h\":{\"histogram\":{\"field\":\"price\","
+          + "\"interval\":100}},\"c\":{\"cardinality\":{\"field\":\"tag\"}}}}"},
+  };
+  static final int BENCH_ROUNDS = 3;
+
+  /**
+   * Issue 25's numbers: for each of BENCH_SEARCHES, end-to-end latency and reduce time of
+   * es_coordinator and of ES's own coordinator, interleaved: a warm-up of each, then
+   * BENCH_ROUNDS rounds of n ES searches and one `es_coordinator --repeat n+1` (its first
+   * search opens the connections and is left out). ES's end to end is client.search on node
+   * n0 (its coordinator, in this JVM) until the response; its reduce is
+   * InternalAggregations.topLevelReduce (Es.finalReduce) of the very shard results
+   * es_coordinator received (--dump-shards), read back with ES's registry and timed alone,
+   * as es_coordinator times its own reduce. Prints medians with min-max; fails a case only
+   * if a side fails or the two answers differ.
+   */
+  void runNumbers(Context ctx, Result r, Path clusterFile, Path dir, int n) throws Exception {
+    ObjectMapper mapper = new ObjectMapper();
+    String coordinator = ctx.coordinator.toString();
+    NamedWriteableRegistry registry = new NamedWriteableRegistry(Es.searchWriteables());
+    for (String[] c : BENCH_SEARCHES) {
+      String name = c[0];
+      String query = c[1];
+      Path dump = dir.resolve("bench-" + name);
+      List<Double> wsTook = new ArrayList<>();
+      List<Double> wsReduce = new ArrayList<>();
+      List<Double> esTook = new ArrayList<>();
+      List<Double> esReduce = new ArrayList<>();
+      String failure = null;
+      // Warm-up: ES's JIT and es_coordinator's page cache; the shards' results dumped.
+      for (int i = 0; i < 5 * n; i++) search(query, true);
+      Proc ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+          "--repeat", String.valueOf(n + 1), "--dump-shards", dump.toString());
+      if (ws.rc != 0) {
+        r.fail("numbers " + name + ": es_coordinator failed: " + ws.err.strip());
+        continue;
+      }
+      int version = Integer.parseInt(Files.readString(dump.resolve("version")).strip());
+      List<byte[]> shardBytes = new ArrayList<>();
+      for (int s = 0; s < SHARDS; s++) {
+        Path f = dump.resolve("shard-" + s + ".bin");
+        if (Files.exists(f)) shardBytes.add(Files.readAllBytes(f));
+      }
+      AggregatorFactories.Builder builders = aggregationBuilders(query);
+      for (int i = 0; i < 5 * n; i++) esReduceMillis(shardBytes, version, registry, builders);
+      for (int round = 0; round < BENCH_ROUNDS && failure == null; round++) {
+        for (int i = 0; i < n; i++) {
+          long t = System.nanoTime();
+          search(query, true);
+          esTook.add((System.nanoTime() - t) / 1e6);
+          esReduce.add(esReduceMillis(shardBytes, version, registry, builders));
+        }
+        ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+            "--repeat", String.valueOf(n + 1));
+        String line = ws.err.lines().filter(l -> l.startsWith("es_coordinator: timings "))
+            .findFirst().orElse(null);
+        if (ws.rc != 0 || line == null) {
+          failure = "es_coordinator --repeat failed: " + ws.err.strip();
+          break;
+        }
+        JsonNode timings = mapper.readTree(line.substring("es_coordinator: timings ".length()));
+        for (int i = 1; i <= n; i++) {  // the first search opened the connections
+          wsTook.add(timings.get("took_ms").get(i).asDouble());
+          wsReduce.add(timings.get("reduce_ms").get(i).asDouble());
+        }
+        // The answers must be the same, or the numbers compare different work.
+        JsonNode esJson = mapper.readTree(search(query, true)).get("aggregations");
+        String d = JsonCompare.diffOrdered(esJson, mapper.readTree(ws.out).get("aggregations"));
+        if (d != null) failure = "aggregations differ at " + d;
+      }
+      if (failure != null) {
+        r.fail("numbers " + name + ": " + failure);
+        continue;
+      }
+      System.out.printf("  coordinator numbers %s (%d shards, median of %d, min-max): end to end "
+              + "wirestream %s ms, elasticsearch %s ms, %.2fx; reduce wirestream %s ms, "
+              + "elasticsearch %s ms, %.2fx%n",
+          name, shardBytes.size(), wsTook.size(), stats(wsTook), stats(esTook),
+          median(esTook) / median(wsTook), stats(wsReduce), stats(esReduce),
+          median(esReduce) / median(wsReduce));
+      r.pass();
+    }
+  }
+
+  /** ES's final reduce of the shards' bytes, timed alone (reading them is not). */
+  static double esReduceMillis(List<byte[]> shards, int version, NamedWriteableRegistry registry,
+      AggregatorFactories.Builder builders) throws IOException {
+    List<InternalAggregations> read = new ArrayList<>();
+    for (byte[] b : shards) {
+      StreamInput in = new NamedWriteableAwareStreamInput(new BytesArray(b).streamInput(),
+          registry);
+      Es.setVersion(in, version);
+      read.add(InternalAggregations.readFrom(in));
+    }
+    long t = System.nanoTime();
+    Es.finalReduce(read, 65536, builders);
+    return (System.nanoTime() - t) / 1e6;
+  }
+
+  static double median(List<Double> xs) {
+    List<Double> s = new ArrayList<>(xs);
+    s.sort(null);
+    int m = s.size() / 2;
+    return s.size() % 2 == 1 ? s.get(m) : (s.get(m - 1) + s.get(m)) / 2;
+  }
+
+  static String stats(List<Double> xs) {
+    return String.format("%.3f (%.3f-%.3f)", median(xs), java.util.Collections.min(xs),
+        java.util.Collections.max(xs));
   }
 
   /** What an exception from ES's search says, its causes and shard failures included. */
