@@ -13,6 +13,7 @@
 
 #include "stream/errors.h"
 #include "stream/structured/generic_value.h"
+#include "stream/structured/java_hash.h"
 #include "stream/structured/structured_stream.h"
 
 namespace wirestream::aggregations {
@@ -38,38 +39,6 @@ class CountingOutput final : public StreamOutput {
   uint8_t buf_[256];
   size_t flushed_ = 0;
 };
-// java.lang.String#hashCode of a name read from the wire: 31 * h + c over its
-// UTF-16 units. Names are UTF-8 (a supplementary character as 4 bytes: two
-// units) or the 3-byte surrogates Java writes; a malformed byte counts as one
-// unit of its own value, so any bytes give some order.
-int32_t javaStringHash(std::string_view s) {
-  uint32_t h = 0;
-  auto unit = [&h](uint32_t u) { h = 31 * h + u; };
-  for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<uint8_t>(s[i]);
-    const size_t len = b < 0x80         ? 1
-                       : (b >> 5) == 6  ? 2
-                       : (b >> 4) == 14 ? 3
-                       : (b >> 3) == 30 ? 4
-                                        : 0;
-    if (len == 0 || i + len > s.size()) {
-      unit(b);
-      ++i;
-      continue;
-    }
-    uint32_t cp = len == 1 ? b : b & (0x7F >> len);
-    for (size_t k = 1; k < len; ++k) cp = cp << 6 | (static_cast<uint8_t>(s[i + k]) & 0x3F);
-    if (cp >= 0x10000) {
-      unit(0xD800 + ((cp - 0x10000) >> 10));
-      unit(0xDC00 + ((cp - 0x10000) & 0x3FF));
-    } else {
-      unit(cp);
-    }
-    i += len;
-  }
-  return static_cast<int32_t>(h);
-}
-
 // The order in which ES's reduce returns the groups: it collects them in a java.util.HashMap
 // keyed by name, filled by computeIfAbsent for every aggregation of every list, and walks its
 // entry set: by bin (the spread hash masked by the table's capacity), then, within a bin,

@@ -31,8 +31,8 @@ ws_cc_library(stream_structured
     EXPORT stream_structured
     DIR stream/structured
     NAME structured
-    SRCS stream/structured/big_integer.cc stream/structured/generic_value.cc stream/structured/generic_value_stream.cc stream/structured/instant.cc stream/structured/java_time.cc stream/structured/named_writeable_registry.cc stream/structured/structured_stream.cc stream/structured/time_value.cc
-    HDRS stream/structured/big_integer.h stream/structured/generic_value.h stream/structured/instant.h stream/structured/java_time.h stream/structured/named_writeable_registry.h stream/structured/structured_stream.h stream/structured/time_value.h stream/structured/wire_enum.h
+    SRCS stream/structured/big_integer.cc stream/structured/generic_value.cc stream/structured/generic_value_stream.cc stream/structured/instant.cc stream/structured/java_hash.cc stream/structured/java_time.cc stream/structured/named_writeable_registry.cc stream/structured/structured_stream.cc stream/structured/time_value.cc
+    HDRS stream/structured/big_integer.h stream/structured/generic_value.h stream/structured/instant.h stream/structured/java_hash.h stream/structured/java_time.h stream/structured/named_writeable_registry.h stream/structured/structured_stream.h stream/structured/time_value.h stream/structured/wire_enum.h
     DEPS stream_core)
 ws_cc_library(stream
     EXPORT stream

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "stream/structured/java_hash.h"
 #include "stream/structured/structured_stream.h"
 
 namespace wirestream::search {
@@ -71,6 +72,30 @@ GenericValue objectBytes(const Json& v, const std::string& where) {
 // parser.objectText(): strings stay strings.
 GenericValue objectText(const Json& v, const std::string& where) {
   if (v.is_string()) return GenericValue(v.get<std::string>());
+  return objectBytes(v, where);
+}
+
+// parser.map(): an object as a java.util.HashMap (generic tag 10, in its
+// table's order), strings as String, integers as Integer (Long past int),
+// arrays as ArrayList, objects within as HashMaps.
+GenericValue parsedMapValue(const Json& v, const std::string& where) {
+  if (v.is_string()) return GenericValue(v.get<std::string>());
+  if (v.is_array()) {
+    GenericValue::List list;
+    for (const Json& x : v) list.push_back(parsedMapValue(x, where));
+    return GenericValue::ofList(std::move(list));
+  }
+  if (v.is_object()) {
+    std::vector<std::string_view> keys;
+    for (auto it = v.begin(); it != v.end(); ++it) keys.push_back(it.key());
+    std::vector<const Json*> values;
+    for (auto it = v.begin(); it != v.end(); ++it) values.push_back(&it.value());
+    GenericValue::Entries entries;
+    for (size_t i : javaHashMapPutOrder(keys)) {
+      entries.emplace_back(GenericValue(std::string(keys[i])), parsedMapValue(*values[i], where));
+    }
+    return GenericValue::ofMap(std::move(entries));
+  }
   return objectBytes(v, where);
 }
 
@@ -233,7 +258,8 @@ AggregationBuilder aggFromJson(const std::string& name, const Json& def) {
     if (it.key() == "aggs" || it.key() == "aggregations") {
       b.subs = aggsFromJson(it.value());
     } else if (it.key() == "meta") {
-      unsupported("aggregation [" + name + "]: meta");
+      if (!it.value().is_object()) unsupported("aggregation [" + name + "]: meta not an object");
+      b.metadata = parsedMapValue(it.value(), "aggregation [" + name + "] meta");
     } else {
       if (body != nullptr) unsupported("aggregation [" + name + "]: two types");
       b.type = it.key();
@@ -302,8 +328,14 @@ AggregationBuilder aggFromJson(const std::string& name, const Json& def) {
       for (const char* side : {"min", "max"}) {
         if (!v.contains(side)) continue;
         const Json& x = v.at(side);
-        if (!x.is_number_integer()) unsupported(where + ": a bound that is not epoch millis");
-        (std::string_view(side) == "min" ? d.min : d.max) = x.get<int64_t>();
+        const bool min = std::string_view(side) == "min";
+        if (x.is_string()) {  // parsed on the shard, in the field's format
+          (min ? d.min_as_str : d.max_as_str) = x.get<std::string>();
+        } else if (x.is_number_integer()) {
+          (min ? d.min : d.max) = x.get<int64_t>();
+        } else if (!x.is_null()) {
+          unsupported(where + ": a bound that is neither a date string nor epoch millis");
+        }
       }
       (k == "extended_bounds" ? b.date_extended_bounds : b.date_hard_bounds) = d;
     } else if (b.type == "cardinality" && k == "precision_threshold") {

@@ -99,6 +99,32 @@ TEST(SearchRequestTest, BuildersFollowEsDefaults) {
   EXPECT_EQ(q.query->value.kind(), GenericValue::Kind::kBytesRef);
 }
 
+// meta as ES's parser.map() gives it: a HashMap (generic tag 10) in its table's order, which
+// the harness's coordinator check compares with ES's own bytes; date bounds as strings.
+TEST(SearchRequestTest, MetaIsAJavaHashMapAndDateBoundsKeepTheirStrings) {
+  SearchSource s = SearchSource::fromJson(
+      R"({"size":0,"aggs":{"d":{"date_histogram":{"field":"@timestamp","fixed_interval":"1d",)"
+      R"("extended_bounds":{"min":"2024-02-10","max":1714521600000}},)"
+      R"("meta":{"alpha":1,"zeta":"z","list":[true,2.5]}}}})");
+  const AggregationBuilder& d = s.aggregations.at(0);
+  ASSERT_EQ(d.metadata.kind(), GenericValue::Kind::kMap);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : d.metadata.entries()) keys.push_back(k.asString());
+  EXPECT_EQ(keys, (std::vector<std::string>{"zeta", "alpha", "list"}));  // jshell's order
+  ASSERT_TRUE(d.date_extended_bounds.has_value());
+  EXPECT_EQ(d.date_extended_bounds->min_as_str, "2024-02-10");
+  EXPECT_FALSE(d.date_extended_bounds->min.has_value());
+  EXPECT_EQ(d.date_extended_bounds->max, 1714521600000);
+  ShardSearchRequest r;
+  r.source = s;
+  for (TransportVersion v : {TransportVersion(7170099), kV8_7_1}) {
+    std::vector<uint8_t> bytes = write(r, v);
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(v);
+    EXPECT_EQ(ShardSearchRequest::readFrom(in).source->aggregations.at(0), d);
+  }
+}
+
 TEST(SearchRequestTest, RefusesWhatItDoesNotModel) {
   for (const char* json : {
            R"({"size":10})",
@@ -106,7 +132,9 @@ TEST(SearchRequestTest, RefusesWhatItDoesNotModel) {
            R"({"size":0,"query":{"bool":{}}})",
            R"({"size":0,"aggs":{"x":{"geohash_grid":{"field":"loc"}}}})",
            R"({"size":0,"aggs":{"x":{"terms":{"field":"tag","include":"t.*"}}}})",
-           R"({"size":0,"aggs":{"x":{"avg":{"field":"price"},"meta":{"a":1}}}})",
+           R"({"size":0,"aggs":{"x":{"avg":{"field":"price"},"meta":[1]}}})",
+           R"({"size":0,"aggs":{"d":{"date_histogram":{"field":"@timestamp","fixed_interval":"1d",)"
+           R"("extended_bounds":{"min":true}}}}})",
        }) {
     SCOPED_TRACE(json);
     EXPECT_THROW(SearchSource::fromJson(json), UnsupportedSearchError);

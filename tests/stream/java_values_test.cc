@@ -8,6 +8,7 @@
 
 #include "stream/structured/big_integer.h"
 #include "stream/structured/generic_value.h"
+#include "stream/structured/java_hash.h"
 #include "stream/structured/java_time.h"
 #include "stream/structured/structured_stream.h"
 #include "tests/stream/test_util.h"
@@ -171,6 +172,37 @@ TEST(GenericValueJavaKindsTest, KindsEqualityAndSize) {
   EXPECT_EQ(GenericValue::kindName(GenericValue::Kind::kBigInteger), "big integer");
   EXPECT_EQ(GenericValue::wireTag(GenericValue::Kind::kJodaDateTime), 13);
   EXPECT_EQ(GenericValue::wireTag(GenericValue::Kind::kOffsetTime), 27);
+}
+
+// What Java 17's jshell printed for String#hashCode and for the key set of a
+// `new HashMap<>()` the keys were put into in this order.
+TEST(JavaHash, StringHashAndHashMapOrderAsJava) {
+  const std::string unicode =
+      "\xC3\xBC"
+      "n"
+      "\xC3\xAF"
+      "c"
+      "\xC3\xB6"
+      "d"
+      "\xC3\xA9";  // "ünïcödé"
+  EXPECT_EQ(javaStringHash("n"), 110);
+  EXPECT_EQ(javaStringHash(unicode), -609221899);
+  EXPECT_EQ(javaStringHash("\xF0\x9F\x98\x80"), 1772899);  // U+1F600: two UTF-16 units
+  auto order = [](std::vector<std::string_view> keys) {
+    std::string out;
+    for (size_t i : javaHashMapPutOrder(keys))
+      out += std::string(out.empty() ? "" : ",") += keys[i];
+    return out;
+  };
+  EXPECT_EQ(order({"owner", "n"}), "owner,n");
+  // 12 keys fit 16 bins ("q" shares "a"'s bin and came first); the 13th doubles the table
+  // to 32 bins, where "q" has a bin of its own after "j".
+  EXPECT_EQ(order({"q", "r", "s", "a", "b", "c", "d", "e", "f", "g", "h", "i"}),
+            "q,a,r,b,s,c,d,e,f,g,h,i");
+  EXPECT_EQ(order({"q", "r", "s", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}),
+            "a,b,c,d,e,f,g,h,i,j,q,r,s");
+  EXPECT_EQ(order({"zeta", "alpha", "Aa", "BB", unicode, "\xF0\x9F\x98\x80"}),
+            "zeta,Aa,BB," + unicode + ",alpha,\xF0\x9F\x98\x80");
 }
 
 }  // namespace
