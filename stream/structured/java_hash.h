@@ -2,6 +2,7 @@
 // java.util.HashMap (a generic map, tag 10) or walks one, the order of its
 // entries is that of the map's table, which these reproduce.
 //
+// Example (runs: java_hash):
 //   std::vector<std::string_view> keys = {"alpha", "zeta"};
 //   std::vector<size_t> order = javaHashMapPutOrder(keys);  // {1, 0}: "zeta" first
 #pragma once
