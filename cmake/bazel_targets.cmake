@@ -540,7 +540,7 @@ ws_cc_test(tests_hardening_reduce_budget_test
 ws_cc_test(tests_search_search_request_test
     DIR tests/search
     NAME search_request_test
-    SRCS tests/search/es_query_results.h tests/search/search_request_test.cc
+    SRCS tests/search/es_query_results.h tests/search/es_shard_requests.h tests/search/search_request_test.cc
     DEPS aggregations aggregations_json search search_query_phase stream GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_simd_kernels_test

@@ -10,6 +10,14 @@ namespace {
 
 constexpr TransportVersion kV7_7_0 = TransportVersion::fromRelease(7, 7, 0);
 
+// ES's batched query phase (its `supports`: every version from 9043000, 8.19's patch line
+// from 8841019): the context id and the top docs become optional, and a `reduced` flag ends
+// the result.
+bool batched(TransportVersion v) {
+  return v.onOrAfter(TransportVersion::BATCHED_QUERY_PHASE_VERSION) ||
+         v.isPatchFrom(TransportVersion::BATCHED_QUERY_PHASE_VERSION_8_19);
+}
+
 }  // namespace
 
 QuerySearchResult QuerySearchResult::readFrom(StreamInput& in,
@@ -17,10 +25,14 @@ QuerySearchResult QuerySearchResult::readFrom(StreamInput& in,
   QuerySearchResult r;
   if (in.transportVersion().onOrAfter(kV7_7_0)) r.is_null = in.readBoolean();
   if (r.is_null) return r;
-  r.context_id = ShardSearchContextId::readFrom(in);
+  const bool batched_version = batched(in.transportVersion());
+  if (!batched_version || in.readBoolean()) r.context_id = ShardSearchContextId::readFrom(in);
   r.from = in.readVInt();
   r.size = in.readVInt();
   if (in.readVInt() != 0) throw UnsupportedWireValueError("query result: sort value formats");
+  if (batched_version && !in.readBoolean()) {
+    throw UnsupportedWireValueError("query result: no top docs");
+  }
   const uint8_t top_docs_type = in.readByte();
   if (top_docs_type != 0) {
     throw UnsupportedWireValueError("query result: top docs of type " +
@@ -70,6 +82,10 @@ QuerySearchResult QuerySearchResult::readFrom(StreamInput& in,
       for (int32_t k = 0; k < m; ++k) docs_of.insert(in.readVInt());
     }
   }
+  if (in.transportVersion().onOrAfter(TransportVersion::V_8_8_0) && in.readBoolean()) {
+    throw UnsupportedWireValueError("query result: rank shard result");
+  }
+  if (batched_version) r.reduced = in.readBoolean();
   return r;
 }
 

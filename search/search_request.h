@@ -157,6 +157,9 @@ struct IndicesOptions {
   // IGNORE_THROTTLED; expand OPEN.
   std::vector<int32_t> options{2, 4, 5};
   std::vector<int32_t> wildcard_states{0};
+  // From 8.18 the Option set has ALLOW_SELECTORS (ordinal 7), which SearchRequest's
+  // default has; written and read only at V_8_18_0 or later.
+  bool allow_selectors = true;
   void writeTo(StreamOutput& out) const;
   static IndicesOptions readFrom(StreamInput& in);
   bool operator==(const IndicesOptions&) const = default;
