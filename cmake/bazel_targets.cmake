@@ -217,7 +217,7 @@ ws_cc_library(search
     NAME search
     SRCS search/query_search_result.cc search/search_request.cc
     HDRS search/query_search_result.h search/search_request.h
-    DEPS aggregations stream stream_structured nlohmann_json::nlohmann_json)
+    DEPS aggregations stream stream_structured transport_compression nlohmann_json::nlohmann_json)
 ws_cc_library(search_query_phase
     EXPORT search_query_phase
     DIR search

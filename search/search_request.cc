@@ -786,6 +786,8 @@ void IndicesOptions::writeTo(StreamOutput& out) const {
   if (selectors) out.writeVInt(kAllowSelectors);
   out.writeVInt(static_cast<int32_t>(wildcard_states.size()));
   for (int32_t w : wildcard_states) out.writeVInt(w);
+  // 9.x: the cross-project mode options (false: not cross-project).
+  if (onOrAfter(out, TransportVersion::INDICES_OPTIONS_RESOLUTION_MODE)) out.writeBoolean(false);
 }
 
 IndicesOptions IndicesOptions::readFrom(StreamInput& in) {
@@ -811,6 +813,9 @@ IndicesOptions IndicesOptions::readFrom(StreamInput& in) {
     int32_t v = in.readVInt();
     if (v < 0 || v > 2) internal::throwCorrupt("WildcardStates ordinal " + std::to_string(v));
     o.wildcard_states.push_back(v);
+  }
+  if (onOrAfter(in, TransportVersion::INDICES_OPTIONS_RESOLUTION_MODE) && in.readBoolean()) {
+    unsupportedWire("cross-project indices options");
   }
   return o;
 }
@@ -864,6 +869,9 @@ void ShardSearchRequest::writeTo(StreamOutput& out) const {
   }
   if (onOrAfter(out, kV7_7_0)) {
     out.writeBoolean(can_return_null_response_if_match_no_docs);
+    if (onOrAfter(out, TransportVersion::SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST)) {
+      out.writeBoolean(enable_shard_results_skip_request);
+    }
     out.writeBoolean(false);  // bottom sort values
     out.writeBoolean(reader_id.has_value());
     if (reader_id) reader_id->writeTo(out);
@@ -876,7 +884,15 @@ void ShardSearchRequest::writeTo(StreamOutput& out) const {
     out.writeByte(wait_for_checkpoints_timeout_unit);
   }
   if (onOrAfter(out, kV8_4_0)) out.writeBoolean(force_synthetic_source);
+  if (onOrAfter(out, TransportVersion::SEARCH_SLICE_ROUTING_STATE_VERSION)) {
+    out.writeOptionalString(std::nullopt);  // slice routing
+  }
+  if (onOrAfter(out, TransportVersion::SHARD_SEARCH_REQUEST_RESHARD_SHARD_COUNT_SUMMARY)) {
+    out.writeVInt(0);  // split shard count summary: UNSET
+  }
   original_indices.writeTo(out);
+  if (onOrAfter(out, TransportVersion::CHUNKED_FETCH_PHASE))
+    out.writeBoolean(false);  // chunked fetch
 }
 
 ShardSearchRequest ShardSearchRequest::readFrom(StreamInput& in) {
@@ -906,6 +922,9 @@ ShardSearchRequest ShardSearchRequest::readFrom(StreamInput& in) {
   }
   if (onOrAfter(in, kV7_7_0)) {
     r.can_return_null_response_if_match_no_docs = in.readBoolean();
+    if (onOrAfter(in, TransportVersion::SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST)) {
+      r.enable_shard_results_skip_request = in.readBoolean();
+    }
     expectAbsent(in, "bottom sort values");
     if (in.readBoolean()) r.reader_id = ShardSearchContextId::readFrom(in);
     if (readOptionalTimeValue(in)) unsupportedWire("search request keep alive");
@@ -921,7 +940,16 @@ ShardSearchRequest ShardSearchRequest::readFrom(StreamInput& in) {
     }
   }
   if (onOrAfter(in, kV8_4_0)) r.force_synthetic_source = in.readBoolean();
+  if (onOrAfter(in, TransportVersion::SEARCH_SLICE_ROUTING_STATE_VERSION) &&
+      in.readOptionalString()) {
+    unsupportedWire("slice routing");
+  }
+  if (onOrAfter(in, TransportVersion::SHARD_SEARCH_REQUEST_RESHARD_SHARD_COUNT_SUMMARY) &&
+      in.readVInt() != 0) {
+    unsupportedWire("split shard count summary");
+  }
   r.original_indices = OriginalIndices::readFrom(in);
+  if (onOrAfter(in, TransportVersion::CHUNKED_FETCH_PHASE)) expectAbsent(in, "chunked fetch");
   return r;
 }
 

@@ -198,6 +198,9 @@ struct ShardSearchRequest {
   std::optional<std::string> cluster_alias;
   bool allow_partial_search_results = true;
   bool can_return_null_response_if_match_no_docs = false;
+  // From SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST (9.x): the data node may leave its copy of
+  // the request out of its result (ES's coordinator sets it).
+  bool enable_shard_results_skip_request = true;
   std::optional<ShardSearchContextId> reader_id;
   // The version the coordinator speaks (min of its own and the channel's).
   int32_t channel_version = 0;

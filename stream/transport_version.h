@@ -65,6 +65,21 @@ class TransportVersion {
   // line (a QuerySearchResult's optional context id and top docs, its `reduced` flag).
   static const TransportVersion BATCHED_QUERY_PHASE_VERSION;
   static const TransportVersion BATCHED_QUERY_PHASE_VERSION_8_19;
+  // 9.x's named versions a shard search request crosses (ES's names; no patch-line ids).
+  static const TransportVersion INDICES_OPTIONS_RESOLUTION_MODE;                   // 9192000
+  static const TransportVersion SHARD_SEARCH_REQUEST_RESHARD_SHARD_COUNT_SUMMARY;  // 9198000
+  static const TransportVersion CHUNKED_FETCH_PHASE;                               // 9333000
+  static const TransportVersion SEARCH_SLICE_ROUTING_STATE_VERSION;                // 9379000
+  static const TransportVersion SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST;           // 9437000
+  // ... and a query result crosses: aggregations compressed (9059000), then framed with their
+  // uncompressed size (9398000; 9348005 on 9.3's line, 9250015 on 9.2's), a timestamp range
+  // telemetry (9188000), directory metrics (9421000).
+  static const TransportVersion COMPRESS_DELAYABLE_WRITEABLE;
+  static const TransportVersion DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE;
+  static const TransportVersion DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE_9_3;
+  static const TransportVersion DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE_9_2;
+  static const TransportVersion TIMESTAMP_RANGE_TELEMETRY;
+  static const TransportVersion SEARCH_PHASE_BYTES_READ;
 
   // The version this build writes and offers by default: the newest release it
   // supports, the last row of releases() (9.5.3's 9458007), as ES's own
@@ -135,6 +150,27 @@ inline constexpr TransportVersion TransportVersion::BATCHED_QUERY_PHASE_VERSION 
     TransportVersion(9043000);
 inline constexpr TransportVersion TransportVersion::BATCHED_QUERY_PHASE_VERSION_8_19 =
     TransportVersion(8841019);
+inline constexpr TransportVersion TransportVersion::INDICES_OPTIONS_RESOLUTION_MODE =
+    TransportVersion(9192000);
+inline constexpr TransportVersion
+    TransportVersion::SHARD_SEARCH_REQUEST_RESHARD_SHARD_COUNT_SUMMARY = TransportVersion(9198000);
+inline constexpr TransportVersion TransportVersion::CHUNKED_FETCH_PHASE = TransportVersion(9333000);
+inline constexpr TransportVersion TransportVersion::SEARCH_SLICE_ROUTING_STATE_VERSION =
+    TransportVersion(9379000);
+inline constexpr TransportVersion TransportVersion::SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST =
+    TransportVersion(9437000);
+inline constexpr TransportVersion TransportVersion::COMPRESS_DELAYABLE_WRITEABLE =
+    TransportVersion(9059000);
+inline constexpr TransportVersion TransportVersion::DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE =
+    TransportVersion(9398000);
+inline constexpr TransportVersion TransportVersion::DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE_9_3 =
+    TransportVersion(9348005);
+inline constexpr TransportVersion TransportVersion::DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE_9_2 =
+    TransportVersion(9250015);
+inline constexpr TransportVersion TransportVersion::TIMESTAMP_RANGE_TELEMETRY =
+    TransportVersion(9188000);
+inline constexpr TransportVersion TransportVersion::SEARCH_PHASE_BYTES_READ =
+    TransportVersion(9421000);
 // Kept equal to the last row of releases() (checked where the table is defined).
 constexpr TransportVersion TransportVersion::current() { return TransportVersion(9458007); }
 

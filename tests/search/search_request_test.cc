@@ -130,6 +130,23 @@ TEST(SearchRequestTest, WritesWhatEsWrites) {
   }
 }
 
+// ES 9.5.3's: the shard-results skip flag (true, as ES's coordinator sets it), slice routing,
+// the split-shard count summary, chunked fetch and IndicesOptions' cross-project mode.
+TEST(SearchRequestTest, WritesWhatEs953Writes) {
+  constexpr TransportVersion kV9_5_3(9458007);
+  for (size_t i = 0; i < std::size(testing::kEsSearches); ++i) {
+    SCOPED_TRACE(testing::kEsSearches[i]);
+    ShardSearchRequest r = esRequest(testing::kEsSearches[i], kV9_5_3);
+    const std::string es = std::string(testing::kEs953Requests[i]).substr(2);  // no parent task
+    EXPECT_EQ(toHex(write(r, kV9_5_3)), es);
+    std::vector<uint8_t> bytes = fromHex(es);
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(kV9_5_3);
+    EXPECT_EQ(ShardSearchRequest::readFrom(in), r);
+    EXPECT_EQ(in.position(), bytes.size());
+  }
+}
+
 TEST(SearchRequestTest, BuildersFollowEsDefaults) {
   SearchSource s = SearchSource::fromJson(
       R"({"size":0,"aggs":{"t":{"terms":{"field":"tag"}},"k":{"terms":{"field":"tag","order":{"_key":"desc"}}}}})");
@@ -207,6 +224,22 @@ TEST(QuerySearchResultTest, ReadsWhatEs81921Wrote) {
   EXPECT_EQ(r.node_queue_size, 2);
   EXPECT_FALSE(r.reduced);
   EXPECT_FALSE(r.shard_request.has_value());
+  ASSERT_TRUE(r.aggregations.has_value());
+  EXPECT_EQ(aggregations::toResponseJson(*r.aggregations).dump(), R"({"a0":{"value":12.5}})");
+}
+
+// 9.5.3: the aggregations compressed (an int, a VLong, "DFL\0" and DEFLATE), the timestamp
+// range telemetry's optional long and the (empty) directory metrics at the end.
+TEST(QuerySearchResultTest, ReadsWhatEs953Wrote) {
+  std::vector<uint8_t> bytes = fromHex(testing::kEs953QueryResult);
+  ByteArrayStreamInput in(bytes);
+  in.setTransportVersion(TransportVersion(9458007));
+  QuerySearchResult r = QuerySearchResult::readFrom(in, aggregations::defaultRegistry());
+  EXPECT_EQ(in.position(), bytes.size());
+  EXPECT_EQ(r.context_id.id, 7);
+  EXPECT_EQ(r.total_hits, 42);
+  EXPECT_EQ(r.service_time_ewma, 1234);
+  EXPECT_FALSE(r.timestamp_range_telemetry.has_value());
   ASSERT_TRUE(r.aggregations.has_value());
   EXPECT_EQ(aggregations::toResponseJson(*r.aggregations).dump(), R"({"a0":{"value":12.5}})");
 }
