@@ -217,7 +217,7 @@ ws_cc_library(search
     NAME search
     SRCS search/query_search_result.cc search/search_request.cc
     HDRS search/query_search_result.h search/search_request.h
-    DEPS aggregations stream stream_structured nlohmann_json::nlohmann_json)
+    DEPS aggregations stream stream_structured transport_compression nlohmann_json::nlohmann_json)
 ws_cc_library(search_query_phase
     EXPORT search_query_phase
     DIR search
@@ -540,7 +540,7 @@ ws_cc_test(tests_hardening_reduce_budget_test
 ws_cc_test(tests_search_search_request_test
     DIR tests/search
     NAME search_request_test
-    SRCS tests/search/es_query_results.h tests/search/search_request_test.cc
+    SRCS tests/search/es_query_results.h tests/search/es_shard_requests.h tests/search/search_request_test.cc
     DEPS aggregations aggregations_json search search_query_phase stream GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_search_coordinator_test

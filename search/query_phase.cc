@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <exception>
 #include <future>
+#include <map>
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "aggregations/json/aggregation_json.h"
 #include "aggregations/registry.h"
@@ -239,6 +242,29 @@ SearchResult Coordinator::search(const SearchSource& source) {
   }
   for (const auto& [id, c] : connections) version = c->version();
   const auto reduce_start = Clock::now();
+  // ES 9.x's coordinator runs the batched query phase (BATCHED_QUERY_PHASE_VERSION): each data
+  // node reduces its own shards' results (a partial reduce, in shard order) and the
+  // coordinator reduces the nodes' (in the order of their first shard). That changes the
+  // reduced aggregations' order (a HashMap walk of walks) and the order of the sums.
+  std::vector<aggregations::InternalAggregations> node_partials;
+  if (!lists.empty() && version.onOrAfter(TransportVersion::BATCHED_QUERY_PHASE_VERSION)) {
+    std::vector<std::string> node_order;
+    std::map<std::string, std::vector<const aggregations::InternalAggregations*>> by_node;
+    for (const auto& [shard, r] : answers) {
+      if (!r.aggregations) continue;
+      const std::string& node = cluster.shards.at(shard);
+      if (!by_node.count(node)) node_order.push_back(node);
+      by_node[node].push_back(&*r.aggregations);
+    }
+    node_partials.reserve(node_order.size());
+    for (const std::string& node : node_order) {
+      auto partial = aggregations::ReduceContext::partialReduce();
+      partial.version = version;
+      node_partials.push_back(aggregations::InternalAggregations::reduce(by_node[node], partial));
+    }
+    lists.clear();
+    for (const auto& p : node_partials) lists.push_back(&p);
+  }
   if (!lists.empty()) {
     auto context = aggregations::ReduceContext::finalReduce(opts.max_buckets);
     context.version = version;

@@ -1,5 +1,5 @@
 // ES's QuerySearchResult: what a data node answers to the query phase
-// (`indices:data/read/search[phase/query]`), read as ES 7.7 to 8.7 read it. The
+// (`indices:data/read/search[phase/query]`), read as ES 7.7 to 8.7, 8.19 and 9.5 read it. The
 // aggregations arrive as their own bytes (ES's DelayableWriteable) and are read
 // at once by //aggregations' readers; the node's copy of the request by
 // search_request.h's. Used by query_phase.h; fuzzed by //fuzz:search_replay.
@@ -37,6 +37,10 @@ struct QuerySearchResult {
   int32_t node_queue_size = 0;
   std::optional<ShardSearchRequest> shard_request;  // the node's copy (7.10+)
   std::map<int32_t, std::set<int32_t>> rescore_doc_ids;
+  // ES's batched query phase's flag (from BATCHED_QUERY_PHASE_VERSION; 8.19.x from 8841019).
+  bool reduced = false;
+  // 9.x (TIMESTAMP_RANGE_TELEMETRY): the optional long ES writes after it (null here).
+  std::optional<int64_t> timestamp_range_telemetry;
 
   // What ES's hasSearchContext says: the node keeps the shard's reader for a
   // fetch phase (score docs, here never with size 0), to be freed.

@@ -22,6 +22,18 @@ constexpr TransportVersion kV7_12_0 = TransportVersion::fromRelease(7, 12, 0);
 constexpr TransportVersion kV7_16_0 = TransportVersion::fromRelease(7, 16, 0);
 constexpr TransportVersion kV8_4_0 = TransportVersion::fromRelease(8, 4, 0);
 
+// Whether a shard request has its rank queries (8.8.0 up to 8.9.X only).
+bool inRankQueriesRange(TransportVersion v) {
+  return v.onOrAfter(TransportVersion::V_8_8_0) && v.before(TransportVersion::V_8_9_X);
+}
+
+// Whether a search source has skip_inner_hits at this version (8.16's patch line from
+// 8772003, every version from 8791000).
+bool skipsInnerHits(TransportVersion v) {
+  return v.onOrAfter(TransportVersion::SKIP_INNER_HITS_SEARCH_SOURCE) ||
+         v.isPatchFrom(TransportVersion::SKIP_INNER_HITS_SEARCH_SOURCE_BACKPORT_8_16);
+}
+
 bool onOrAfter(const StreamOutput& out, TransportVersion v) {
   return out.transportVersion().onOrAfter(v);
 }
@@ -483,6 +495,8 @@ void AggregationBuilder::writeNamed(StreamOutput& out) const {
     out.writeBoolean(false);  // include/exclude
     order.writeTo(out);
     out.writeBoolean(show_term_doc_count_error);
+    // From 8.14: exclude_deleted_docs (ES's default, false; its JSON is not parsed here).
+    if (onOrAfter(out, TransportVersion::V_8_14_0)) out.writeBoolean(false);
   } else if (type == "histogram") {
     order.writeTo(out);
     out.writeBoolean(keyed);
@@ -564,6 +578,9 @@ AggregationBuilder AggregationBuilder::readNamed(StreamInput& in) {
     expectAbsent(in, "include/exclude");
     b.order = BucketOrder::readFrom(in);
     b.show_term_doc_count_error = in.readBoolean();
+    if (onOrAfter(in, TransportVersion::V_8_14_0) && in.readBoolean()) {
+      unsupportedWire("terms exclude_deleted_docs");
+    }
   } else if (b.type == "histogram") {
     b.order = BucketOrder::readFrom(in);
     b.keyed = in.readBoolean();
@@ -628,6 +645,7 @@ void SearchSource::writeTo(StreamOutput& out) const {
   out.writeVInt(0);                      // index boosts
   out.writeOptionalFloat(std::nullopt);  // min_score
   out.writeBoolean(false);               // post filter
+  // From 8.9.X: sub_searches, a count (0 or 1 here) then each one's query; the same bytes.
   out.writeBoolean(query.has_value());
   if (query) query->writeNamed(out);
   out.writeBoolean(false);  // rescorers
@@ -665,6 +683,8 @@ void SearchSource::writeTo(StreamOutput& out) const {
       out.writeVInt(0);  // knn searches
     }
   }
+  if (onOrAfter(out, TransportVersion::V_8_8_0)) out.writeBoolean(false);  // rank builder
+  if (skipsInnerHits(out.transportVersion())) out.writeBoolean(false);     // skip_inner_hits
 }
 
 SearchSource SearchSource::readFrom(StreamInput& in) {
@@ -680,7 +700,15 @@ SearchSource SearchSource::readFrom(StreamInput& in) {
   if (in.readArraySize() != 0) unsupportedWire("indices_boost");
   if (in.readOptionalFloat()) unsupportedWire("min_score");
   expectAbsent(in, "post_filter");
-  if (in.readBoolean()) s.query = QueryBuilder::readNamed(in);
+  // From 8.9.X the query travels as sub_searches: a count, then each one's query (here 0 or
+  // 1, the same bytes as the optional query before).
+  if (onOrAfter(in, TransportVersion::V_8_9_X)) {
+    const int32_t n = in.readArraySize();
+    if (n > 1) unsupportedWire("sub_searches");
+    if (n == 1) s.query = QueryBuilder::readNamed(in);
+  } else if (in.readBoolean()) {
+    s.query = QueryBuilder::readNamed(in);
+  }
   expectAbsent(in, "rescore");
   expectAbsent(in, "script_fields");
   s.size = in.readVInt();
@@ -715,6 +743,10 @@ SearchSource SearchSource::readFrom(StreamInput& in) {
     } else if (in.readArraySize() != 0) {
       unsupportedWire("knn");
     }
+  }
+  if (onOrAfter(in, TransportVersion::V_8_8_0)) expectAbsent(in, "rank");
+  if (skipsInnerHits(in.transportVersion()) && in.readBoolean()) {
+    unsupportedWire("skip_inner_hits");
   }
   return s;
 }
@@ -776,20 +808,34 @@ ShardId ShardId::readFrom(StreamInput& in) {
   return s;
 }
 
+// IndicesOptions.Option's ALLOW_SELECTORS (from 8.18; 6 and 8 are the failure store's).
+constexpr int32_t kAllowSelectors = 7;
+
 void IndicesOptions::writeTo(StreamOutput& out) const {
-  out.writeVInt(static_cast<int32_t>(options.size()));
+  const bool selectors = allow_selectors && onOrAfter(out, TransportVersion::V_8_18_0);
+  out.writeVInt(static_cast<int32_t>(options.size()) + (selectors ? 1 : 0));
   for (int32_t o : options) out.writeVInt(o);
+  if (selectors) out.writeVInt(kAllowSelectors);
   out.writeVInt(static_cast<int32_t>(wildcard_states.size()));
   for (int32_t w : wildcard_states) out.writeVInt(w);
+  // 9.x: the cross-project mode options (false: not cross-project).
+  if (onOrAfter(out, TransportVersion::INDICES_OPTIONS_RESOLUTION_MODE)) out.writeBoolean(false);
 }
 
 IndicesOptions IndicesOptions::readFrom(StreamInput& in) {
   IndicesOptions o;
   o.options.clear();
   o.wildcard_states.clear();
+  const bool selectors = onOrAfter(in, TransportVersion::V_8_18_0);
+  if (selectors) o.allow_selectors = false;
   const int32_t n = in.readArraySize();
   for (int32_t i = 0; i < n; ++i) {
     int32_t v = in.readVInt();
+    if (selectors && v == kAllowSelectors) {
+      o.allow_selectors = true;
+      continue;
+    }
+    if (selectors && (v == 6 || v == 8)) unsupportedWire("failure store indices options");
     if (v < 0 || v > 5)
       internal::throwCorrupt("IndicesOptions.Option ordinal " + std::to_string(v));
     o.options.push_back(v);
@@ -799,6 +845,9 @@ IndicesOptions IndicesOptions::readFrom(StreamInput& in) {
     int32_t v = in.readVInt();
     if (v < 0 || v > 2) internal::throwCorrupt("WildcardStates ordinal " + std::to_string(v));
     o.wildcard_states.push_back(v);
+  }
+  if (onOrAfter(in, TransportVersion::INDICES_OPTIONS_RESOLUTION_MODE) && in.readBoolean()) {
+    unsupportedWire("cross-project indices options");
   }
   return o;
 }
@@ -837,6 +886,7 @@ void ShardSearchRequest::writeTo(StreamOutput& out) const {
   out.writeBoolean(false);  // scroll
   out.writeBoolean(source.has_value());
   if (source) source->writeTo(out);
+  if (inRankQueriesRange(out.transportVersion())) out.writeVInt(0);                // rank queries
   if (out.transportVersion().before(TransportVersion::V_8_0_0)) out.writeVInt(0);  // types
   out.writeStringArray(alias_filter_aliases);
   out.writeBoolean(false);  // alias filter query
@@ -851,6 +901,9 @@ void ShardSearchRequest::writeTo(StreamOutput& out) const {
   }
   if (onOrAfter(out, kV7_7_0)) {
     out.writeBoolean(can_return_null_response_if_match_no_docs);
+    if (onOrAfter(out, TransportVersion::SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST)) {
+      out.writeBoolean(enable_shard_results_skip_request);
+    }
     out.writeBoolean(false);  // bottom sort values
     out.writeBoolean(reader_id.has_value());
     if (reader_id) reader_id->writeTo(out);
@@ -863,7 +916,15 @@ void ShardSearchRequest::writeTo(StreamOutput& out) const {
     out.writeByte(wait_for_checkpoints_timeout_unit);
   }
   if (onOrAfter(out, kV8_4_0)) out.writeBoolean(force_synthetic_source);
+  if (onOrAfter(out, TransportVersion::SEARCH_SLICE_ROUTING_STATE_VERSION)) {
+    out.writeOptionalString(std::nullopt);  // slice routing
+  }
+  if (onOrAfter(out, TransportVersion::SHARD_SEARCH_REQUEST_RESHARD_SHARD_COUNT_SUMMARY)) {
+    out.writeVInt(0);  // split shard count summary: UNSET
+  }
   original_indices.writeTo(out);
+  if (onOrAfter(out, TransportVersion::CHUNKED_FETCH_PHASE))
+    out.writeBoolean(false);  // chunked fetch
 }
 
 ShardSearchRequest ShardSearchRequest::readFrom(StreamInput& in) {
@@ -874,6 +935,9 @@ ShardSearchRequest ShardSearchRequest::readFrom(StreamInput& in) {
   r.number_of_shards = in.readVInt();
   expectAbsent(in, "scroll");
   if (in.readBoolean()) r.source = SearchSource::readFrom(in);
+  if (inRankQueriesRange(in.transportVersion()) && in.readArraySize() != 0) {
+    unsupportedWire("rank queries");
+  }
   if (in.transportVersion().before(TransportVersion::V_8_0_0) && in.readArraySize() != 0) {
     unsupportedWire("search request types");
   }
@@ -890,6 +954,9 @@ ShardSearchRequest ShardSearchRequest::readFrom(StreamInput& in) {
   }
   if (onOrAfter(in, kV7_7_0)) {
     r.can_return_null_response_if_match_no_docs = in.readBoolean();
+    if (onOrAfter(in, TransportVersion::SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST)) {
+      r.enable_shard_results_skip_request = in.readBoolean();
+    }
     expectAbsent(in, "bottom sort values");
     if (in.readBoolean()) r.reader_id = ShardSearchContextId::readFrom(in);
     if (readOptionalTimeValue(in)) unsupportedWire("search request keep alive");
@@ -905,7 +972,16 @@ ShardSearchRequest ShardSearchRequest::readFrom(StreamInput& in) {
     }
   }
   if (onOrAfter(in, kV8_4_0)) r.force_synthetic_source = in.readBoolean();
+  if (onOrAfter(in, TransportVersion::SEARCH_SLICE_ROUTING_STATE_VERSION) &&
+      in.readOptionalString()) {
+    unsupportedWire("slice routing");
+  }
+  if (onOrAfter(in, TransportVersion::SHARD_SEARCH_REQUEST_RESHARD_SHARD_COUNT_SUMMARY) &&
+      in.readVInt() != 0) {
+    unsupportedWire("split shard count summary");
+  }
   r.original_indices = OriginalIndices::readFrom(in);
+  if (onOrAfter(in, TransportVersion::CHUNKED_FETCH_PHASE)) expectAbsent(in, "chunked fetch");
   return r;
 }
 

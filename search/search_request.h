@@ -157,6 +157,9 @@ struct IndicesOptions {
   // IGNORE_THROTTLED; expand OPEN.
   std::vector<int32_t> options{2, 4, 5};
   std::vector<int32_t> wildcard_states{0};
+  // From 8.18 the Option set has ALLOW_SELECTORS (ordinal 7), which SearchRequest's
+  // default has; written and read only at V_8_18_0 or later.
+  bool allow_selectors = true;
   void writeTo(StreamOutput& out) const;
   static IndicesOptions readFrom(StreamInput& in);
   bool operator==(const IndicesOptions&) const = default;
@@ -195,6 +198,9 @@ struct ShardSearchRequest {
   std::optional<std::string> cluster_alias;
   bool allow_partial_search_results = true;
   bool can_return_null_response_if_match_no_docs = false;
+  // From SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST (9.x): the data node may leave its copy of
+  // the request out of its result (ES's coordinator sets it).
+  bool enable_shard_results_skip_request = true;
   std::optional<ShardSearchContextId> reader_id;
   // The version the coordinator speaks (min of its own and the channel's).
   int32_t channel_version = 0;

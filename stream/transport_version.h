@@ -48,14 +48,38 @@ class TransportVersion {
   // The gates after 8.7 that types wirestream reads or writes cross, with ES's names
   // (TransportVersions in 8.19; docs/wire-format.md, "Versions after 8.7"). 8.8.0 is the
   // last release-shaped id; the others are ES's own numbering of wire changes.
-  static const TransportVersion V_8_8_0;   // 8080099: exception ids 168 on
+  static const TransportVersion V_8_8_0;   // 8080099: exception ids 168 on; search rank builder
+  static const TransportVersion V_8_9_X;   // 8500020: a search source's query as sub_searches
   static const TransportVersion V_8_10_X;  // 8500061: DiscoveryNode's index versions
   static const TransportVersion V_8_11_X;  // 8512001: generic tag 30 (GenericNamedWriteable)
   static const TransportVersion V_8_12_1;  // 8560001: downsampledResultsOffset, as a patch
   static const TransportVersion V_8_13_0;  // 8595000: date_histogram downsampledResultsOffset
-  static const TransportVersion V_8_14_0;  // 8636001: end of 8.13's unsorted histogram buckets
+  static const TransportVersion
+      V_8_14_0;  // 8636001: end of 8.13's unsorted histogram buckets; terms exclude_deleted_docs
   static const TransportVersion V_8_16_0;  // 8772001: zoned date-time, date_time's locale
   static const TransportVersion V_8_18_0;  // 8840000: handshakes settle; read-only index version
+  // 8791000 (8772003 on 8.16's patch line): a search source's skip_inner_hits flag.
+  static const TransportVersion SKIP_INNER_HITS_SEARCH_SOURCE;
+  static const TransportVersion SKIP_INNER_HITS_SEARCH_SOURCE_BACKPORT_8_16;
+  // ES's named version batched_query_phase_version: 9043000, and 8841019 on 8.19's patch
+  // line (a QuerySearchResult's optional context id and top docs, its `reduced` flag).
+  static const TransportVersion BATCHED_QUERY_PHASE_VERSION;
+  static const TransportVersion BATCHED_QUERY_PHASE_VERSION_8_19;
+  // 9.x's named versions a shard search request crosses (ES's names; no patch-line ids).
+  static const TransportVersion INDICES_OPTIONS_RESOLUTION_MODE;                   // 9192000
+  static const TransportVersion SHARD_SEARCH_REQUEST_RESHARD_SHARD_COUNT_SUMMARY;  // 9198000
+  static const TransportVersion CHUNKED_FETCH_PHASE;                               // 9333000
+  static const TransportVersion SEARCH_SLICE_ROUTING_STATE_VERSION;                // 9379000
+  static const TransportVersion SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST;           // 9437000
+  // ... and a query result crosses: aggregations compressed (9059000), then framed with their
+  // uncompressed size (9398000; 9348005 on 9.3's line, 9250015 on 9.2's), a timestamp range
+  // telemetry (9188000), directory metrics (9421000).
+  static const TransportVersion COMPRESS_DELAYABLE_WRITEABLE;
+  static const TransportVersion DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE;
+  static const TransportVersion DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE_9_3;
+  static const TransportVersion DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE_9_2;
+  static const TransportVersion TIMESTAMP_RANGE_TELEMETRY;
+  static const TransportVersion SEARCH_PHASE_BYTES_READ;
 
   // The version this build writes and offers by default: the newest release it
   // supports, the last row of releases() (9.5.3's 9458007), as ES's own
@@ -110,6 +134,7 @@ inline constexpr TransportVersion TransportVersion::V_8_7_0 =
     TransportVersion::fromRelease(8, 7, 0);
 
 inline constexpr TransportVersion TransportVersion::V_8_8_0 = TransportVersion(8080099);
+inline constexpr TransportVersion TransportVersion::V_8_9_X = TransportVersion(8500020);
 inline constexpr TransportVersion TransportVersion::V_8_10_X = TransportVersion(8500061);
 inline constexpr TransportVersion TransportVersion::V_8_11_X = TransportVersion(8512001);
 inline constexpr TransportVersion TransportVersion::V_8_12_1 = TransportVersion(8560001);
@@ -117,6 +142,35 @@ inline constexpr TransportVersion TransportVersion::V_8_13_0 = TransportVersion(
 inline constexpr TransportVersion TransportVersion::V_8_14_0 = TransportVersion(8636001);
 inline constexpr TransportVersion TransportVersion::V_8_16_0 = TransportVersion(8772001);
 inline constexpr TransportVersion TransportVersion::V_8_18_0 = TransportVersion(8840000);
+inline constexpr TransportVersion TransportVersion::SKIP_INNER_HITS_SEARCH_SOURCE =
+    TransportVersion(8791000);
+inline constexpr TransportVersion TransportVersion::SKIP_INNER_HITS_SEARCH_SOURCE_BACKPORT_8_16 =
+    TransportVersion(8772003);
+inline constexpr TransportVersion TransportVersion::BATCHED_QUERY_PHASE_VERSION =
+    TransportVersion(9043000);
+inline constexpr TransportVersion TransportVersion::BATCHED_QUERY_PHASE_VERSION_8_19 =
+    TransportVersion(8841019);
+inline constexpr TransportVersion TransportVersion::INDICES_OPTIONS_RESOLUTION_MODE =
+    TransportVersion(9192000);
+inline constexpr TransportVersion
+    TransportVersion::SHARD_SEARCH_REQUEST_RESHARD_SHARD_COUNT_SUMMARY = TransportVersion(9198000);
+inline constexpr TransportVersion TransportVersion::CHUNKED_FETCH_PHASE = TransportVersion(9333000);
+inline constexpr TransportVersion TransportVersion::SEARCH_SLICE_ROUTING_STATE_VERSION =
+    TransportVersion(9379000);
+inline constexpr TransportVersion TransportVersion::SHARD_RESULTS_SKIP_SHARD_SEARCH_REQUEST =
+    TransportVersion(9437000);
+inline constexpr TransportVersion TransportVersion::COMPRESS_DELAYABLE_WRITEABLE =
+    TransportVersion(9059000);
+inline constexpr TransportVersion TransportVersion::DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE =
+    TransportVersion(9398000);
+inline constexpr TransportVersion TransportVersion::DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE_9_3 =
+    TransportVersion(9348005);
+inline constexpr TransportVersion TransportVersion::DELAYABLE_WRITEABLE_UNCOMPRESSED_SIZE_9_2 =
+    TransportVersion(9250015);
+inline constexpr TransportVersion TransportVersion::TIMESTAMP_RANGE_TELEMETRY =
+    TransportVersion(9188000);
+inline constexpr TransportVersion TransportVersion::SEARCH_PHASE_BYTES_READ =
+    TransportVersion(9421000);
 // Kept equal to the last row of releases() (checked where the table is defined).
 constexpr TransportVersion TransportVersion::current() { return TransportVersion(9458007); }
 

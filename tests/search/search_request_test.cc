@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "stream/errors.h"
 #include "stream/stream_input.h"
 #include "tests/search/es_query_results.h"
+#include "tests/search/es_shard_requests.h"
 
 namespace wirestream::search {
 namespace {
@@ -65,8 +67,9 @@ const char* kSearches[] = {
 
 TEST(SearchRequestTest, RoundTripsAtEveryGate) {
   for (const char* json : kSearches) {
-    for (TransportVersion v : {TransportVersion(7100099), TransportVersion(7170099),
-                               TransportVersion(8040099), kV8_7_1}) {
+    for (TransportVersion v :
+         {TransportVersion(7100099), TransportVersion(7170099), TransportVersion(8040099), kV8_7_1,
+          TransportVersion(8080099), TransportVersion(8841096)}) {
       SCOPED_TRACE(std::string(json) + " at " + std::to_string(v.id()));
       ShardSearchRequest r = request(json);
       std::vector<uint8_t> bytes = write(r, v);
@@ -79,6 +82,68 @@ TEST(SearchRequestTest, RoundTripsAtEveryGate) {
         EXPECT_EQ(back, r);
       }
     }
+  }
+}
+
+// The request the harness's small program asked ES for, at a release's wire version.
+ShardSearchRequest esRequest(const std::string& json, TransportVersion v) {
+  ShardSearchRequest r;
+  r.shard_id = {"wirestream-coord", "UUID", 0};
+  r.shard_request_index = 0;
+  r.number_of_shards = 6;
+  r.source = SearchSource::fromJson(json);
+  r.now_in_millis = 1700000000000;
+  r.channel_version = v.id();
+  r.original_indices.indices = {"wirestream-coord"};
+  return r;
+}
+
+std::string toHex(const std::vector<uint8_t>& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : bytes) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
+// ES 8.7.1's and 8.19.21's own bytes (tests/search/es_shard_requests.h). At 8.19: the terms
+// builder's exclude_deleted_docs (8.14), the source's rank builder (8.8) and skip_inner_hits
+// (8.16.x/8.17), the query as sub_searches (8.9, the same bytes), IndicesOptions'
+// ALLOW_SELECTORS (8.18).
+TEST(SearchRequestTest, WritesWhatEsWrites) {
+  constexpr TransportVersion kV8_19_21(8841096);
+  // ES's writeTo starts with its TransportRequest's parent task id: "00", no parent.
+  auto body = [](const char* hex) { return std::string(hex).substr(2); };
+  for (size_t i = 0; i < std::size(testing::kEsSearches); ++i) {
+    SCOPED_TRACE(testing::kEsSearches[i]);
+    EXPECT_EQ(toHex(write(esRequest(testing::kEsSearches[i], kV8_7_1), kV8_7_1)),
+              body(testing::kEs871Requests[i]));
+    ShardSearchRequest r = esRequest(testing::kEsSearches[i], kV8_19_21);
+    EXPECT_EQ(toHex(write(r, kV8_19_21)), body(testing::kEs81921Requests[i]));
+    std::vector<uint8_t> bytes = fromHex(body(testing::kEs81921Requests[i]));
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(kV8_19_21);
+    EXPECT_EQ(ShardSearchRequest::readFrom(in), r);
+    EXPECT_EQ(in.position(), bytes.size());
+  }
+}
+
+// ES 9.5.3's: the shard-results skip flag (true, as ES's coordinator sets it), slice routing,
+// the split-shard count summary, chunked fetch and IndicesOptions' cross-project mode.
+TEST(SearchRequestTest, WritesWhatEs953Writes) {
+  constexpr TransportVersion kV9_5_3(9458007);
+  for (size_t i = 0; i < std::size(testing::kEsSearches); ++i) {
+    SCOPED_TRACE(testing::kEsSearches[i]);
+    ShardSearchRequest r = esRequest(testing::kEsSearches[i], kV9_5_3);
+    const std::string es = std::string(testing::kEs953Requests[i]).substr(2);  // no parent task
+    EXPECT_EQ(toHex(write(r, kV9_5_3)), es);
+    std::vector<uint8_t> bytes = fromHex(es);
+    ByteArrayStreamInput in(bytes);
+    in.setTransportVersion(kV9_5_3);
+    EXPECT_EQ(ShardSearchRequest::readFrom(in), r);
+    EXPECT_EQ(in.position(), bytes.size());
   }
 }
 
@@ -169,6 +234,42 @@ TEST(QuerySearchResultTest, ReadsWhatEs871Sent) {
   ASSERT_TRUE(m.aggregations.has_value());
   EXPECT_EQ(aggregations::toResponseJson(*m.aggregations).dump().substr(0, 15),
             R"({"a0":{"value":)");
+}
+
+// 8.19.21 writes the batched query phase's form (8841019 on 8.19's line): an optional
+// context id and top docs, a rank result (8.8) and the `reduced` flag.
+TEST(QuerySearchResultTest, ReadsWhatEs81921Wrote) {
+  std::vector<uint8_t> bytes = fromHex(testing::kEs81921QueryResult);
+  ByteArrayStreamInput in(bytes);
+  in.setTransportVersion(TransportVersion(8841096));
+  QuerySearchResult r = QuerySearchResult::readFrom(in, aggregations::defaultRegistry());
+  EXPECT_EQ(in.position(), bytes.size());
+  EXPECT_FALSE(r.is_null);
+  EXPECT_EQ(r.context_id.id, 7);
+  EXPECT_EQ(r.context_id.session_id, "sess");
+  EXPECT_EQ(r.total_hits, 42);
+  EXPECT_EQ(r.service_time_ewma, 1234);
+  EXPECT_EQ(r.node_queue_size, 2);
+  EXPECT_FALSE(r.reduced);
+  EXPECT_FALSE(r.shard_request.has_value());
+  ASSERT_TRUE(r.aggregations.has_value());
+  EXPECT_EQ(aggregations::toResponseJson(*r.aggregations).dump(), R"({"a0":{"value":12.5}})");
+}
+
+// 9.5.3: the aggregations compressed (an int, a VLong, "DFL\0" and DEFLATE), the timestamp
+// range telemetry's optional long and the (empty) directory metrics at the end.
+TEST(QuerySearchResultTest, ReadsWhatEs953Wrote) {
+  std::vector<uint8_t> bytes = fromHex(testing::kEs953QueryResult);
+  ByteArrayStreamInput in(bytes);
+  in.setTransportVersion(TransportVersion(9458007));
+  QuerySearchResult r = QuerySearchResult::readFrom(in, aggregations::defaultRegistry());
+  EXPECT_EQ(in.position(), bytes.size());
+  EXPECT_EQ(r.context_id.id, 7);
+  EXPECT_EQ(r.total_hits, 42);
+  EXPECT_EQ(r.service_time_ewma, 1234);
+  EXPECT_FALSE(r.timestamp_range_telemetry.has_value());
+  ASSERT_TRUE(r.aggregations.has_value());
+  EXPECT_EQ(aggregations::toResponseJson(*r.aggregations).dump(), R"({"a0":{"value":12.5}})");
 }
 
 TEST(QuerySearchResultTest, EveryTruncationIsAStreamError) {

@@ -1,0 +1,151 @@
+package org.wirestream.interop;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.elasticsearch.TransportVersion;
+import org.elasticsearch.action.OriginalIndices;
+import org.elasticsearch.action.bulk.BulkRequestBuilder;
+import org.elasticsearch.action.search.SearchRequest;
+import org.elasticsearch.action.support.WriteRequest;
+import org.elasticsearch.client.internal.Client;
+import org.elasticsearch.cluster.ClusterState;
+import org.elasticsearch.common.Strings;
+import org.elasticsearch.common.io.stream.BytesStreamOutput;
+import org.elasticsearch.common.xcontent.ChunkedToXContent;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.core.TimeValue;
+import org.elasticsearch.index.shard.ShardId;
+import org.elasticsearch.node.HarnessNode;
+import org.elasticsearch.node.Node;
+import org.elasticsearch.search.SearchModule;
+import org.elasticsearch.search.builder.SearchSourceBuilder;
+import org.elasticsearch.search.internal.AliasFilter;
+import org.elasticsearch.search.internal.ShardSearchRequest;
+import org.elasticsearch.transport.netty4.Netty4Plugin;
+import org.elasticsearch.xcontent.NamedXContentRegistry;
+import org.elasticsearch.xcontent.XContentParserConfiguration;
+import org.elasticsearch.xcontent.XContentType;
+
+/**
+ * The coordinator check on the ES 9.x line's API (see CoordinatorCheckBase), as 8.19's. Nodes are
+ * HarnessNode (9.x's Node is built through NodeConstruction;
+ * HarnessPluginsService loads the classpath plugins), master-node timeouts are explicit, and a
+ * search response is reference-counted. 9.x: the index metadata is the default project's, and a
+ * response is written through ChunkedToXContent.wrapAsToXContent.
+ */
+final class CoordinatorCheck extends CoordinatorCheckBase {
+  static {
+    // A node's plugin scanners log through ES's LogManager, whose provider must be set first.
+    org.elasticsearch.common.logging.LogConfigurator.configureESLogging();
+    // Three nodes built at once race in Netty4Utils.setAvailableProcessors, as in 7.x; ES's
+    // test framework turns that call off the same way.
+    System.setProperty("es.set.netty.runtime.available.processors", "false");
+  }
+
+  private static final TimeValue MINUTE = TimeValue.timeValueSeconds(60);
+
+  private final NamedXContentRegistry registry =
+      new NamedXContentRegistry(new SearchModule(Settings.EMPTY, List.of()).getNamedXContents());
+  private Client client;
+
+  @Override
+  protected Closeable startNode(Settings settings) throws Exception {
+    HarnessNode n = new HarnessNode(settings, List.of(Netty4Plugin.class));
+    n.start();
+    return n;
+  }
+
+  @Override
+  protected void useClient(Closeable node) {
+    client = ((Node) node).client();
+  }
+
+  @Override
+  protected void waitForNodes(int n) {
+    client.admin().cluster().prepareHealth(MINUTE).setWaitForNodes(String.valueOf(n))
+        .setTimeout(MINUTE).get();
+  }
+
+  @Override
+  protected void createIndex(String index, Settings settings, String mapping) {
+    client.admin().indices().prepareCreate(index).setSettings(settings).setMapping(mapping).get();
+    client.admin().cluster().prepareHealth(MINUTE, index).setWaitForGreenStatus()
+        .setTimeout(MINUTE).get();
+  }
+
+  @Override
+  protected void bulkIndex(String index, List<String> docs) {
+    BulkRequestBuilder bulk = client.prepareBulk();
+    for (String d : docs) bulk.add(client.prepareIndex(index).setSource(d, XContentType.JSON));
+    bulk.setRefreshPolicy(WriteRequest.RefreshPolicy.IMMEDIATE);
+    var resp = bulk.get();
+    if (resp.hasFailures()) throw new IllegalStateException(resp.buildFailureMessage());
+  }
+
+  private ClusterState state() {
+    return client.admin().cluster().prepareState(MINUTE).get().getState();
+  }
+
+  @Override
+  protected List<NodeInfo> nodeInfos() {
+    List<NodeInfo> out = new ArrayList<>();
+    state().nodes().forEach(n -> out.add(new NodeInfo(n.getId(), n.getName(),
+        n.getAddress().getAddress() + ":" + n.getAddress().getPort())));
+    return out;
+  }
+
+  @Override
+  protected String indexUuid(String index) {
+    return state().metadata().getProject().index(index).getIndexUUID();
+  }
+
+  @Override
+  protected String primaryNodeId(String index, int shard) {
+    return state().routingTable().index(index).shard(shard).primaryShard().currentNodeId();
+  }
+
+  private SearchSourceBuilder parse(String json) throws IOException {
+    try (var p = XContentType.JSON.xContent().createParser(
+             XContentParserConfiguration.EMPTY.withRegistry(registry), json)) {
+      return new SearchSourceBuilder().parseXContent(p, true, feature -> true);
+    }
+  }
+
+  @Override
+  protected String shardRequestHex(String query, String uuid, int shard, long now)
+      throws IOException {
+    SearchRequest sr = new SearchRequest(INDEX).source(parse(query)).allowPartialSearchResults(true);
+    var request = new ShardSearchRequest(new OriginalIndices(sr.indices(), sr.indicesOptions()),
+        sr, new ShardId(INDEX, uuid, shard), shard, SHARDS, AliasFilter.EMPTY, 1.0f, now, null);
+    BytesStreamOutput out = new BytesStreamOutput();
+    out.setTransportVersion(TransportVersion.current());
+    request.writeTo(out);
+    return HexFormat.of().formatHex(out.bytes().toBytesRef().bytes, 0, out.size());
+  }
+
+  @Override
+  protected String search(String query, boolean allowPartialResults) throws Exception {
+    var resp = client.search(new SearchRequest(INDEX).source(parse(query))
+        .allowPartialSearchResults(allowPartialResults)).get(60, TimeUnit.SECONDS);
+    try {
+      return Strings.toString(ChunkedToXContent.wrapAsToXContent(resp));
+    } finally {
+      resp.decRef();
+    }
+  }
+
+  @Override
+  protected void setMaxBuckets(Integer max) {
+    var b = Settings.builder();
+    if (max == null) {
+      b.putNull("search.max_buckets");
+    } else {
+      b.put("search.max_buckets", max);
+    }
+    client.admin().cluster().prepareUpdateSettings(MINUTE, MINUTE).setPersistentSettings(b).get();
+  }
+}
