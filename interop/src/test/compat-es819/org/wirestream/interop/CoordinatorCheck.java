@@ -39,9 +39,6 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
   static {
     // A node's plugin scanners log through ES's LogManager, whose provider must be set first.
     org.elasticsearch.common.logging.LogConfigurator.configureESLogging();
-    // Three nodes built at once race in Netty4Utils.setAvailableProcessors, as in 7.x; ES's
-    // test framework turns that call off the same way.
-    System.setProperty("es.set.netty.runtime.available.processors", "false");
   }
 
   private static final TimeValue MINUTE = TimeValue.timeValueSeconds(60);
@@ -134,6 +131,12 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
     } finally {
       resp.decRef();
     }
+  }
+
+  @Override
+  protected org.elasticsearch.search.aggregations.AggregatorFactories.Builder aggregationBuilders(
+      String query) throws IOException {
+    return parse(query).aggregations();
   }
 
   @Override
