@@ -25,7 +25,8 @@ version=$(sed -nE 's/^#define WIRESTREAM_VERSION "(.*)"$/\1/p' stream/wirestream
 out=$(env -u LD_LIBRARY_PATH "$prefix/bin/wirestream" --version) ||
   fail "the installed CLI does not start: $out"
 [[ $out == "wirestream $version;"* ]] || fail "installed wirestream --version: $out"
-env -u LD_LIBRARY_PATH "$prefix/bin/wirestream" decode examples/data/shard0.bin >/dev/null ||
+env -u LD_LIBRARY_PATH "$prefix/bin/wirestream" decode --version 8.7.0 examples/data/shard0.bin \
+  >/dev/null ||
   fail "the installed CLI cannot decode examples/data/shard0.bin"
 # Tools link the static libraries (BazelRules.cmake), also through a gathering library.
 linked=$(ldd "$prefix/bin/wirestream")
