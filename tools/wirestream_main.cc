@@ -369,10 +369,19 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     return outOfMemory();
   } catch (const FileError& e) {
+    // Bytes that do not read at the default version (the newest release) are most often
+    // an older node's: say which version was used and how to give theirs.
+    std::string hint;
+    const bool read_error = e.message.rfind("at byte ", 0) == 0;
+    if (read_error && ((*decode && decode->count("--version") == 0) ||
+                       (*reduce && reduce->count("--version") == 0))) {
+      hint = " (read at the default version, the newest release " + current +
+             "; bytes from an older node need its --version, e.g. --version 8.7.0)";
+    }
     try {
       std::cout.flush();
       std::cerr << "wirestream: " << oneLine(e.file) << ": "
-                << oneLine(wirestream::cli::capEcho(e.message, 400)) << "\n";
+                << oneLine(wirestream::cli::capEcho(e.message, 400)) << hint << "\n";
     } catch (const std::bad_alloc&) {
       return outOfMemory();
     }

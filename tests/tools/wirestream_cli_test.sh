@@ -79,6 +79,8 @@ cmp -s "$T/reduced.json" "$T/reduced7.json" || fail "reduce differs between vers
 # ---- errors ----
 head -c 40 "$T/shard1-8.7.0.bin" >"$T/truncated.bin"
 expect_error "truncated.bin: at byte 37: tried to read" "$W" decode --version 8.7.0 "$T/truncated.bin"
+# Without --version a read error says which version it read at and how to give the file's.
+expect_error "bytes from an older node need its --version" "$W" decode "$T/truncated.bin"
 expect_error "truncated.bin" "$W" reduce --version 8.7.0 "$T/shard1-8.7.0.bin" "$T/truncated.bin"
 printf 'garbage that is not an aggregation' >"$T/garbage.bin"
 expect_error "garbage.bin" "$W" decode "$T/garbage.bin"
