@@ -99,9 +99,11 @@ GenericValue parsedMapValue(const Json& v, const std::string& where) {
   }
   if (v.is_object()) {
     std::vector<std::string_view> keys;
-    for (auto it = v.begin(); it != v.end(); ++it) keys.push_back(it.key());
     std::vector<const Json*> values;
-    for (auto it = v.begin(); it != v.end(); ++it) values.push_back(&it.value());
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      keys.push_back(it.key());
+      values.push_back(&it.value());
+    }
     GenericValue::Entries entries;
     for (size_t i : javaHashMapPutOrder(keys)) {
       entries.emplace_back(GenericValue(std::string(keys[i])), parsedMapValue(*values[i], where));
