@@ -259,4 +259,14 @@ public final class Es {
   public static RuntimeException registryException(String message) {
     return new org.elasticsearch.rest.ApiNotAvailableException(message);
   }
+
+  /** The index's UUID in the cluster state's metadata. */
+  public static String indexUuid(org.elasticsearch.cluster.ClusterState s, String index) {
+    return s.metadata().index(index).getIndexUUID();
+  }
+
+  /** A search response as the JSON ES's REST layer writes. */
+  public static String searchResponseJson(org.elasticsearch.action.search.SearchResponse r) {
+    return org.elasticsearch.common.Strings.toString(r);
+  }
 }

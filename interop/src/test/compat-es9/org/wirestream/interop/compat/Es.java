@@ -263,4 +263,15 @@ public final class Es {
   public static RuntimeException registryException(String message) {
     return new org.elasticsearch.indices.IndexLimitExceededException(message);
   }
+
+  /** The index's UUID in the cluster state's metadata (the default project's, 9.x). */
+  public static String indexUuid(org.elasticsearch.cluster.ClusterState s, String index) {
+    return s.metadata().getProject().index(index).getIndexUUID();
+  }
+
+  /** A search response as the JSON ES's REST layer writes, through ChunkedToXContent.wrapAsToXContent (9.x). */
+  public static String searchResponseJson(org.elasticsearch.action.search.SearchResponse r) {
+    return org.elasticsearch.common.Strings.toString(
+        org.elasticsearch.common.xcontent.ChunkedToXContent.wrapAsToXContent(r));
+  }
 }

@@ -13,9 +13,7 @@ import org.elasticsearch.action.search.SearchRequest;
 import org.elasticsearch.action.support.WriteRequest;
 import org.elasticsearch.client.internal.Client;
 import org.elasticsearch.cluster.ClusterState;
-import org.elasticsearch.common.Strings;
 import org.elasticsearch.common.io.stream.BytesStreamOutput;
-import org.elasticsearch.common.xcontent.ChunkedToXContent;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.index.shard.ShardId;
@@ -29,13 +27,15 @@ import org.elasticsearch.transport.netty4.Netty4Plugin;
 import org.elasticsearch.xcontent.NamedXContentRegistry;
 import org.elasticsearch.xcontent.XContentParserConfiguration;
 import org.elasticsearch.xcontent.XContentType;
+import org.wirestream.interop.compat.Es;
 
 /**
- * The coordinator check on the ES 9.x line's API (see CoordinatorCheckBase), as 8.19's. Nodes are
- * HarnessNode (9.x's Node is built through NodeConstruction;
+ * The coordinator check on the API of ES 8.19 and 9.x (see CoordinatorCheckBase), shared by
+ * both lines (src/test/compat-es819plus); where they differ it asks the line's compat.Es (the
+ * index metadata, 9.x's default project's; the response's JSON). Nodes are
+ * HarnessNode (8.19's and 9.x's Node is built through NodeConstruction;
  * HarnessPluginsService loads the classpath plugins), master-node timeouts are explicit, and a
- * search response is reference-counted. 9.x: the index metadata is the default project's, and a
- * response is written through ChunkedToXContent.wrapAsToXContent.
+ * search response is reference-counted.
  */
 final class CoordinatorCheck extends CoordinatorCheckBase {
   static {
@@ -97,7 +97,7 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
 
   @Override
   protected String indexUuid(String index) {
-    return state().metadata().getProject().index(index).getIndexUUID();
+    return Es.indexUuid(state(), index);
   }
 
   @Override
@@ -129,7 +129,7 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
     var resp = client.search(new SearchRequest(INDEX).source(parse(query))
         .allowPartialSearchResults(allowPartialResults)).get(60, TimeUnit.SECONDS);
     try {
-      return Strings.toString(ChunkedToXContent.wrapAsToXContent(resp));
+      return Es.searchResponseJson(resp);
     } finally {
       resp.decRef();
     }
