@@ -52,6 +52,14 @@ bool BucketOrder::isCountDesc() const {
   return kind_ == Kind::kCompound && orders_[0].kind_ == Kind::kCountDesc;
 }
 
+bool BucketOrder::comparesSubAggregations() const {
+  if (kind_ == Kind::kAggregation) return true;
+  for (const BucketOrder& o : orders_) {
+    if (o.kind_ == Kind::kAggregation) return true;
+  }
+  return false;
+}
+
 void BucketOrder::writeTo(StreamOutput& out) const {
   out.writeByte(static_cast<uint8_t>(kind_));
   if (kind_ == Kind::kAggregation) {

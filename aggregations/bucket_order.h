@@ -68,6 +68,9 @@ class BucketOrder {
   bool isKeyOrder() const;
   // ES's InternalOrder.isCountDesc: `_count desc`, alone or first in a compound.
   bool isCountDesc() const;
+  // By a sub-aggregation's value, alone or anywhere in a compound: comparing
+  // two buckets needs their sub-aggregations reduced.
+  bool comparesSubAggregations() const;
 
   void writeTo(StreamOutput& out) const;
   static BucketOrder readFrom(StreamInput& in);

@@ -576,6 +576,7 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
   const BucketOrder& order = first.order_;
   auto less = [&](uint32_t a, uint32_t b) { return order.compare(view[a], view[b]) < 0; };
   const size_t keep = static_cast<size_t>(first.required_size_);
+  const bool compares_subs = order.comparesSubAggregations();
   std::vector<uint32_t> heap;
   bool heaped = false;
   std::vector<const InternalAggregations*> subs;
@@ -608,10 +609,14 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
     i = run_end;
     if (context.final_reduce && doc_count < first.min_doc_count_) continue;
     // Once `size` buckets are kept, a new one replaces one of them (or falls
-    // out itself): ES's queue counts a bucket only when it grows, so the count
-    // never passes `size` on the way.
+    // out itself). By count or key, ES's queue compares a candidate without
+    // reducing it and counts only the buckets it keeps, so the count never
+    // passes `size` on the way. By a sub-aggregation, ES reduces (and counts)
+    // the candidate to compare it, so the count reaches `size + 1` before the
+    // worst is given back (ES 7.17 and later, DelayedBucket).
     const bool full = context.final_reduce && heap.size() >= keep;
-    if (!full) context.consumeBucketsAndMaybeBreak(1);
+    const bool counts_candidate = !full || compares_subs;
+    if (counts_candidate) context.consumeBucketsAndMaybeBreak(1);
     int64_t bucket_error = 0;
     if (out->show_term_doc_count_error_) {
       // The bound of a term: what the shards that returned it say, plus the
@@ -638,7 +643,8 @@ std::unique_ptr<InternalAggregation> InternalTerms<Key>::reduce(
       std::pop_heap(heap.begin(), heap.end(), less);
       uint32_t worst = heap.back();
       other = checkedAdd(other, merged.docCountAt(worst), "sum_other_doc_count");
-      context.consumeBucketsAndMaybeBreak(-merged.aggregationsAt(worst).bucketCount());
+      context.consumeBucketsAndMaybeBreak(-(compares_subs ? 1 : 0) -
+                                          merged.aggregationsAt(worst).bucketCount());
       if (merged.hasAggregationsColumn())
         merged.mutableAggregations(worst) = InternalAggregations();
       heap.pop_back();

@@ -413,11 +413,16 @@ ws_cc_test(tests_aggregations_wire_test
     SRCS tests/aggregations/wire_test.cc
     DEPS tests_aggregations_agg_test_util GTest::gtest_main
     SIZE small)
+ws_cc_library(tests_stream_test_util
+    DIR tests/stream
+    NAME test_util
+    HDRS tests/stream/test_util.h
+    DEPS stream GTest::gtest)
 ws_cc_test(tests_aggregations_reduce_test
     DIR tests/aggregations
     NAME reduce_test
     SRCS tests/aggregations/reduce_test.cc
-    DEPS tests_aggregations_agg_test_util GTest::gtest_main
+    DEPS tests_aggregations_agg_test_util tests_stream_test_util GTest::gtest_main
     SIZE small)
 ws_cc_test(tests_aggregations_es_reduce_test
     DIR tests/aggregations
@@ -467,11 +472,6 @@ ws_cc_test(tests_aggregations_time_zone_test
     SRCS tests/aggregations/time_zone_test.cc
     DEPS aggregations aggregations_json GTest::gtest_main
     SIZE small)
-ws_cc_library(tests_stream_test_util
-    DIR tests/stream
-    NAME test_util
-    HDRS tests/stream/test_util.h
-    DEPS stream GTest::gtest)
 ws_cc_test(tests_aggregations_columnar_test
     DIR tests/aggregations
     NAME columnar_test

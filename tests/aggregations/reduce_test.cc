@@ -8,6 +8,7 @@
 
 #include "agg_test_util.h"
 #include "aggregations/json/aggregation_json.h"
+#include "tests/stream/test_util.h"
 
 namespace wirestream::aggregations {
 namespace {
@@ -177,6 +178,40 @@ TEST(TermsReduce, SubAggregationsReducedAndUsableForOrder) {
   EXPECT_EQ(static_cast<const Sum&>(t.buckets()[0].aggregations[0]).value(), 202);
   EXPECT_EQ(t.buckets()[1].key, "b");  // s = 100; a has 4
   EXPECT_EQ(t.otherDocCount(), 19);
+}
+
+// search.max_buckets as ES 7.17 and later count it (DelayedBucket): ordered by
+// a sub-aggregation, a candidate is reduced, and counted, to be compared, so
+// with `size` 2 kept the third term takes the count to 3 before the worst is
+// given back; by count, a candidate is compared unreduced and the count stays
+// at 2. (The harness's reduce check found this at ES 7.17.29, seed 841543327:
+// size 1 ordered by a sum under max_buckets 1, which ES refuses.)
+TEST(TermsReduce, OrderBySubAggregationCountsTheCandidateItCompares) {
+  auto reduceAt = [](BucketOrder order, int32_t max_buckets) {
+    auto s = shards(list(shard({{"a", 10, 1}, {"b", 8, 2}, {"c", 5, 3}}, 3, order, 0, true)));
+    std::vector<const InternalAggregations*> ptrs{&s[0]};
+    return InternalAggregations::reduce(ptrs, ReduceContext::finalReduce(max_buckets));
+  };
+  const BucketOrder by_sum = BucketOrder::aggregation("s", false);
+  wirestream::testing::expectErrorNaming<TooManyBucketsError>(
+      [&] { reduceAt(by_sum, 2); }, "Must be less than or equal to: [2] but was [3]");
+  InternalAggregations r = reduceAt(by_sum, 3);
+  const auto& t = static_cast<const StringTerms&>(r[0]);
+  ASSERT_EQ(t.buckets().size(), 2u);
+  EXPECT_EQ(t.buckets()[0].key, "c");
+  EXPECT_EQ(t.buckets()[1].key, "b");
+  // A compound that holds a sub-aggregation is counted alike. ES reduces the
+  // candidate only when the orders before the sub-aggregation tie, so here
+  // (no doc counts tie) it completes under 2: wirestream refuses earlier,
+  // never returns a different result (docs/aggregations.md, the bucket budget).
+  wirestream::testing::expectErrorNaming<TooManyBucketsError>(
+      [&] {
+        reduceAt(BucketOrder::compound({BucketOrder::count(false), by_sum}), 2);
+      },
+      "but was [3]");
+  EXPECT_EQ(
+      static_cast<const StringTerms&>(reduceAt(BucketOrder::count(false), 2)[0]).buckets().size(),
+      2u);
 }
 
 TEST(TermsReduce, PartialReduceKeepsEverythingByKey) {

@@ -93,8 +93,8 @@ final class ReduceCheck implements Check {
         w.write('\n');
       }
     }
-    // ES 8 reduced, wirestream ran out of buckets: the same shards again without the limit, to
-    // tell the known accounting difference (DELAYED_SUBS_8X) from a wrong result.
+    // ES reduced, wirestream ran out of buckets: the same shards again without the limit, to
+    // tell the known accounting difference (DELAYED_SUBS) from a wrong result.
     List<Integer> retried = new ArrayList<>();
     List<ObjectNode> retries = new ArrayList<>();
     for (int i = 0; i < cases.size(); i++) {
@@ -121,7 +121,7 @@ final class ReduceCheck implements Check {
       check(what + " without the bucket limit", cases.get(i), expected.get(i), unlimited.get(k),
           alone);
       if (alone.failures.isEmpty()) {
-        r.known(ReduceShards.ES_7X ? EARLIER_LIMIT_7X : DELAYED_SUBS_8X);
+        r.known(DELAYED_SUBS);
       } else {
         r.fail(what + ": ES reduced it, wirestream ran out of buckets; and "
             + alone.failures.get(0));
@@ -130,16 +130,11 @@ final class ReduceCheck implements Check {
     return r;
   }
 
-  static final String DELAYED_SUBS_8X = "search.max_buckets: ES 8 reduces a terms bucket's "
-      + "sub-aggregations only once the bucket is sure to be kept (DelayedBucket), wirestream as "
-      + "it merges (as ES 7.x), so near the limit ES 8 completes a search that wirestream refuses; "
-      + "without the limit the results are the same (docs/aggregations.md, the bucket budget)";
-
-  static final String EARLIER_LIMIT_7X = "search.max_buckets: near the limit ES 7.x completes "
-      + "some terms reduces with sub-terms that wirestream refuses (first seen at seed 783749747: "
-      + "ES done under 15, wirestream needs 19, 11 buckets kept); the cause in 7.x's accounting "
-      + "is not yet known; without the limit the results are the same (docs/aggregations.md, "
-      + "the bucket budget)";
+  static final String DELAYED_SUBS = "search.max_buckets: ES (7.17 and later) reduces a terms "
+      + "bucket's sub-aggregations only once the bucket is sure to be kept or must be compared by "
+      + "one (DelayedBucket), wirestream as it merges, so near the limit ES completes a search "
+      + "that wirestream refuses; without the limit the results are the same "
+      + "(docs/aggregations.md, the bucket budget)";
 
   static final String NAN_ORDER_7X = "ES 7.x sorts a NaN metric (an empty avg) last both ways; "
       + "wirestream sorts as ES 8 does (NaN greatest: docs/aggregations.md, the terms reduce), so "
