@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   int64_t timeout_ms = 30000;
   int32_t max_buckets = 65536;
   bool allow_partial = true;
+  bool batched_query_phase = true;
   int32_t repeat = 1;
   std::string dump_dir;
   app.add_option("--cluster", cluster_path, "Cluster file (JSON)")->required();
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-buckets", max_buckets, "search.max_buckets")->check(CLI::Range(1, 1 << 30));
   app.add_option("--allow-partial-search-results", allow_partial,
                  "Answer with the shards that did not fail (true) or fail the search");
+  app.add_option("--batched-query-phase", batched_query_phase,
+                 "search.batched_query_phase (ES 9.x): reduce by node (true) or by shard");
   app.add_option("--repeat", repeat, "Run the search N times over the same connections")
       ->check(CLI::Range(1, 100000));
   app.add_option("--dump-shards", dump_dir,
@@ -82,6 +85,7 @@ int main(int argc, char** argv) {
   options.timeout = std::chrono::milliseconds(timeout_ms);
   options.max_buckets = max_buckets;
   options.allow_partial_search_results = allow_partial;
+  options.batched_query_phase = batched_query_phase;
   options.now_in_millis = now;
   try {
     if (request_hex) {

@@ -247,7 +247,8 @@ SearchResult Coordinator::search(const SearchSource& source) {
   // coordinator reduces the nodes' (in the order of their first shard). That changes the
   // reduced aggregations' order (a HashMap walk of walks) and the order of the sums.
   std::vector<aggregations::InternalAggregations> node_partials;
-  if (!lists.empty() && version.onOrAfter(TransportVersion::BATCHED_QUERY_PHASE_VERSION)) {
+  if (!lists.empty() && opts.batched_query_phase &&
+      version.onOrAfter(TransportVersion::BATCHED_QUERY_PHASE_VERSION)) {
     std::vector<std::string> node_order;
     std::map<std::string, std::vector<const aggregations::InternalAggregations*>> by_node;
     for (const auto& [shard, r] : answers) {

@@ -80,6 +80,11 @@ struct CoordinatorOptions {
   bool allow_partial_search_results = true;
   int32_t max_buckets = 65536;  // search.max_buckets
   int64_t now_in_millis = 0;    // 0: the clock
+  // ES 9.x's search.batched_query_phase (its default, true): from 9.x's wire
+  // version the reduce groups the shards' results by node as ES's batched query
+  // phase does; false reduces them in shard order, as 8.x and a 9.x coordinator
+  // with the setting off do (the order of a double sum's terms, so its last bit).
+  bool batched_query_phase = true;
   // Called with each shard's result once read, and its connection's version
   // (es_coordinator --dump-shards); it must not keep the reference.
   std::function<void(int32_t shard, const QuerySearchResult&, TransportVersion)> on_shard_result;

@@ -49,6 +49,26 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
       new NamedXContentRegistry(new SearchModule(Settings.EMPTY, List.of()).getNamedXContents());
   private Client client;
 
+  /**
+   * 9.x's coordinator runs the batched query phase by default: each remote node reduces its
+   * shards and the coordinator sums the nodes' partial results in the order their answers
+   * arrive, so a double's last digit is not reproducible run to run, by ES itself either.
+   * The check turns it off (search.batched_query_phase, a node setting) and has es_coordinator
+   * reduce the same way (--batched-query-phase false): shard results in shard order, exact.
+   * 8.19 keeps its default (the feature flag is off in releases).
+   */
+  static final boolean UNBATCHED = Es.release().startsWith("9.");
+
+  @Override
+  protected void nodeSettings(Settings.Builder b) {
+    if (UNBATCHED) b.put("search.batched_query_phase", false);
+  }
+
+  @Override
+  protected List<String> coordinatorFlags() {
+    return UNBATCHED ? List.of("--batched-query-phase", "false") : List.of();
+  }
+
   @Override
   protected Closeable startNode(Settings settings) throws Exception {
     HarnessNode n = new HarnessNode(settings, List.of(Netty4Plugin.class));

@@ -88,6 +88,23 @@ abstract class CoordinatorCheckBase implements Check {
   /** ES's coordinator's response to the search JSON (throws what ES's search throws). */
   protected abstract String search(String query, boolean allowPartialResults) throws Exception;
 
+  /** Settings of every node beyond the cluster's own (a line's coordinator settings). */
+  protected void nodeSettings(Settings.Builder b) {}
+
+  /** es_coordinator's flags that match nodeSettings (before each call's own). */
+  protected List<String> coordinatorFlags() {
+    return List.of();
+  }
+
+  /** The command line of an es_coordinator call: the binary, the line's flags, then args. */
+  String[] wsCommand(String coordinator, String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(coordinator);
+    cmd.addAll(coordinatorFlags());
+    cmd.addAll(List.of(args));
+    return cmd.toArray(new String[0]);
+  }
+
   /** Sets the persistent search.max_buckets; null removes it. */
   protected abstract void setMaxBuckets(Integer max);
 
@@ -120,7 +137,7 @@ abstract class CoordinatorCheckBase implements Check {
       List<Exception> failed = new ArrayList<>();
       Closeable[] started = new Closeable[NODES];
       for (int i = 0; i < NODES; i++) {
-        Settings s = Settings.builder()
+        Settings.Builder b = Settings.builder()
             .put("cluster.name", "wirestream-coord-" + ctx.seed)
             .put("node.name", "n" + i)
             .put("path.home", dir.resolve("n" + i).toString())
@@ -129,8 +146,9 @@ abstract class CoordinatorCheckBase implements Check {
             .put("http.port", 0)
             .put("discovery.seed_hosts", seeds.toString())
             .putList("cluster.initial_master_nodes", "n0", "n1", "n2")
-            .put("cluster.routing.allocation.disk.threshold_enabled", false)
-            .build();
+            .put("cluster.routing.allocation.disk.threshold_enabled", false);
+        nodeSettings(b);
+        Settings s = b.build();
         int index = i;
         Thread t = new Thread(() -> {
           try {
@@ -268,9 +286,9 @@ abstract class CoordinatorCheckBase implements Check {
       String requestDiff = null;
       for (int s = 0; s < SHARDS && requestDiff == null; s++) {
         String es = shardRequestHex(query, uuid, s, now);
-        Proc ws = Proc.run(coordinator.toString(), "--request-hex", "--cluster",
+        Proc ws = Proc.run(wsCommand(coordinator.toString(), "--request-hex", "--cluster",
             clusterFile.toString(), "--query", query, "--shard", String.valueOf(s), "--now",
-            String.valueOf(now));
+            String.valueOf(now)));
         if (ws.rc != 0) {
           requestDiff = "shard " + s + ": es_coordinator --request-hex failed: " + ws.err.strip();
         } else if (!es.equals(ws.out.strip())) {
@@ -284,8 +302,8 @@ abstract class CoordinatorCheckBase implements Check {
       requestsSame++;
       // 2. The search: ES's coordinator against es_coordinator's.
       JsonNode esJson = mapper.readTree(search(query, true)).get("aggregations");
-      Proc ws = Proc.run(coordinator.toString(), "--cluster", clusterFile.toString(), "--query",
-          query);
+      Proc ws = Proc.run(wsCommand(coordinator.toString(), "--cluster", clusterFile.toString(),
+          "--query", query));
       if (ws.rc != 0) {
         r.fail("search " + i + " " + query + ": es_coordinator failed: " + ws.err.strip());
         continue;
@@ -341,8 +359,8 @@ abstract class CoordinatorCheckBase implements Check {
       String failure = null;
       // Warm-up: ES's JIT and es_coordinator's page cache; the shards' results dumped.
       for (int i = 0; i < 5 * n; i++) search(query, true);
-      Proc ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
-          "--repeat", String.valueOf(n + 1), "--dump-shards", dump.toString());
+      Proc ws = Proc.run(wsCommand(coordinator, "--cluster", clusterFile.toString(), "--query",
+          query, "--repeat", String.valueOf(n + 1), "--dump-shards", dump.toString()));
       if (ws.rc != 0) {
         r.fail("numbers " + name + ": es_coordinator failed: " + ws.err.strip());
         continue;
@@ -362,8 +380,8 @@ abstract class CoordinatorCheckBase implements Check {
           esTook.add((System.nanoTime() - t) / 1e6);
           esReduce.add(esReduceMillis(shardBytes, version, registry, builders));
         }
-        ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
-            "--repeat", String.valueOf(n + 1));
+        ws = Proc.run(wsCommand(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+            "--repeat", String.valueOf(n + 1)));
         String line = ws.err.lines().filter(l -> l.startsWith("es_coordinator: timings "))
             .findFirst().orElse(null);
         if (ws.rc != 0 || line == null) {
@@ -457,8 +475,8 @@ abstract class CoordinatorCheckBase implements Check {
     } finally {
       setMaxBuckets(null);
     }
-    Proc ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", hourly,
-        "--max-buckets", "100");
+    Proc ws = Proc.run(wsCommand(coordinator, "--cluster", clusterFile.toString(), "--query",
+        hourly, "--max-buckets", "100"));
     if (esError == null || !esError.contains("TooManyBuckets")) {
       r.fail("fault too_many_buckets: ES did not refuse the search: " + esError);
     } else if (ws.rc != 1 || !ws.err.contains("too_many_buckets_exception")) {
@@ -473,8 +491,8 @@ abstract class CoordinatorCheckBase implements Check {
         + "\"aggs\":{\"m\":{\"avg\":{\"field\":\"price\"}}}},\"d\":{\"date_histogram\":{"
         + "\"field\":\"@timestamp\",\"calendar_interval\":\"week\"}}}}";
     JsonNode esJson = mapper.readTree(search(query, true));
-    ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
-        "--timeout-ms", "5000");
+    ws = Proc.run(wsCommand(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+        "--timeout-ms", "5000"));
     if (ws.rc != 0) {
       r.fail("fault stopped node: es_coordinator failed: " + ws.err.strip());
     } else {
@@ -501,8 +519,8 @@ abstract class CoordinatorCheckBase implements Check {
     } catch (Exception e) {
       esRefused = describe(e);
     }
-    ws = Proc.run(coordinator, "--cluster", clusterFile.toString(), "--query", query,
-        "--timeout-ms", "5000", "--allow-partial-search-results", "false");
+    ws = Proc.run(wsCommand(coordinator, "--cluster", clusterFile.toString(), "--query", query,
+        "--timeout-ms", "5000", "--allow-partial-search-results", "false"));
     if (esRefused == null) {
       r.fail("fault no partial results: ES answered with a node stopped");
     } else if (ws.rc != 1 || !ws.err.contains("SearchPhaseError")) {
