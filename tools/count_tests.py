@@ -10,7 +10,13 @@ A target that bazel itself reported as not passing (FAILED, TIMEOUT, ...: a
 sanitizer report at exit fails a binary whose XML shows every case passed)
 counts at least one failure: pass bazel's output with --bazel-output FILE.
 
-usage: count_tests.py [--bazel-output FILE] [TESTLOGS_DIR] [LABEL]
+bazel-testlogs also holds the XML of earlier runs (another suite, a target no
+longer built) when the configuration shares its output directory, as the
+sanitizer configs do: with --targets FILE (the labels `bazel query
+"tests(...)"` prints for this run) only those targets count, and one of them
+without XML counts as one failure.
+
+usage: count_tests.py [--bazel-output FILE] [--targets FILE] [TESTLOGS_DIR] [LABEL]
 """
 import re
 import os
@@ -58,11 +64,26 @@ def bazel_not_passed(path):
     return out
 
 
+def target_of(path, targets):
+    """The target dir that path is, or is a run of (name/run_1_of_5), or None."""
+    while path and path != ".":
+        if path in targets:
+            return path
+        path = os.path.dirname(path)
+    return None
+
+
 def main():
     args = sys.argv[1:]
     not_passed = {}
-    if len(args) >= 2 and args[0] == "--bazel-output":
-        not_passed = bazel_not_passed(args[1])
+    targets = None  # target dir (e.g. tests/stream/errors_test) -> label
+    while len(args) >= 2 and args[0] in ("--bazel-output", "--targets"):
+        if args[0] == "--bazel-output":
+            not_passed = bazel_not_passed(args[1])
+        else:
+            with open(args[1]) as f:
+                labels = [line.strip() for line in f if line.strip().startswith("//")]
+            targets = {l[2:].replace(":", "/"): l for l in labels}
         args = args[2:]
     logs = args[0] if len(args) > 0 else "bazel-testlogs"
     label = (args[1] + ": ") if len(args) > 1 else ""
@@ -71,6 +92,7 @@ def main():
     prefix = "" if prefix == "." or prefix.startswith("..") else prefix + "/"
     passed = failed = 0
     failed_targets = []
+    seen = set()
     for dirpath, _, files in os.walk(logs, followlinks=True):
         if "test.xml" not in files:
             continue
@@ -78,6 +100,11 @@ def main():
         if counts is None:
             counts = (0, 1)  # unreadable or empty XML: never counted as passed
         rel = os.path.relpath(dirpath, logs)
+        if targets is not None:
+            owner = target_of(prefix + rel, targets)
+            if owner is None:
+                continue  # not a test of this run
+            seen.add(owner)
         label_of = not_passed.pop(prefix + rel, None)
         if label_of and counts[1] == 0:
             counts = (counts[0], 1)  # bazel says it failed; the XML did not show why
@@ -88,6 +115,12 @@ def main():
     for target in sorted(not_passed.values()):  # no test.xml at all (did not build, no status)
         failed += 1
         failed_targets.append(target)
+    if targets is not None:
+        for d, target in sorted(targets.items()):
+            if d in seen or target in failed_targets or not d.startswith(prefix):
+                continue
+            failed += 1  # asked for (under LOGS), but it left no XML
+            failed_targets.append(target)
     for t in failed_targets:
         print(f"failed: {t}", file=sys.stderr)
     print(f"{label}{passed} passed, {failed} failed")
