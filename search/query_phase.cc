@@ -61,6 +61,18 @@ std::string failureType(std::exception_ptr e, std::string* reason) {
   }
 }
 
+// The node sent this failure over its connection (a shard's exception): the
+// connection is sound and is kept.
+bool nodeAnswered(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const transport::RemoteTransportError&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace
 
 // ---- the cluster file ----
@@ -161,7 +173,7 @@ SearchResult Coordinator::search(const SearchSource& source) {
     f.node_id = node;
     f.type = failureType(e, &f.reason);
     result.failures.push_back(std::move(f));
-    connections.erase(node);  // the next search connects again
+    if (!nodeAnswered(e)) connections.erase(node);  // the next search connects again
   };
   for (const auto& [shard, node_id] : cluster.shards) {
     const ClusterNode& node = cluster.node(node_id);
@@ -172,6 +184,7 @@ SearchResult Coordinator::search(const SearchSource& source) {
     if (!connections.count(node_id)) {
       try {
         connections[node_id] = service.connect(node.host, node.port);
+        ++connections_opened_;
       } catch (...) {
         unreachable[node_id] = std::current_exception();
         fail(shard, node_id, unreachable[node_id]);

@@ -109,9 +109,11 @@ ShardSearchRequest shardRequest(const ClusterFile& cluster, const SearchSource& 
 
 // A coordinator that keeps its transport service and its connections to the
 // cluster's nodes from one search to the next, as ES's coordinator keeps its
-// node connections (a node's connection opens at its first search; one that
-// failed a shard is dropped and opened again by the next search). One search
-// at a time.
+// node connections (a node's connection opens at its first search; one whose
+// call failed in the transport, a refused connect, a disconnect, a timeout or an
+// answer that could not be read, is dropped and opened again by the next search;
+// a shard's own exception, which its node sent over the connection, keeps it).
+// One search at a time.
 //
 //   Coordinator coordinator(cluster, options);
 //   SearchResult first = coordinator.search(source);   // connects
@@ -126,11 +128,16 @@ class Coordinator {
   // Runs the query phase over every shard of the cluster's shards and reduces.
   SearchResult search(const SearchSource& source);
 
+  // Connections opened since construction (each node's first, and again after
+  // a transport failure dropped one).
+  uint64_t connectionsOpened() const { return connections_opened_; }
+
  private:
   ClusterFile cluster_;
   CoordinatorOptions options_;
   std::unique_ptr<transport::TransportService> service_;
   std::map<std::string, std::shared_ptr<transport::Connection>> connections_;
+  uint64_t connections_opened_ = 0;
 };
 
 // One search through a Coordinator of its own (connections opened and closed).

@@ -124,6 +124,28 @@ TEST_F(CoordinatorTest, AFailedShardIsPartialAndTheNextSearchStillAnswers) {
   const SearchResult whole = coordinator.search(source);
   EXPECT_EQ(whole.successful_shards, 2);
   EXPECT_TRUE(whole.failures.empty());
+  // The shard's exception came over a sound connection: it was kept.
+  EXPECT_EQ(coordinator.connectionsOpened(), 1u);
+}
+
+TEST_F(CoordinatorTest, ADroppedConnectionIsOpenedAgainByTheNextSearch) {
+  Coordinator coordinator(cluster, options);
+  EXPECT_EQ(coordinator.search(source).successful_shards, 2);
+  // The node goes away: both shards fail in the transport (all shards failed).
+  const uint16_t port = cluster.nodes[0].port;
+  node.reset();
+  EXPECT_THROW(coordinator.search(source), SearchPhaseError);
+  // It comes back on the same port; the next search connects again.
+  transport::TransportOptions o = transport::TransportOptions::forRelease("8.7.1");
+  o.logger = [](transport::LogLevel, const std::string&) {};
+  node = std::make_unique<transport::TransportService>(o);
+  node->registerRequestHandler(
+      std::string(ShardSearchRequest::kAction),
+      [](StreamInput& in) { return ShardSearchRequest::readFrom(in); },
+      [](const ShardSearchRequest&) { return RawAnswer(fromHex(testing::kMax)); });
+  ASSERT_EQ(node->listen("127.0.0.1", port), port);
+  EXPECT_EQ(coordinator.search(source).successful_shards, 2);
+  EXPECT_EQ(coordinator.connectionsOpened(), 2u);
 }
 
 }  // namespace
