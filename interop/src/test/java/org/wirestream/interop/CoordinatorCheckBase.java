@@ -15,6 +15,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.elasticsearch.common.bytes.BytesArray;
 import org.elasticsearch.common.io.stream.NamedWriteableAwareStreamInput;
@@ -23,6 +29,7 @@ import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.search.aggregations.AggregatorFactories;
 import org.elasticsearch.search.aggregations.InternalAggregations;
+import org.elasticsearch.threadpool.ThreadPool;
 import org.wirestream.interop.compat.Es;
 
 /**
@@ -454,10 +461,12 @@ abstract class CoordinatorCheckBase implements Check {
   /**
    * Faults as ES handles them. 1. search.max_buckets below what a search makes: ES refuses it
    * with too_many_buckets_exception, and es_coordinator with the same --max-buckets fails with
-   * that type. 2. A data node stopped: ES's coordinator answers with the other shards and the
-   * stopped node's as failed; es_coordinator (whose cluster file still names the node) must give
-   * the same shard counts and identical aggregations. 3. The same without partial results: both
-   * fail. Each is one case of the check.
+   * that type. 2. A data node stopped during the query phase (stopDuringQueryPhase): both
+   * coordinators' requests wait on it when it stops. 3. A data node stopped before the search:
+   * ES's coordinator answers with the other shards and the stopped node's as failed;
+   * es_coordinator (whose cluster file still names the node) must give the same shard counts
+   * and identical aggregations, in 2 as in 3. 4. The same without partial results: both fail.
+   * Each is one case of the check.
    */
   void runFaults(Context ctx, Result r, List<Closeable> nodes, Path clusterFile)
       throws Exception {
@@ -484,35 +493,30 @@ abstract class CoordinatorCheckBase implements Check {
     } else {
       r.pass();
     }
-    // 2. a data node stopped: partial results
-    nodes.get(NODES - 1).close();
-    waitForNodes(NODES - 1);
     String query = "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"size\":5},"
         + "\"aggs\":{\"m\":{\"avg\":{\"field\":\"price\"}}}},\"d\":{\"date_histogram\":{"
         + "\"field\":\"@timestamp\",\"calendar_interval\":\"week\"}}}}";
+    // 2. a data node stopped during the query phase: partial results
+    String d = stopDuringQueryPhase(nodes.get(NODES - 1), "n" + (NODES - 1), clusterFile,
+        coordinator, query);
+    if (d != null) {
+      r.fail("fault node stopped during the query phase: " + d);
+    } else {
+      r.pass();
+    }
+    waitForNodes(NODES - 1);
+    // 3. a data node stopped before the search: partial results
     JsonNode esJson = mapper.readTree(search(query, true));
     ws = Proc.run(wsCommand(coordinator, "--cluster", clusterFile.toString(), "--query", query,
         "--timeout-ms", "5000"));
-    if (ws.rc != 0) {
-      r.fail("fault stopped node: es_coordinator failed: " + ws.err.strip());
+    d = ws.rc != 0 ? "es_coordinator failed: " + ws.err.strip()
+        : samePartialResults(esJson, mapper.readTree(ws.out));
+    if (d != null) {
+      r.fail("fault stopped node: " + d);
     } else {
-      JsonNode wsJson = mapper.readTree(ws.out);
-      String d = JsonCompare.diffOrdered(esJson.get("aggregations"), wsJson.get("aggregations"));
-      for (String f : List.of("total", "successful", "failed")) {
-        if (d == null && !esJson.get("_shards").get(f).equals(wsJson.get("_shards").get(f))) {
-          d = "_shards." + f + ": " + esJson.get("_shards") + " vs " + wsJson.get("_shards");
-        }
-      }
-      if (d == null && esJson.get("_shards").get("failed").asInt() == 0) {
-        d = "no shard failed with a node stopped: " + esJson.get("_shards");
-      }
-      if (d != null) {
-        r.fail("fault stopped node: " + d);
-      } else {
-        r.pass();
-      }
+      r.pass();
     }
-    // 3. the same without partial results: both refuse
+    // 4. the same without partial results: both refuse
     String esRefused = null;
     try {
       search(query, false);
@@ -527,6 +531,104 @@ abstract class CoordinatorCheckBase implements Check {
       r.fail("fault no partial results: es_coordinator exited " + ws.rc + ": " + ws.err.strip());
     } else {
       r.pass();
+    }
+  }
+
+  /** Null when both answers have the same _shards counts, a failed shard, same aggregations. */
+  static String samePartialResults(JsonNode esJson, JsonNode wsJson) {
+    String d = JsonCompare.diffOrdered(esJson.get("aggregations"), wsJson.get("aggregations"));
+    for (String f : List.of("total", "successful", "failed")) {
+      if (d == null && !esJson.get("_shards").get(f).equals(wsJson.get("_shards").get(f))) {
+        d = "_shards." + f + ": " + esJson.get("_shards") + " vs " + wsJson.get("_shards");
+      }
+    }
+    if (d == null && esJson.get("_shards").get("failed").asInt() == 0) {
+      d = "no shard failed with a node stopped: " + esJson.get("_shards");
+    }
+    return d;
+  }
+
+  /**
+   * Stops `node` while both coordinators' shard requests wait on it: a task holds each of its
+   * search threads, the search runs through ES's coordinator (on n0) and es_coordinator at
+   * once, and once both coordinators' requests for the node's shards are in its search queue
+   * the node closes. Each coordinator then loses those shards to the closed connection and
+   * must answer with the others (the same _shards counts, identical aggregations). The held
+   * threads are let go once both have answered. Null when they agree, else what differs.
+   */
+  String stopDuringQueryPhase(Closeable node, String name, Path clusterFile, String coordinator,
+      String query) throws Exception {
+    ObjectMapper mapper = new ObjectMapper();
+    JsonNode cluster = mapper.readTree(clusterFile.toFile());
+    String id = null;
+    for (JsonNode n : cluster.get("nodes")) {
+      if (n.get("name").asText().equals(name)) id = n.get("id").asText();
+    }
+    int shards = 0;
+    for (JsonNode sh : cluster.get("shards")) {
+      if (sh.get("node").asText().equals(id)) shards++;
+    }
+    if (shards == 0) return "no shard on " + name;
+    ThreadPool pool = ((org.elasticsearch.node.Node) node).injector().getInstance(ThreadPool.class);
+    ThreadPoolExecutor search = (ThreadPoolExecutor) pool.executor(ThreadPool.Names.SEARCH);
+    int threads = search.getMaximumPoolSize();
+    CountDownLatch held = new CountDownLatch(threads);
+    CountDownLatch release = new CountDownLatch(1);
+    for (int i = 0; i < threads; i++) {
+      search.execute(() -> {
+        held.countDown();
+        try {
+          release.await(120, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    }
+    // Threads of their own: the common pool has one thread on 2 cores, and each call blocks.
+    ExecutorService calls = Executors.newFixedThreadPool(3);
+    CompletableFuture<Void> closed = null;
+    try {
+      if (!held.await(30, TimeUnit.SECONDS)) return "the node's search threads were not held";
+      int queued = search.getQueue().size();
+      CompletableFuture<String> es = CompletableFuture.supplyAsync(() -> {
+        try {
+          return search(query, true);
+        } catch (Exception e) {
+          throw new CompletionException(e);
+        }
+      }, calls);
+      CompletableFuture<Proc> ws = CompletableFuture.supplyAsync(() -> {
+        try {
+          return Proc.run(wsCommand(coordinator, "--cluster", clusterFile.toString(), "--query",
+              query, "--timeout-ms", "30000"));
+        } catch (Exception e) {
+          throw new CompletionException(e);
+        }
+      }, calls);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (search.getQueue().size() < queued + 2 * shards) {
+        if (System.nanoTime() > deadline) {
+          return "the coordinators' requests did not reach the node: " + search.getQueue().size()
+              + " queued, wanted " + (queued + 2 * shards);
+        }
+        Thread.sleep(10);
+      }
+      closed = CompletableFuture.runAsync(() -> {
+        try {
+          node.close();
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      }, calls);
+      JsonNode esJson = mapper.readTree(es.get(60, TimeUnit.SECONDS));
+      Proc w = ws.get(60, TimeUnit.SECONDS);
+      if (w.rc != 0) return "es_coordinator failed: " + w.err.strip();
+      return samePartialResults(esJson, mapper.readTree(w.out));
+    } finally {
+      release.countDown();
+      if (closed == null) node.close();
+      else closed.get(60, TimeUnit.SECONDS);
+      calls.shutdownNow();
     }
   }
 
