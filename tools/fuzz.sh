@@ -27,7 +27,9 @@ for d in */; do
   d=${d%/}
   [[ $not_lib == *" $d "* || $d == bazel-* ]] || lib_dirs+=("$d")
 done
-flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -I.
+# Line tables only: a crash's stack still names file and line, and the 90 sources compile
+# and link faster than with full debug information.
+flags=(-std=c++20 -O1 -gline-tables-only -fno-omit-frame-pointer -I.
        -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 ldlibs=(-llz4 -lsnappy -lz -lhwy)
 
