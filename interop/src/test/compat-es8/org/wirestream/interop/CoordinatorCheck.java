@@ -143,13 +143,7 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
   }
 
   @Override
-  protected void setMaxBuckets(Integer max) {
-    var b = Settings.builder();
-    if (max == null) {
-      b.putNull("search.max_buckets");
-    } else {
-      b.put("search.max_buckets", max);
-    }
-    client.admin().cluster().prepareUpdateSettings().setPersistentSettings(b).get();
+  protected void updatePersistentSettings(Settings.Builder settings) {
+    client.admin().cluster().prepareUpdateSettings().setPersistentSettings(settings).get();
   }
 }

@@ -113,7 +113,18 @@ abstract class CoordinatorCheckBase implements Check {
   }
 
   /** Sets the persistent search.max_buckets; null removes it. */
-  protected abstract void setMaxBuckets(Integer max);
+  void setMaxBuckets(Integer max) {
+    var b = Settings.builder();
+    if (max == null) {
+      b.putNull("search.max_buckets");
+    } else {
+      b.put("search.max_buckets", max);
+    }
+    updatePersistentSettings(b);
+  }
+
+  /** Applies persistent cluster settings through the line's client. */
+  protected abstract void updatePersistentSettings(Settings.Builder settings);
 
   /** The aggregation builders of the search JSON (ES's final reduce looks them up by name). */
   protected abstract AggregatorFactories.Builder aggregationBuilders(String query)
