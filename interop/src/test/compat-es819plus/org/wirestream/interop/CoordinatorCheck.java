@@ -163,6 +163,7 @@ final class CoordinatorCheck extends CoordinatorCheckBase {
 
   @Override
   protected void updatePersistentSettings(Settings.Builder settings) {
-    client.admin().cluster().prepareUpdateSettings(MINUTE, MINUTE).setPersistentSettings(settings).get();
+    client.admin().cluster().prepareUpdateSettings(MINUTE, MINUTE).setPersistentSettings(settings)
+        .get();
   }
 }
